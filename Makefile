@@ -1,0 +1,149 @@
+# prof: the one build. See README.md.
+#
+#   make              build prof-record and prof-report
+#   make check        run every test (unit, end-to-end, man page lint)
+#   make demo         record the bundled demo workload and report on it
+#   make install      install under $(DESTDIR)$(PREFIX)
+#   make clean
+#
+# CFLAGS is yours; the flags prof needs are added separately. V=1 shows the
+# commands, SANITIZE=address,undefined builds with sanitizers, DEVELOPER=1
+# turns warnings into errors. The first run installs missing Debian packages
+# (mk/setup.sh) and leaves a stamp so later runs do not.
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+PREFIX ?= /usr/local
+BUILD := build
+UNAME := $(shell uname -s)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -I. -MMD -MP -D_GNU_SOURCE
+ifeq ($(DEVELOPER),1)
+REQ_CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+REQ_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+REQ_LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+STAMP := $(BUILD)/.setup-done
+CONFIG := $(BUILD)/config.mk
+
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+-include $(CONFIG)
+endif
+
+$(CONFIG): mk/setup.sh
+	$(Q)mkdir -p $(BUILD)
+	$(Q)sh mk/setup.sh
+	$(Q){ echo "PKG_CFLAGS := $$(pkg-config --cflags libzstd libxxhash)"; \
+	      echo "PKG_LIBS := $$(pkg-config --libs libzstd libxxhash) -lm"; \
+	      echo "DWARF_CFLAGS := -I/usr/include/libdwarf"; \
+	      echo "DWARF_LIBS := -ldwarf -liberty"; \
+	      echo "TEST_CFLAGS := $$(pkg-config --cflags criterion)"; \
+	      echo "TEST_LIBS := $$(pkg-config --libs criterion)"; } > $@.tmp
+	$(Q)mv $@.tmp $@
+
+ALL_CFLAGS = $(REQ_CFLAGS) $(PKG_CFLAGS) $(DWARF_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(REQ_LDFLAGS) $(LDFLAGS)
+
+COMMON_SRC := $(wildcard common/*.c)
+FORMAT_SRC := $(wildcard format/*.c)
+RECORD_SRC := $(filter-out record/main.c,$(wildcard record/*.c))
+REPORT_SRC := $(filter-out report/main.c,$(wildcard report/*.c))
+ifneq ($(UNAME),Darwin)
+RECORD_SRC := $(filter-out %_macos.c,$(RECORD_SRC))
+else
+RECORD_SRC := $(filter-out %_linux.c %_linux_ptrace.c %_linux_perf.c,$(RECORD_SRC))
+endif
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+FIXTURE_SRC := $(wildcard testdata/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+
+LIBCOMMON := $(BUILD)/libcommon.a
+LIBFORMAT := $(BUILD)/libformat.a
+LIBRECORD := $(BUILD)/librecord.a
+LIBREPORT := $(BUILD)/libreport.a
+PROGS := prof-record prof-report
+UNIT := $(BUILD)/tests/unit-tests
+
+all: $(PROGS)
+
+$(BUILD)/%.o: %.c $(CONFIG)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(CONFIG)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
+
+%.a:
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBCOMMON): $(call obj,$(COMMON_SRC))
+$(LIBFORMAT): $(call obj,$(FORMAT_SRC))
+$(LIBRECORD): $(call obj,$(RECORD_SRC))
+$(LIBREPORT): $(call obj,$(REPORT_SRC))
+
+prof-record: $(BUILD)/record/main.o $(LIBRECORD) $(LIBFORMAT) $(LIBCOMMON)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+prof-report: $(BUILD)/report/main.o $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DWARF_LIBS) $(PKG_LIBS)
+
+$(UNIT): $(call obj,$(UNIT_SRC)) $(LIBRECORD) $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(DWARF_LIBS) $(PKG_LIBS)
+
+# Fixture programs: compiled at test time with frame pointers, the way a
+# profiled build would be.
+FIXTURE_CFLAGS := -O2 -g -fno-omit-frame-pointer -pthread
+FIXTURES := $(patsubst testdata/%.c,$(BUILD)/testdata/%,$(filter-out testdata/lib%.c,$(FIXTURE_SRC))) \
+	    $(patsubst testdata/lib%.c,$(BUILD)/testdata/lib%.so,$(filter testdata/lib%.c,$(FIXTURE_SRC)))
+
+$(BUILD)/testdata/lib%.so: testdata/lib%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -fPIC -shared -o $@ $<
+
+$(BUILD)/testdata/%: testdata/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -Wl,--build-id -o $@ $< -ldl -lm
+
+fixtures: $(FIXTURES)
+
+MANPAGES := $(wildcard man/*.[0-9])
+
+check: $(PROGS) $(UNIT) fixtures
+	$(Q)BUILD=$(BUILD) sh tests/run.sh
+
+demo: $(PROGS) $(BUILD)/testdata/demo
+	$(Q)sh mk/demo.sh $(BUILD)/testdata/demo
+
+install: $(PROGS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man5/
+
+clean:
+	rm -rf $(BUILD) $(PROGS) demo.trace demo.folded demo.svg
+
+.PHONY: all check demo install clean fixtures
+.DELETE_ON_ERROR:
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,47 @@
+/*
+ * buf.h: a growable byte buffer, in the spirit of git's strbuf.
+ *
+ * A struct buf is caller-owned storage: buf_init() before use, buf_release()
+ * after. data is always NUL-terminated past len, so text can be read as a C
+ * string. Appending dies on out-of-memory and never fails otherwise.
+ */
+#ifndef COMMON_BUF_H
+#define COMMON_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "diag.h"
+
+struct buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+};
+
+void buf_init(struct buf *b);
+/* Frees the storage; the buffer may be reused after buf_init(). */
+void buf_release(struct buf *b);
+/* Sets len to 0 and keeps the storage. */
+void buf_reset(struct buf *b);
+/* Makes room for n more bytes past len. */
+void buf_grow(struct buf *b, size_t n);
+void buf_add(struct buf *b, const void *p, size_t n);
+void buf_addch(struct buf *b, int c);
+void buf_addstr(struct buf *b, const char *s);
+void buf_addf(struct buf *b, const char *fmt, ...) DIAG_PRINTF(2, 3);
+/* Returns data as a heap string and leaves b empty (initialised). The
+ * caller frees. */
+char *buf_detach(struct buf *b);
+
+/* Little-endian fixed-width appends. */
+void buf_put_le16(struct buf *b, uint16_t v);
+void buf_put_le32(struct buf *b, uint32_t v);
+void buf_put_le64(struct buf *b, uint64_t v);
+/* LEB128-style unsigned varint, 1 to 10 bytes. */
+void buf_put_uvarint(struct buf *b, uint64_t v);
+/* Zigzag-encoded signed varint. */
+void buf_put_svarint(struct buf *b, int64_t v);
+/* A uvarint length followed by the bytes. */
+void buf_put_bytes(struct buf *b, const void *p, size_t n);
+
+#endif

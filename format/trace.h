@@ -1,0 +1,231 @@
+/*
+ * trace.h: the prof trace, in memory and on disk.
+ *
+ * This is the only interface to the bytes of a trace file (man/prof-trace.5
+ * documents those bytes). prof-record writes through struct trace_writer;
+ * prof-report loads a whole trace into a struct trace.
+ *
+ * Times are nanoseconds on the recording host's CLOCK_MONOTONIC. Addresses
+ * are raw addresses in the target. A stack is a node of a prefix tree
+ * (nodes[0] is the empty root; a node is its parent's stack plus one callee
+ * frame), so a sample refers to its whole stack by the id of its leaf node.
+ *
+ * Library code: every function returns 0 or a negative error (a -errno, or
+ * a TRACE_E_* code), which trace_strerror() describes. Nothing prints.
+ */
+#ifndef FORMAT_TRACE_H
+#define FORMAT_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_FORMAT_MAJOR 1
+#define TRACE_FORMAT_MINOR 0
+
+/* Caps that keep a hostile file from making the reader allocate or loop
+ * without bound. */
+#define TRACE_MAX_IDENT 64            /* build-id / UUID bytes */
+#define TRACE_MAX_STRING (64u << 10)  /* a path, name or argument */
+#define TRACE_MAX_ARGS 4096
+#define TRACE_MAX_CHUNK (64u << 20)   /* raw or compressed bytes of one chunk */
+
+enum trace_error {
+	TRACE_E_MAGIC = -1000,  /* not a prof trace */
+	TRACE_E_MAJOR,          /* written by a newer, incompatible version */
+	TRACE_E_CORRUPT,        /* a length, checksum or record is wrong */
+	TRACE_E_TOOBIG,         /* a length or count exceeds a cap */
+	TRACE_E_ZSTD,           /* zstd refused to compress or decompress */
+	TRACE_E_EMPTY,          /* no session chunk: nothing can be read */
+	TRACE_E_USAGE,          /* the caller broke the API contract */
+};
+
+enum trace_os { TRACE_OS_UNKNOWN, TRACE_OS_LINUX, TRACE_OS_MACOS };
+enum trace_arch { TRACE_ARCH_UNKNOWN, TRACE_ARCH_X86_64, TRACE_ARCH_ARM64 };
+enum trace_mode { TRACE_MODE_UNKNOWN, TRACE_MODE_WALL, TRACE_MODE_CPU };
+
+/* A thread's run state when it was sampled (wall mode; cpu mode samples are
+ * all RUNNING). */
+enum trace_state {
+	TRACE_STATE_UNKNOWN,
+	TRACE_STATE_RUNNING,
+	TRACE_STATE_SLEEPING,
+	TRACE_STATE_DISK,
+	TRACE_STATE_STOPPED,
+	TRACE_STATE_OTHER,
+	TRACE_STATE__COUNT
+};
+
+enum trace_ident_kind { TRACE_IDENT_NONE, TRACE_IDENT_GNU_BUILD_ID, TRACE_IDENT_MACHO_UUID };
+
+/* Counters are cumulative; the last value written wins. Readers ignore
+ * counter keys they do not know, so new ones can be added in a minor
+ * version. The STOP_* counters say why each stack walk ended. */
+enum trace_counter {
+	TRACE_COUNTER_SAMPLES_LOST,     /* ticks or records that produced no sample */
+	TRACE_COUNTER_THREADS_VANISHED, /* a thread exited mid-sample */
+	TRACE_COUNTER_STOP_END,         /* reached the outermost frame (fp 0) */
+	TRACE_COUNTER_STOP_UNREADABLE,  /* the next frame was not readable */
+	TRACE_COUNTER_STOP_NOT_UP,      /* fp did not move up the stack */
+	TRACE_COUNTER_STOP_MISALIGNED,  /* fp was misaligned */
+	TRACE_COUNTER_STOP_LOOP,        /* fp pointed at itself */
+	TRACE_COUNTER_STOP_DEPTH,       /* the --max-depth cap (stack truncated) */
+	TRACE_COUNTER__COUNT
+};
+
+/* Returns a short lowercase name for each enum value ("linux", "x86_64",
+ * "wall", "sleeping", "gnu-build-id", "stop-depth"...), or "unknown". */
+const char *trace_os_name(int os);
+const char *trace_arch_name(int arch);
+const char *trace_mode_name(int mode);
+const char *trace_state_name(int state);
+const char *trace_ident_kind_name(int kind);
+const char *trace_counter_name(int counter);
+
+struct trace_session {
+	uint8_t os, arch, mode;
+	uint32_t rate_hz;
+	uint32_t pid;
+	uint64_t start_realtime_ns;  /* CLOCK_REALTIME at the start */
+	uint64_t start_monotonic_ns; /* CLOCK_MONOTONIC at the same instant */
+	char *host;                  /* e.g. "Linux 6.1.0 x86_64"; may be "" */
+	uint32_t argc;
+	char **argv;                 /* the profiled command line */
+};
+
+struct trace_image {
+	uint32_t id;            /* unique within the trace */
+	uint8_t ident_kind;     /* enum trace_ident_kind */
+	uint8_t ident_len;      /* bytes of ident used, <= TRACE_MAX_IDENT */
+	uint8_t ident[TRACE_MAX_IDENT];
+	uint8_t arch;           /* enum trace_arch */
+	char *path;
+	uint64_t start;         /* lowest mapped address */
+	uint64_t size;          /* bytes from start to the end of the last mapping */
+	uint64_t file_offset;   /* file offset mapped at start */
+	uint64_t bias;          /* runtime address - link-time address (ELF load
+	                         * bias, Mach-O slide) */
+	uint64_t time_loaded;   /* 0 if present when recording began */
+	uint64_t time_unloaded; /* 0 if never unloaded */
+};
+
+struct trace_name {
+	uint64_t time;
+	char *name;
+};
+
+struct trace_thread {
+	uint32_t tid;
+	uint64_t time_start;    /* first seen */
+	uint64_t time_end;      /* 0 if it did not end while recorded */
+	size_t nnames;
+	struct trace_name *names; /* name history, oldest first */
+};
+
+struct trace_node {
+	uint64_t addr;
+	uint32_t parent;        /* node id of the caller side; 0 for the root */
+};
+
+#define TRACE_SAMPLE_TRUNCATED 0x1 /* cut at --max-depth */
+
+struct trace_sample {
+	uint64_t time;
+	uint32_t tid;
+	uint32_t stack;         /* id of the leaf node; 0 is an empty stack */
+	uint8_t state;          /* enum trace_state */
+	uint8_t flags;          /* TRACE_SAMPLE_* */
+};
+
+struct trace_end {
+	uint64_t time;
+	int32_t has_exit;       /* the launched target exited */
+	int32_t exit_status;    /* its wait(2) status when has_exit */
+};
+
+/* What loading found, for 'prof-report info' and warnings. */
+struct trace_load_status {
+	uint16_t major, minor;       /* the file's version */
+	uint64_t file_bytes;
+	uint64_t chunks;             /* complete, valid chunks read */
+	uint64_t chunks_skipped;     /* unknown types, skipped by length */
+	uint64_t chunks_corrupt;     /* failed a checksum or parse, skipped */
+	uint64_t tail_bytes_lost;    /* bytes after the last complete chunk */
+	uint64_t samples_dropped;    /* samples referring to missing stacks */
+	int has_footer;              /* the trace was finished cleanly */
+};
+
+struct trace {
+	struct trace_session session;
+	size_t nimages;
+	struct trace_image *images;   /* in the order they were recorded */
+	size_t nthreads;
+	struct trace_thread *threads; /* in the order they were first seen */
+	size_t nnodes;
+	struct trace_node *nodes;     /* nodes[0] is the root */
+	size_t nsamples;
+	struct trace_sample *samples; /* in recording order */
+	uint64_t counters[TRACE_COUNTER__COUNT];
+	int has_end;
+	struct trace_end end;
+	struct trace_load_status status;
+};
+
+/* Describes a negative return value of any trace_* function. */
+const char *trace_strerror(int err);
+
+/*
+ * Reading.
+ */
+
+/* Loads every complete chunk of the trace at path into a new struct trace.
+ * A trace cut short or with corrupt chunks still loads; status says what was
+ * lost. Fails only when nothing usable is there (not a trace, a newer major
+ * version, no session). On success the caller frees *out with trace_free(). */
+int trace_load(const char *path, struct trace **out);
+/* As trace_load(), from n borrowed bytes. */
+int trace_load_mem(const void *p, size_t n, struct trace **out);
+void trace_free(struct trace *t);
+
+/* Returns the thread with this tid, or NULL. Borrowed from t. */
+const struct trace_thread *trace_thread_find(const struct trace *t, uint32_t tid);
+/* Returns the name a thread had at time (its first name if time is earlier,
+ * "" if it has none). Borrowed from t. */
+const char *trace_thread_name_at(const struct trace_thread *th, uint64_t time);
+/* Writes up to max addresses of a stack, leaf first, into out and returns
+ * how many the stack has (which may exceed max). */
+size_t trace_stack(const struct trace *t, uint32_t stack, uint64_t *out, size_t max);
+
+/*
+ * Writing. The writer buffers records into chunks and appends each chunk to
+ * fd as one zstd frame; it never seeks or rewrites. It flushes by itself
+ * when a chunk grows large; the caller must call trace_writer_flush() at
+ * least once a second so a crash loses at most a second.
+ */
+struct trace_writer;
+
+/* Writes the file header and the session to fd (borrowed; the caller closes
+ * it after trace_writer_free()). */
+int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer **out);
+/* Records an image. img->id must be unique; time_unloaded is ignored. */
+int trace_writer_image(struct trace_writer *w, const struct trace_image *img);
+int trace_writer_image_unload(struct trace_writer *w, uint32_t id, uint64_t time);
+int trace_writer_thread_start(struct trace_writer *w, uint32_t tid, uint64_t time);
+int trace_writer_thread_name(struct trace_writer *w, uint32_t tid, uint64_t time, const char *name);
+int trace_writer_thread_end(struct trace_writer *w, uint32_t tid, uint64_t time);
+/* Records one sample. addrs is the stack leaf first, n entries (borrowed);
+ * the writer deduplicates it into the stack table. */
+int trace_writer_sample(struct trace_writer *w, uint64_t time, uint32_t tid, uint8_t state,
+			uint8_t flags, const uint64_t *addrs, size_t n);
+/* Records the cumulative counters (TRACE_COUNTER__COUNT values). Only
+ * changed values are written. */
+int trace_writer_counters(struct trace_writer *w, const uint64_t *counters);
+/* Ends the current chunk and writes it, if it holds anything. */
+int trace_writer_flush(struct trace_writer *w);
+/* Writes the end record and the footer, and flushes. No more records after. */
+int trace_writer_finish(struct trace_writer *w, const struct trace_end *end);
+/* Bytes written to fd so far, and samples recorded so far. */
+uint64_t trace_writer_bytes(const struct trace_writer *w);
+uint64_t trace_writer_samples(const struct trace_writer *w);
+void trace_writer_free(struct trace_writer *w);
+
+#endif
