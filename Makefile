@@ -72,7 +72,7 @@ LIBFORMAT := $(BUILD)/libformat.a
 LIBRECORD := $(BUILD)/librecord.a
 LIBREPORT := $(BUILD)/libreport.a
 PROGS := prof-record prof-report
-UNIT := $(BUILD)/tests/unit-tests
+UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 all: $(PROGS)
 
@@ -103,7 +103,8 @@ prof-report: $(BUILD)/report/main.o $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DWARF_LIBS) $(PKG_LIBS)
 
-$(UNIT): $(call obj,$(UNIT_SRC)) $(LIBRECORD) $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
+# One Criterion binary per tests/unit/test_<module>.c.
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(LIBRECORD) $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(DWARF_LIBS) $(PKG_LIBS)
@@ -128,6 +129,8 @@ fixtures: $(FIXTURES)
 
 MANPAGES := $(wildcard man/*.[0-9])
 
+unit: $(UNIT)
+
 check: $(PROGS) $(UNIT) fixtures
 	$(Q)BUILD=$(BUILD) sh tests/run.sh
 
@@ -143,7 +146,7 @@ install: $(PROGS)
 clean:
 	rm -rf $(BUILD) $(PROGS) demo.trace demo.folded demo.svg
 
-.PHONY: all check demo install clean fixtures
+.PHONY: all check demo install clean fixtures unit
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

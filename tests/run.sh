@@ -9,12 +9,25 @@ RESULTS=$(mktemp)
 export BUILD RESULTS
 status=0
 
-echo "== unit tests"
-if "$BUILD/tests/unit-tests" --jobs 2; then
-	echo "pass unit-tests" >> "$RESULTS"
-else
-	echo "fail unit-tests" >> "$RESULTS"
-fi
+# Each Criterion binary: its tested/failing counts join the total.
+for u in "$BUILD"/tests/test_*; do
+	[ -x "$u" ] || continue
+	echo "== $u"
+	out=$("$u" --jobs 2 2>&1); rc=$?
+	echo "$out" | grep -v '^\[----\]' | tail -20
+	syn=$(echo "$out" | grep 'Synthesis:' | tail -1)
+	tested=$(echo "$syn" | sed -n 's/.*Tested: \([0-9]*\).*/\1/p')
+	failing=$(echo "$syn" | sed -n 's/.*Failing: \([0-9]*\).*/\1/p')
+	crashing=$(echo "$syn" | sed -n 's/.*Crashing: \([0-9]*\).*/\1/p')
+	if [ -z "$tested" ]; then
+		echo "fail $u: no Criterion summary (exit $rc)" >> "$RESULTS"
+		continue
+	fi
+	bad=$((failing + crashing))
+	i=0; while [ $i -lt $((tested - bad)) ]; do echo "pass $u" >> "$RESULTS"; i=$((i + 1)); done
+	[ $bad -gt 0 ] && echo "$out" | grep -E '\[FAIL\]|CRASH|Assertion' | sed "s|^|fail $u: |" | head -$bad >> "$RESULTS"
+	[ $rc -ne 0 ] && [ $bad -eq 0 ] && echo "fail $u: exit status $rc" >> "$RESULTS"
+done
 
 for t in tests/e2e/test_*.sh; do
 	[ -e "$t" ] || continue
