@@ -115,12 +115,12 @@ FIXTURE_CFLAGS := -O2 -g -fno-omit-frame-pointer -pthread
 FIXTURES := $(patsubst testdata/%.c,$(BUILD)/testdata/%,$(filter-out testdata/lib%.c,$(FIXTURE_SRC))) \
 	    $(patsubst testdata/lib%.c,$(BUILD)/testdata/lib%.so,$(filter testdata/lib%.c,$(FIXTURE_SRC)))
 
-$(BUILD)/testdata/lib%.so: testdata/lib%.c
+$(BUILD)/testdata/lib%.so: testdata/lib%.c testdata/fixture.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -fPIC -shared -o $@ $<
 
-$(BUILD)/testdata/%: testdata/%.c
+$(BUILD)/testdata/%: testdata/%.c testdata/fixture.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -Wl,--build-id -o $@ $< -ldl -lm

@@ -1,0 +1,15 @@
+#!/bin/sh
+# mk/demo.sh: what 'make demo' does after building. Records the demo workload
+# for a few seconds, then writes folded stacks and a flamegraph from it.
+set -eu
+demo=$1
+./prof-record -f -o demo.trace -- "$demo" 3
+./prof-report folded demo.trace > demo.folded
+if ./prof-report svg demo.trace -o demo.svg 2>/dev/null; then
+	svg="demo.svg"
+else
+	svg=""
+fi
+echo
+echo "wrote demo.trace ($(wc -c < demo.trace) bytes), demo.folded ($(wc -l < demo.folded) stacks)${svg:+, $svg}"
+echo "next: ./prof-report info demo.trace; ./prof-report threads demo.trace"
