@@ -1,0 +1,72 @@
+/*
+ * unwind.h: a portable frame-pointer stack walker for x86_64 and arm64.
+ *
+ * The walker never touches the OS. It reads target memory through a
+ * struct unwind_memory: first from an optional pre-read window of stack
+ * bytes (normally read from sp upward in one system call while the thread
+ * is stopped), then, for anything outside that window, through a read
+ * callback. So the same code walks a real stopped thread and a synthetic
+ * memory image in a unit test.
+ *
+ * Frames are written leaf first. out[0] is the interrupted pc, exactly.
+ * Every later entry is a return address stored as found (after arm64
+ * pointer-authentication bits are stripped): it points just past the call
+ * instruction, so a symbolizer should look up addr - 1 for those frames.
+ */
+#ifndef RECORD_UNWIND_H
+#define RECORD_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum unwind_arch { UNWIND_ARCH_X86_64, UNWIND_ARCH_ARM64 };
+
+/* Why a walk ended. Each maps to one TRACE_COUNTER_STOP_* counter. */
+enum unwind_stop {
+	UNWIND_STOP_END,        /* fp (or a return address) was 0: the outermost frame */
+	UNWIND_STOP_UNREADABLE, /* a frame record could not be read */
+	UNWIND_STOP_NOT_UP,     /* the next fp is below the current one (or below sp) */
+	UNWIND_STOP_MISALIGNED, /* fp is not 8-byte aligned */
+	UNWIND_STOP_LOOP,       /* the frame record points at itself */
+	UNWIND_STOP_DEPTH,      /* max_depth frames were stored and more remain */
+};
+
+#define UNWIND_DEFAULT_VA_BITS 48
+
+/* The thread's registers. lr is used on arm64 only; sp may be 0 if unknown. */
+struct unwind_regs {
+	uint64_t pc, sp, fp, lr;
+};
+
+struct unwind_memory {
+	/* Reads len bytes at addr into buf; returns 0, or negative if any byte
+	 * is unreadable. May be NULL, then only the window is readable. */
+	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
+	void *ctx;
+	uint64_t window_addr;   /* the target address of window[0] */
+	const uint8_t *window;  /* borrowed for the walk; may be NULL */
+	size_t window_len;
+};
+
+struct unwind_config {
+	int arch;               /* enum unwind_arch */
+	unsigned va_bits;       /* arm64 virtual-address bits; 0 means 48 */
+	size_t max_depth;       /* at most this many frames are stored (>= 1) */
+};
+
+/* Walks the stack of regs and stores at most cfg->max_depth frames, leaf
+ * first, into out (room for max_depth entries, owned by the caller); *n is
+ * set to the number stored. Returns the enum unwind_stop reason (>= 0). */
+int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs,
+		 const struct unwind_memory *mem, uint64_t *out, size_t *n);
+
+/* Clears arm64 pointer-authentication (and top-byte-ignore) bits above
+ * va_bits from a user-space code address. va_bits 0 means 48. */
+uint64_t unwind_strip_pac(uint64_t addr, unsigned va_bits);
+
+/* Returns the TRACE_COUNTER_STOP_* counter for an enum unwind_stop. */
+int unwind_stop_counter(int stop);
+/* A short name for an enum unwind_stop ("end", "unreadable", ...). */
+const char *unwind_stop_name(int stop);
+
+#endif

@@ -1,0 +1,316 @@
+/*
+ * test_unwind.c: the frame-pointer walker on synthetic stacks.
+ *
+ * A fake target is a small array of 64-bit words at a made-up base
+ * address; the read callback serves it and counts its calls, so the tests
+ * can check both what the walk found and whether the window fast path
+ * avoided the callback. Every stop reason is provoked on purpose.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "record/unwind.h"
+#include "format/trace.h"
+
+#define BASE UINT64_C(0x7ffd00001000)
+#define WORDS 512
+
+struct fake {
+	uint64_t mem[WORDS];
+	int calls;
+};
+
+static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct fake *f = ctx;
+	f->calls++;
+	if (addr < BASE || addr - BASE > sizeof(f->mem) || len > sizeof(f->mem) - (addr - BASE))
+		return -1;
+	memcpy(buf, (uint8_t *)f->mem + (addr - BASE), len);
+	return 0;
+}
+
+static uint64_t at(int word) { return BASE + 8 * (uint64_t)word; }
+
+/* A frame record at word w: [fp] = next, [fp+8] = ret. */
+static void frame(struct fake *f, int w, uint64_t next, uint64_t ret)
+{
+	f->mem[w] = next;
+	f->mem[w + 1] = ret;
+}
+
+static struct unwind_memory memory(struct fake *f)
+{
+	struct unwind_memory m = { .read = fake_read, .ctx = f };
+	return m;
+}
+
+static int walk(struct fake *f, int arch, uint64_t pc, uint64_t sp, uint64_t fp, uint64_t lr,
+		size_t max, uint64_t *out, size_t *n)
+{
+	struct unwind_config cfg = { .arch = arch, .max_depth = max };
+	struct unwind_regs r = { .pc = pc, .sp = sp, .fp = fp, .lr = lr };
+	struct unwind_memory m = memory(f);
+	return unwind_stack(&cfg, &r, &m, out, n);
+}
+
+/* Three frames ending with fp 0. */
+static void chain3(struct fake *f)
+{
+	memset(f, 0, sizeof(*f));
+	frame(f, 10, at(20), 0x401111);
+	frame(f, 20, at(30), 0x402222);
+	frame(f, 30, 0, 0x403333);
+}
+
+Test(unwind, x86_64_end)
+{
+	static struct fake f;
+	uint64_t out[16];
+	size_t n;
+	chain3(&f);
+	int stop = walk(&f, UNWIND_ARCH_X86_64, 0x400000, at(2), at(10), 0, 16, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[0], 0x400000);
+	cr_assert_eq(out[1], 0x401111);
+	cr_assert_eq(out[2], 0x402222);
+	cr_assert_eq(out[3], 0x403333);
+	cr_assert_eq(unwind_stop_counter(stop), TRACE_COUNTER_STOP_END);
+}
+
+Test(unwind, fp_zero_at_start)
+{
+	static struct fake f;
+	uint64_t out[4];
+	size_t n;
+	memset(&f, 0, sizeof(f));
+	cr_assert_eq(walk(&f, UNWIND_ARCH_X86_64, 0x400000, at(2), 0, 0, 4, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(out[0], 0x400000);
+}
+
+Test(unwind, zero_return_address_ends)
+{
+	static struct fake f;
+	uint64_t out[8];
+	size_t n;
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, at(20), 0x401111);
+	frame(&f, 20, at(30), 0);
+	cr_assert_eq(walk(&f, UNWIND_ARCH_X86_64, 1, at(2), at(10), 0, 8, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(n, 2);
+}
+
+Test(unwind, unreadable)
+{
+	static struct fake f;
+	uint64_t out[8];
+	size_t n;
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, BASE + 0x100000, 0x401111); /* points outside the image */
+	int stop = walk(&f, UNWIND_ARCH_X86_64, 1, at(2), at(10), 0, 8, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_UNREADABLE);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[1], 0x401111);
+	cr_assert_eq(unwind_stop_counter(stop), TRACE_COUNTER_STOP_UNREADABLE);
+}
+
+Test(unwind, unreadable_without_callback)
+{
+	static struct fake f;
+	uint64_t out[8];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 8 };
+	struct unwind_regs r = { .pc = 1, .sp = at(0), .fp = at(10) };
+	struct unwind_memory m = { .window = (uint8_t *)f.mem, .window_addr = BASE, .window_len = 8 * 11 };
+	chain3(&f);
+	/* The record at word 10 straddles the end of the window. */
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_UNREADABLE);
+	cr_assert_eq(n, 1);
+}
+
+Test(unwind, not_up)
+{
+	static struct fake f;
+	uint64_t out[8];
+	size_t n;
+	memset(&f, 0, sizeof(f));
+	frame(&f, 20, at(10), 0x401111); /* the caller's fp is below ours */
+	frame(&f, 10, at(30), 0x402222);
+	int stop = walk(&f, UNWIND_ARCH_X86_64, 1, at(2), at(20), 0, 8, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_NOT_UP);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(unwind_stop_counter(stop), TRACE_COUNTER_STOP_NOT_UP);
+}
+
+Test(unwind, fp_below_sp_is_not_up)
+{
+	static struct fake f;
+	uint64_t out[8];
+	size_t n;
+	chain3(&f);
+	cr_assert_eq(walk(&f, UNWIND_ARCH_X86_64, 1, at(12), at(10), 0, 8, out, &n), UNWIND_STOP_NOT_UP);
+	cr_assert_eq(n, 1);
+}
+
+Test(unwind, misaligned)
+{
+	static struct fake f;
+	uint64_t out[8];
+	size_t n;
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, at(20) + 4, 0x401111);
+	int stop = walk(&f, UNWIND_ARCH_X86_64, 1, at(2), at(10), 0, 8, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_MISALIGNED);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(unwind_stop_counter(stop), TRACE_COUNTER_STOP_MISALIGNED);
+	cr_assert_eq(walk(&f, UNWIND_ARCH_X86_64, 1, at(2), at(10) + 3, 0, 8, out, &n),
+		     UNWIND_STOP_MISALIGNED);
+	cr_assert_eq(n, 1);
+}
+
+Test(unwind, loop)
+{
+	static struct fake f;
+	uint64_t out[8];
+	size_t n;
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, at(20), 0x401111);
+	frame(&f, 20, at(20), 0x402222); /* points at itself */
+	int stop = walk(&f, UNWIND_ARCH_X86_64, 1, at(2), at(10), 0, 8, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_LOOP);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(unwind_stop_counter(stop), TRACE_COUNTER_STOP_LOOP);
+}
+
+Test(unwind, depth_cap)
+{
+	static struct fake f;
+	uint64_t out[3];
+	size_t n;
+	chain3(&f);
+	int stop = walk(&f, UNWIND_ARCH_X86_64, 0x400000, at(2), at(10), 0, 3, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_DEPTH);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(out[2], 0x402222);
+	cr_assert_eq(unwind_stop_counter(stop), TRACE_COUNTER_STOP_DEPTH);
+	/* Exactly enough room is not a truncation. */
+	uint64_t out4[4];
+	cr_assert_eq(walk(&f, UNWIND_ARCH_X86_64, 0x400000, at(2), at(10), 0, 4, out4, &n),
+		     UNWIND_STOP_END);
+	cr_assert_eq(n, 4);
+}
+
+Test(unwind, deep_recursion)
+{
+	static struct fake f;
+	uint64_t out[1024];
+	size_t n;
+	memset(&f, 0, sizeof(f));
+	for (int w = 0; w + 2 < WORDS; w += 2)
+		frame(&f, w, w + 4 < WORDS ? at(w + 2) : 0, 0x401000 + (uint64_t)w);
+	int stop = walk(&f, UNWIND_ARCH_X86_64, 1, at(0), at(0), 0, 1024, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END);
+	cr_assert_eq(n, 1 + (WORDS - 2) / 2);
+	stop = walk(&f, UNWIND_ARCH_X86_64, 1, at(0), at(0), 0, 100, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_DEPTH);
+	cr_assert_eq(n, 100);
+}
+
+Test(unwind, window_fast_path)
+{
+	static struct fake f;
+	uint64_t out[16];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16 };
+	struct unwind_regs r = { .pc = 0x400000, .sp = at(2), .fp = at(10) };
+	chain3(&f);
+	struct unwind_memory m = { .read = fake_read, .ctx = &f, .window_addr = at(2),
+				   .window = (uint8_t *)&f.mem[2], .window_len = 8 * (WORDS - 2) };
+	f.calls = 0;
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(f.calls, 0, "the callback was used %d times inside the window", f.calls);
+
+	/* A window that covers only the first record: the rest is read through
+	 * the callback, and the result is the same. */
+	m.window_len = 8 * (10 - 2) + 16;
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[3], 0x403333);
+	cr_assert_eq(f.calls, 2);
+}
+
+Test(unwind, arm64_frames_and_lr)
+{
+	static struct fake f;
+	uint64_t out[16];
+	size_t n;
+	chain3(&f);
+	/* lr equals the first record's return address: the leaf pushed its
+	 * frame, lr is not repeated. */
+	int stop = walk(&f, UNWIND_ARCH_ARM64, 0x400000, at(2), at(10), 0x401111, 16, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[1], 0x401111);
+	/* A frameless leaf: lr is the caller, then the chain. */
+	stop = walk(&f, UNWIND_ARCH_ARM64, 0x400000, at(2), at(10), 0x400abc, 16, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END);
+	cr_assert_eq(n, 5);
+	cr_assert_eq(out[1], 0x400abc);
+	cr_assert_eq(out[2], 0x401111);
+	/* The cap applies to the lr frame too. */
+	stop = walk(&f, UNWIND_ARCH_ARM64, 0x400000, at(2), at(10), 0x400abc, 1, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_DEPTH);
+	cr_assert_eq(n, 1);
+}
+
+Test(unwind, arm64_pac_stripped)
+{
+	static struct fake f;
+	uint64_t out[16];
+	size_t n;
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, at(20), UINT64_C(0x002d000100003f10)); /* signed return address */
+	frame(&f, 20, 0, UINT64_C(0x7a18000100004000));
+	int stop = walk(&f, UNWIND_ARCH_ARM64, UINT64_C(0x100003e00), at(2), at(10),
+			UINT64_C(0x0041000100003f10), 16, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(out[0], UINT64_C(0x100003e00));
+	cr_assert_eq(out[1], UINT64_C(0x100003f10));
+	cr_assert_eq(out[2], UINT64_C(0x100004000));
+	/* x86_64 addresses are never masked. */
+	cr_assert_eq(walk(&f, UNWIND_ARCH_X86_64, 1, at(2), at(10), 0, 16, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(out[1], UINT64_C(0x002d000100003f10));
+}
+
+Test(unwind, strip_pac_va_bits)
+{
+	cr_assert_eq(unwind_strip_pac(UINT64_C(0xffff7fffffffffff), 47), UINT64_C(0x7fffffffffff));
+	cr_assert_eq(unwind_strip_pac(UINT64_C(0xffffffffffffffff), 48), UINT64_C(0xffffffffffff));
+	cr_assert_eq(unwind_strip_pac(UINT64_C(0xab00001234567890), 0), UINT64_C(0x1234567890));
+	cr_assert_eq(unwind_strip_pac(UINT64_C(0x00ff0fffffffffff), 44), UINT64_C(0x0fffffffffff));
+	cr_assert_eq(unwind_strip_pac(UINT64_C(0x1234), 64), UINT64_C(0x1234));
+}
+
+Test(unwind, arm64_va_bits_config)
+{
+	static struct fake f;
+	uint64_t out[4];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_ARM64, .va_bits = 39, .max_depth = 4 };
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, 0, UINT64_C(0x0000ff8012345678));
+	struct unwind_regs r = { .pc = 1, .sp = at(2), .fp = at(10) };
+	struct unwind_memory m = memory(&f);
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(out[1], UINT64_C(0x12345678));
+}
+
+Test(unwind, stop_names)
+{
+	cr_assert_str_eq(unwind_stop_name(UNWIND_STOP_LOOP), "loop");
+	cr_assert_str_eq(unwind_stop_name(99), "unknown");
+}
