@@ -1,0 +1,171 @@
+/*
+ * cli.c: one getopt_long loop for the options all subcommands share, so
+ * that --tid or --state means the same thing everywhere, and one place that
+ * loads a trace and warns about what was lost.
+ */
+#include "cli.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/diag.h"
+#include "common/parse.h"
+
+enum {
+	OPT_TID = 256,
+	OPT_THREAD,
+	OPT_STATE,
+	OPT_THREAD_FRAMES,
+	OPT_SYMBOLS,
+	OPT_ADDRESSES,
+	OPT_NO_INLINE,
+};
+
+static const char shortopts[] = "+:h";
+static const struct option longopts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "state", required_argument, NULL, OPT_STATE },
+	{ "thread-frames", no_argument, NULL, OPT_THREAD_FRAMES },
+	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", diag_progname());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s", usage);
+	exit(2);
+}
+
+int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
+{
+	int c, err;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage, stdout);
+			diag_close_stdout();
+			exit(0);
+		case OPT_TID:
+			o->tids = xrealloc(o->tids, (o->ntids + 1) * sizeof(*o->tids));
+			o->tids[o->ntids++] = (uint32_t)parse_uint_opt("--tid", optarg, 0, UINT32_MAX);
+			break;
+		case OPT_THREAD:
+			if (o->have_thread_re)
+				regfree(&o->thread_re);
+			err = regcomp(&o->thread_re, optarg, REG_EXTENDED | REG_NOSUB);
+			if (err) {
+				char msg[256];
+				regerror(err, &o->thread_re, msg, sizeof(msg));
+				cli_usage_error(usage, "option '--thread': bad regex '%s': %s",
+						optarg, msg);
+			}
+			o->have_thread_re = 1;
+			break;
+		case OPT_STATE:
+			if (profile_state_parse(optarg, &o->state) < 0)
+				cli_usage_error(usage, "option '--state': '%s' is not running, idle or all",
+						optarg);
+			break;
+		case OPT_THREAD_FRAMES:
+			o->thread_frames = 1;
+			break;
+		case OPT_SYMBOLS:
+			o->symbol_dirs = xrealloc(o->symbol_dirs,
+						  (o->nsymbol_dirs + 1) * sizeof(*o->symbol_dirs));
+			o->symbol_dirs[o->nsymbol_dirs++] = optarg;
+			break;
+		case OPT_ADDRESSES:
+			o->addresses = 1;
+			break;
+		case OPT_NO_INLINE:
+			o->no_inline = 1;
+			break;
+		case ':':
+			cli_usage_error(usage, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt > 0 && optopt < 256)
+				cli_usage_error(usage, "unknown option '-%c'", optopt);
+			cli_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	return optind;
+}
+
+void cli_release(struct cli_opts *o)
+{
+	free(o->tids);
+	free(o->symbol_dirs);
+	if (o->have_thread_re)
+		regfree(&o->thread_re);
+	memset(o, 0, sizeof(*o));
+}
+
+void cli_require_operands(int argc, char **argv, int first, int n, const char *usage)
+{
+	if (argc - first < n)
+		cli_usage_error(usage, "missing %s", n == 1 ? "the trace file" : "operands");
+	if (argc - first > n)
+		cli_usage_error(usage, "unexpected argument '%s'", argv[first + n]);
+}
+
+struct profile_filter cli_filter(const struct cli_opts *o)
+{
+	return (struct profile_filter){
+		.tids = o->tids,
+		.ntids = o->ntids,
+		.thread_re = o->have_thread_re ? &o->thread_re : NULL,
+		.state = o->state,
+	};
+}
+
+struct symbolize_opts cli_symbolize_opts(const struct cli_opts *o)
+{
+	return (struct symbolize_opts){
+		.symbol_dirs = o->symbol_dirs,
+		.nsymbol_dirs = o->nsymbol_dirs,
+		.addresses = o->addresses,
+		.no_inline = o->no_inline,
+	};
+}
+
+struct trace *cli_load_trace(const char *path)
+{
+	struct trace *t = NULL;
+	const struct trace_load_status *st;
+	int err;
+
+	err = trace_load(path, &t);
+	if (err < 0)
+		die("cannot read '%s': %s", path, trace_strerror(err));
+	st = &t->status;
+	if (st->tail_bytes_lost)
+		warning("'%s' was cut short: %" PRIu64 " bytes after the last complete chunk are lost",
+			path, st->tail_bytes_lost);
+	else if (!st->has_footer)
+		warning("'%s' was not finished cleanly (no footer)", path);
+	if (st->chunks_corrupt)
+		warning("'%s' has %" PRIu64 " corrupt chunk%s, skipped", path, st->chunks_corrupt,
+			st->chunks_corrupt == 1 ? "" : "s");
+	if (st->samples_dropped)
+		warning("'%s': %" PRIu64 " samples refer to missing stacks and were dropped", path,
+			st->samples_dropped);
+	return t;
+}

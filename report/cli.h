@@ -1,0 +1,65 @@
+/*
+ * cli.h: the options every prof-report subcommand shares.
+ *
+ * For cmd_* only: like common/parse.h, these print and exit. -h prints the
+ * subcommand's usage to stdout and exits 0; bad usage prints a message and
+ * the usage to stderr and exits 2; a trace that cannot be loaded is a
+ * runtime error (exit 1).
+ */
+#ifndef REPORT_CLI_H
+#define REPORT_CLI_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/trace.h"
+#include "report/profile.h"
+#include "report/symbolize.h"
+
+/* The common options, one line each, for a subcommand's usage text. */
+#define CLI_COMMON_HELP \
+	"  --tid TID            only this thread (repeatable)\n" \
+	"  --thread REGEX       only threads whose name matches (extended regex)\n" \
+	"  --state STATE        running, idle or all samples (default all)\n" \
+	"  --thread-frames      add a 'NAME [TID]' frame under the root\n" \
+	"  --symbols DIR        also look for debug files in DIR (repeatable)\n" \
+	"  --addresses          show raw IMAGE+0xOFFSET frames\n" \
+	"  --no-inline          do not expand inline frames\n" \
+	"  -h, --help           show this help\n"
+
+struct cli_opts {
+	uint32_t *tids;
+	size_t ntids;
+	regex_t thread_re;
+	int have_thread_re;
+	int state;               /* enum profile_state */
+	int thread_frames;
+	const char **symbol_dirs;
+	size_t nsymbol_dirs;
+	int addresses;
+	int no_inline;
+};
+
+/* Parses the options of a subcommand (argv[0] is its name) into o, which
+ * the caller releases with cli_release(). Returns the index in argv of the
+ * first operand. usage is the subcommand's full usage text. */
+int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o);
+void cli_release(struct cli_opts *o);
+
+/* Requires exactly n operands from argv[first] on; else bad usage. */
+void cli_require_operands(int argc, char **argv, int first, int n, const char *usage);
+/* Prints "prof-report: MSG" and the usage to stderr, and exits 2. */
+void cli_usage_error(const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+/* The views of o that the library modules take (borrowing from o). */
+struct profile_filter cli_filter(const struct cli_opts *o);
+struct symbolize_opts cli_symbolize_opts(const struct cli_opts *o);
+
+/* Loads the trace at path or dies with a clear message, and warns when it
+ * was cut short, had corrupt chunks or was not finished cleanly. The caller
+ * frees with trace_free(). */
+struct trace *cli_load_trace(const char *path);
+
+#endif

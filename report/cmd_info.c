@@ -1,0 +1,247 @@
+/*
+ * cmd_info.c: 'prof-report info TRACE', everything the trace holds, for a
+ * person: the session, every image with its identity and which file serves
+ * its symbols (or every path tried and why each was refused), the threads
+ * with their name histories, the counters, and what loading found. Its
+ * first use is answering "why are my frames hex?" and "what was lost?".
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "common/diag.h"
+#include "common/hmap.h"
+#include "report/cli.h"
+#include "report/cmds.h"
+#include "report/locate.h"
+#include "report/symbolize.h"
+#include "report/text.h"
+
+static const char usage[] =
+	"usage: prof-report info [OPTIONS] TRACE\n"
+	"\n"
+	"Describes the trace: session, images and their debug files, threads,\n"
+	"sample and lost counts, unwind stop reasons and what loading found.\n"
+	"\n"
+	CLI_COMMON_HELP;
+
+static double rel_s(const struct trace *t, uint64_t ns)
+{
+	return ns >= t->session.start_monotonic_ns
+		       ? (double)(ns - t->session.start_monotonic_ns) / 1e9
+		       : -(double)(t->session.start_monotonic_ns - ns) / 1e9;
+}
+
+static void print_escaped(const char *s)
+{
+	struct buf b;
+
+	buf_init(&b);
+	text_escape(&b, s);
+	fputs((char *)b.data, stdout);
+	buf_release(&b);
+}
+
+static void print_quoted(const char *s)
+{
+	struct buf b;
+
+	buf_init(&b);
+	text_quote(&b, s);
+	fputs((char *)b.data, stdout);
+	buf_release(&b);
+}
+
+static void print_session(const struct trace *t, const char *path)
+{
+	const struct trace_session *s = &t->session;
+	uint64_t last = 0, end;
+	char when[64];
+	size_t i;
+
+	fputs("trace:      ", stdout);
+	print_escaped(path);
+	printf("\nformat:     %u.%u\n", t->status.major, t->status.minor);
+	fputs("host:       ", stdout);
+	print_escaped(s->host && s->host[0] ? s->host : "-");
+	printf("\nos:         %s\narch:       %s\nmode:       %s\n", trace_os_name(s->os),
+	       trace_arch_name(s->arch), trace_mode_name(s->mode));
+	printf("rate:       %" PRIu32 " Hz\npid:        %" PRIu32 "\n", s->rate_hz, s->pid);
+	fputs("command:   ", stdout);
+	if (!s->argc)
+		fputs(" -", stdout);
+	for (i = 0; i < s->argc && s->argv; i++) {
+		putchar(' ');
+		print_quoted(s->argv[i]);
+	}
+	putchar('\n');
+
+	{
+		time_t secs = (time_t)(s->start_realtime_ns / 1000000000u);
+		struct tm tm;
+		if (gmtime_r(&secs, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm))
+			printf("started:    %s.%03uZ\n", when,
+			       (unsigned)(s->start_realtime_ns % 1000000000u / 1000000u));
+		else
+			printf("started:    -\n");
+	}
+	for (i = 0; i < t->nsamples; i++)
+		if (t->samples[i].time > last)
+			last = t->samples[i].time;
+	end = t->has_end ? t->end.time : last;
+	if (end)
+		printf("duration:   %.3f s%s\n", rel_s(t, end),
+		       t->has_end ? "" : " (to the last sample; no end record)");
+	else
+		printf("duration:   -\n");
+	if (t->has_end && t->end.has_exit) {
+		int st = t->end.exit_status;
+		if (WIFEXITED(st))
+			printf("exit:       status %d\n", WEXITSTATUS(st));
+		else if (WIFSIGNALED(st))
+			printf("exit:       killed by signal %d%s\n", WTERMSIG(st),
+			       WCOREDUMP(st) ? " (core dumped)" : "");
+		else
+			printf("exit:       wait status 0x%x\n", (unsigned)st);
+	}
+}
+
+static void print_images(const struct trace *t, struct symbolize *sym)
+{
+	char hex[2 * TRACE_MAX_IDENT + 1];
+	size_t i, k;
+
+	printf("\nimages: %zu\n", t->nimages);
+	for (i = 0; i < t->nimages; i++) {
+		const struct trace_image *img = &t->images[i];
+		const struct locate_result *src;
+		int err;
+
+		locate_hex(hex, img->ident, img->ident_len <= TRACE_MAX_IDENT ? img->ident_len : 0);
+		printf("  image %" PRIu32 ": ", img->id);
+		print_escaped(img->path && img->path[0] ? img->path : "-");
+		printf("\n    ident:    %s %s\n", trace_ident_kind_name(img->ident_kind),
+		       hex[0] ? hex : "-");
+		printf("    range:    0x%" PRIx64 "-0x%" PRIx64 " (file offset 0x%" PRIx64
+		       ", bias 0x%" PRIx64 ", %s)\n",
+		       img->start, img->start + img->size, img->file_offset, img->bias,
+		       trace_arch_name(img->arch));
+		if (img->time_loaded)
+			printf("    loaded:   %.3f s\n", rel_s(t, img->time_loaded));
+		else
+			printf("    loaded:   at start\n");
+		if (img->time_unloaded)
+			printf("    unloaded: %.3f s\n", rel_s(t, img->time_unloaded));
+
+		src = symbolize_image_source(sym, i, &err);
+		if (!err) {
+			fputs("    symbols:  ", stdout);
+			print_escaped(src->path);
+			printf(" (%zu function symbols)\n", symbolize_image_nsymbols(sym, i));
+		} else {
+			printf("    symbols:  none: %s\n", locate_strerror(err));
+		}
+		for (k = 0; k < src->ntries; k++) {
+			if (!src->tries[k].why)
+				continue;
+			fputs("      refused ", stdout);
+			print_escaped(src->tries[k].path);
+			fputs(": ", stdout);
+			print_escaped(src->tries[k].why);
+			putchar('\n');
+		}
+	}
+}
+
+static void print_threads(const struct trace *t)
+{
+	struct hmap counts;
+	size_t i, k;
+
+	hmap_init(&counts);
+	for (i = 0; i < t->nsamples; i++)
+		(*hmap_put(&counts, t->samples[i].tid, 0, 0, NULL))++;
+	printf("\nthreads: %zu\n", t->nthreads);
+	for (i = 0; i < t->nthreads; i++) {
+		const struct trace_thread *th = &t->threads[i];
+		uint64_t *n = hmap_get(&counts, th->tid, 0);
+
+		printf("  tid %" PRIu32 ": %" PRIu64 " samples, started %.3f s", th->tid,
+		       n ? *n : 0, rel_s(t, th->time_start));
+		if (th->time_end)
+			printf(", ended %.3f s", rel_s(t, th->time_end));
+		putchar('\n');
+		for (k = 0; k < th->nnames; k++) {
+			printf("    name %.3f s: ", rel_s(t, th->names[k].time));
+			print_quoted(th->names[k].name);
+			putchar('\n');
+		}
+	}
+	hmap_release(&counts);
+}
+
+static void print_counts(const struct trace *t)
+{
+	const struct trace_load_status *st = &t->status;
+	uint64_t truncated = 0, states[TRACE_STATE__COUNT] = { 0 };
+	struct hmap stacks;
+	size_t i;
+	int c;
+
+	hmap_init(&stacks);
+	for (i = 0; i < t->nsamples; i++) {
+		const struct trace_sample *s = &t->samples[i];
+		hmap_put(&stacks, s->stack, 0, 0, NULL);
+		if (s->flags & TRACE_SAMPLE_TRUNCATED)
+			truncated++;
+		states[s->state < TRACE_STATE__COUNT ? s->state : TRACE_STATE_UNKNOWN]++;
+	}
+	printf("\nsamples:          %zu\n", t->nsamples);
+	printf("unique stacks:    %zu (%zu stack nodes)\n", stacks.count,
+	       t->nnodes ? t->nnodes - 1 : 0);
+	printf("truncated stacks: %" PRIu64 "\n", truncated);
+	for (c = 0; c < TRACE_STATE__COUNT; c++)
+		if (states[c])
+			printf("state %-10s %" PRIu64 "\n", trace_state_name(c), states[c]);
+	printf("counters:\n");
+	for (c = 0; c < TRACE_COUNTER__COUNT; c++)
+		printf("  %-18s %" PRIu64 "\n", trace_counter_name(c), t->counters[c]);
+	printf("\nload:\n");
+	printf("  file bytes         %" PRIu64 "\n", st->file_bytes);
+	printf("  chunks             %" PRIu64 "\n", st->chunks);
+	printf("  chunks skipped     %" PRIu64 " (unknown types)\n", st->chunks_skipped);
+	printf("  chunks corrupt     %" PRIu64 "\n", st->chunks_corrupt);
+	printf("  tail bytes lost    %" PRIu64 "\n", st->tail_bytes_lost);
+	printf("  samples dropped    %" PRIu64 "\n", st->samples_dropped);
+	printf("  finished cleanly   %s\n", st->has_footer ? "yes" : "no");
+	hmap_release(&stacks);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	struct cli_opts o;
+	struct symbolize_opts so;
+	struct symbolize *sym = NULL;
+	struct trace *t;
+	int first, err;
+
+	first = cli_parse(argc, argv, usage, &o);
+	cli_require_operands(argc, argv, first, 1, usage);
+	t = cli_load_trace(argv[first]);
+	so = cli_symbolize_opts(&o);
+	err = symbolize_new(t, &so, &sym);
+	if (err < 0)
+		die("cannot symbolize: %s", locate_strerror(err));
+	print_session(t, argv[first]);
+	print_images(t, sym);
+	print_threads(t);
+	print_counts(t);
+	diag_close_stdout();
+	symbolize_free(sym);
+	trace_free(t);
+	cli_release(&o);
+	return 0;
+}

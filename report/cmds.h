@@ -1,0 +1,13 @@
+/*
+ * cmds.h: the prof-report subcommands. Each takes its own argv (argv[0] is
+ * the subcommand name), parses its options and returns the exit status:
+ * 0 success, 1 runtime error, 2 bad usage.
+ */
+#ifndef REPORT_CMDS_H
+#define REPORT_CMDS_H
+
+int cmd_info(int argc, char **argv);
+int cmd_folded(int argc, char **argv);
+int cmd_threads(int argc, char **argv);
+
+#endif

@@ -1,0 +1,234 @@
+/*
+ * profile.c: from samples to sorted, deduplicated, named stacks.
+ *
+ * Three passes keep the work proportional to what is distinct rather than
+ * to the number of samples: filtered samples are counted per (stack node,
+ * thread frame); each distinct pair is symbolized into a list of names
+ * (each address resolved once by the symbolizer's cache); the lists are
+ * sorted by name and equal neighbours merged, which both dedupes stacks
+ * that differ only in addresses and makes the order deterministic.
+ */
+#include "profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/diag.h"
+#include "common/hmap.h"
+
+/* Leaf-first address stacks longer than this are cut (the reader caps
+ * depth already; this only bounds our scratch buffer). */
+#define PROFILE_MAX_DEPTH 65536
+
+struct profile_priv {
+	struct profile pub;
+	const char **names;       /* all frames of all stacks */
+	size_t nnames, capnames;
+	char **owned;             /* strings formatted here */
+	size_t nowned, capowned;
+};
+
+int profile_state_parse(const char *s, int *state)
+{
+	if (!strcmp(s, "all"))
+		*state = PROFILE_STATE_ALL;
+	else if (!strcmp(s, "running"))
+		*state = PROFILE_STATE_RUNNING;
+	else if (!strcmp(s, "idle"))
+		*state = PROFILE_STATE_IDLE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int profile_state_match(int filter_state, int st)
+{
+	switch (filter_state) {
+	case PROFILE_STATE_RUNNING:
+		return st == TRACE_STATE_RUNNING;
+	case PROFILE_STATE_IDLE:
+		return st > TRACE_STATE_RUNNING && st < TRACE_STATE__COUNT;
+	default:
+		return 1;
+	}
+}
+
+static const char *name_at(const struct trace *t, uint32_t tid, uint64_t time)
+{
+	const struct trace_thread *th = trace_thread_find(t, tid);
+	return th ? trace_thread_name_at(th, time) : "";
+}
+
+int profile_filter_match(const struct trace *t, const struct profile_filter *f,
+			 const struct trace_sample *s)
+{
+	size_t i;
+
+	if (!profile_state_match(f->state, s->state))
+		return 0;
+	if (f->ntids) {
+		for (i = 0; i < f->ntids; i++)
+			if (f->tids[i] == s->tid)
+				break;
+		if (i == f->ntids)
+			return 0;
+	}
+	if (f->thread_re && regexec(f->thread_re, name_at(t, s->tid, s->time), 0, NULL, 0))
+		return 0;
+	return 1;
+}
+
+char *profile_root_name(const struct trace *t)
+{
+	const char *a, *b;
+
+	if (t->session.argc && t->session.argv && t->session.argv[0] && t->session.argv[0][0]) {
+		a = t->session.argv[0];
+		b = strrchr(a, '/');
+		b = b ? b + 1 : a;
+		if (b[0])
+			return xstrdup(b);
+	}
+	return xasprintf("pid %u", t->session.pid);
+}
+
+/* One distinct (node, thread frame) and its count; the sample time of its
+ * first occurrence picks which images were loaded. */
+struct key {
+	uint32_t node, tid;
+	const char *thread_name;
+	uint64_t time, count;
+};
+
+static const char *keep(struct profile_priv *p, char *s)
+{
+	p->owned = xgrow(p->owned, &p->capowned, p->nowned + 1, sizeof(*p->owned));
+	p->owned[p->nowned++] = s;
+	return s;
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct profile_stack *x = a, *y = b;
+	size_t i, n = x->nframes < y->nframes ? x->nframes : y->nframes;
+	int c;
+
+	for (i = 0; i < n; i++) {
+		if (x->frames[i] == y->frames[i])
+			continue;
+		c = strcmp(x->frames[i], y->frames[i]);
+		if (c)
+			return c;
+	}
+	return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
+}
+
+int profile_build(const struct trace *t, struct symbolize *sym, const struct profile_opts *o,
+		  struct profile **out)
+{
+	struct profile_priv *p = xcalloc(1, sizeof(*p));
+	struct profile *pub = &p->pub;
+	struct key *keys = NULL;
+	size_t nkeys = 0, capkeys = 0, i, j, depth;
+	uint64_t *addrs = NULL;
+	size_t *offsets = NULL;
+	struct hmap seen;
+	const char *root;
+	int err = 0;
+
+	hmap_init(&seen);
+	for (i = 0; i < t->nsamples; i++) {
+		const struct trace_sample *s = &t->samples[i];
+		const char *tn = NULL;
+		uint64_t *slot;
+		int added;
+
+		if (!profile_filter_match(t, &o->filter, s))
+			continue;
+		if (s->stack >= t->nnodes)
+			continue; /* the reader drops these; be safe anyway */
+		if (o->thread_frames)
+			tn = name_at(t, s->tid, s->time);
+		slot = hmap_put(&seen, (uint64_t)s->stack | (o->thread_frames ? (uint64_t)s->tid << 32 : 0),
+				(uint64_t)(uintptr_t)tn, nkeys, &added);
+		if (added) {
+			keys = xgrow(keys, &capkeys, nkeys + 1, sizeof(*keys));
+			keys[nkeys] = (struct key){ s->stack, s->tid, tn, s->time, 0 };
+			nkeys++;
+		}
+		keys[*slot].count++;
+		pub->samples++;
+	}
+
+	root = keep(p, profile_root_name(t));
+	addrs = xmalloc(PROFILE_MAX_DEPTH * sizeof(*addrs));
+	offsets = xmalloc((nkeys + 1) * sizeof(*offsets));
+	pub->stacks = xcalloc(nkeys ? nkeys : 1, sizeof(*pub->stacks));
+	for (i = 0; i < nkeys; i++) {
+		struct key *k = &keys[i];
+		size_t d;
+
+		offsets[i] = p->nnames;
+		p->names = xgrow(p->names, &p->capnames, p->nnames + 2, sizeof(*p->names));
+		p->names[p->nnames++] = root;
+		if (o->thread_frames)
+			p->names[p->nnames++] = keep(p, xasprintf("%s [%u]",
+					k->thread_name && k->thread_name[0] ? k->thread_name : "?", k->tid));
+		depth = trace_stack(t, k->node, addrs, PROFILE_MAX_DEPTH);
+		if (depth > PROFILE_MAX_DEPTH)
+			depth = PROFILE_MAX_DEPTH;
+		/* addrs is leaf first; emit root first, and each address's
+		 * frames outermost first (they come innermost first). */
+		for (d = depth; d-- > 0;) {
+			const struct symbolize_frame *fr;
+			size_t n, f;
+
+			err = symbolize_addr(sym, addrs[d], k->time, d == 0, &fr, &n);
+			if (err < 0)
+				goto out;
+			p->names = xgrow(p->names, &p->capnames, p->nnames + n, sizeof(*p->names));
+			for (f = n; f-- > 0;)
+				p->names[p->nnames++] = fr[f].name;
+		}
+		pub->stacks[i].nframes = p->nnames - offsets[i];
+		pub->stacks[i].count = k->count;
+	}
+	/* names may have moved while growing: point the stacks in now. */
+	for (i = 0; i < nkeys; i++)
+		pub->stacks[i].frames = p->names + offsets[i];
+	qsort(pub->stacks, nkeys, sizeof(*pub->stacks), cmp_stack);
+	for (i = j = 0; i < nkeys; i++) {
+		if (j && !cmp_stack(&pub->stacks[j - 1], &pub->stacks[i]))
+			pub->stacks[j - 1].count += pub->stacks[i].count;
+		else
+			pub->stacks[j++] = pub->stacks[i];
+	}
+	pub->nstacks = j;
+out:
+	hmap_release(&seen);
+	free(keys);
+	free(addrs);
+	free(offsets);
+	if (err < 0) {
+		profile_free(pub);
+		return err;
+	}
+	*out = pub;
+	return 0;
+}
+
+void profile_free(struct profile *pub)
+{
+	struct profile_priv *p = (struct profile_priv *)pub;
+	size_t i;
+
+	if (!pub)
+		return;
+	for (i = 0; i < p->nowned; i++)
+		free(p->owned[i]);
+	free(p->owned);
+	free(p->names);
+	free(pub->stacks);
+	free(p);
+}

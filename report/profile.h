@@ -1,0 +1,77 @@
+/*
+ * profile.h: a trace, filtered and symbolized, as weighted stacks.
+ *
+ * The model every output is written from: a list of distinct stacks of
+ * frame names, root first, each with the number of samples that had it.
+ * The root frame is the process name (the basename of argv[0], or "pid N"
+ * if there is no command line); with thread_frames, a frame "NAME [TID]"
+ * (the thread's name when sampled) follows the root. Stacks are compared
+ * by name, never by address, so two addresses in one function merge.
+ *
+ * The list is sorted frame by frame, root first, bytewise (a stack sorts
+ * before its extensions), and has no duplicates, so the same trace and
+ * options always give the same profile.
+ */
+#ifndef REPORT_PROFILE_H
+#define REPORT_PROFILE_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/trace.h"
+#include "report/symbolize.h"
+
+enum profile_state {
+	PROFILE_STATE_ALL,     /* every sample */
+	PROFILE_STATE_RUNNING, /* TRACE_STATE_RUNNING only */
+	PROFILE_STATE_IDLE,    /* sleeping, disk wait, stopped or other;
+	                        * samples of unknown state are in neither */
+};
+
+/* Which samples count. Everything is borrowed. An empty filter (all zero)
+ * keeps every sample. */
+struct profile_filter {
+	const uint32_t *tids;     /* --tid: keep only these, if ntids > 0 */
+	size_t ntids;
+	const regex_t *thread_re; /* --thread: the name when sampled matches */
+	int state;                /* enum profile_state */
+};
+
+struct profile_opts {
+	struct profile_filter filter;
+	int thread_frames;        /* insert "NAME [TID]" under the root */
+};
+
+struct profile_stack {
+	const char **frames;      /* root first; borrowed (see profile_build) */
+	size_t nframes;
+	uint64_t count;
+};
+
+struct profile {
+	struct profile_stack *stacks;
+	size_t nstacks;
+	uint64_t samples;         /* the sum of the counts */
+};
+
+/* Parses "running", "idle" or "all" into *state. Returns 0 or -EINVAL. */
+int profile_state_parse(const char *s, int *state);
+/* Returns 1 if a sample of this state passes the state filter. */
+int profile_state_match(int filter_state, int sample_state);
+/* Returns 1 if sample s of t passes f. */
+int profile_filter_match(const struct trace *t, const struct profile_filter *f,
+			 const struct trace_sample *s);
+
+/* Builds the profile of t's samples that pass o's filter, symbolized with
+ * sym (which must outlive the profile: frame names are borrowed from it or
+ * owned by the profile). Returns 0 and a new profile in *out; the caller
+ * frees it with profile_free(). */
+int profile_build(const struct trace *t, struct symbolize *sym, const struct profile_opts *o,
+		  struct profile **out);
+void profile_free(struct profile *p);
+
+/* The root frame name for t: a heap string the caller frees. */
+char *profile_root_name(const struct trace *t);
+
+#endif

@@ -1,0 +1,218 @@
+/*
+ * symbolize.c: the cache in front of the locator and the symbol tables.
+ *
+ * Profiles repeat the same few thousand addresses millions of times, so
+ * the work is organised around two memos: per image, the located file and
+ * its symbol table (built on first use, kept for the life of the
+ * symbolizer), and per (image, address, leaf), the frames it became. Frame
+ * names that are not borrowed from a symbol table are formatted once and
+ * kept in a list owned here. The DWARF reader slots in beside the symbol
+ * table in resolve(): it would produce the inline chain and file:line, and
+ * the symbol table stays the fallback.
+ */
+#include "symbolize.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/diag.h"
+#include "common/hmap.h"
+#include "report/symtab.h"
+
+struct symbolize_image {
+	int located;             /* locate_image() has run */
+	int err;                 /* its result */
+	struct locate_result src;
+	struct symtab *symtab;   /* NULL if no usable file */
+	char *label;             /* the IMAGE of IMAGE+0xOFFSET */
+};
+
+struct symbolize {
+	const struct trace *t;
+	struct symbolize_opts o;
+	struct symbolize_image *images;
+	struct hmap cache;       /* (image+1 << 1 | leaf, addr) -> entry index */
+	struct symbolize_frame *frames; /* all cached frames */
+	size_t nframes, capframes;
+	struct { size_t first, n; } *entries;
+	size_t nentries, capentries;
+	char **strings;          /* names formatted here */
+	size_t nstrings, capstrings;
+};
+
+static const char *keep(struct symbolize *s, char *str)
+{
+	s->strings = xgrow(s->strings, &s->capstrings, s->nstrings + 1, sizeof(*s->strings));
+	s->strings[s->nstrings++] = str;
+	return str;
+}
+
+static char *image_label(const struct trace_image *img)
+{
+	const char *p = img->path ? img->path : "", *b = strrchr(p, '/');
+
+	b = b ? b + 1 : p;
+	if (!b[0])
+		return xasprintf("[image %u]", img->id);
+	return xstrdup(b);
+}
+
+int symbolize_new(const struct trace *t, const struct symbolize_opts *o, struct symbolize **out)
+{
+	struct symbolize *s = xcalloc(1, sizeof(*s));
+	size_t i;
+
+	s->t = t;
+	if (o)
+		s->o = *o;
+	s->images = xcalloc(t->nimages ? t->nimages : 1, sizeof(*s->images));
+	for (i = 0; i < t->nimages; i++) {
+		locate_result_init(&s->images[i].src);
+		s->images[i].label = image_label(&t->images[i]);
+	}
+	hmap_init(&s->cache);
+	*out = s;
+	return 0;
+}
+
+void symbolize_free(struct symbolize *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->t->nimages; i++) {
+		locate_result_release(&s->images[i].src);
+		symtab_free(s->images[i].symtab);
+		free(s->images[i].label);
+	}
+	free(s->images);
+	for (i = 0; i < s->nstrings; i++)
+		free(s->strings[i]);
+	free(s->strings);
+	free(s->frames);
+	free(s->entries);
+	hmap_release(&s->cache);
+	free(s);
+}
+
+static int covers(const struct trace_image *img, uint64_t addr)
+{
+	return addr >= img->start && addr - img->start < img->size;
+}
+
+long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t time)
+{
+	const struct trace *t = s->t;
+	long any = -1;
+	size_t i;
+
+	for (i = 0; i < t->nimages; i++) {
+		const struct trace_image *img = &t->images[i];
+		if (!covers(img, addr))
+			continue;
+		if (img->time_loaded <= time && (!img->time_unloaded || time < img->time_unloaded))
+			return (long)i;
+		if (any < 0)
+			any = (long)i;
+	}
+	return any;
+}
+
+static struct symbolize_image *load_image(struct symbolize *s, size_t i)
+{
+	struct symbolize_image *si = &s->images[i];
+	int err;
+
+	if (si->located)
+		return si;
+	si->located = 1;
+	si->err = locate_image(&s->t->images[i], &(struct locate_opts){
+		.symbol_dirs = s->o.symbol_dirs,
+		.nsymbol_dirs = s->o.nsymbol_dirs,
+		.debug_root = s->o.debug_root,
+	}, &si->src);
+	if (si->err == 0) {
+		err = symtab_new_elf(&si->src.elf, &si->symtab);
+		if (err < 0)
+			si->symtab = NULL;
+	}
+	return si;
+}
+
+const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i, int *err)
+{
+	struct symbolize_image *si = load_image(s, i);
+	if (err)
+		*err = si->err;
+	return &si->src;
+}
+
+size_t symbolize_image_nsymbols(struct symbolize *s, size_t i)
+{
+	struct symbolize_image *si = load_image(s, i);
+	return si->symtab ? symtab_count(si->symtab) : 0;
+}
+
+static struct symbolize_frame *new_frame(struct symbolize *s)
+{
+	struct symbolize_frame *f;
+
+	s->frames = xgrow(s->frames, &s->capframes, s->nframes + 1, sizeof(*s->frames));
+	f = &s->frames[s->nframes++];
+	memset(f, 0, sizeof(*f));
+	return f;
+}
+
+/* Appends the frames for addr to s->frames. */
+static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
+{
+	struct symbolize_frame *f;
+	const char *name = NULL;
+	uint64_t rel;
+
+	if (img < 0) {
+		f = new_frame(s);
+		f->image = -1;
+		f->offset = addr;
+		f->name = keep(s, xasprintf("[unknown]+0x%llx", (unsigned long long)addr));
+		return;
+	}
+	rel = addr - s->t->images[img].bias;
+	if (!s->o.addresses) {
+		struct symbolize_image *si = load_image(s, (size_t)img);
+		if (si->symtab)
+			name = symtab_lookup(si->symtab, leaf || rel == 0 ? rel : rel - 1, NULL);
+	}
+	f = new_frame(s);
+	f->image = img;
+	f->offset = rel;
+	f->name = name ? name
+		       : keep(s, xasprintf("%s+0x%llx", s->images[img].label,
+					   (unsigned long long)rel));
+}
+
+int symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int leaf,
+		   const struct symbolize_frame **frames, size_t *n)
+{
+	long img = symbolize_image_find(s, addr, time);
+	uint64_t *slot;
+	int added;
+	size_t e;
+
+	leaf = !!leaf;
+	slot = hmap_put(&s->cache, ((uint64_t)(img + 1) << 1) | (uint64_t)leaf, addr,
+			s->nentries, &added);
+	if (added) {
+		s->entries = xgrow(s->entries, &s->capentries, s->nentries + 1,
+				   sizeof(*s->entries));
+		s->entries[s->nentries].first = s->nframes;
+		resolve(s, img, addr, leaf);
+		s->entries[s->nentries].n = s->nframes - s->entries[s->nentries].first;
+		s->nentries++;
+	}
+	e = (size_t)*slot;
+	*frames = &s->frames[s->entries[e].first];
+	*n = s->entries[e].n;
+	return 0;
+}

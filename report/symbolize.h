@@ -1,0 +1,74 @@
+/*
+ * symbolize.h: raw addresses of a trace become frames with names.
+ *
+ * One address can become several frames: the functions inlined at that
+ * address, innermost first, then the function that holds the code. Each
+ * frame carries a name and, where known, a source file and line.
+ *
+ * The sources, tried per image: a debug file found by report/locate.h
+ * (never one whose build-id differs from the trace's) whose symbol table
+ * (report/symtab.h) names the function. Anything unresolved becomes one
+ * frame named "IMAGE+0xOFFSET", where IMAGE is the basename of the image's
+ * path and OFFSET is the file-relative (link-time) address addr - bias,
+ * the address addr2line and llvm-symbolizer --obj take for that file. An
+ * address in no image is "[unknown]+0xADDR", with the raw address.
+ *
+ * A return address (every frame but the leaf) is looked up at addr - 1, so
+ * the call instruction, not the one after it, names the caller; a shown
+ * offset is always that of the recorded address.
+ *
+ * Each image's file is located, opened and parsed once, on first use, and
+ * each unique (image, address, leaf) is resolved once and cached.
+ */
+#ifndef REPORT_SYMBOLIZE_H
+#define REPORT_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/trace.h"
+#include "report/locate.h"
+
+struct symbolize_frame {
+	const char *name;  /* never NULL; borrowed until symbolize_free() */
+	const char *file;  /* source file, or NULL */
+	uint32_t line;     /* 0 if unknown */
+	int inlined;       /* 1 if inlined into the next frame */
+	long image;        /* index into trace->images, or -1 */
+	uint64_t offset;   /* addr - bias, or the raw address if image < 0 */
+};
+
+struct symbolize_opts {
+	const char *const *symbol_dirs; /* --symbols (borrowed) */
+	size_t nsymbol_dirs;
+	const char *debug_root;         /* NULL: /usr/lib/debug */
+	int addresses;                  /* --addresses: raw IMAGE+0xOFFSET only */
+	int no_inline;                  /* --no-inline */
+};
+
+struct symbolize;
+
+/* Creates a symbolizer for t (borrowed until symbolize_free()); o may be
+ * NULL and is copied. Files are opened lazily. Caller frees. */
+int symbolize_new(const struct trace *t, const struct symbolize_opts *o, struct symbolize **out);
+void symbolize_free(struct symbolize *s);
+
+/* Resolves addr, seen at time, as a leaf frame (leaf != 0) or a return
+ * address. Sets *frames to n >= 1 frames, innermost first, borrowed until
+ * the next call; the strings in them stay valid until symbolize_free().
+ * Returns 0 (an unresolved address is a frame too, not an error). */
+int symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int leaf,
+		   const struct symbolize_frame **frames, size_t *n);
+
+/* The index of the image holding addr at time (one loaded then if there is
+ * one, else any that covered it), or -1. */
+long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t time);
+
+/* Locates image i's file now if not yet done, and returns what was found:
+ * the accepted file or every path refused. *err gets locate_image()'s
+ * result (0 when found). Borrowed until symbolize_free(). */
+const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i, int *err);
+/* The number of function symbols image i's file provides (0 if none). */
+size_t symbolize_image_nsymbols(struct symbolize *s, size_t i);
+
+#endif
