@@ -1,0 +1,248 @@
+/*
+ * test_profile.c: the profile model on a trace built by hand in memory:
+ * root and thread frames, merging by name, sorting, determinism and the
+ * --tid, --thread and --state filters.
+ */
+#include <criterion/criterion.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "report/folded.h"
+#include "report/profile.h"
+#include "report/symbolize.h"
+#include "report/thread_table.h"
+
+/*
+ * One image "/nonexistent/libfake.so" at 0x1000-0x2000 with bias 0x1000 and
+ * no file behind it, so frames are "libfake.so+0xOFF". Stacks (leaf last):
+ *   node 1: 0x1100                 (main)
+ *   node 2: 0x1100 -> 0x1200       (main -> a)
+ *   node 3: 0x1100 -> 0x1300       (main -> b)
+ *   node 4: 0x1100 -> 0x9000       (outside any image)
+ */
+static struct trace_node nodes[] = {
+	{ 0, 0 }, { 0x1100, 0 }, { 0x1200, 1 }, { 0x1300, 1 }, { 0x9000, 1 },
+};
+static struct trace_name names1[] = { { 0, "main" } };
+static struct trace_name names2[] = { { 0, "worker" }, { 500, "re;named" } };
+static struct trace_thread threads[] = {
+	{ 10, 0, 0, 1, names1 },
+	{ 11, 0, 900, 2, names2 },
+};
+static struct trace_sample samples[] = {
+	{ 100, 10, 2, TRACE_STATE_RUNNING, 0 },
+	{ 110, 11, 3, TRACE_STATE_SLEEPING, 0 },
+	{ 120, 10, 2, TRACE_STATE_RUNNING, 0 },
+	{ 130, 11, 2, TRACE_STATE_RUNNING, 0 },
+	{ 600, 11, 3, TRACE_STATE_DISK, 0 },
+	{ 700, 10, 4, TRACE_STATE_UNKNOWN, TRACE_SAMPLE_TRUNCATED },
+	{ 800, 10, 0, TRACE_STATE_RUNNING, 0 },
+};
+static char *argv0[] = { "/usr/bin/myprog", "--flag" };
+
+static struct trace_image image = {
+	.id = 1, .ident_kind = TRACE_IDENT_GNU_BUILD_ID, .ident_len = 4,
+	.ident = { 1, 2, 3, 4 }, .path = "/nonexistent/libfake.so",
+	.start = 0x1000, .size = 0x1000, .bias = 0x1000,
+};
+
+static void make_trace(struct trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->session.pid = 4242;
+	t->session.argc = 2;
+	t->session.argv = argv0;
+	t->nimages = 1;
+	t->images = &image;
+	t->nthreads = 2;
+	t->threads = threads;
+	t->nnodes = sizeof(nodes) / sizeof(nodes[0]);
+	t->nodes = nodes;
+	t->nsamples = sizeof(samples) / sizeof(samples[0]);
+	t->samples = samples;
+}
+
+/* The folded text of t under o. Caller frees. */
+static char *folded(const struct trace *t, const struct profile_opts *o)
+{
+	struct symbolize *sym;
+	struct profile *p;
+	struct buf b;
+	size_t i;
+
+	cr_assert_eq(symbolize_new(t, &(struct symbolize_opts){ .debug_root = "" }, &sym), 0);
+	cr_assert_eq(profile_build(t, sym, o, &p), 0);
+	buf_init(&b);
+	for (i = 0; i < p->nstacks; i++)
+		folded_line(&b, &p->stacks[i]);
+	profile_free(p);
+	symbolize_free(sym);
+	return buf_detach(&b);
+}
+
+Test(profile, all_samples_sorted_root_first)
+{
+	struct trace t;
+	struct profile_opts o = { 0 };
+	char *s;
+
+	make_trace(&t);
+	s = folded(&t, &o);
+	cr_assert_str_eq(s,
+		"myprog 1\n"
+		"myprog;libfake.so+0x100;[unknown]+0x9000 1\n"
+		"myprog;libfake.so+0x100;libfake.so+0x200 3\n"
+		"myprog;libfake.so+0x100;libfake.so+0x300 2\n");
+	free(s);
+}
+
+Test(profile, deterministic)
+{
+	struct trace t;
+	struct profile_opts o = { .thread_frames = 1 };
+	char *a, *b;
+
+	make_trace(&t);
+	a = folded(&t, &o);
+	b = folded(&t, &o);
+	cr_assert_str_eq(a, b);
+	free(a);
+	free(b);
+}
+
+Test(profile, root_falls_back_to_pid)
+{
+	struct trace t;
+	char *r;
+
+	make_trace(&t);
+	t.session.argc = 0;
+	t.session.argv = NULL;
+	r = profile_root_name(&t);
+	cr_assert_str_eq(r, "pid 4242");
+	free(r);
+}
+
+Test(profile, thread_frames_use_name_when_sampled)
+{
+	struct trace t;
+	struct profile_opts o = { .thread_frames = 1 };
+	char *s;
+
+	make_trace(&t);
+	s = folded(&t, &o);
+	cr_assert_str_eq(s,
+		"myprog;main [10] 1\n"
+		"myprog;main [10];libfake.so+0x100;[unknown]+0x9000 1\n"
+		"myprog;main [10];libfake.so+0x100;libfake.so+0x200 2\n"
+		"myprog;re\\x3bnamed [11];libfake.so+0x100;libfake.so+0x300 1\n"
+		"myprog;worker [11];libfake.so+0x100;libfake.so+0x200 1\n"
+		"myprog;worker [11];libfake.so+0x100;libfake.so+0x300 1\n");
+	free(s);
+}
+
+Test(profile, filter_tid)
+{
+	struct trace t;
+	uint32_t tids[] = { 11 };
+	struct profile_opts o = { .filter = { .tids = tids, .ntids = 1 } };
+	char *s;
+
+	make_trace(&t);
+	s = folded(&t, &o);
+	cr_assert_str_eq(s,
+		"myprog;libfake.so+0x100;libfake.so+0x200 1\n"
+		"myprog;libfake.so+0x100;libfake.so+0x300 2\n");
+	free(s);
+}
+
+Test(profile, filter_thread_regex_at_sample_time)
+{
+	struct trace t;
+	regex_t re;
+	struct profile_opts o = { .filter = { .thread_re = &re } };
+	char *s;
+
+	make_trace(&t);
+	cr_assert_eq(regcomp(&re, "^re;", REG_EXTENDED | REG_NOSUB), 0);
+	s = folded(&t, &o);
+	/* Only tid 11's sample at time 600, after its rename. */
+	cr_assert_str_eq(s, "myprog;libfake.so+0x100;libfake.so+0x300 1\n");
+	free(s);
+	regfree(&re);
+}
+
+Test(profile, filter_state)
+{
+	struct trace t;
+	struct profile_opts o = { .filter = { .state = PROFILE_STATE_IDLE } };
+	char *s;
+
+	make_trace(&t);
+	s = folded(&t, &o);
+	cr_assert_str_eq(s, "myprog;libfake.so+0x100;libfake.so+0x300 2\n");
+	free(s);
+	o.filter.state = PROFILE_STATE_RUNNING;
+	s = folded(&t, &o);
+	cr_assert_str_eq(s, "myprog 1\nmyprog;libfake.so+0x100;libfake.so+0x200 3\n");
+	free(s);
+}
+
+Test(profile, state_parse)
+{
+	int st;
+
+	cr_assert_eq(profile_state_parse("running", &st), 0);
+	cr_assert_eq(st, PROFILE_STATE_RUNNING);
+	cr_assert_eq(profile_state_parse("idle", &st), 0);
+	cr_assert_eq(st, PROFILE_STATE_IDLE);
+	cr_assert_eq(profile_state_parse("all", &st), 0);
+	cr_assert_eq(st, PROFILE_STATE_ALL);
+	cr_assert_lt(profile_state_parse("Running", &st), 0);
+}
+
+Test(profile, same_name_merges_across_addresses)
+{
+	struct trace t;
+	struct trace_node n2[] = { { 0, 0 }, { 0x9000, 0 }, { 0x9000, 0 } };
+	struct trace_sample s2[] = { { 1, 10, 1, TRACE_STATE_RUNNING, 0 },
+				     { 2, 10, 2, TRACE_STATE_RUNNING, 0 } };
+	struct profile_opts o = { 0 };
+	char *s;
+
+	make_trace(&t);
+	t.nodes = n2;
+	t.nnodes = 3;
+	t.samples = s2;
+	t.nsamples = 2;
+	s = folded(&t, &o);
+	cr_assert_str_eq(s, "myprog;[unknown]+0x9000 2\n");
+	free(s);
+}
+
+Test(profile, thread_table_counts_and_order)
+{
+	struct trace t;
+	struct profile_filter f = { 0 };
+	struct thread_table tt;
+
+	make_trace(&t);
+	cr_assert_eq(thread_table_build(&t, &f, &tt), 0);
+	cr_assert_eq(tt.nrows, 2);
+	cr_assert_eq(tt.samples, 7);
+	cr_assert_eq(tt.rows[0].tid, 10);
+	cr_assert_eq(tt.rows[0].samples, 4);
+	cr_assert_eq(tt.rows[0].running, 3);
+	cr_assert_eq(tt.rows[0].waiting, 0);
+	cr_assert_eq(tt.rows[0].first, 100);
+	cr_assert_eq(tt.rows[0].last, 800);
+	cr_assert_eq(tt.rows[1].tid, 11);
+	cr_assert_str_eq(tt.rows[1].name, "re;named");
+	cr_assert_eq(tt.rows[1].samples, 3);
+	cr_assert_eq(tt.rows[1].running, 1);
+	cr_assert_eq(tt.rows[1].waiting, 2);
+	cr_assert_eq(tt.rows[1].end, 900);
+	thread_table_release(&tt);
+}
