@@ -1,0 +1,308 @@
+/*
+ * test_symtab.c: symbol lookup against a real ELF file, built here with the
+ * system compiler, cross-checked with nm(1) and llvm-symbolizer(1); and the
+ * locator's refusal of a file whose build-id does not match the trace.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/elf.h"
+#include "report/locate.h"
+#include "report/symbolize.h"
+#include "report/symtab.h"
+
+static const char program[] =
+	"__attribute__((noinline)) int alpha(int x) { return x * 3 + 1; }\n"
+	"__attribute__((noinline)) int beta(int x) { return alpha(x) + alpha(x + 1); }\n"
+	"static __attribute__((noinline)) int gamma_local(int x) { return beta(x) - 2; }\n"
+	"int main(int argc, char **argv) { (void)argv; return gamma_local(argc); }\n";
+
+static char dir[] = "/tmp/test_symtab.XXXXXX";
+static char exe[64];
+
+static void build(void)
+{
+	char src[64], cmd[256];
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/tiny.c", dir);
+	snprintf(exe, sizeof(exe), "%s/tiny", dir);
+	f = fopen(src, "w");
+	cr_assert_not_null(f);
+	fputs(program, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -g -O1 -Wl,--build-id -o %s %s", exe, src);
+	cr_assert_eq(system(cmd), 0, "cannot compile the test program");
+}
+
+static void cleanup(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd)) {
+	}
+}
+
+/* The address nm(1) gives for sym in exe. */
+static uint64_t nm_addr(const char *sym)
+{
+	char cmd[256], line[256], name[128], type;
+	unsigned long long a;
+	uint64_t found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s", exe);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %c %127s", &a, &type, name) == 3 && !strcmp(name, sym))
+			found = a;
+	pclose(p);
+	cr_assert_neq(found, 0, "nm does not list %s", sym);
+	return found;
+}
+
+/* The function llvm-symbolizer names at addr in exe, or "" if it is absent. */
+static void oracle(uint64_t addr, char *out, size_t n)
+{
+	char cmd[256];
+	FILE *p;
+
+	out[0] = '\0';
+	if (system("command -v llvm-symbolizer >/dev/null 2>&1"))
+		return;
+	snprintf(cmd, sizeof(cmd), "llvm-symbolizer --no-inlines --obj=%s 0x%llx", exe,
+		 (unsigned long long)addr);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	if (fgets(out, n, p))
+		out[strcspn(out, "\n")] = '\0';
+	pclose(p);
+}
+
+struct mapped {
+	void *p;
+	size_t n;
+	struct elf_file elf;
+};
+
+static void map(struct mapped *m)
+{
+	struct stat st;
+	int fd = open(exe, O_RDONLY);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(fstat(fd, &st), 0);
+	m->n = st.st_size;
+	m->p = mmap(NULL, m->n, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	cr_assert_neq(m->p, MAP_FAILED);
+	cr_assert_eq(elf_parse(&m->elf, m->p, m->n), 0);
+}
+
+TestSuite(symtab, .init = build, .fini = cleanup);
+
+Test(symtab, lookup_matches_nm_and_llvm_symbolizer)
+{
+	static const char *syms[] = { "alpha", "beta", "gamma_local", "main" };
+	struct mapped m;
+	struct symtab *st;
+	char want[256];
+	size_t i;
+
+	map(&m);
+	cr_assert_eq(symtab_new_elf(&m.elf, &st), 0);
+	cr_assert_gt(symtab_count(st), 3);
+	for (i = 0; i < 4; i++) {
+		uint64_t a = nm_addr(syms[i]), start = 0;
+		const char *got = symtab_lookup(st, a, &start);
+		cr_assert_not_null(got, "no symbol at %s", syms[i]);
+		cr_assert_str_eq(got, syms[i]);
+		cr_assert_eq(start, a);
+		got = symtab_lookup(st, a + 1, NULL);
+		cr_assert_str_eq(got, syms[i]);
+		oracle(a + 1, want, sizeof(want));
+		if (want[0])
+			cr_assert_str_eq(got, want, "llvm-symbolizer says %s at 0x%llx", want,
+					 (unsigned long long)(a + 1));
+	}
+	cr_assert_null(symtab_lookup(st, 0, NULL));
+	symtab_free(st);
+	munmap(m.p, m.n);
+}
+
+static void image_of(struct trace_image *img, const struct mapped *m)
+{
+	const uint8_t *id;
+	size_t len;
+
+	memset(img, 0, sizeof(*img));
+	cr_assert_eq(elf_build_id(&m->elf, &id, &len), 0);
+	cr_assert_leq(len, TRACE_MAX_IDENT);
+	img->id = 7;
+	img->ident_kind = TRACE_IDENT_GNU_BUILD_ID;
+	img->ident_len = len;
+	memcpy(img->ident, id, len);
+	img->path = exe;
+	img->bias = 0x555500000000ull;
+	img->start = img->bias;
+	img->size = 0x100000;
+}
+
+Test(symtab, locate_accepts_matching_build_id)
+{
+	struct mapped m;
+	struct trace_image img;
+	struct locate_result r;
+
+	map(&m);
+	image_of(&img, &m);
+	locate_result_init(&r);
+	cr_assert_eq(locate_image(&img, &(struct locate_opts){ .debug_root = "" }, &r), 0);
+	cr_assert(r.found);
+	cr_assert_str_eq(r.path, exe);
+	cr_assert_eq(r.ntries, 1);
+	cr_assert_null(r.tries[0].why);
+	locate_result_release(&r);
+	munmap(m.p, m.n);
+}
+
+Test(symtab, locate_refuses_mismatching_build_id)
+{
+	struct mapped m;
+	struct trace_image img;
+	struct locate_result r;
+
+	map(&m);
+	image_of(&img, &m);
+	img.ident[0] ^= 0xff;
+	locate_result_init(&r);
+	cr_assert_eq(locate_image(&img, &(struct locate_opts){ .debug_root = "" }, &r),
+		     LOCATE_E_NOTFOUND);
+	cr_assert(!r.found);
+	cr_assert_eq(r.ntries, 1);
+	cr_assert_str_eq(r.tries[0].path, exe);
+	cr_assert_not_null(strstr(r.tries[0].why, "build-id mismatch"), "%s", r.tries[0].why);
+	locate_result_release(&r);
+
+	/* No identity recorded: nothing can be checked, so nothing is used. */
+	img.ident_kind = TRACE_IDENT_NONE;
+	locate_result_init(&r);
+	cr_assert_eq(locate_image(&img, NULL, &r), LOCATE_E_NOIDENT);
+	cr_assert(!r.found);
+	locate_result_release(&r);
+	munmap(m.p, m.n);
+}
+
+Test(symtab, locate_searches_symbols_dirs_by_build_id_and_name)
+{
+	struct mapped m;
+	struct trace_image img;
+	struct locate_result r;
+	const char *dirs[] = { dir };
+
+	map(&m);
+	image_of(&img, &m);
+	img.path = "/nonexistent/path/tiny";
+	locate_result_init(&r);
+	cr_assert_eq(locate_image(&img, &(struct locate_opts){ dirs, 1, "" }, &r), 0);
+	cr_assert_str_eq(r.path, exe);
+	cr_assert_geq(r.ntries, 3); /* the recorded path, DIR/xx/rest.debug, DIR/tiny */
+	cr_assert_not_null(r.tries[0].why);
+	locate_result_release(&r);
+	munmap(m.p, m.n);
+}
+
+/* A trace with exe mapped at a bias. */
+static void one_image_trace(struct trace *t, struct trace_image *img)
+{
+	memset(t, 0, sizeof(*t));
+	t->nimages = 1;
+	t->images = img;
+}
+
+Test(symtab, symbolize_names_and_return_address_adjustment)
+{
+	struct mapped m;
+	struct trace_image img;
+	struct trace t;
+	struct symbolize *s;
+	const struct symbolize_frame *f;
+	size_t n;
+	uint64_t alpha = nm_addr("alpha"), beta = nm_addr("beta");
+
+	map(&m);
+	image_of(&img, &m);
+	one_image_trace(&t, &img);
+	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &s), 0);
+
+	cr_assert_eq(symbolize_addr(s, img.bias + alpha, 0, 1, &f, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(f[0].name, "alpha");
+	cr_assert_eq(f[0].image, 0);
+	cr_assert_eq(f[0].offset, alpha);
+
+	/* A return address just past alpha's first byte is still in alpha;
+	 * one at beta's first byte belongs to whatever precedes beta. */
+	cr_assert_eq(symbolize_addr(s, img.bias + alpha + 1, 0, 0, &f, &n), 0);
+	cr_assert_str_eq(f[0].name, "alpha");
+	cr_assert_eq(symbolize_addr(s, img.bias + beta, 0, 0, &f, &n), 0);
+	cr_assert_str_neq(f[0].name, "beta");
+	cr_assert_eq(symbolize_addr(s, img.bias + beta, 0, 1, &f, &n), 0);
+	cr_assert_str_eq(f[0].name, "beta");
+
+	/* Outside the image. */
+	cr_assert_eq(symbolize_addr(s, 0x10, 0, 1, &f, &n), 0);
+	cr_assert_str_eq(f[0].name, "[unknown]+0x10");
+	cr_assert_eq(f[0].image, -1);
+	cr_assert_eq(symbolize_image_nsymbols(s, 0) > 3, 1);
+	symbolize_free(s);
+
+	/* --addresses: raw offsets even with symbols available. */
+	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "", .addresses = 1 },
+				   &s), 0);
+	cr_assert_eq(symbolize_addr(s, img.bias + alpha, 0, 1, &f, &n), 0);
+	{
+		char want[64];
+		snprintf(want, sizeof(want), "tiny+0x%llx", (unsigned long long)alpha);
+		cr_assert_str_eq(f[0].name, want);
+	}
+	symbolize_free(s);
+	munmap(m.p, m.n);
+}
+
+Test(symtab, symbolize_never_uses_mismatching_file)
+{
+	struct mapped m;
+	struct trace_image img;
+	struct trace t;
+	struct symbolize *s;
+	const struct symbolize_frame *f;
+	const struct locate_result *src;
+	size_t n;
+	int err;
+	char want[64];
+	uint64_t alpha = nm_addr("alpha");
+
+	map(&m);
+	image_of(&img, &m);
+	img.ident[img.ident_len - 1] ^= 1;
+	one_image_trace(&t, &img);
+	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &s), 0);
+	cr_assert_eq(symbolize_addr(s, img.bias + alpha, 0, 1, &f, &n), 0);
+	snprintf(want, sizeof(want), "tiny+0x%llx", (unsigned long long)alpha);
+	cr_assert_str_eq(f[0].name, want);
+	src = symbolize_image_source(s, 0, &err);
+	cr_assert_eq(err, LOCATE_E_NOTFOUND);
+	cr_assert_eq(src->ntries, 1);
+	cr_assert_not_null(strstr(src->tries[0].why, "mismatch"));
+	symbolize_free(s);
+	munmap(m.p, m.n);
+}
