@@ -27,7 +27,12 @@ static void usage(FILE *f)
 	size_t i;
 
 	fputs("usage: prof-report [-h | --help] [--version]\n"
-	      "       prof-report COMMAND [OPTIONS] TRACE\n"
+	      "       prof-report ", f);
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "%s%s", i ? " | " : "", commands[i].name);
+	fputs(" [--tid TID] [--thread REGEX]\n"
+	      "                   [--state running|idle|all] [--thread-frames]\n"
+	      "                   [--symbols DIR] [--addresses] [--no-inline] TRACE\n"
 	      "\ncommands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
