@@ -25,7 +25,8 @@ enum {
 	OPT_NO_INLINE,
 };
 
-static const char shortopts[] = "+:h";
+/* Options may follow the trace operand, as in git; "--" ends them. */
+static const char shortopts[] = ":h";
 static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "tid", required_argument, NULL, OPT_TID },
@@ -46,7 +47,8 @@ void cli_usage_error(const char *usage, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n%s", usage);
+	/* A short usage: the first line, and where the rest is. */
+	fprintf(stderr, "\n%.*s\n", (int)strcspn(usage, "\n"), usage);
 	exit(2);
 }
 

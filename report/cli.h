@@ -3,7 +3,7 @@
  *
  * For cmd_* only: like common/parse.h, these print and exit. -h prints the
  * subcommand's usage to stdout and exits 0; bad usage prints a message and
- * the usage to stderr and exits 2; a trace that cannot be loaded is a
+ * the usage line to stderr and exits 2; a trace that cannot be loaded is a
  * runtime error (exit 1).
  */
 #ifndef REPORT_CLI_H
@@ -49,7 +49,8 @@ void cli_release(struct cli_opts *o);
 
 /* Requires exactly n operands from argv[first] on; else bad usage. */
 void cli_require_operands(int argc, char **argv, int first, int n, const char *usage);
-/* Prints "prof-report: MSG" and the usage to stderr, and exits 2. */
+/* Prints "prof-report: MSG" and the first line of usage to stderr, and
+ * exits 2. */
 void cli_usage_error(const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
