@@ -203,10 +203,11 @@ static void print_counts(const struct trace *t)
 	printf("unique stacks:    %zu (%zu stack nodes)\n", stacks.count,
 	       t->nnodes ? t->nnodes - 1 : 0);
 	printf("truncated stacks: %" PRIu64 "\n", truncated);
+	printf("lost samples:     %" PRIu64 "\n", t->counters[TRACE_COUNTER_SAMPLES_LOST]);
 	for (c = 0; c < TRACE_STATE__COUNT; c++)
 		if (states[c])
 			printf("state %-10s %" PRIu64 "\n", trace_state_name(c), states[c]);
-	printf("counters:\n");
+	printf("counters (unwind stops are stop-*):\n");
 	for (c = 0; c < TRACE_COUNTER__COUNT; c++)
 		printf("  %-18s %" PRIu64 "\n", trace_counter_name(c), t->counters[c]);
 	printf("\nload:\n");
