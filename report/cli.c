@@ -19,6 +19,8 @@ enum {
 	OPT_TID = 256,
 	OPT_THREAD,
 	OPT_STATE,
+	OPT_FROM,
+	OPT_TO,
 	OPT_THREAD_FRAMES,
 	OPT_SYMBOLS,
 	OPT_ADDRESSES,
@@ -32,6 +34,8 @@ static const struct option longopts[] = {
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "state", required_argument, NULL, OPT_STATE },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
 	{ "thread-frames", no_argument, NULL, OPT_THREAD_FRAMES },
 	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
@@ -86,6 +90,13 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 				cli_usage_error(usage, "option '--state': '%s' is not running, idle or all",
 						optarg);
 			break;
+		case OPT_FROM:
+			o->from = parse_seconds_opt("--from", optarg, 1e9);
+			break;
+		case OPT_TO:
+			o->to = parse_seconds_opt("--to", optarg, 1e9);
+			o->has_to = 1;
+			break;
 		case OPT_THREAD_FRAMES:
 			o->thread_frames = 1;
 			break;
@@ -108,6 +119,8 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 			cli_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->has_to && o->to <= o->from)
+		cli_usage_error(usage, "option '--to' must be later than '--from'");
 	return optind;
 }
 
@@ -135,6 +148,9 @@ struct profile_filter cli_filter(const struct cli_opts *o)
 		.ntids = o->ntids,
 		.thread_re = o->have_thread_re ? &o->thread_re : NULL,
 		.state = o->state,
+		.from = o->from,
+		.to = o->to,
+		.has_to = o->has_to,
 	};
 }
 

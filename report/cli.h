@@ -22,6 +22,8 @@
 	"  --tid TID            only this thread (repeatable)\n" \
 	"  --thread REGEX       only threads whose name matches (extended regex)\n" \
 	"  --state STATE        running, idle or all samples (default all)\n" \
+	"  --from SECONDS       only samples this long after the start or later\n" \
+	"  --to SECONDS         only samples before this long after the start\n" \
 	"  --thread-frames      add a 'NAME [TID]' frame under the root\n" \
 	"  --symbols DIR        also look for debug files in DIR (repeatable)\n" \
 	"  --addresses          show raw IMAGE+0xOFFSET frames\n" \
@@ -34,6 +36,8 @@ struct cli_opts {
 	regex_t thread_re;
 	int have_thread_re;
 	int state;               /* enum profile_state */
+	uint64_t from, to;       /* ns since the start; to only if has_to */
+	int has_to;
 	int thread_frames;
 	const char **symbol_dirs;
 	size_t nsymbol_dirs;

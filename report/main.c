@@ -31,8 +31,9 @@ static void usage(FILE *f)
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "%s%s", i ? " | " : "", commands[i].name);
 	fputs(" [--tid TID] [--thread REGEX]\n"
-	      "                   [--state running|idle|all] [--thread-frames]\n"
-	      "                   [--symbols DIR] [--addresses] [--no-inline] TRACE\n"
+	      "                   [--state running|idle|all] [--from SECONDS] [--to SECONDS]\n"
+	      "                   [--thread-frames]"
+	      " [--symbols DIR] [--addresses] [--no-inline] TRACE\n"
 	      "\ncommands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);

@@ -4,7 +4,9 @@
  * Three passes keep the work proportional to what is distinct rather than
  * to the number of samples: filtered samples are counted per (stack node,
  * thread frame); each distinct pair is symbolized into a list of names
- * (each address resolved once by the symbolizer's cache); the lists are
+ * (the caller frames of each prefix-tree node are resolved once and
+ * memoised, since a node is shared by every stack through it; an image is
+ * picked by the time of the first sample that reached the node); the lists are
  * sorted by name and equal neighbours merged, which both dedupes stacks
  * that differ only in addresses and makes the order deterministic.
  */
@@ -17,8 +19,8 @@
 #include "common/diag.h"
 #include "common/hmap.h"
 
-/* Leaf-first address stacks longer than this are cut (the reader caps
- * depth already; this only bounds our scratch buffer). */
+/* Stacks deeper than this are cut (the recorder caps depth already; this
+ * bounds our scratch buffer and a hostile parent chain). */
 #define PROFILE_MAX_DEPTH 65536
 
 struct profile_priv {
@@ -27,6 +29,12 @@ struct profile_priv {
 	size_t nnames, capnames;
 	char **owned;             /* strings formatted here */
 	size_t nowned, capowned;
+	const char **mnames;      /* per-node memo storage, while building */
+	size_t nmnames, capmnames;
+};
+
+struct memo {
+	uint32_t first, n;        /* n == UINT32_MAX: not yet resolved */
 };
 
 int profile_state_parse(const char *s, int *state)
@@ -63,9 +71,13 @@ static const char *name_at(const struct trace *t, uint32_t tid, uint64_t time)
 int profile_filter_match(const struct trace *t, const struct profile_filter *f,
 			 const struct trace_sample *s)
 {
+	uint64_t rel = s->time > t->session.start_monotonic_ns
+			       ? s->time - t->session.start_monotonic_ns : 0;
 	size_t i;
 
 	if (!profile_state_match(f->state, s->state))
+		return 0;
+	if (rel < f->from || (f->has_to && rel >= f->to))
 		return 0;
 	if (f->ntids) {
 		for (i = 0; i < f->ntids; i++)
@@ -124,6 +136,28 @@ static int cmp_stack(const void *a, const void *b)
 	return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
 }
 
+/* The frames of node n's address as a return address, outermost first,
+ * memoised per node: most nodes are shared by many stacks. */
+static int node_frames(struct profile_priv *p, struct symbolize *sym, const struct trace *t,
+		       uint32_t n, uint64_t time, struct memo *m)
+{
+	const struct symbolize_frame *fr;
+	size_t nf, f;
+	int err;
+
+	if (m[n].n != UINT32_MAX)
+		return 0;
+	err = symbolize_addr(sym, t->nodes[n].addr, time, 0, &fr, &nf);
+	if (err < 0)
+		return err;
+	p->mnames = xgrow(p->mnames, &p->capmnames, p->nmnames + nf, sizeof(*p->mnames));
+	m[n].first = p->nmnames;
+	m[n].n = (uint32_t)nf;
+	for (f = nf; f-- > 0;)
+		p->mnames[p->nmnames++] = fr[f].name;
+	return 0;
+}
+
 int profile_build(const struct trace *t, struct symbolize *sym, const struct profile_opts *o,
 		  struct profile **out)
 {
@@ -131,8 +165,9 @@ int profile_build(const struct trace *t, struct symbolize *sym, const struct pro
 	struct profile *pub = &p->pub;
 	struct key *keys = NULL;
 	size_t nkeys = 0, capkeys = 0, i, j, depth;
-	uint64_t *addrs = NULL;
+	uint32_t *chain = NULL;
 	size_t *offsets = NULL;
+	struct memo *memo = NULL;
 	struct hmap seen;
 	const char *root;
 	int err = 0;
@@ -146,7 +181,7 @@ int profile_build(const struct trace *t, struct symbolize *sym, const struct pro
 
 		if (!profile_filter_match(t, &o->filter, s))
 			continue;
-		if (s->stack >= t->nnodes)
+		if (s->stack >= t->nnodes && s->stack != 0)
 			continue; /* the reader drops these; be safe anyway */
 		if (o->thread_frames)
 			tn = name_at(t, s->tid, s->time);
@@ -162,12 +197,17 @@ int profile_build(const struct trace *t, struct symbolize *sym, const struct pro
 	}
 
 	root = keep(p, profile_root_name(t));
-	addrs = xmalloc(PROFILE_MAX_DEPTH * sizeof(*addrs));
+	chain = xmalloc(PROFILE_MAX_DEPTH * sizeof(*chain));
 	offsets = xmalloc((nkeys + 1) * sizeof(*offsets));
+	memo = xmalloc((t->nnodes ? t->nnodes : 1) * sizeof(*memo));
+	for (i = 0; i < t->nnodes; i++)
+		memo[i].n = UINT32_MAX;
 	pub->stacks = xcalloc(nkeys ? nkeys : 1, sizeof(*pub->stacks));
 	for (i = 0; i < nkeys; i++) {
 		struct key *k = &keys[i];
-		size_t d;
+		const struct symbolize_frame *fr;
+		uint32_t n;
+		size_t d, nf, f;
 
 		offsets[i] = p->nnames;
 		p->names = xgrow(p->names, &p->capnames, p->nnames + 2, sizeof(*p->names));
@@ -175,20 +215,35 @@ int profile_build(const struct trace *t, struct symbolize *sym, const struct pro
 		if (o->thread_frames)
 			p->names[p->nnames++] = keep(p, xasprintf("%s [%u]",
 					k->thread_name && k->thread_name[0] ? k->thread_name : "?", k->tid));
-		depth = trace_stack(t, k->node, addrs, PROFILE_MAX_DEPTH);
-		if (depth > PROFILE_MAX_DEPTH)
-			depth = PROFILE_MAX_DEPTH;
-		/* addrs is leaf first; emit root first, and each address's
-		 * frames outermost first (they come innermost first). */
-		for (d = depth; d-- > 0;) {
-			const struct symbolize_frame *fr;
-			size_t n, f;
-
-			err = symbolize_addr(sym, addrs[d], k->time, d == 0, &fr, &n);
+		/* Leaf first, up to the root. The tree is built append-only,
+		 * so a parent is always older (smaller) than its child; a link
+		 * that is not, or a chain deeper than the cap, ends the walk
+		 * (hostile input cannot make it loop). */
+		for (depth = 0, n = k->node; n && n < t->nnodes && depth < PROFILE_MAX_DEPTH;) {
+			chain[depth++] = n;
+			if (t->nodes[n].parent >= n)
+				break;
+			n = t->nodes[n].parent;
+		}
+		/* Root first: every caller as a return address, then the leaf.
+		 * Each address's frames come innermost first; emit outermost
+		 * first. */
+		for (d = depth; d-- > 1;) {
+			err = node_frames(p, sym, t, chain[d], k->time, memo);
 			if (err < 0)
 				goto out;
-			p->names = xgrow(p->names, &p->capnames, p->nnames + n, sizeof(*p->names));
-			for (f = n; f-- > 0;)
+			p->names = xgrow(p->names, &p->capnames, p->nnames + memo[chain[d]].n,
+					 sizeof(*p->names));
+			memcpy(p->names + p->nnames, p->mnames + memo[chain[d]].first,
+			       memo[chain[d]].n * sizeof(*p->names));
+			p->nnames += memo[chain[d]].n;
+		}
+		if (depth) {
+			err = symbolize_addr(sym, t->nodes[chain[0]].addr, k->time, 1, &fr, &nf);
+			if (err < 0)
+				goto out;
+			p->names = xgrow(p->names, &p->capnames, p->nnames + nf, sizeof(*p->names));
+			for (f = nf; f-- > 0;)
 				p->names[p->nnames++] = fr[f].name;
 		}
 		pub->stacks[i].nframes = p->nnames - offsets[i];
@@ -208,8 +263,11 @@ int profile_build(const struct trace *t, struct symbolize *sym, const struct pro
 out:
 	hmap_release(&seen);
 	free(keys);
-	free(addrs);
+	free(chain);
 	free(offsets);
+	free(memo);
+	free(p->mnames);
+	p->mnames = NULL;
 	if (err < 0) {
 		profile_free(pub);
 		return err;

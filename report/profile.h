@@ -36,6 +36,9 @@ struct profile_filter {
 	size_t ntids;
 	const regex_t *thread_re; /* --thread: the name when sampled matches */
 	int state;                /* enum profile_state */
+	uint64_t from;            /* --from: ns since the recording started */
+	uint64_t to;              /* --to: keep samples before this, if has_to */
+	int has_to;
 };
 
 struct profile_opts {

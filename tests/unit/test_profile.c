@@ -246,3 +246,43 @@ Test(profile, thread_table_counts_and_order)
 	cr_assert_eq(tt.rows[1].end, 900);
 	thread_table_release(&tt);
 }
+
+Test(profile, filter_time_window)
+{
+	struct trace t;
+	struct profile_opts o = { .filter = { .from = 500, .to = 750, .has_to = 1 } };
+	char *s;
+
+	make_trace(&t);
+	s = folded(&t, &o);
+	cr_assert_str_eq(s,
+		"myprog;libfake.so+0x100;[unknown]+0x9000 1\n"
+		"myprog;libfake.so+0x100;libfake.so+0x300 1\n");
+	free(s);
+}
+
+Test(profile, hostile_parent_chain_is_bounded)
+{
+	struct trace t;
+	/* node 1's parent is itself; node 2's parent is out of range. */
+	struct trace_node n2[] = { { 0, 0 }, { 0x9000, 1 }, { 0x9001, 77 } };
+	struct trace_sample s2[] = { { 1, 10, 1, TRACE_STATE_RUNNING, 0 },
+				     { 2, 10, 2, TRACE_STATE_RUNNING, 0 } };
+	struct profile_opts o = { 0 };
+	struct symbolize *sym;
+	struct profile *p;
+
+	make_trace(&t);
+	t.nodes = n2;
+	t.nnodes = 3;
+	t.samples = s2;
+	t.nsamples = 2;
+	cr_assert_eq(symbolize_new(&t, NULL, &sym), 0);
+	cr_assert_eq(profile_build(&t, sym, &o, &p), 0);
+	cr_assert_eq(p->nstacks, 2);
+	cr_assert_eq(p->samples, 2);
+	cr_assert_eq(p->stacks[0].nframes, 2); /* root + [unknown]+0x9000 */
+	cr_assert_eq(p->stacks[1].nframes, 2); /* root + [unknown]+0x9001 */
+	profile_free(p);
+	symbolize_free(sym);
+}
