@@ -1,0 +1,269 @@
+/*
+ * sampler.c: the loop that turns ticks into samples.
+ *
+ * Timing uses absolute deadlines on CLOCK_MONOTONIC (clock_nanosleep with
+ * TIMER_ABSTIME), so the rate does not drift with the time each tick takes.
+ * When a tick takes so long that later deadlines have passed, those ticks
+ * are not made up: each one is counted as lost, once per thread it would
+ * have sampled. Each thread is stopped only while its registers and stack
+ * are copied and walked, and let go before the sample is written, so the
+ * target pays the least possible. Book-keeping that need not run every
+ * tick (image map, thread names, counters, flush) runs on coarser clocks.
+ */
+#include "sampler.h"
+#include "images.h"
+#include "unwind.h"
+#include "common/diag.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAINT_NS (100 * 1000000ull)     /* image map and thread names */
+#define PROGRESS_NS (250 * 1000000ull)
+#define FLUSH_NS (500 * 1000000ull)     /* well inside the 1 s promise */
+#define NAME_MAX_BYTES 64
+
+struct tname {
+	uint32_t tid;
+	char name[NAME_MAX_BYTES];
+};
+
+struct loop {
+	const struct sampler_config *cfg;
+	struct target *t;
+	struct trace_writer *w;
+	struct sampler_stats *st;
+	struct images *images;
+	struct tname *names;
+	size_t nnames, names_cap;
+	uint64_t *frames;
+	int exited;
+};
+
+uint64_t sampler_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int selected(const struct sampler_config *cfg, uint32_t tid)
+{
+	if (!cfg->ntids)
+		return 1;
+	for (size_t i = 0; i < cfg->ntids; i++)
+		if (cfg->tids[i] == tid)
+			return 1;
+	return 0;
+}
+
+static struct tname *name_of(struct loop *l, uint32_t tid)
+{
+	for (size_t i = 0; i < l->nnames; i++)
+		if (l->names[i].tid == tid)
+			return &l->names[i];
+	return NULL;
+}
+
+/* Records the thread's name if it is new or changed. */
+static int check_name(struct loop *l, uint32_t tid, uint64_t now)
+{
+	char name[NAME_MAX_BYTES];
+	struct tname *n = name_of(l, tid);
+
+	if (target_thread_name(l->t, tid, name, sizeof(name)) < 0)
+		return 0;
+	if (!n) {
+		l->names = xgrow(l->names, &l->names_cap, l->nnames + 1, sizeof(*l->names));
+		n = &l->names[l->nnames++];
+		n->tid = tid;
+		n->name[0] = 0;
+	} else if (strcmp(n->name, name) == 0) {
+		return 0;
+	}
+	strcpy(n->name, name);
+	return trace_writer_thread_name(l->w, tid, now, name);
+}
+
+static void forget_name(struct loop *l, uint32_t tid)
+{
+	struct tname *n = name_of(l, tid);
+	if (n)
+		*n = l->names[--l->nnames];
+}
+
+static int handle_events(struct loop *l, uint64_t now)
+{
+	struct target_event ev;
+	int r = 0;
+
+	target_poll(l->t);
+	while (r == 0 && target_next_event(l->t, &ev)) {
+		switch (ev.kind) {
+		case TARGET_EVENT_THREAD_START:
+			l->st->threads++;
+			r = trace_writer_thread_start(l->w, ev.tid, now);
+			if (r == 0)
+				r = check_name(l, ev.tid, now);
+			break;
+		case TARGET_EVENT_THREAD_END:
+			forget_name(l, ev.tid);
+			r = trace_writer_thread_end(l->w, ev.tid, now);
+			break;
+		case TARGET_EVENT_EXEC:
+			r = images_update(l->images, l->w, now);
+			if (r == 0)
+				r = check_name(l, ev.tid, now);
+			break;
+		case TARGET_EVENT_EXIT:
+			l->exited = 1;
+			break;
+		}
+	}
+	return r;
+}
+
+static int maintain(struct loop *l, uint64_t now)
+{
+	const uint32_t *tids;
+	size_t n = target_threads(l->t, &tids);
+	int r = images_update(l->images, l->w, now);
+
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = check_name(l, tids[i], now);
+	return r;
+}
+
+static int sample_thread(struct loop *l, uint32_t tid)
+{
+	struct target_stop s;
+	struct unwind_config uc = { .max_depth = l->cfg->max_depth };
+	struct unwind_memory mem = { .read = target_read, .ctx = l->t };
+	size_t n = 0;
+	int stop, r;
+	uint64_t time;
+
+	r = target_stop_thread(l->t, tid, &s);
+	if (r == -ESRCH) {
+		l->st->counters[TRACE_COUNTER_THREADS_VANISHED]++;
+		return 0;
+	}
+	if (r < 0) {
+		l->st->counters[TRACE_COUNTER_SAMPLES_LOST]++;
+		return 0;
+	}
+	time = sampler_now();
+	uc.arch = s.arch;
+	mem.window = s.window;
+	mem.window_addr = s.window_addr;
+	mem.window_len = s.window_len;
+	stop = unwind_stack(&uc, &s.regs, &mem, l->frames, &n);
+	target_resume_thread(l->t, tid);
+
+	l->st->counters[unwind_stop_counter(stop)]++;
+	r = trace_writer_sample(l->w, time, tid, s.state,
+				stop == UNWIND_STOP_DEPTH ? TRACE_SAMPLE_TRUNCATED : 0, l->frames, n);
+	if (r == 0)
+		l->st->samples++;
+	return r;
+}
+
+static void fill_stats(struct loop *l, uint64_t start, uint64_t now)
+{
+	const uint32_t *tids;
+	l->st->elapsed_ns = now - start;
+	l->st->live_threads = target_threads(l->t, &tids);
+	l->st->images = images_count(l->images);
+	l->st->lost = l->st->counters[TRACE_COUNTER_SAMPLES_LOST];
+	l->st->bytes = trace_writer_bytes(l->w);
+}
+
+int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace_writer *w,
+		struct sampler_stats *st)
+{
+	struct loop l = { .cfg = cfg, .t = t, .w = w, .st = st };
+	uint64_t period = 1000000000ull / (cfg->rate_hz ? cfg->rate_hz : 1);
+	uint64_t start = sampler_now(), next = start, now = start;
+	uint64_t next_maint, next_flush, next_progress;
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	l.images = images_new(t);
+	l.frames = xmalloc((cfg->max_depth ? cfg->max_depth : 1) * sizeof(*l.frames));
+	r = images_update(l.images, w, 0);
+	if (r == 0)
+		r = handle_events(&l, start);
+	next_maint = start + MAINT_NS;
+	next_flush = start + FLUSH_NS;
+	next_progress = start + PROGRESS_NS;
+
+	while (r == 0 && !*cfg->stop && !l.exited) {
+		struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
+		const uint32_t *tids;
+		size_t n, sampled = 0;
+
+		if (cfg->duration_ns && next - start >= cfg->duration_ns)
+			break;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			if (*cfg->stop)
+				break;
+		if (*cfg->stop)
+			break;
+		now = sampler_now();
+		r = handle_events(&l, now);
+		if (r || l.exited)
+			break;
+
+		n = target_threads(t, &tids);
+		/* tids is borrowed until the next call into t: copy it. */
+		uint32_t *copy = xmalloc((n + 1) * sizeof(*copy));
+		memcpy(copy, tids, n * sizeof(*copy));
+		for (size_t i = 0; i < n && r == 0; i++) {
+			if (!selected(cfg, copy[i]))
+				continue;
+			sampled++;
+			r = sample_thread(&l, copy[i]);
+		}
+		free(copy);
+		if (r)
+			break;
+
+		now = sampler_now();
+		/* A late tick still runs (at once); only deadlines a whole
+		 * period in the past are given up and counted. */
+		next += period;
+		if (now >= next + period) {
+			uint64_t missed = (now - next) / period;
+			st->counters[TRACE_COUNTER_SAMPLES_LOST] += missed * (sampled ? sampled : 1);
+			next += missed * period;
+		}
+		if (now >= next_maint) {
+			r = handle_events(&l, now);
+			if (r == 0)
+				r = maintain(&l, now);
+			next_maint = now + MAINT_NS;
+		}
+		if (r == 0 && now >= next_flush) {
+			r = trace_writer_counters(w, st->counters);
+			if (r == 0)
+				r = trace_writer_flush(w);
+			next_flush = now + FLUSH_NS;
+		}
+		if (now >= next_progress && cfg->progress) {
+			fill_stats(&l, start, now);
+			cfg->progress(cfg->progress_ctx, st);
+			next_progress = now + PROGRESS_NS;
+		}
+	}
+	if (r == 0)
+		r = handle_events(&l, sampler_now());
+	if (r == 0)
+		r = trace_writer_counters(w, st->counters);
+	fill_stats(&l, start, sampler_now());
+	images_free(l.images);
+	free(l.names);
+	free(l.frames);
+	return r;
+}

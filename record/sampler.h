@@ -1,0 +1,54 @@
+/*
+ * sampler.h: the sampling loop of prof-record.
+ *
+ * sampler_run() drives a struct target and a struct trace_writer: on every
+ * tick of an absolute-deadline clock it snapshots each selected thread,
+ * unwinds it and records the sample; between ticks it follows thread
+ * starts, exits, renames and image changes, and flushes the trace at least
+ * once a second. It returns when asked to stop, when the duration is up,
+ * when the target exits, or on a write error. It never prints: progress
+ * goes to an optional callback.
+ */
+#ifndef RECORD_SAMPLER_H
+#define RECORD_SAMPLER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/trace.h"
+#include "record/target.h"
+
+struct sampler_stats {
+	uint64_t elapsed_ns;
+	uint64_t samples;
+	uint64_t threads;       /* threads seen */
+	uint64_t live_threads;
+	uint64_t images;
+	uint64_t lost;          /* TRACE_COUNTER_SAMPLES_LOST */
+	uint64_t bytes;         /* trace bytes written */
+	uint64_t counters[TRACE_COUNTER__COUNT];
+};
+
+struct sampler_config {
+	uint32_t rate_hz;
+	uint64_t duration_ns;   /* 0: until stopped or the target exits */
+	size_t max_depth;
+	const uint32_t *tids;   /* only these threads, if ntids > 0 (borrowed) */
+	size_t ntids;
+	const volatile sig_atomic_t *stop;  /* non-zero: finish now */
+	/* Called about four times a second, if set. */
+	void (*progress)(void *ctx, const struct sampler_stats *st);
+	void *progress_ctx;
+};
+
+/* Monotonic nanoseconds, the clock of every trace timestamp. */
+uint64_t sampler_now(void);
+
+/* Samples t into w until done; *st holds the totals afterwards. Returns 0,
+ * or the negative trace_writer error that ended it. The writer is left
+ * unfinished and the target attached: the caller detaches, then finishes. */
+int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace_writer *w,
+		struct sampler_stats *st);
+
+#endif

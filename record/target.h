@@ -1,0 +1,115 @@
+/*
+ * target.h: the platform layer under the sampler.
+ *
+ * A struct target is one profiled process: launched or attached, its
+ * threads tracked as they come and go, each thread stopped briefly to be
+ * sampled and then let go. The sampler (sampler.c) is written against this
+ * interface only; target_linux_ptrace.c implements it with ptrace, and a
+ * macOS implementation would use the Mach thread APIs.
+ *
+ * Library code: functions return 0 or a negative errno (or TARGET_E_*),
+ * described by target_strerror(). Nothing prints.
+ */
+#ifndef RECORD_TARGET_H
+#define RECORD_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/buf.h"
+#include "record/unwind.h"
+
+enum target_error {
+	TARGET_E_EXEC = -4000,  /* the launched command could not be executed */
+	TARGET_E_NOTHREADS,     /* attaching found no thread it could trace */
+};
+
+enum target_event_kind {
+	TARGET_EVENT_THREAD_START, /* tid is new (or was found at attach) */
+	TARGET_EVENT_THREAD_END,   /* tid exited */
+	TARGET_EVENT_EXEC,         /* the process called execve: images change */
+	TARGET_EVENT_EXIT,         /* the process is gone; status is its wait status */
+};
+
+struct target_event {
+	int kind;
+	uint32_t tid;
+	int status;
+};
+
+/* A thread held stopped by target_stop_thread(). The window is a copy of
+ * the stack from sp upward, borrowed until target_resume_thread(). */
+struct target_stop {
+	uint32_t tid;
+	uint8_t state;          /* enum trace_state, read before stopping it */
+	int arch;               /* enum unwind_arch */
+	struct unwind_regs regs;
+	uint64_t window_addr;
+	const uint8_t *window;
+	size_t window_len;
+};
+
+struct target;
+
+/* Describes a negative target_* return value. */
+const char *target_strerror(int err);
+
+/* Attaches to every thread of process pid without stopping it for more than
+ * an instant. -ESRCH: no such process; -EPERM: not allowed. On success the
+ * caller owns *out (target_free()). */
+int target_attach(pid_t pid, struct target **out);
+/* Forks a child for argv (borrowed) that waits, traced, until
+ * target_launch_exec(); nothing of argv runs before. */
+int target_launch(char *const argv[], struct target **out);
+/* Lets the launched child exec its command and waits until it has. Returns
+ * 0, or TARGET_E_EXEC with *exec_errno set when execvp failed (the child
+ * has then exited and been reaped). */
+int target_launch_exec(struct target *t, int *exec_errno);
+
+pid_t target_pid(const struct target *t);
+/* 1 when the process has exited; *status is then its wait(2) status. */
+int target_exited(const struct target *t, int *status);
+
+/* Handles whatever the target's threads reported since the last call
+ * (new threads, exits, signals to pass on, job-control stops) without
+ * blocking, and queues events for target_next_event(). */
+int target_poll(struct target *t);
+/* Takes the oldest queued event: returns 1 with *ev set, or 0 when none. */
+int target_next_event(struct target *t, struct target_event *ev);
+
+/* The live threads, borrowed until the next call into t. */
+size_t target_threads(struct target *t, const uint32_t **tids);
+
+/* Stops thread tid and reads its registers and stack window into *s.
+ * Returns 0 (the thread is then stopped until target_resume_thread()),
+ * -ESRCH when the thread exited, or -EAGAIN when it did not stop in time. */
+int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s);
+/* Reads target memory of a stopped thread's process; the
+ * unwind_memory read callback (ctx is the struct target). */
+int target_read(void *ctx, uint64_t addr, void *buf, size_t len);
+/* Lets a thread stopped by target_stop_thread() run again. */
+int target_resume_thread(struct target *t, uint32_t tid);
+
+/* The thread's current name, NUL-terminated into buf of n bytes. */
+int target_thread_name(struct target *t, uint32_t tid, char *buf, size_t n);
+/* Replaces out's contents with the process's memory-map text. */
+int target_read_maps(struct target *t, struct buf *out);
+/* Opens a file mapped at [start, end) in the target, as it is mapped (even
+ * if deleted or in another mount namespace when the OS allows), falling
+ * back to path. Returns an fd the caller closes, or a negative errno. */
+int target_open_mapped(struct target *t, uint64_t start, uint64_t end, const char *path);
+/* The process's command line as a NULL-terminated heap vector; caller frees
+ * each string and the vector. */
+int target_cmdline(struct target *t, char ***argv, uint32_t *argc);
+
+/* Lets every thread go: none is left stopped by the recorder, and signals
+ * that arrived meanwhile are delivered. After this only target_free(),
+ * target_exited() and target_wait_exit() may be called. */
+int target_detach(struct target *t);
+/* For a launched target after detach: waits up to timeout_ms for it to
+ * exit. Returns 1 with *status set if it did, 0 if not. */
+int target_wait_exit(struct target *t, int timeout_ms, int *status);
+void target_free(struct target *t);
+
+#endif

@@ -1,0 +1,860 @@
+/*
+ * target_linux_ptrace.c: the target layer for Linux, in wall mode.
+ *
+ * Every thread is PTRACE_SEIZEd (never PTRACE_ATTACHed, which would send
+ * SIGSTOP; never with PTRACE_O_EXITKILL, so if the recorder dies the kernel
+ * simply detaches and the target runs on). PTRACE_O_TRACECLONE makes new
+ * threads arrive already traced. A sample is PTRACE_INTERRUPT, a wait for
+ * that thread's stop, PTRACE_GETREGS and one process_vm_readv of the stack,
+ * then PTRACE_CONT: the thread is held only for that long.
+ *
+ * The subtle part is that every ptrace-stop the kernel reports must be
+ * answered, or a thread stays stopped forever. The stops, and the answers:
+ *
+ *   interrupt stop  PTRACE_EVENT_STOP with SIGTRAP: ours, or a wake-up
+ *                   notification; sample it or PTRACE_CONT it.
+ *   group-stop      PTRACE_EVENT_STOP with a stop signal: someone stopped
+ *                   the process (SIGSTOP, ^Z); PTRACE_LISTEN keeps it
+ *                   stopped as they wanted, yet SIGCONT still wakes it.
+ *   signal stop     a signal is about to be delivered: PTRACE_CONT with
+ *                   that signal, so the target sees every signal it gets.
+ *   clone/exec/exit event stops: book-keeping, then PTRACE_CONT.
+ *
+ * A wait for a thread's stop is bounded by a short ITIMER_REAL alarm, so a
+ * thread stuck in the kernel (disk wait) costs one lost sample, not a hang.
+ * A thread that exits under us gives ESRCH or an exit status, and is
+ * reported as vanished.
+ */
+#include "target.h"
+#include "format/trace.h"
+#include "common/diag.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WINDOW_BYTES (32u << 10)
+#define WAIT_TIMEOUT_US 20000
+#define PAGE 4096u
+
+enum stop_kind { STOP_NONE, STOP_INTERRUPT, STOP_GROUP };
+
+struct thread {
+	uint32_t tid;
+	int stat_fd;            /* /proc/PID/task/TID/stat, kept open; -1 */
+	int exiting;            /* reported PTRACE_EVENT_EXIT: never sample */
+	int held;               /* stopped by target_stop_thread() */
+	int held_kind;          /* enum stop_kind of the held stop */
+};
+
+struct target {
+	pid_t pid;
+	int launched;
+	int go_fd, err_fd;      /* launch handshake pipes, or -1 */
+	int exited, exit_status;
+	int detached;
+	struct thread *threads;
+	size_t nthreads, cap;
+	uint32_t *tids;         /* for target_threads() */
+	size_t tids_cap;
+	struct target_event *events;
+	size_t nevents, events_cap, events_head;
+	uint8_t window[WINDOW_BYTES];
+};
+
+static volatile sig_atomic_t alarm_fired;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarm_fired = 1;
+}
+
+const char *target_strerror(int err)
+{
+	switch (err) {
+	case TARGET_E_EXEC: return "cannot execute the command";
+	case TARGET_E_NOTHREADS: return "no thread of the process could be traced";
+	default: return strerror(-err);
+	}
+}
+
+static void push_event(struct target *t, int kind, uint32_t tid, int status)
+{
+	if (t->events_head == t->nevents)
+		t->events_head = t->nevents = 0;
+	t->events = xgrow(t->events, &t->events_cap, t->nevents + 1, sizeof(*t->events));
+	t->events[t->nevents++] = (struct target_event){ kind, tid, status };
+}
+
+int target_next_event(struct target *t, struct target_event *ev)
+{
+	if (t->events_head >= t->nevents)
+		return 0;
+	*ev = t->events[t->events_head++];
+	return 1;
+}
+
+static struct thread *find(struct target *t, uint32_t tid)
+{
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid)
+			return &t->threads[i];
+	return NULL;
+}
+
+static struct thread *add_thread(struct target *t, uint32_t tid)
+{
+	struct thread *th = find(t, tid);
+	char path[64];
+
+	if (th)
+		return th;
+	t->threads = xgrow(t->threads, &t->cap, t->nthreads + 1, sizeof(*t->threads));
+	th = &t->threads[t->nthreads++];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/stat", (int)t->pid, tid);
+	th->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	push_event(t, TARGET_EVENT_THREAD_START, tid, 0);
+	return th;
+}
+
+static void drop_thread(struct target *t, uint32_t tid)
+{
+	struct thread *th = find(t, tid);
+	if (!th)
+		return;
+	if (th->stat_fd >= 0)
+		close(th->stat_fd);
+	*th = t->threads[--t->nthreads];
+	push_event(t, TARGET_EVENT_THREAD_END, tid, 0);
+}
+
+static long seize(pid_t tid)
+{
+	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
+	return ptrace(PTRACE_SEIZE, tid, 0L, opts);
+}
+
+static int is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static struct target *target_new(pid_t pid)
+{
+	struct target *t = xcalloc(1, sizeof(*t));
+	struct sigaction sa;
+
+	t->pid = pid;
+	t->go_fd = t->err_fd = -1;
+	/* No SA_RESTART: the alarm must break a waitpid() that waits too long. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	return t;
+}
+
+pid_t target_pid(const struct target *t) { return t->pid; }
+
+int target_exited(const struct target *t, int *status)
+{
+	if (t->exited)
+		*status = t->exit_status;
+	return t->exited;
+}
+
+/* The process is gone: every thread has ended. */
+static void process_gone(struct target *t, int status)
+{
+	while (t->nthreads)
+		drop_thread(t, t->threads[0].tid);
+	if (!t->exited) {
+		t->exited = 1;
+		t->exit_status = status;
+		push_event(t, TARGET_EVENT_EXIT, (uint32_t)t->pid, status);
+	}
+}
+
+static void exec_happened(struct target *t, uint32_t tid)
+{
+	unsigned long former = 0;
+
+	/* After execve only the leader remains, whichever thread called it. */
+	ptrace(PTRACE_GETEVENTMSG, tid, 0L, &former);
+	for (size_t i = 0; i < t->nthreads;) {
+		if (t->threads[i].tid != (uint32_t)t->pid)
+			drop_thread(t, t->threads[i].tid);
+		else
+			i++;
+	}
+	struct thread *th = add_thread(t, (uint32_t)t->pid);
+	th->exiting = 0;
+	/* The stat file of the old leader may be stale after the change. */
+	if (th->stat_fd >= 0)
+		close(th->stat_fd);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)t->pid, (int)t->pid);
+	th->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	push_event(t, TARGET_EVENT_EXEC, (uint32_t)t->pid, 0);
+}
+
+/*
+ * What one wait status means, after the book-keeping it needs. Returns the
+ * kind of stop the thread is now in and left in (STOP_INTERRUPT or
+ * STOP_GROUP), or STOP_NONE when the thread was already restarted or is
+ * gone; *gone says the latter. *sig is a signal to be delivered.
+ */
+static int classify(struct target *t, pid_t tid, int status, int *gone, int *sig)
+{
+	*gone = 0;
+	*sig = 0;
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		*gone = 1;
+		if (tid == t->pid)
+			/* The leader's exit is reported last, once the whole
+			 * process is gone. */
+			process_gone(t, status);
+		else
+			drop_thread(t, (uint32_t)tid);
+		return STOP_NONE;
+	}
+	if (!WIFSTOPPED(status))
+		return STOP_NONE;
+
+	int s = WSTOPSIG(status), event = status >> 16;
+	struct thread *th = find(t, (uint32_t)tid);
+	if (!th)  /* a new thread's first stop may beat its clone event */
+		th = add_thread(t, (uint32_t)tid);
+
+	switch (event) {
+	case 0:
+		*sig = s;  /* signal-delivery-stop */
+		break;
+	case PTRACE_EVENT_STOP:
+		return is_stop_signal(s) ? STOP_GROUP : STOP_INTERRUPT;
+	case PTRACE_EVENT_CLONE: {
+		unsigned long child = 0;
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &child) == 0 && child)
+			add_thread(t, (uint32_t)child);
+		break;
+	}
+	case PTRACE_EVENT_EXEC:
+		exec_happened(t, (uint32_t)tid);
+		break;
+	case PTRACE_EVENT_EXIT:
+		th->exiting = 1;
+		break;
+	default:
+		break;
+	}
+	if (ptrace(PTRACE_CONT, tid, 0L, (long)*sig) < 0 && errno == ESRCH)
+		*gone = 1;
+	return STOP_NONE;
+}
+
+/* Answers a stop that nobody is sampling. */
+static void settle(struct target *t, pid_t tid, int kind)
+{
+	if (kind == STOP_GROUP)
+		ptrace(PTRACE_LISTEN, tid, 0L, 0L);
+	else if (kind == STOP_INTERRUPT)
+		ptrace(PTRACE_CONT, tid, 0L, 0L);
+}
+
+int target_poll(struct target *t)
+{
+	for (;;) {
+		int status, gone, sig;
+		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid == 0)
+			return 0;
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD && !t->exited && !t->detached)
+				process_gone(t, 0);
+			return 0;
+		}
+		settle(t, tid, classify(t, tid, status, &gone, &sig));
+	}
+}
+
+size_t target_threads(struct target *t, const uint32_t **tids)
+{
+	size_t n = 0;
+	t->tids = xgrow(t->tids, &t->tids_cap, t->nthreads + 1, sizeof(*t->tids));
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (!t->threads[i].exiting)
+			t->tids[n++] = t->threads[i].tid;
+	*tids = t->tids;
+	return n;
+}
+
+static uint8_t read_state(struct thread *th)
+{
+	char buf[512], *p;
+	ssize_t n;
+
+	if (th->stat_fd < 0)
+		return TRACE_STATE_UNKNOWN;
+	n = pread(th->stat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return TRACE_STATE_UNKNOWN;
+	buf[n] = 0;
+	p = strrchr(buf, ')');  /* the name may hold spaces and parentheses */
+	if (!p || p[1] != ' ')
+		return TRACE_STATE_UNKNOWN;
+	switch (p[2]) {
+	case 'R': return TRACE_STATE_RUNNING;
+	case 'S': case 'I': return TRACE_STATE_SLEEPING;
+	case 'D': return TRACE_STATE_DISK;
+	case 'T': case 't': return TRACE_STATE_STOPPED;
+	default: return TRACE_STATE_OTHER;
+	}
+}
+
+static void arm(int on)
+{
+	struct itimerval it = { { 0, 0 }, { 0, on ? WAIT_TIMEOUT_US : 0 } };
+	alarm_fired = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* Waits for tid to reach a stop we may hold, answering everything else.
+ * Returns STOP_INTERRUPT or STOP_GROUP, -ESRCH, or -EAGAIN on timeout. */
+static int wait_stop(struct target *t, pid_t tid)
+{
+	int ret;
+
+	arm(1);
+	for (;;) {
+		int status, gone, sig;
+		pid_t r = waitpid(tid, &status, __WALL);
+		if (r < 0) {
+			if (errno == EINTR && !alarm_fired)
+				continue;
+			ret = errno == EINTR ? -EAGAIN : -ESRCH;
+			if (ret == -ESRCH)
+				drop_thread(t, (uint32_t)tid);
+			break;
+		}
+		int kind = classify(t, r, status, &gone, &sig);
+		if (gone) {
+			ret = -ESRCH;
+			break;
+		}
+		if (kind != STOP_NONE) {
+			ret = kind;
+			break;
+		}
+		struct thread *th = find(t, (uint32_t)tid);
+		if (!th || th->exiting) {
+			ret = -ESRCH;
+			break;
+		}
+	}
+	arm(0);
+	return ret;
+}
+
+static size_t read_window(struct target *t, uint64_t sp)
+{
+	/* Page-sized pieces, so a read that runs off the top of the stack
+	 * still returns the pages before it. */
+	struct iovec local[WINDOW_BYTES / PAGE + 1], remote[WINDOW_BYTES / PAGE + 1];
+	size_t n = 0, total = 0;
+	uint64_t at = sp;
+
+	while (total < WINDOW_BYTES && n < sizeof(local) / sizeof(local[0])) {
+		size_t len = PAGE - (size_t)(at % PAGE);
+		if (len > WINDOW_BYTES - total)
+			len = WINDOW_BYTES - total;
+		local[n].iov_base = t->window + total;
+		local[n].iov_len = len;
+		remote[n].iov_base = (void *)(uintptr_t)at;
+		remote[n].iov_len = len;
+		n++;
+		total += len;
+		at += len;
+	}
+	ssize_t got = process_vm_readv(t->pid, local, n, remote, n, 0);
+	return got > 0 ? (size_t)got : 0;
+}
+
+int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
+{
+	struct thread *th = find(t, tid);
+	struct user_regs_struct regs;
+	int kind;
+
+	if (!th || th->exiting)
+		return -ESRCH;
+	memset(s, 0, sizeof(*s));
+	s->tid = tid;
+	s->state = read_state(th);
+	if (ptrace(PTRACE_INTERRUPT, (pid_t)tid, 0L, 0L) < 0) {
+		if (errno == ESRCH) {
+			/* Either gone, or its exit is waiting to be reaped. */
+			target_poll(t);
+			return -ESRCH;
+		}
+		return -errno;
+	}
+	kind = wait_stop(t, (pid_t)tid);
+	if (kind < 0)
+		return kind;
+	th = find(t, tid);
+	if (ptrace(PTRACE_GETREGS, (pid_t)tid, 0L, &regs) < 0) {
+		int e = errno;
+		if (th)
+			settle(t, (pid_t)tid, kind);
+		return e == ESRCH ? -ESRCH : -e;
+	}
+	th->held = 1;
+	th->held_kind = kind;
+	s->arch = UNWIND_ARCH_X86_64;
+	s->regs.pc = regs.rip;
+	s->regs.sp = regs.rsp;
+	s->regs.fp = regs.rbp;
+	s->window_addr = regs.rsp;
+	s->window = t->window;
+	s->window_len = read_window(t, regs.rsp);
+	return 0;
+}
+
+int target_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct target *t = ctx;
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+int target_resume_thread(struct target *t, uint32_t tid)
+{
+	struct thread *th = find(t, tid);
+	if (!th || !th->held)
+		return 0;
+	th->held = 0;
+	long r = th->held_kind == STOP_GROUP ? ptrace(PTRACE_LISTEN, (pid_t)tid, 0L, 0L)
+					     : ptrace(PTRACE_CONT, (pid_t)tid, 0L, 0L);
+	if (r < 0 && errno == ESRCH)
+		return -ESRCH;
+	return r < 0 ? -errno : 0;
+}
+
+static int read_small(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0)
+		return -errno;
+	got = read(fd, buf, n - 1);
+	int e = errno;
+	close(fd);
+	if (got < 0)
+		return -e;
+	buf[got] = 0;
+	return (int)got;
+}
+
+int target_thread_name(struct target *t, uint32_t tid, char *buf, size_t n)
+{
+	char path[64];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", (int)t->pid, tid);
+	r = read_small(path, buf, n);
+	if (r < 0)
+		return r;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+int target_read_maps(struct target *t, struct buf *out)
+{
+	char path[64];
+	int fd;
+
+	buf_reset(out);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		buf_grow(out, 16384);
+		ssize_t n = read(fd, out->data + out->len, out->cap - out->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		out->len += (size_t)n;
+		out->data[out->len] = 0;
+	}
+	close(fd);
+	return 0;
+}
+
+int target_open_mapped(struct target *t, uint64_t start, uint64_t end, const char *path)
+{
+	char p[128];
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/map_files/%lx-%lx", (int)t->pid, (unsigned long)start,
+		 (unsigned long)end);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
+}
+
+int target_cmdline(struct target *t, char ***argv, uint32_t *argc)
+{
+	char path[64];
+	struct buf b;
+	int fd;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)t->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf_init(&b);
+	for (;;) {
+		buf_grow(&b, 4096);
+		ssize_t got = read(fd, b.data + b.len, b.cap - b.len - 1);
+		if (got <= 0 || b.len + (size_t)got > TRACE_MAX_STRING)
+			break;
+		b.len += (size_t)got;
+	}
+	close(fd);
+	for (size_t i = 0; i < b.len && n < TRACE_MAX_ARGS;) {
+		size_t l = strnlen((char *)b.data + i, b.len - i);
+		v = xgrow(v, &cap, n + 2, sizeof(*v));
+		v[n++] = xstrndup((char *)b.data + i, l);
+		i += l + 1;
+	}
+	v = xgrow(v, &cap, n + 1, sizeof(*v));
+	v[n] = NULL;
+	buf_release(&b);
+	*argv = v;
+	*argc = (uint32_t)n;
+	return 0;
+}
+
+/* Seizes every thread listed in /proc/PID/task, until a pass finds no new
+ * one (threads may be created while we go). */
+static int seize_all(struct target *t)
+{
+	char path[64];
+	int first_err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
+	for (int pass = 0; pass < 100; pass++) {
+		DIR *d = opendir(path);
+		struct dirent *de;
+		int added = 0;
+
+		if (!d)
+			return errno == ENOENT ? -ESRCH : -errno;
+		while ((de = readdir(d))) {
+			char *end;
+			unsigned long tid = strtoul(de->d_name, &end, 10);
+			if (*end || tid == 0 || find(t, (uint32_t)tid))
+				continue;
+			if (seize((pid_t)tid) < 0) {
+				/* EPERM for a thread that a clone event already
+				 * attached is harmless; for the first one it is
+				 * the answer. */
+				if (!first_err && errno != ESRCH)
+					first_err = -errno;
+				if (!t->nthreads && tid == (unsigned long)t->pid) {
+					int e = errno;
+					closedir(d);
+					return -e;
+				}
+				continue;
+			}
+			add_thread(t, (uint32_t)tid);
+			added = 1;
+		}
+		closedir(d);
+		target_poll(t);
+		if (!added)
+			break;
+	}
+	if (!t->nthreads)
+		return first_err ? first_err : TARGET_E_NOTHREADS;
+	return 0;
+}
+
+int target_attach(pid_t pid, struct target **out)
+{
+	struct target *t;
+	int r;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+		return -ESRCH;
+	t = target_new(pid);
+	r = seize_all(t);
+	if (r < 0) {
+		target_detach(t);
+		target_free(t);
+		return r;
+	}
+	*out = t;
+	return 0;
+}
+
+int target_launch(char *const argv[], struct target **out)
+{
+	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
+	struct target *t;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		return -e;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		/* The child: wait until traced, then become the command. No
+		 * SIGSTOP is ever raised, so no group-stop can be left behind
+		 * if the recorder dies. */
+		char c;
+		int e;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		sigaction(SIGALRM, &sa, NULL);
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	close(err[1]);
+	t = target_new(pid);
+	t->launched = 1;
+	t->go_fd = go[1];
+	t->err_fd = err[0];
+	if (seize(pid) < 0) {
+		int e = errno;
+		target_free(t);  /* closes go: the child exits */
+		waitpid(pid, NULL, 0);
+		return -e;
+	}
+	add_thread(t, (uint32_t)pid);
+	*out = t;
+	return 0;
+}
+
+int target_launch_exec(struct target *t, int *exec_errno)
+{
+	int e = 0;
+	ssize_t n;
+
+	*exec_errno = 0;
+	if (write(t->go_fd, "x", 1) != 1)
+		return -errno;
+	close(t->go_fd);
+	t->go_fd = -1;
+	/* The error pipe closes on a successful exec. Meanwhile the child may
+	 * report stops (a signal before exec) that need an answer. */
+	for (;;) {
+		struct pollfd p = { t->err_fd, POLLIN, 0 };
+		int r = poll(&p, 1, 10);
+		if (r > 0)
+			break;
+		target_poll(t);
+		if (t->exited)
+			break;
+	}
+	n = read(t->err_fd, &e, sizeof(e));
+	close(t->err_fd);
+	t->err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		*exec_errno = e;
+		while (!t->exited) {
+			target_poll(t);
+			if (!t->exited)
+				usleep(1000);
+		}
+		return TARGET_E_EXEC;
+	}
+	target_poll(t);
+	return 0;
+}
+
+/* Brings one thread into a ptrace-stop and detaches it, delivering any
+ * signal it was about to receive. */
+static void detach_one(struct target *t, pid_t tid)
+{
+	struct thread *th = find(t, (uint32_t)tid);
+
+	if (th && th->held) {
+		th->held = 0;
+		ptrace(PTRACE_DETACH, tid, 0L, 0L);
+		return;
+	}
+	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0)
+		return;
+	arm(1);
+	for (;;) {
+		int status;
+		pid_t r = waitpid(tid, &status, __WALL);
+		if (r < 0)
+			break;  /* gone, or stuck: the kernel detaches when we exit */
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			int gone, sig;
+			classify(t, r, status, &gone, &sig);
+			break;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		int event = status >> 16, sig = WSTOPSIG(status);
+		if (event == PTRACE_EVENT_CLONE) {
+			unsigned long child = 0;
+			if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &child) == 0 && child)
+				add_thread(t, (uint32_t)child);
+		}
+		/* Detaching from a signal-delivery-stop passes the signal on;
+		 * from a group-stop the kernel keeps the thread stopped only if
+		 * the whole process still is, as whoever stopped it wanted. */
+		ptrace(PTRACE_DETACH, tid, 0L, event == 0 ? (long)sig : 0L);
+		break;
+	}
+	arm(0);
+}
+
+int target_detach(struct target *t)
+{
+	if (t->detached)
+		return 0;
+	if (t->go_fd >= 0) {
+		close(t->go_fd);  /* a child that never exec'd exits */
+		t->go_fd = -1;
+	}
+	for (int round = 0; round < 20 && !t->exited; round++) {
+		size_t n = t->nthreads;
+		uint32_t *tids = xmalloc((n + 1) * sizeof(*tids));
+		for (size_t i = 0; i < n; i++)
+			tids[i] = t->threads[i].tid;
+		for (size_t i = 0; i < n; i++) {
+			detach_one(t, (pid_t)tids[i]);
+			struct thread *th = find(t, tids[i]);
+			if (th) {
+				if (th->stat_fd >= 0)
+					close(th->stat_fd);
+				*th = t->threads[--t->nthreads];
+			}
+		}
+		free(tids);
+		/* Threads cloned meanwhile arrive traced: catch them. */
+		usleep(2000);
+		for (;;) {
+			int status;
+			pid_t r = waitpid(-1, &status, __WALL | WNOHANG);
+			if (r <= 0)
+				break;
+			if (WIFEXITED(status) || WIFSIGNALED(status)) {
+				if (r == t->pid) {
+					t->exited = 1;
+					t->exit_status = status;
+				}
+				continue;
+			}
+			if (WIFSTOPPED(status)) {
+				int event = status >> 16;
+				ptrace(PTRACE_DETACH, r, 0L, event == 0 ? (long)WSTOPSIG(status) : 0L);
+			}
+		}
+		if (!t->nthreads)
+			break;
+	}
+	t->detached = 1;
+	return 0;
+}
+
+int target_wait_exit(struct target *t, int timeout_ms, int *status)
+{
+	if (t->exited) {
+		*status = t->exit_status;
+		return 1;
+	}
+	if (!t->launched)
+		return 0;
+	for (int waited = 0; waited <= timeout_ms; waited += 5) {
+		int st;
+		pid_t r = waitpid(t->pid, &st, WNOHANG);
+		if (r == t->pid) {
+			t->exited = 1;
+			t->exit_status = st;
+			*status = st;
+			return 1;
+		}
+		if (r < 0)
+			return 0;
+		usleep(5000);
+	}
+	return 0;
+}
+
+void target_free(struct target *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].stat_fd >= 0)
+			close(t->threads[i].stat_fd);
+	if (t->go_fd >= 0)
+		close(t->go_fd);
+	if (t->err_fd >= 0)
+		close(t->err_fd);
+	free(t->threads);
+	free(t->tids);
+	free(t->events);
+	free(t);
+}
