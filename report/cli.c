@@ -62,7 +62,7 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* glibc: a full re-initialisation */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':

@@ -21,6 +21,8 @@
 
 struct symbolize_image {
 	int located;             /* locate_image() has run */
+	long same;               /* >= 0: an earlier image with this identity,
+	                          * whose file and table are shared, not owned */
 	int err;                 /* its result */
 	struct locate_result src;
 	struct symtab *symtab;   /* NULL if no usable file */
@@ -68,6 +70,7 @@ int symbolize_new(const struct trace *t, const struct symbolize_opts *o, struct 
 	s->images = xcalloc(t->nimages ? t->nimages : 1, sizeof(*s->images));
 	for (i = 0; i < t->nimages; i++) {
 		locate_result_init(&s->images[i].src);
+		s->images[i].same = -1;
 		s->images[i].label = image_label(&t->images[i]);
 	}
 	hmap_init(&s->cache);
@@ -82,8 +85,10 @@ void symbolize_free(struct symbolize *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->t->nimages; i++) {
-		locate_result_release(&s->images[i].src);
-		symtab_free(s->images[i].symtab);
+		if (s->images[i].same < 0) {
+			locate_result_release(&s->images[i].src);
+			symtab_free(s->images[i].symtab);
+		}
 		free(s->images[i].label);
 	}
 	free(s->images);
@@ -122,11 +127,28 @@ long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t tim
 static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 {
 	struct symbolize_image *si = &s->images[i];
+	size_t j;
 	int err;
 
 	if (si->located)
 		return si;
 	si->located = 1;
+	/* One file per identity: a library mapped twice, or reloaded after
+	 * dlclose, shares the first image's file and table. */
+	for (j = 0; j < i; j++) {
+		const struct trace_image *a = &s->t->images[j], *b = &s->t->images[i];
+		if (a->ident_kind != TRACE_IDENT_NONE && a->ident_kind == b->ident_kind &&
+		    a->ident_len == b->ident_len && a->ident_len <= TRACE_MAX_IDENT &&
+		    !memcmp(a->ident, b->ident, a->ident_len) &&
+		    !strcmp(a->path ? a->path : "", b->path ? b->path : "")) {
+			struct symbolize_image *o = load_image(s, j);
+			si->same = o->same >= 0 ? o->same : (long)j;
+			si->err = o->err;
+			si->src = o->src;
+			si->symtab = o->symtab;
+			return si;
+		}
+	}
 	si->err = locate_image(&s->t->images[i], &(struct locate_opts){
 		.symbol_dirs = s->o.symbol_dirs,
 		.nsymbol_dirs = s->o.nsymbol_dirs,

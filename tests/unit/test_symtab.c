@@ -306,3 +306,36 @@ Test(symtab, symbolize_never_uses_mismatching_file)
 	symbolize_free(s);
 	munmap(m.p, m.n);
 }
+
+Test(symtab, images_with_one_identity_share_one_file)
+{
+	struct mapped m;
+	struct trace_image img[2];
+	struct trace t;
+	struct symbolize *s;
+	const struct symbolize_frame *f;
+	const struct locate_result *a, *b;
+	size_t n;
+	int err;
+	uint64_t alpha = nm_addr("alpha");
+
+	map(&m);
+	image_of(&img[0], &m);
+	img[1] = img[0];
+	img[1].id = 8;
+	img[1].bias = img[1].start = 0x7f0000000000ull;
+	memset(&t, 0, sizeof(t));
+	t.nimages = 2;
+	t.images = img;
+	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &s), 0);
+	cr_assert_eq(symbolize_addr(s, img[1].bias + alpha, 0, 1, &f, &n), 0);
+	cr_assert_str_eq(f[0].name, "alpha");
+	cr_assert_eq(f[0].image, 1);
+	b = symbolize_image_source(s, 1, &err);
+	cr_assert_eq(err, 0);
+	a = symbolize_image_source(s, 0, &err);
+	cr_assert_eq(err, 0);
+	cr_assert_eq(a->data, b->data, "the file is mapped once");
+	symbolize_free(s);
+	munmap(m.p, m.n);
+}
