@@ -23,6 +23,9 @@ void images_free(struct images *im);
  * present at the start. Returns 0, or a negative trace_writer error; a map
  * that cannot be read (the process is gone) is not an error. */
 int images_update(struct images *im, struct trace_writer *w, uint64_t now);
+/* Whether addr lies in a recorded image (executable file mapping or vDSO)
+ * that is still loaded. */
+int images_covers(const struct images *im, uint64_t addr);
 /* Images recorded so far. */
 size_t images_count(const struct images *im);
 

@@ -28,7 +28,7 @@
 
 struct known {
 	char *path;
-	uint64_t start, inode;
+	uint64_t start, end, inode;
 	uint32_t id;
 	int seen;
 };
@@ -65,6 +65,14 @@ void images_free(struct images *im)
 }
 
 size_t images_count(const struct images *im) { return im->recorded; }
+
+int images_covers(const struct images *im, uint64_t addr)
+{
+	for (size_t i = 0; i < im->nk; i++)
+		if (addr >= im->k[i].start && addr < im->k[i].end)
+			return 1;
+	return 0;
+}
 
 static uint8_t arch_of(uint16_t machine)
 {
@@ -141,7 +149,8 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 	uint64_t h;
 	int r = 0;
 
-	if (target_read_maps(im->t, &im->text) < 0)
+	/* An exited process shows an empty map: that is no unload. */
+	if (target_read_maps(im->t, &im->text) < 0 || im->text.len == 0)
 		return 0;
 	h = XXH3_64bits(im->text.data, im->text.len);
 	if (im->have_hash && h == im->hash)
@@ -179,7 +188,8 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 			identify_file(im, &img, &g[i]);
 		r = trace_writer_image(w, &img);
 		im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
-		im->k[im->nk++] = (struct known){ xstrdup(g[i].path), g[i].start, g[i].inode, img.id, 1 };
+		im->k[im->nk++] = (struct known){ xstrdup(g[i].path), g[i].start, g[i].end,
+						 g[i].inode, img.id, 1 };
 		im->recorded++;
 	}
 	for (size_t i = 0; i < im->nk && r == 0;) {

@@ -39,6 +39,7 @@ struct loop {
 	struct tname *names;
 	size_t nnames, names_cap;
 	uint64_t *frames;
+	uint64_t next_refresh;
 	int exited;
 };
 
@@ -136,10 +137,42 @@ static int maintain(struct loop *l, uint64_t now)
 	return r;
 }
 
+/* The unwinder's test for a return address: inside a mapped image, and
+ * just after a call instruction in the target's code. */
+static int is_return(void *ctx, uint64_t addr)
+{
+	struct loop *l = ctx;
+	uint8_t code[7];
+
+	if (addr < 4096 || !images_covers(l->images, addr))
+		return 0;
+	if (target_read(l->t, addr - 7, code, sizeof(code)) < 0)
+		return 0;
+	return unwind_x86_64_after_call(code);
+}
+
+/* Code outside every known image usually means a library was mapped since
+ * the last look: look again now, so the image precedes its samples. Not
+ * more than once per maintenance interval, for code that is in no image
+ * (JIT, anonymous memory). */
+static int refresh_if_unknown(struct loop *l, const uint64_t *frames, size_t n, uint64_t now)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (images_covers(l->images, frames[i]))
+			continue;
+		if (now < l->next_refresh)
+			return 0;
+		l->next_refresh = now + MAINT_NS;
+		return images_update(l->images, l->w, now);
+	}
+	return 0;
+}
+
 static int sample_thread(struct loop *l, uint32_t tid)
 {
 	struct target_stop s;
-	struct unwind_config uc = { .max_depth = l->cfg->max_depth };
+	struct unwind_config uc = { .max_depth = l->cfg->max_depth, .is_return = is_return,
+				    .is_return_ctx = l };
 	struct unwind_memory mem = { .read = target_read, .ctx = l->t };
 	size_t n = 0;
 	int stop, r;
@@ -163,7 +196,9 @@ static int sample_thread(struct loop *l, uint32_t tid)
 	target_resume_thread(l->t, tid);
 
 	l->st->counters[unwind_stop_counter(stop)]++;
-	r = trace_writer_sample(l->w, time, tid, s.state,
+	r = refresh_if_unknown(l, l->frames, n, time);
+	if (r == 0)
+		r = trace_writer_sample(l->w, time, tid, s.state,
 				stop == UNWIND_STOP_DEPTH ? TRACE_SAMPLE_TRUNCATED : 0, l->frames, n);
 	if (r == 0)
 		l->st->samples++;
@@ -220,6 +255,11 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace
 		/* tids is borrowed until the next call into t: copy it. */
 		uint32_t *copy = xmalloc((n + 1) * sizeof(*copy));
 		memcpy(copy, tids, n * sizeof(*copy));
+		/* Ask every thread to stop first, so their stop latencies
+		 * overlap; then take and release them one at a time. */
+		for (size_t i = 0; i < n; i++)
+			if (selected(cfg, copy[i]))
+				target_interrupt_thread(t, copy[i]);
 		for (size_t i = 0; i < n && r == 0; i++) {
 			if (!selected(cfg, copy[i]))
 				continue;

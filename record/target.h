@@ -81,6 +81,10 @@ int target_next_event(struct target *t, struct target_event *ev);
 /* The live threads, borrowed until the next call into t. */
 size_t target_threads(struct target *t, const uint32_t **tids);
 
+/* Asks thread tid to stop, without waiting, so that several threads can
+ * be brought to a stop at once; its run state is read first. The next
+ * target_stop_thread() for tid then only waits. */
+int target_interrupt_thread(struct target *t, uint32_t tid);
 /* Stops thread tid and reads its registers and stack window into *s.
  * Returns 0 (the thread is then stopped until target_resume_thread()),
  * -ESRCH when the thread exited, or -EAGAIN when it did not stop in time. */

@@ -45,7 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WINDOW_BYTES (32u << 10)
+#define WINDOW_BYTES (16u << 10)
 #define WAIT_TIMEOUT_US 20000
 #define PAGE 4096u
 
@@ -57,6 +57,8 @@ struct thread {
 	int exiting;            /* reported PTRACE_EVENT_EXIT: never sample */
 	int held;               /* stopped by target_stop_thread() */
 	int held_kind;          /* enum stop_kind of the held stop */
+	int interrupted;        /* PTRACE_INTERRUPT sent, stop not yet taken */
+	uint8_t state;          /* read just before the interrupt */
 };
 
 struct target {
@@ -290,7 +292,11 @@ int target_poll(struct target *t)
 				process_gone(t, 0);
 			return 0;
 		}
-		settle(t, tid, classify(t, tid, status, &gone, &sig));
+		int kind = classify(t, tid, status, &gone, &sig);
+		struct thread *th = find(t, (uint32_t)tid);
+		if (th && kind != STOP_NONE)
+			th->interrupted = 0;
+		settle(t, tid, kind);
 	}
 }
 
@@ -396,17 +402,15 @@ static size_t read_window(struct target *t, uint64_t sp)
 	return got > 0 ? (size_t)got : 0;
 }
 
-int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
+int target_interrupt_thread(struct target *t, uint32_t tid)
 {
 	struct thread *th = find(t, tid);
-	struct user_regs_struct regs;
-	int kind;
 
 	if (!th || th->exiting)
 		return -ESRCH;
-	memset(s, 0, sizeof(*s));
-	s->tid = tid;
-	s->state = read_state(th);
+	if (th->interrupted)
+		return 0;
+	th->state = read_state(th);
 	if (ptrace(PTRACE_INTERRUPT, (pid_t)tid, 0L, 0L) < 0) {
 		if (errno == ESRCH) {
 			/* Either gone, or its exit is waiting to be reaped. */
@@ -415,6 +419,24 @@ int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
 		}
 		return -errno;
 	}
+	th->interrupted = 1;
+	return 0;
+}
+
+int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
+{
+	struct thread *th;
+	struct user_regs_struct regs;
+	int kind, r;
+
+	r = target_interrupt_thread(t, tid);
+	if (r < 0)
+		return r;
+	th = find(t, tid);
+	th->interrupted = 0;
+	memset(s, 0, sizeof(*s));
+	s->tid = tid;
+	s->state = th->state;
 	kind = wait_stop(t, (pid_t)tid);
 	if (kind < 0)
 		return kind;

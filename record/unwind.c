@@ -13,6 +13,9 @@
  * arm64 has one wrinkle: a leaf that has not pushed a frame record yet (or
  * never will) is still only reachable through lr. When lr differs from the
  * return address in the first record, lr is reported as the caller frame.
+ * x86_64 has the same problem without an lr: there the caller of a
+ * frameless leaf is looked for among the words between sp and the first
+ * frame record, if the caller gave a way to recognise return addresses.
  */
 #include "unwind.h"
 #include "format/trace.h"
@@ -58,6 +61,24 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 	int stop;
 
 	out[k++] = fix_ret(cfg, regs->pc);
+	if (cfg->arch == UNWIND_ARCH_X86_64 && cfg->is_return && regs->sp && !(regs->sp & 7)) {
+		uint64_t limit = regs->sp + 8 * UNWIND_LEAF_SCAN_WORDS;
+		if (fp > regs->sp && !(fp & 7) && fp < limit)
+			limit = fp;
+		for (uint64_t a = regs->sp; a < limit; a += 8) {
+			uint64_t w;
+			if (mem_read(mem, a, &w, 8) < 0)
+				break;
+			if (cfg->is_return(cfg->is_return_ctx, w)) {
+				if (k == max) {
+					*n = k;
+					return UNWIND_STOP_DEPTH;
+				}
+				out[k++] = w;
+				break;
+			}
+		}
+	}
 	for (int first = 1;; first = 0) {
 		uint8_t rec[16];
 		uint64_t next, ret;
@@ -133,4 +154,25 @@ const char *unwind_stop_name(int stop)
 	if (stop < 0 || stop > UNWIND_STOP_DEPTH)
 		return "unknown";
 	return names[stop];
+}
+
+int unwind_x86_64_after_call(const uint8_t b[7])
+{
+	/* call rel32: e8 xx xx xx xx */
+	if (b[2] == 0xe8)
+		return 1;
+	/* call *%reg (ff d0+r, optionally REX 41) and call *(%reg) (ff 10+r) */
+	if (b[5] == 0xff && ((b[6] & 0xf8) == 0xd0 || ((b[6] & 0xf8) == 0x10 && (b[6] & 7) != 4 && (b[6] & 7) != 5)))
+		return 1;
+	/* call *disp8(%reg): ff 50+r d8, or ff 54 sib d8 */
+	if (b[4] == 0xff && (b[5] & 0xf8) == 0x50 && (b[5] & 7) != 4)
+		return 1;
+	if (b[3] == 0xff && b[4] == 0x54)
+		return 1;
+	/* call *disp32(%rip): ff 15 d32; call *disp32(%reg): ff 90+r d32 */
+	if (b[1] == 0xff && (b[2] == 0x15 || ((b[2] & 0xf8) == 0x90 && (b[2] & 7) != 4)))
+		return 1;
+	if (b[0] == 0xff && b[1] == 0x94)
+		return 1;
+	return 0;
 }

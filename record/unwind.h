@@ -52,7 +52,16 @@ struct unwind_config {
 	int arch;               /* enum unwind_arch */
 	unsigned va_bits;       /* arm64 virtual-address bits; 0 means 48 */
 	size_t max_depth;       /* at most this many frames are stored (>= 1) */
+	/* x86_64, optional: says whether a stack word is a plausible return
+	 * address (in executable code, just after a call). When set, the words
+	 * from sp up to the first frame record are searched for one, so the
+	 * caller of a leaf without a frame of its own (a libc system-call
+	 * wrapper, or any function caught in its prologue) is not lost. */
+	int (*is_return)(void *ctx, uint64_t addr);
+	void *is_return_ctx;
 };
+
+#define UNWIND_LEAF_SCAN_WORDS 64
 
 /* Walks the stack of regs and stores at most cfg->max_depth frames, leaf
  * first, into out (room for max_depth entries, owned by the caller); *n is
@@ -63,6 +72,11 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 /* Clears arm64 pointer-authentication (and top-byte-ignore) bits above
  * va_bits from a user-space code address. va_bits 0 means 48. */
 uint64_t unwind_strip_pac(uint64_t addr, unsigned va_bits);
+
+/* Whether the 7 code bytes before an address (before[6] is the last) end
+ * with an x86_64 call instruction (direct, or indirect through a register
+ * or memory operand), i.e. whether the address can be a return address. */
+int unwind_x86_64_after_call(const uint8_t before[7]);
 
 /* Returns the TRACE_COUNTER_STOP_* counter for an enum unwind_stop. */
 int unwind_stop_counter(int stop);

@@ -314,3 +314,76 @@ Test(unwind, stop_names)
 	cr_assert_str_eq(unwind_stop_name(UNWIND_STOP_LOOP), "loop");
 	cr_assert_str_eq(unwind_stop_name(99), "unknown");
 }
+
+/* Return addresses are 0x40xxxx in these tests. */
+static int looks_like_return(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr >= 0x400000 && addr < 0x500000;
+}
+
+Test(unwind, x86_64_frameless_leaf_caller_found)
+{
+	static struct fake f;
+	uint64_t out[16];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16,
+				     .is_return = looks_like_return };
+	struct unwind_regs r = { .pc = 0x7f0000001000, .sp = at(2), .fp = at(10) };
+	struct unwind_memory m = memory(&f);
+	chain3(&f);
+	f.mem[2] = at(40);      /* a saved pointer: not code */
+	f.mem[3] = 0x1234;      /* a saved count */
+	f.mem[4] = 0x400abc;    /* the frameless leaf's return address */
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(n, 5);
+	cr_assert_eq(out[1], 0x400abc);
+	cr_assert_eq(out[2], 0x401111);
+
+	/* Nothing that looks like code below the first record: no extra frame. */
+	f.mem[4] = 0;
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(n, 4);
+
+	/* The depth cap counts the found frame. */
+	f.mem[4] = 0x400abc;
+	cfg.max_depth = 1;
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_DEPTH);
+	cr_assert_eq(n, 1);
+}
+
+Test(unwind, x86_64_leaf_scan_with_garbage_fp)
+{
+	static struct fake f;
+	uint64_t out[16];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16,
+				     .is_return = looks_like_return };
+	/* rbp used as a general register by the leaf: the scan still finds
+	 * the caller, then the walk stops on the bad fp. */
+	struct unwind_regs r = { .pc = 0x7f0000001000, .sp = at(2), .fp = 0x13 };
+	struct unwind_memory m = memory(&f);
+	memset(&f, 0, sizeof(f));
+	f.mem[6] = 0x400abc;
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_MISALIGNED);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[1], 0x400abc);
+}
+
+Test(unwind, x86_64_after_call)
+{
+	static const uint8_t direct[7] = { 0x90, 0x90, 0xe8, 0x49, 0xd5, 0xf8, 0xff };
+	static const uint8_t reg[7] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0xff, 0xd0 };
+	static const uint8_t r11[7] = { 0x90, 0x90, 0x90, 0x90, 0x41, 0xff, 0xd3 };
+	static const uint8_t disp8[7] = { 0x90, 0x90, 0x90, 0x90, 0xff, 0x50, 0x48 };
+	static const uint8_t rip[7] = { 0x90, 0xff, 0x15, 0x10, 0x20, 0x30, 0x00 };
+	static const uint8_t plain[7] = { 0x48, 0x89, 0x54, 0x24, 0x18, 0x31, 0xc0 };
+	static const uint8_t ret[7] = { 0x48, 0x83, 0xc4, 0x28, 0x90, 0x90, 0xc3 };
+	cr_assert(unwind_x86_64_after_call(direct));
+	cr_assert(unwind_x86_64_after_call(reg));
+	cr_assert(unwind_x86_64_after_call(r11));
+	cr_assert(unwind_x86_64_after_call(disp8));
+	cr_assert(unwind_x86_64_after_call(rip));
+	cr_assert_not(unwind_x86_64_after_call(plain));
+	cr_assert_not(unwind_x86_64_after_call(ret));
+}
