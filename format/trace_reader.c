@@ -1,0 +1,751 @@
+/*
+ * trace_reader.c: loads a trace, every byte of which is untrusted, into a
+ * struct trace.
+ *
+ * The file is walked chunk by chunk. Each chunk header carries its own
+ * checksum, so a length is believed only once the header is intact, and is
+ * then checked against the bytes that remain and against TRACE_MAX_CHUNK
+ * before anything is allocated; the zstd frame must declare exactly the raw
+ * length and carry a content checksum, so a decompressed chunk is either
+ * exactly what was written or rejected. A chunk that fails is counted and
+ * the walk resynchronises on the next intact chunk header; a chunk cut by the
+ * end of the file ends the walk and its bytes are reported as lost. Chunks
+ * can go missing, so nothing depends on a chunk having been read except
+ * through ids the file spells out: node records name their first id, and a
+ * sample or node whose stack did not survive is dropped and counted rather
+ * than attached to the wrong frames.
+ */
+#include "format/trace.h"
+#include "format/trace_codec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+#include <zstd.h>
+
+#include "common/bytes.h"
+#include "common/diag.h"
+#include "common/hmap.h"
+
+/* zstd window log accepted: a chunk never exceeds TRACE_MAX_CHUNK, so no
+ * honest frame needs a larger window. */
+#define READER_WINDOW_LOG_MAX 26
+
+struct loader {
+	struct trace *t;
+	size_t cap_images, cap_threads, cap_nodes, cap_samples;
+	struct hmap tids;   /* (tid, 0) -> index in t->threads */
+	struct hmap images; /* (id, 0) -> index in t->images */
+	int have_session;
+
+	/* File node ids -> in-memory node ids. While every node has arrived
+	 * in order the two are equal below ident_end; after the first gap
+	 * the rest go through remap. */
+	uint32_t ident_end;
+	int ident_broken;
+	struct hmap remap;
+	uint64_t next_file_node;
+
+	ZSTD_DCtx *dctx;
+	uint8_t *raw;
+	size_t cap_raw;
+};
+
+#define NODE_MISSING UINT32_MAX
+
+static uint32_t node_lookup(const struct loader *l, uint64_t fid)
+{
+	const uint64_t *v;
+
+	if (fid < l->ident_end)
+		return (uint32_t)fid;
+	v = hmap_get(&l->remap, fid, 0);
+	return v ? (uint32_t)*v : NODE_MISSING;
+}
+
+static int get_u32(struct cursor *c, uint32_t *out)
+{
+	uint64_t v;
+
+	*out = 0;
+	if (cursor_uvarint(c, &v) < 0)
+		return -1;
+	if (v > UINT32_MAX) {
+		c->ok = 0;
+		c->left = 0;
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* Reads a length-prefixed string (at most TRACE_MAX_STRING bytes) into a
+ * new heap string, or returns NULL with c poisoned. */
+static char *get_string(struct cursor *c)
+{
+	const uint8_t *p;
+	size_t len;
+
+	if (cursor_bytes(c, TRACE_MAX_STRING, &p, &len) < 0)
+		return NULL;
+	return xstrndup((const char *)p, len);
+}
+
+static struct trace_thread *thread_get(struct loader *l, uint32_t tid, uint64_t time)
+{
+	struct trace *t = l->t;
+	int added;
+	uint64_t *slot = hmap_put(&l->tids, tid, 0, t->nthreads, &added);
+
+	if (added) {
+		struct trace_thread *th;
+		t->threads = xgrow(t->threads, &l->cap_threads, t->nthreads + 1, sizeof(*t->threads));
+		th = &t->threads[t->nthreads++];
+		memset(th, 0, sizeof(*th));
+		th->tid = tid;
+		th->time_start = time;
+	}
+	return &t->threads[*slot];
+}
+
+static int rec_session(struct loader *l, struct cursor *c)
+{
+	struct trace_session s = { 0 };
+	uint64_t argc = 0;
+	int r = TRACE_E_CORRUPT;
+
+	if (l->have_session)
+		return 0; /* the first one wins */
+	cursor_u8(c, &s.os);
+	cursor_u8(c, &s.arch);
+	cursor_u8(c, &s.mode);
+	get_u32(c, &s.rate_hz);
+	get_u32(c, &s.pid);
+	cursor_uvarint(c, &s.start_realtime_ns);
+	cursor_uvarint(c, &s.start_monotonic_ns);
+	s.host = get_string(c);
+	cursor_uvarint(c, &argc);
+	if (!c->ok)
+		goto out;
+	if (argc > TRACE_MAX_ARGS || argc > c->left) {
+		r = argc > TRACE_MAX_ARGS ? TRACE_E_TOOBIG : TRACE_E_CORRUPT;
+		goto out;
+	}
+	s.argv = xcalloc((size_t)argc + 1, sizeof(*s.argv));
+	for (s.argc = 0; s.argc < argc; s.argc++) {
+		s.argv[s.argc] = get_string(c);
+		if (!s.argv[s.argc])
+			goto out;
+	}
+	l->t->session = s;
+	l->have_session = 1;
+	return 0;
+out:
+	free(s.host);
+	for (uint32_t i = 0; i < s.argc; i++)
+		free(s.argv[i]);
+	free(s.argv);
+	return r;
+}
+
+static int rec_image(struct loader *l, struct cursor *c)
+{
+	struct trace *t = l->t;
+	struct trace_image img = { 0 };
+	const uint8_t *ident;
+	size_t ident_len;
+	int added;
+	uint64_t *slot;
+
+	get_u32(c, &img.id);
+	cursor_u8(c, &img.ident_kind);
+	cursor_bytes(c, TRACE_MAX_IDENT, &ident, &ident_len);
+	cursor_u8(c, &img.arch);
+	img.path = get_string(c);
+	cursor_uvarint(c, &img.start);
+	cursor_uvarint(c, &img.size);
+	cursor_uvarint(c, &img.file_offset);
+	cursor_uvarint(c, &img.bias);
+	cursor_uvarint(c, &img.time_loaded);
+	if (!c->ok) {
+		free(img.path);
+		return TRACE_E_CORRUPT;
+	}
+	img.ident_len = (uint8_t)ident_len;
+	if (ident_len)
+		memcpy(img.ident, ident, ident_len);
+	t->images = xgrow(t->images, &l->cap_images, t->nimages + 1, sizeof(*t->images));
+	slot = hmap_put(&l->images, img.id, 0, t->nimages, &added);
+	*slot = t->nimages; /* an id seen again names the newer image */
+	t->images[t->nimages++] = img;
+	return 0;
+}
+
+static int rec_image_unload(struct loader *l, struct cursor *c)
+{
+	uint32_t id;
+	uint64_t time;
+	const uint64_t *slot;
+
+	get_u32(c, &id);
+	cursor_uvarint(c, &time);
+	if (!c->ok)
+		return TRACE_E_CORRUPT;
+	slot = hmap_get(&l->images, id, 0);
+	if (slot)
+		l->t->images[*slot].time_unloaded = time;
+	return 0;
+}
+
+static int rec_thread(struct loader *l, struct cursor *c, unsigned type)
+{
+	struct trace_thread *th;
+	uint32_t tid;
+	uint64_t time;
+	char *name = NULL;
+	size_t i;
+
+	get_u32(c, &tid);
+	cursor_uvarint(c, &time);
+	if (type == TRACE_REC_THREAD_NAME)
+		name = get_string(c);
+	if (!c->ok) {
+		free(name);
+		return TRACE_E_CORRUPT;
+	}
+	th = thread_get(l, tid, time);
+	switch (type) {
+	case TRACE_REC_THREAD_START:
+		if (!th->time_start || time < th->time_start)
+			th->time_start = time;
+		break;
+	case TRACE_REC_THREAD_END:
+		th->time_end = time;
+		break;
+	case TRACE_REC_THREAD_NAME:
+		/* Kept oldest first even if chunks disagree; equal times keep
+		 * their file order. */
+		th->names = xrealloc(th->names, (th->nnames + 1) * sizeof(*th->names));
+		for (i = th->nnames; i > 0 && th->names[i - 1].time > time; i--)
+			th->names[i] = th->names[i - 1];
+		th->names[i].time = time;
+		th->names[i].name = name;
+		th->nnames++;
+		break;
+	}
+	return 0;
+}
+
+static int rec_nodes(struct loader *l, struct cursor *c)
+{
+	struct trace *t = l->t;
+	uint64_t first, count;
+	uint32_t *codes = NULL;
+	int r = TRACE_E_CORRUPT;
+
+	cursor_uvarint(c, &first);
+	cursor_uvarint(c, &count);
+	if (!c->ok || first < 1 || first < l->next_file_node || count > c->left / 2 ||
+	    first + count > (uint64_t)UINT32_MAX)
+		goto out;
+	if (first > l->next_file_node)
+		l->ident_broken = 1; /* a chunk with nodes went missing */
+	l->next_file_node = first + count;
+	codes = xmalloc((size_t)count * sizeof(*codes) + 1);
+	for (uint64_t i = 0; i < count; i++)
+		get_u32(c, &codes[i]);
+	if (!c->ok)
+		goto out;
+	t->nodes = xgrow(t->nodes, &l->cap_nodes, t->nnodes + (size_t)count, sizeof(*t->nodes));
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t fid = first + i;
+		uint32_t parent;
+		int64_t delta;
+
+		if (cursor_svarint(c, &delta) < 0 || codes[i] >= fid)
+			goto out;
+		parent = codes[i] ? node_lookup(l, fid - codes[i]) : 0;
+		if (parent == NODE_MISSING) {
+			l->ident_broken = 1;
+			continue;
+		}
+		if (!l->ident_broken && fid == l->ident_end && fid == t->nnodes) {
+			l->ident_end++;
+		} else {
+			l->ident_broken = 1;
+			hmap_put(&l->remap, fid, 0, t->nnodes, NULL);
+		}
+		t->nodes[t->nnodes].parent = parent;
+		t->nodes[t->nnodes].addr = t->nodes[parent].addr + (uint64_t)delta;
+		t->nnodes++;
+	}
+	r = 0;
+out:
+	free(codes);
+	return r;
+}
+
+struct mtf_list {
+	uint32_t n;
+	uint32_t ids[TRACE_MTF_LEN];
+};
+
+static int rec_samples(struct loader *l, struct cursor *c)
+{
+	struct trace *t = l->t;
+	uint64_t n, ntids, t0, time;
+	uint32_t *threads = NULL; /* record thread index -> tid */
+	struct mtf_list *mtf = NULL;
+	struct trace_sample *s;
+	size_t kept = 0;
+	int r = TRACE_E_CORRUPT;
+
+	cursor_uvarint(c, &n);
+	if (!c->ok)
+		goto out;
+	if (!n)
+		return 0;
+	/* Each sample has at least a byte in each of four columns. */
+	cursor_uvarint(c, &ntids);
+	if (!c->ok || n > c->left / 4 || !ntids || ntids > n)
+		goto out;
+	threads = xmalloc((size_t)ntids * sizeof(*threads));
+	mtf = xcalloc((size_t)ntids, sizeof(*mtf));
+	for (uint64_t i = 0; i < ntids; i++)
+		get_u32(c, &threads[i]);
+	cursor_uvarint(c, &t0);
+	if (!c->ok)
+		goto out;
+
+	t->samples = xgrow(t->samples, &l->cap_samples, t->nsamples + (size_t)n, sizeof(*t->samples));
+	s = t->samples + t->nsamples;
+	time = t0;
+	for (uint64_t i = 0; i < n; i++) {
+		int64_t d = 0;
+		if (i && cursor_svarint(c, &d) < 0)
+			goto out;
+		time += (uint64_t)d;
+		memset(&s[i], 0, sizeof(s[i]));
+		s[i].time = time;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t idx;
+		if (cursor_uvarint(c, &idx) < 0 || idx >= ntids)
+			goto out;
+		s[i].stack = (uint32_t)idx; /* the thread index, until the stack column */
+	}
+	for (uint64_t i = 0; i < n; i++)
+		cursor_u8(c, &s[i].state);
+	for (uint64_t i = 0; i < n; i++)
+		cursor_u8(c, &s[i].flags);
+	if (!c->ok)
+		goto out;
+	for (uint64_t i = 0; i < n; i++) {
+		struct mtf_list *m = &mtf[s[i].stack];
+		uint32_t tid = threads[s[i].stack];
+		uint64_t code, fid;
+		uint32_t node;
+
+		if (cursor_uvarint(c, &code) < 0)
+			goto out;
+		if (code < TRACE_MTF_LEN) {
+			if (code >= m->n)
+				goto out;
+			fid = m->ids[code];
+			trace_mtf_promote(m->ids, (size_t)code);
+		} else {
+			fid = code - TRACE_MTF_LEN;
+			if (fid > UINT32_MAX)
+				goto out;
+			if (m->n < TRACE_MTF_LEN)
+				m->n++;
+			m->ids[m->n - 1] = (uint32_t)fid;
+			trace_mtf_promote(m->ids, m->n - 1);
+		}
+		node = node_lookup(l, fid);
+		if (node == NODE_MISSING) {
+			t->status.samples_dropped++;
+			continue;
+		}
+		s[kept] = s[i];
+		s[kept].tid = tid;
+		s[kept].stack = node;
+		kept++;
+	}
+	for (size_t i = 0; i < kept; i++)
+		thread_get(l, s[i].tid, s[i].time);
+	t->nsamples += kept;
+	r = 0;
+out:
+	free(threads);
+	free(mtf);
+	return r;
+}
+
+static int rec_counters(struct loader *l, struct cursor *c)
+{
+	uint64_t n, key, value;
+
+	cursor_uvarint(c, &n);
+	if (!c->ok || n > c->left / 2)
+		return TRACE_E_CORRUPT;
+	for (uint64_t i = 0; i < n; i++) {
+		cursor_uvarint(c, &key);
+		cursor_uvarint(c, &value);
+		if (!c->ok)
+			return TRACE_E_CORRUPT;
+		if (key < TRACE_COUNTER__COUNT)
+			l->t->counters[key] = value; /* unknown keys: newer minor */
+	}
+	return 0;
+}
+
+static int rec_end(struct loader *l, struct cursor *c)
+{
+	struct trace_end e = { 0 };
+	uint8_t has_exit;
+	int64_t status;
+
+	cursor_uvarint(c, &e.time);
+	cursor_u8(c, &has_exit);
+	cursor_svarint(c, &status);
+	if (!c->ok || status < INT32_MIN || status > INT32_MAX)
+		return TRACE_E_CORRUPT;
+	e.has_exit = has_exit != 0;
+	e.exit_status = (int32_t)status;
+	l->t->end = e;
+	l->t->has_end = 1;
+	return 0;
+}
+
+/* Applies the records of one data chunk. Records before a bad one stay. */
+static int parse_data(struct loader *l, const uint8_t *p, size_t n)
+{
+	struct cursor c;
+
+	cursor_init(&c, p, n);
+	while (c.left > 0) {
+		uint64_t type;
+		const uint8_t *body;
+		size_t len;
+		struct cursor rc;
+		int r = 0;
+
+		if (cursor_uvarint(&c, &type) < 0 || cursor_bytes(&c, c.left, &body, &len) < 0)
+			return TRACE_E_CORRUPT;
+		cursor_init(&rc, body, len);
+		switch (type) {
+		case TRACE_REC_SESSION: r = rec_session(l, &rc); break;
+		case TRACE_REC_IMAGE: r = rec_image(l, &rc); break;
+		case TRACE_REC_IMAGE_UNLOAD: r = rec_image_unload(l, &rc); break;
+		case TRACE_REC_THREAD_START:
+		case TRACE_REC_THREAD_NAME:
+		case TRACE_REC_THREAD_END: r = rec_thread(l, &rc, (unsigned)type); break;
+		case TRACE_REC_NODES: r = rec_nodes(l, &rc); break;
+		case TRACE_REC_SAMPLES: r = rec_samples(l, &rc); break;
+		case TRACE_REC_COUNTERS: r = rec_counters(l, &rc); break;
+		case TRACE_REC_END: r = rec_end(l, &rc); break;
+		default: break; /* a newer minor version's record */
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_footer(struct loader *l, const uint8_t *p, size_t n)
+{
+	struct cursor c;
+	uint64_t v;
+
+	cursor_init(&c, p, n);
+	for (int i = 0; i < 4; i++)
+		cursor_uvarint(&c, &v);
+	if (!c.ok)
+		return TRACE_E_CORRUPT;
+	l->t->status.has_footer = 1;
+	return 0;
+}
+
+/* Checks that p holds exactly one zstd frame with a content checksum that
+ * declares raw_len bytes. */
+static int check_frame(const uint8_t *p, size_t n, uint32_t raw_len)
+{
+	unsigned long long content;
+	size_t size;
+
+	if (n < 6 || get_le32(p) != TRACE_ZSTD_MAGIC)
+		return TRACE_E_CORRUPT;
+	if (!(p[4] & 0x04)) /* Content_Checksum_flag of the frame header */
+		return TRACE_E_CORRUPT;
+	content = ZSTD_getFrameContentSize(p, n);
+	if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR)
+		return TRACE_E_CORRUPT;
+	if (content != raw_len)
+		return TRACE_E_CORRUPT;
+	size = ZSTD_findFrameCompressedSize(p, n);
+	if (ZSTD_isError(size) || size != n)
+		return TRACE_E_CORRUPT;
+	return 0;
+}
+
+/* Reads one chunk whose header is intact and whose payload is in bounds.
+ * Returns 0 if it was used, 1 if skipped as unknown, or a negative error. */
+static int read_chunk(struct loader *l, const struct trace_chunk_header *h, const uint8_t *p)
+{
+	size_t got;
+	int r;
+
+	if ((r = check_frame(p, h->comp_len, h->raw_len)) < 0)
+		return r;
+	if (h->type != TRACE_CHUNK_DATA && h->type != TRACE_CHUNK_FOOTER)
+		return 1;
+	if (h->raw_len + 1 > l->cap_raw) {
+		free(l->raw);
+		l->cap_raw = h->raw_len + 1;
+		l->raw = xmalloc(l->cap_raw);
+	}
+	got = ZSTD_decompressDCtx(l->dctx, l->raw, l->cap_raw, p, h->comp_len);
+	if (ZSTD_isError(got) || got != h->raw_len)
+		return TRACE_E_CORRUPT; /* the content checksum, most likely */
+	if (h->type == TRACE_CHUNK_FOOTER)
+		return parse_footer(l, l->raw, got);
+	return parse_data(l, l->raw, got);
+}
+
+static int header_at(const uint8_t *p, size_t n, size_t pos, struct trace_chunk_header *h)
+{
+	if (n - pos < TRACE_CHUNK_HEADER_LEN)
+		return TRACE_E_CORRUPT;
+	return trace_chunk_header_decode(p + pos, h);
+}
+
+/* Finds the next intact chunk header after pos, or returns n. */
+static size_t resync(const uint8_t *p, size_t n, size_t pos)
+{
+	struct trace_chunk_header h;
+
+	for (pos++; n - pos >= TRACE_CHUNK_HEADER_LEN; pos++) {
+		const uint8_t *q = memmem(p + pos, n - pos, TRACE_SYNC, TRACE_SYNC_LEN);
+		if (!q)
+			break;
+		pos = (size_t)(q - p);
+		if (header_at(p, n, pos, &h) == 0)
+			return pos;
+	}
+	return n;
+}
+
+static void walk_chunks(struct loader *l, const uint8_t *p, size_t n)
+{
+	struct trace_load_status *st = &l->t->status;
+	size_t pos = TRACE_HEADER_LEN, good_end = TRACE_HEADER_LEN;
+
+	while (n - pos >= TRACE_CHUNK_HEADER_LEN) {
+		struct trace_chunk_header h;
+		int r;
+
+		if (header_at(p, n, pos, &h) < 0 || h.raw_len > TRACE_MAX_CHUNK ||
+		    h.comp_len > TRACE_MAX_CHUNK) {
+			st->chunks_corrupt++;
+			pos = resync(p, n, pos);
+			continue;
+		}
+		if (h.comp_len > n - pos - TRACE_CHUNK_HEADER_LEN) {
+			/* Cut short: the end of the file, unless an intact
+			 * chunk follows (a torn write in the middle). */
+			size_t next = resync(p, n, pos);
+			if (next < n)
+				st->chunks_corrupt++;
+			pos = next;
+			continue;
+		}
+		r = read_chunk(l, &h, p + pos + TRACE_CHUNK_HEADER_LEN);
+		if (r < 0) {
+			st->chunks_corrupt++;
+			pos = resync(p, n, pos);
+			continue;
+		}
+		if (r == 1)
+			st->chunks_skipped++;
+		else
+			st->chunks++;
+		pos += TRACE_CHUNK_HEADER_LEN + h.comp_len;
+		good_end = pos;
+	}
+	st->tail_bytes_lost = n - good_end;
+}
+
+int trace_load_mem(const void *mem, size_t n, struct trace **out)
+{
+	const uint8_t *p = mem;
+	struct loader l = { 0 };
+	uint16_t major, minor;
+	int r;
+
+	*out = NULL;
+	if (!p && n)
+		return TRACE_E_USAGE;
+	if (n < TRACE_MAGIC_LEN || memcmp(p, TRACE_MAGIC, TRACE_MAGIC_LEN) != 0)
+		return TRACE_E_MAGIC;
+	if (n < TRACE_HEADER_LEN)
+		return TRACE_E_EMPTY;
+	if (get_le32(p + 12) != XXH32(p, 12, 0))
+		return TRACE_E_CORRUPT;
+	major = get_le16(p + 8);
+	minor = get_le16(p + 10);
+	if (major > TRACE_FORMAT_MAJOR) {
+		trace_note_refused_version(major, minor);
+		return TRACE_E_MAJOR;
+	}
+	if (major < 1)
+		return TRACE_E_CORRUPT;
+
+	l.t = xcalloc(1, sizeof(*l.t));
+	l.t->status.major = major;
+	l.t->status.minor = minor;
+	l.t->status.file_bytes = n;
+	hmap_init(&l.tids);
+	hmap_init(&l.images);
+	hmap_init(&l.remap);
+	l.next_file_node = 1;
+	l.ident_end = 1;
+	l.t->nodes = xgrow(NULL, &l.cap_nodes, 1, sizeof(*l.t->nodes));
+	l.t->nodes[0].addr = 0;
+	l.t->nodes[0].parent = 0;
+	l.t->nnodes = 1;
+	l.dctx = ZSTD_createDCtx();
+	if (!l.dctx ||
+	    ZSTD_isError(ZSTD_DCtx_setParameter(l.dctx, ZSTD_d_windowLogMax, READER_WINDOW_LOG_MAX))) {
+		r = TRACE_E_ZSTD;
+		goto out;
+	}
+	walk_chunks(&l, p, n);
+	r = l.have_session ? 0 : TRACE_E_EMPTY;
+out:
+	ZSTD_freeDCtx(l.dctx);
+	free(l.raw);
+	hmap_release(&l.tids);
+	hmap_release(&l.images);
+	hmap_release(&l.remap);
+	if (r < 0) {
+		trace_free(l.t);
+		return r;
+	}
+	*out = l.t;
+	return 0;
+}
+
+int trace_load(const char *path, struct trace **out)
+{
+	uint8_t *data = NULL;
+	size_t len = 0, cap = 0;
+	struct stat st;
+	int fd, r;
+
+	*out = NULL;
+	if (!path)
+		return TRACE_E_USAGE;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = -EISDIR;
+		goto out;
+	}
+	/* read(2) rather than mmap: a file truncated under us must not turn
+	 * into SIGBUS. Pipes and devices are read to their end. */
+	if (S_ISREG(st.st_mode) && st.st_size > 0)
+		data = xgrow(NULL, &cap, (size_t)st.st_size + 1, 1);
+	for (;;) {
+		ssize_t got;
+		if (len == cap)
+			data = xgrow(data, &cap, len + 65536, 1);
+		got = read(fd, data + len, cap - len);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto out;
+		}
+		if (got == 0)
+			break;
+		len += (size_t)got;
+	}
+	r = trace_load_mem(data, len, out);
+out:
+	free(data);
+	close(fd);
+	return r;
+}
+
+void trace_free(struct trace *t)
+{
+	if (!t)
+		return;
+	free(t->session.host);
+	for (uint32_t i = 0; i < t->session.argc; i++)
+		free(t->session.argv[i]);
+	free(t->session.argv);
+	for (size_t i = 0; i < t->nimages; i++)
+		free(t->images[i].path);
+	free(t->images);
+	for (size_t i = 0; i < t->nthreads; i++) {
+		for (size_t j = 0; j < t->threads[i].nnames; j++)
+			free(t->threads[i].names[j].name);
+		free(t->threads[i].names);
+	}
+	free(t->threads);
+	free(t->nodes);
+	free(t->samples);
+	free(t);
+}
+
+const struct trace_thread *trace_thread_find(const struct trace *t, uint32_t tid)
+{
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid)
+			return &t->threads[i];
+	return NULL;
+}
+
+const char *trace_thread_name_at(const struct trace_thread *th, uint64_t time)
+{
+	const char *name;
+
+	if (!th || !th->nnames)
+		return "";
+	name = th->names[0].name;
+	for (size_t i = 1; i < th->nnames && th->names[i].time <= time; i++)
+		name = th->names[i].name;
+	return name ? name : "";
+}
+
+size_t trace_stack(const struct trace *t, uint32_t stack, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+
+	if (!t || stack >= t->nnodes)
+		return 0;
+	/* A loaded trace's parents always precede their children; a trace
+	 * built by hand might not, so the walk is bounded as well. */
+	while (stack != 0 && n < t->nnodes) {
+		if (n < max && out)
+			out[n] = t->nodes[stack].addr;
+		n++;
+		if (t->nodes[stack].parent >= t->nnodes)
+			break;
+		stack = t->nodes[stack].parent;
+	}
+	return n;
+}
