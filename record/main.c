@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -107,6 +108,9 @@ static int open_output(const char *path, int force)
 		die("cannot create '%s': File exists (use -f to overwrite it)", path);
 	if (fd < 0)
 		die_errno("cannot create '%s'", path);
+	/* An overwritten file keeps its old mode: make it private too. */
+	if (force && fchmod(fd, 0600) < 0 && errno != EINVAL && errno != EPERM)
+		die_errno("cannot change the mode of '%s'", path);
 	return fd;
 }
 
@@ -151,7 +155,8 @@ int main(int argc, char **argv)
 	int launched, exec_errno = 0, status = 0;
 
 	diag_set_progname("prof-record");
-	while ((c = getopt_long(argc, argv, "+o:fF:d:p:t:qvh", longopts, NULL)) != -1) {
+	opterr = 0;  /* our own messages, in our own voice */
+	while ((c = getopt_long(argc, argv, "+:o:fF:d:p:t:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out_path = optarg;
@@ -197,8 +202,18 @@ int main(int argc, char **argv)
 			printf("prof-record 0.1 (trace format %d.%d)\n", TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
 			diag_close_stdout();
 			return 0;
+		case ':':
+			if (optopt && optopt < 256) {
+				char opt[3] = { '-', (char)optopt, 0 };
+				usage_error("option '%s' needs an argument", opt);
+			}
+			usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
-			usage_error("%s", "unknown option or missing argument");
+			if (optopt) {
+				char opt[3] = { '-', (char)optopt, 0 };
+				usage_error("unknown option '%s'", opt);
+			}
+			usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	launched = optind < argc;

@@ -63,7 +63,9 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 	out[k++] = fix_ret(cfg, regs->pc);
 	if (cfg->arch == UNWIND_ARCH_X86_64 && cfg->is_return && regs->sp && !(regs->sp & 7)) {
 		uint64_t limit = regs->sp + 8 * UNWIND_LEAF_SCAN_WORDS;
-		if (fp > regs->sp && !(fp & 7) && fp < limit)
+		/* A plausible first record bounds the search: whatever lies
+		 * at or above it belongs to the frame chain. */
+		if (fp >= regs->sp && !(fp & 7) && fp < limit)
 			limit = fp;
 		for (uint64_t a = regs->sp; a < limit; a += 8) {
 			uint64_t w;

@@ -387,3 +387,21 @@ Test(unwind, x86_64_after_call)
 	cr_assert_not(unwind_x86_64_after_call(plain));
 	cr_assert_not(unwind_x86_64_after_call(ret));
 }
+
+Test(unwind, x86_64_leaf_with_frame_is_not_scanned)
+{
+	static struct fake f;
+	uint64_t out[16];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16,
+				     .is_return = looks_like_return };
+	/* push rbp; mov rsp, rbp: sp == fp, and [fp + 8] must not be found
+	 * twice. */
+	struct unwind_regs r = { .pc = 0x7f0000001000, .sp = at(10), .fp = at(10) };
+	struct unwind_memory m = memory(&f);
+	chain3(&f);
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[1], 0x401111);
+	cr_assert_eq(out[2], 0x402222);
+}
