@@ -25,7 +25,7 @@ else
 fi
 root=$(awk '{ split($1, f, ";"); print f[1] }' "$TMP/split.folded" | sort -u)
 [ "$root" = "split" ] && ok "folded-root-is-process-name" || fail "folded-root-is-process-name" "roots: $root"
-grep -q '^split;.*main;run;path_a;fixture_spin [0-9]*$' "$TMP/split.folded" \
+grep -Eq '^split;.*main;run;path_a;fixture_spin(\.[a-z0-9.]+)? [0-9]+$' "$TMP/split.folded" \
 	&& ok "folded-symbol-names" || fail "folded-symbol-names" "$(head -3 "$TMP/split.folded")"
 mode=$(stat -c %a "$TMP/split.trace")
 [ "$mode" = 600 ] && ok "trace-created-0600" || fail "trace-created-0600" "mode $mode"
@@ -121,8 +121,11 @@ sleep 0.3
 tid=$(for t in /proc/$pid/task/*; do [ "$(cat $t/comm)" = sleeper ] && basename $t; done)
 "$RECORD" -q -o "$TMP/tid.trace" -p $pid -t "$tid" -d 0.5
 wait $pid
-names=$("$REPORT" threads "$TMP/tid.trace" | grep -c -E 'compute|blocked')
-"$REPORT" threads "$TMP/tid.trace" | grep -q sleeper && [ "$names" -eq 0 ] && ok "tid-filter" || fail "tid-filter" "$("$REPORT" threads "$TMP/tid.trace")"
+# the other threads may be listed, but only the chosen one has samples
+others=$("$REPORT" threads "$TMP/tid.trace" | awk -v tid="$tid" 'NF >= 5 && $1 ~ /^[0-9]+$/ && $1 != tid { s += $3 } END { print s + 0 }')
+mine=$("$REPORT" threads "$TMP/tid.trace" | awk -v tid="$tid" '$1 == tid { print $3 }')
+[ "${mine:-0}" -gt 100 ] && [ "$others" -eq 0 ] && ok "tid-filter ($mine samples of $tid, $others of others)" \
+	|| fail "tid-filter" "$("$REPORT" threads "$TMP/tid.trace")"
 
 "$RECORD" -q -o "$TMP/depth.trace" --max-depth 3 -- "$FIX/split" 0.5 > /dev/null
 depth=$("$REPORT" folded "$TMP/depth.trace" | awk '{ n = split($1, f, ";"); if (n > m) m = n } END { print m }')
