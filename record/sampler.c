@@ -102,6 +102,10 @@ static int handle_events(struct loop *l, uint64_t now)
 
 	target_poll(l->t);
 	while (r == 0 && target_next_event(l->t, &ev)) {
+		/* With -t, the other threads are not part of the profile. */
+		if ((ev.kind == TARGET_EVENT_THREAD_START || ev.kind == TARGET_EVENT_THREAD_END) &&
+		    !selected(l->cfg, ev.tid))
+			continue;
 		switch (ev.kind) {
 		case TARGET_EVENT_THREAD_START:
 			l->st->threads++;
@@ -115,7 +119,7 @@ static int handle_events(struct loop *l, uint64_t now)
 			break;
 		case TARGET_EVENT_EXEC:
 			r = images_update(l->images, l->w, now);
-			if (r == 0)
+			if (r == 0 && selected(l->cfg, ev.tid))
 				r = check_name(l, ev.tid, now);
 			break;
 		case TARGET_EVENT_EXIT:
@@ -133,7 +137,8 @@ static int maintain(struct loop *l, uint64_t now)
 	int r = images_update(l->images, l->w, now);
 
 	for (size_t i = 0; i < n && r == 0; i++)
-		r = check_name(l, tids[i], now);
+		if (selected(l->cfg, tids[i]))
+			r = check_name(l, tids[i], now);
 	return r;
 }
 
