@@ -1,0 +1,1097 @@
+/*
+ * test_trace.c: the trace container, written and read back, and the reader
+ * fed every kind of damage a trace meets: cut at every byte, bytes flipped,
+ * chunks it does not know, versions from the future, lengths that lie.
+ *
+ * Traces are written to a memfd, so the writer's real write(2) path runs,
+ * then loaded from memory. Hand-made chunks follow man/prof-trace.5 to the
+ * byte, which keeps the page honest.
+ */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xxhash.h>
+#include <zstd.h>
+
+#include "common/buf.h"
+#include "common/bytes.h"
+#include "format/trace.h"
+
+/* --- helpers ------------------------------------------------------------ */
+
+struct blob {
+	uint8_t *p;
+	size_t n;
+};
+
+static int new_fd(void)
+{
+	int fd = memfd_create("trace", 0);
+	cr_assert_geq(fd, 0);
+	return fd;
+}
+
+static struct blob fd_bytes(int fd)
+{
+	struct blob b;
+	off_t end = lseek(fd, 0, SEEK_END);
+	cr_assert_geq(end, 0);
+	b.n = (size_t)end;
+	b.p = malloc(b.n + 1);
+	cr_assert_eq(pread(fd, b.p, b.n, 0), (ssize_t)b.n);
+	return b;
+}
+
+static struct trace_session test_session(void)
+{
+	static char *argv[] = { "./demo", "--threads", "4", "" };
+	struct trace_session s = { 0 };
+	s.os = TRACE_OS_LINUX;
+	s.arch = TRACE_ARCH_X86_64;
+	s.mode = TRACE_MODE_WALL;
+	s.rate_hz = 997;
+	s.pid = 4242;
+	s.start_realtime_ns = 1764710000123456789ull;
+	s.start_monotonic_ns = 5000000000ull;
+	s.host = "Linux 6.1.0 x86_64";
+	s.argc = 4;
+	s.argv = argv;
+	return s;
+}
+
+static struct trace_writer *open_writer(int fd)
+{
+	struct trace_session s = test_session();
+	struct trace_writer *w;
+	cr_assert_eq(trace_writer_new(fd, &s, &w), 0);
+	return w;
+}
+
+static struct trace *load(struct blob b)
+{
+	struct trace *t;
+	int r = trace_load_mem(b.p, b.n, &t);
+	cr_assert_eq(r, 0, "load: %s", trace_strerror(r));
+	return t;
+}
+
+/* Everything a report could see in a trace, as bytes, so two traces can be
+ * compared whole. Node ids are resolved to address lists. */
+static void digest(const struct trace *t, struct buf *d)
+{
+	uint64_t addrs[256];
+
+	buf_addf(d, "s %u %u %u %u %u %llu %llu [%s]", t->session.os, t->session.arch,
+		 t->session.mode, t->session.rate_hz, t->session.pid,
+		 (unsigned long long)t->session.start_realtime_ns,
+		 (unsigned long long)t->session.start_monotonic_ns, t->session.host);
+	for (uint32_t i = 0; i < t->session.argc; i++)
+		buf_addf(d, " [%s]", t->session.argv[i]);
+	for (size_t i = 0; i < t->nimages; i++) {
+		const struct trace_image *m = &t->images[i];
+		buf_addf(d, "\ni %u %u %u %u [%s] %llx %llx %llx %llx %llu %llu ", m->id,
+			 m->ident_kind, m->ident_len, m->arch, m->path,
+			 (unsigned long long)m->start, (unsigned long long)m->size,
+			 (unsigned long long)m->file_offset, (unsigned long long)m->bias,
+			 (unsigned long long)m->time_loaded, (unsigned long long)m->time_unloaded);
+		for (int j = 0; j < m->ident_len; j++)
+			buf_addf(d, "%02x", m->ident[j]);
+	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct trace_thread *th = &t->threads[i];
+		buf_addf(d, "\nt %u %llu %llu", th->tid, (unsigned long long)th->time_start,
+			 (unsigned long long)th->time_end);
+		for (size_t j = 0; j < th->nnames; j++)
+			buf_addf(d, " %llu:[%s]", (unsigned long long)th->names[j].time,
+				 th->names[j].name);
+	}
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const struct trace_sample *s = &t->samples[i];
+		size_t n = trace_stack(t, s->stack, addrs, 256);
+		buf_addf(d, "\nx %llu %u %u %u", (unsigned long long)s->time, s->tid, s->state,
+			 s->flags);
+		for (size_t j = 0; j < n && j < 256; j++)
+			buf_addf(d, " %llx", (unsigned long long)addrs[j]);
+	}
+	buf_addf(d, "\nc");
+	for (int i = 0; i < TRACE_COUNTER__COUNT; i++)
+		buf_addf(d, " %llu", (unsigned long long)t->counters[i]);
+	if (t->has_end)
+		buf_addf(d, "\ne %llu %d %d", (unsigned long long)t->end.time, t->end.has_exit,
+			 t->end.exit_status);
+}
+
+static char *digest_str(const struct trace *t)
+{
+	struct buf d;
+	buf_init(&d);
+	digest(t, &d);
+	return buf_detach(&d);
+}
+
+/* A deterministic generator, so every "random" trace is the same trace. */
+static uint64_t rng_state;
+static uint64_t rng(void)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return rng_state >> 33;
+}
+
+/* Stack k of a family of depth-`depth` stacks sharing their root side, the
+ * way real call stacks do: main, run, then branches. Leaf first. */
+static size_t make_stack(uint64_t *out, unsigned k, size_t depth)
+{
+	for (size_t i = 0; i < depth; i++) {
+		size_t level = depth - 1 - i; /* 0 is the outermost frame */
+		uint64_t fn = level < 3 ? level : level * 31 + (k % (level + 1)) * 7 + k / 5;
+		out[i] = 0x55d0c0de1000ull + fn * 0x1c4 + (level * 13 % 7);
+	}
+	return depth;
+}
+
+/* Writes a trace with nchunks data chunks after the session chunk and
+ * records where each chunk ends and how many samples precede that end. */
+struct multi {
+	struct blob b;
+	size_t nends;
+	uint64_t ends[16];
+	size_t samples_at[16];
+	char *whole; /* digest of the full trace */
+};
+
+static struct multi write_multi(int nchunks, int per_chunk)
+{
+	struct multi m = { 0 };
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	uint64_t addrs[16], counters[TRACE_COUNTER__COUNT] = { 0 };
+	uint64_t time = 6000000000ull;
+	size_t samples = 0;
+	struct trace *t;
+
+	m.ends[m.nends] = trace_writer_bytes(w);
+	m.samples_at[m.nends++] = 0;
+	rng_state = 7;
+	for (int c = 0; c < nchunks; c++) {
+		char name[32];
+		snprintf(name, sizeof(name), "worker-%d", c);
+		cr_assert_eq(trace_writer_thread_start(w, 100 + c, time), 0);
+		cr_assert_eq(trace_writer_thread_name(w, 100 + c, time, name), 0);
+		for (int i = 0; i < per_chunk; i++) {
+			size_t n = make_stack(addrs, (unsigned)rng() % 12, 4 + rng() % 6);
+			time += 1003000 + rng() % 40000 - 20000;
+			cr_assert_eq(trace_writer_sample(w, time, 100 + (uint32_t)(rng() % (c + 1)),
+							 TRACE_STATE_RUNNING, 0, addrs, n), 0);
+			samples++;
+		}
+		counters[TRACE_COUNTER_STOP_END] = samples;
+		cr_assert_eq(trace_writer_counters(w, counters), 0);
+		cr_assert_eq(trace_writer_flush(w), 0);
+		m.ends[m.nends] = trace_writer_bytes(w);
+		m.samples_at[m.nends++] = samples;
+	}
+	trace_writer_free(w);
+	m.b = fd_bytes(fd);
+	close(fd);
+	t = load(m.b);
+	m.whole = digest_str(t);
+	trace_free(t);
+	return m;
+}
+
+static void free_multi(struct multi *m)
+{
+	free(m->b.p);
+	free(m->whole);
+}
+
+/* Builds a chunk by hand from the layout in man/prof-trace.5. */
+static void put_chunk(struct buf *out, uint16_t type, uint32_t seq, const void *raw, size_t n)
+{
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t bound = ZSTD_compressBound(n), clen;
+	uint8_t *frame = malloc(bound), h[24];
+
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	clen = ZSTD_compress2(cc, frame, bound, raw, n);
+	cr_assert(!ZSTD_isError(clen));
+	memcpy(h, "\xd7PCK", 4);
+	put_le16(h + 4, type);
+	put_le16(h + 6, 0);
+	put_le32(h + 8, seq);
+	put_le32(h + 12, (uint32_t)n);
+	put_le32(h + 16, (uint32_t)clen);
+	put_le32(h + 20, XXH32(h, 20, 0));
+	buf_add(out, h, 24);
+	buf_add(out, frame, clen);
+	free(frame);
+	ZSTD_freeCCtx(cc);
+}
+
+static void put_header(struct buf *out, uint16_t major, uint16_t minor)
+{
+	uint8_t h[16];
+	memcpy(h, "\x89PROF\r\n\x1a", 8);
+	put_le16(h + 8, major);
+	put_le16(h + 10, minor);
+	put_le32(h + 12, XXH32(h, 12, 0));
+	buf_add(out, h, 16);
+}
+
+static void rec(struct buf *raw, unsigned type, const struct buf *payload)
+{
+	buf_put_uvarint(raw, type);
+	buf_put_bytes(raw, payload->data, payload->len);
+}
+
+/* A minimal session record payload. */
+static void session_payload(struct buf *p)
+{
+	buf_addch(p, TRACE_OS_LINUX);
+	buf_addch(p, TRACE_ARCH_ARM64);
+	buf_addch(p, TRACE_MODE_CPU);
+	buf_put_uvarint(p, 100);
+	buf_put_uvarint(p, 7);
+	buf_put_uvarint(p, 1);
+	buf_put_uvarint(p, 2);
+	buf_put_bytes(p, "host", 4);
+	buf_put_uvarint(p, 1);
+	buf_put_bytes(p, "prog", 4);
+}
+
+/* A header plus a session chunk, built by hand. */
+static void hand_trace(struct buf *out, uint16_t major, uint16_t minor)
+{
+	struct buf raw, p;
+	buf_init(&raw);
+	buf_init(&p);
+	put_header(out, major, minor);
+	session_payload(&p);
+	rec(&raw, 1, &p);
+	put_chunk(out, 1, 0, raw.data, raw.len);
+	buf_release(&raw);
+	buf_release(&p);
+}
+
+/* --- trace_writer ------------------------------------------------------- */
+
+Test(trace_writer, round_trip_every_record)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct trace_image img = { 0 }, img2 = { 0 };
+	uint64_t a1[] = { 0x401234, 0x401100, 0x400f00 };          /* leaf first */
+	uint64_t a2[] = { 0x7f0000012345, 0x401100, 0x400f00 };     /* shares two */
+	uint64_t counters[TRACE_COUNTER__COUNT] = { 0 };
+	struct trace_end end = { .time = 9000000000ull, .has_exit = 1, .exit_status = 3 << 8 };
+	uint64_t out[8];
+	struct trace *t;
+	struct blob b;
+
+	img.id = 1;
+	img.ident_kind = TRACE_IDENT_GNU_BUILD_ID;
+	img.ident_len = 20;
+	for (int i = 0; i < 20; i++)
+		img.ident[i] = (uint8_t)(0xa0 + i);
+	img.arch = TRACE_ARCH_X86_64;
+	img.path = "/usr/bin/demo";
+	img.start = 0x400000;
+	img.size = 0x12000;
+	img.file_offset = 0;
+	img.bias = 0;
+	img2 = img;
+	img2.id = 2;
+	img2.ident_kind = TRACE_IDENT_MACHO_UUID;
+	img2.ident_len = 16;
+	img2.path = "/usr/lib/libwork.so";
+	img2.start = 0x7f0000000000;
+	img2.bias = 0xfffffffffffff000ull; /* a "negative" bias */
+	img2.time_loaded = 5100000000ull;
+
+	cr_assert_eq(trace_writer_image(w, &img), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 4242, 5000000000ull), 0);
+	cr_assert_eq(trace_writer_thread_name(w, 4242, 5000000000ull, "demo"), 0);
+	cr_assert_eq(trace_writer_sample(w, 5001000000ull, 4242, TRACE_STATE_RUNNING, 0, a1, 3), 0);
+	cr_assert_eq(trace_writer_image(w, &img2), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 4243, 5001500000ull), 0);
+	/* wall mode: two threads at one timestamp, one of them truncated */
+	cr_assert_eq(trace_writer_sample(w, 5002000000ull, 4242, TRACE_STATE_SLEEPING, 0, a2, 3), 0);
+	cr_assert_eq(trace_writer_sample(w, 5002000000ull, 4243, TRACE_STATE_DISK,
+					 TRACE_SAMPLE_TRUNCATED, a1, 3), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	cr_assert_eq(trace_writer_thread_name(w, 4242, 5003000000ull, "demo-renamed"), 0);
+	/* time running backwards between threads is kept as written */
+	cr_assert_eq(trace_writer_sample(w, 5002500000ull, 4243, TRACE_STATE_STOPPED, 0, NULL, 0), 0);
+	cr_assert_eq(trace_writer_sample(w, 5004000000ull, 4242, TRACE_STATE_OTHER, 0, a1 + 1, 2), 0);
+	cr_assert_eq(trace_writer_image_unload(w, 2, 5005000000ull), 0);
+	cr_assert_eq(trace_writer_thread_end(w, 4243, 5006000000ull), 0);
+	counters[TRACE_COUNTER_SAMPLES_LOST] = 5;
+	counters[TRACE_COUNTER_STOP_DEPTH] = 1;
+	cr_assert_eq(trace_writer_counters(w, counters), 0);
+	counters[TRACE_COUNTER_SAMPLES_LOST] = 9;
+	cr_assert_eq(trace_writer_counters(w, counters), 0);
+	cr_assert_eq(trace_writer_samples(w), 5);
+	cr_assert_eq(trace_writer_finish(w, &end), 0);
+	cr_assert_eq(trace_writer_sample(w, 1, 1, 0, 0, NULL, 0), TRACE_E_USAGE);
+	trace_writer_free(w);
+	b = fd_bytes(fd);
+	close(fd);
+
+	t = load(b);
+	cr_assert_eq(t->status.major, TRACE_FORMAT_MAJOR);
+	cr_assert_eq(t->status.minor, TRACE_FORMAT_MINOR);
+	cr_assert_eq(t->status.file_bytes, b.n);
+	cr_assert_eq(t->status.chunks, 4); /* session, two data, footer */
+	cr_assert_eq(t->status.chunks_corrupt, 0);
+	cr_assert_eq(t->status.chunks_skipped, 0);
+	cr_assert_eq(t->status.tail_bytes_lost, 0);
+	cr_assert_eq(t->status.samples_dropped, 0);
+	cr_assert(t->status.has_footer);
+
+	cr_assert_eq(t->session.os, TRACE_OS_LINUX);
+	cr_assert_eq(t->session.arch, TRACE_ARCH_X86_64);
+	cr_assert_eq(t->session.mode, TRACE_MODE_WALL);
+	cr_assert_eq(t->session.rate_hz, 997);
+	cr_assert_eq(t->session.pid, 4242);
+	cr_assert_eq(t->session.start_realtime_ns, 1764710000123456789ull);
+	cr_assert_eq(t->session.start_monotonic_ns, 5000000000ull);
+	cr_assert_str_eq(t->session.host, "Linux 6.1.0 x86_64");
+	cr_assert_eq(t->session.argc, 4);
+	cr_assert_str_eq(t->session.argv[0], "./demo");
+	cr_assert_str_eq(t->session.argv[2], "4");
+	cr_assert_str_eq(t->session.argv[3], "");
+
+	cr_assert_eq(t->nimages, 2);
+	cr_assert_eq(t->images[0].id, 1);
+	cr_assert_eq(t->images[0].ident_kind, TRACE_IDENT_GNU_BUILD_ID);
+	cr_assert_eq(t->images[0].ident_len, 20);
+	cr_assert_arr_eq(t->images[0].ident, img.ident, 20);
+	cr_assert_str_eq(t->images[0].path, "/usr/bin/demo");
+	cr_assert_eq(t->images[0].start, 0x400000);
+	cr_assert_eq(t->images[0].size, 0x12000);
+	cr_assert_eq(t->images[0].time_unloaded, 0);
+	cr_assert_eq(t->images[1].ident_kind, TRACE_IDENT_MACHO_UUID);
+	cr_assert_eq(t->images[1].ident_len, 16);
+	cr_assert_eq(t->images[1].bias, 0xfffffffffffff000ull);
+	cr_assert_eq(t->images[1].time_loaded, 5100000000ull);
+	cr_assert_eq(t->images[1].time_unloaded, 5005000000ull);
+
+	cr_assert_eq(t->nthreads, 2);
+	const struct trace_thread *th = trace_thread_find(t, 4242);
+	cr_assert_not_null(th);
+	cr_assert_eq(th->time_start, 5000000000ull);
+	cr_assert_eq(th->time_end, 0);
+	cr_assert_eq(th->nnames, 2);
+	cr_assert_str_eq(trace_thread_name_at(th, 0), "demo");
+	cr_assert_str_eq(trace_thread_name_at(th, 5002999999ull), "demo");
+	cr_assert_str_eq(trace_thread_name_at(th, 5003000000ull), "demo-renamed");
+	cr_assert_str_eq(trace_thread_name_at(th, UINT64_MAX), "demo-renamed");
+	th = trace_thread_find(t, 4243);
+	cr_assert_not_null(th);
+	cr_assert_eq(th->time_start, 5001500000ull);
+	cr_assert_eq(th->time_end, 5006000000ull);
+	cr_assert_str_eq(trace_thread_name_at(th, 0), "");
+	cr_assert_null(trace_thread_find(t, 1));
+
+	cr_assert_eq(t->nsamples, 5);
+	cr_assert_eq(t->nnodes, 5); /* root + 3 + 1 new leaf */
+	cr_assert_eq(t->samples[0].time, 5001000000ull);
+	cr_assert_eq(t->samples[0].tid, 4242);
+	cr_assert_eq(t->samples[0].state, TRACE_STATE_RUNNING);
+	cr_assert_eq(trace_stack(t, t->samples[0].stack, out, 8), 3);
+	cr_assert_arr_eq(out, a1, sizeof(a1));
+	cr_assert_eq(trace_stack(t, t->samples[1].stack, out, 8), 3);
+	cr_assert_arr_eq(out, a2, sizeof(a2));
+	cr_assert_eq(t->samples[1].state, TRACE_STATE_SLEEPING);
+	cr_assert_eq(t->samples[2].time, 5002000000ull);
+	cr_assert_eq(t->samples[2].tid, 4243);
+	cr_assert_eq(t->samples[2].flags, TRACE_SAMPLE_TRUNCATED);
+	cr_assert_eq(t->samples[2].stack, t->samples[0].stack);
+	cr_assert_eq(t->samples[3].time, 5002500000ull);
+	cr_assert_eq(t->samples[3].stack, 0);
+	cr_assert_eq(trace_stack(t, 0, out, 8), 0);
+	cr_assert_eq(t->samples[3].state, TRACE_STATE_STOPPED);
+	cr_assert_eq(trace_stack(t, t->samples[4].stack, out, 1), 2); /* more than max */
+	cr_assert_eq(out[0], a1[1]);
+	cr_assert_eq(t->nodes[t->nodes[t->samples[4].stack].parent].parent, 0);
+
+	cr_assert_eq(t->counters[TRACE_COUNTER_SAMPLES_LOST], 9);
+	cr_assert_eq(t->counters[TRACE_COUNTER_STOP_DEPTH], 1);
+	cr_assert_eq(t->counters[TRACE_COUNTER_STOP_END], 0);
+	cr_assert(t->has_end);
+	cr_assert_eq(t->end.time, 9000000000ull);
+	cr_assert_eq(t->end.has_exit, 1);
+	cr_assert_eq(t->end.exit_status, 3 << 8);
+	trace_free(t);
+	free(b.p);
+}
+
+Test(trace_writer, stacks_deduplicated_into_prefix_tree)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	uint64_t a[10], b10[10], out[10];
+	struct trace *t;
+	struct blob b;
+
+	make_stack(a, 1, 10);
+	memcpy(b10, a, sizeof(a));
+	b10[0] ^= 0x10; /* another leaf under the same 9 callers */
+	for (int i = 0; i < 100; i++)
+		cr_assert_eq(trace_writer_sample(w, 1000 + i, 1, 1, 0, i % 2 ? b10 : a, 10), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	trace_writer_free(w);
+	b = fd_bytes(fd);
+	close(fd);
+	t = load(b);
+	cr_assert_eq(t->nnodes, 1 + 10 + 1);
+	cr_assert_eq(t->nsamples, 100);
+	cr_assert_eq(trace_stack(t, t->samples[1].stack, out, 10), 10);
+	cr_assert_arr_eq(out, b10, sizeof(b10));
+	cr_assert_eq(t->nodes[t->samples[0].stack].parent, t->nodes[t->samples[1].stack].parent);
+	cr_assert(!t->status.has_footer); /* never finished: still loads */
+	trace_free(t);
+	free(b.p);
+}
+
+Test(trace_writer, unchanged_counters_write_nothing)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	uint64_t c[TRACE_COUNTER__COUNT] = { 0 };
+	uint64_t before;
+
+	cr_assert_eq(trace_writer_counters(w, c), 0); /* all zero: nothing new */
+	cr_assert_eq(trace_writer_flush(w), 0);
+	before = trace_writer_bytes(w);
+	c[TRACE_COUNTER_STOP_LOOP] = 2;
+	cr_assert_eq(trace_writer_counters(w, c), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	cr_assert_gt(trace_writer_bytes(w), before);
+	before = trace_writer_bytes(w);
+	cr_assert_eq(trace_writer_counters(w, c), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	cr_assert_eq(trace_writer_bytes(w), before);
+	trace_writer_free(w);
+	close(fd);
+}
+
+Test(trace_writer, large_chunks_flush_by_themselves)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	uint64_t a[64];
+	struct trace *t;
+	struct blob b;
+
+	rng_state = 99;
+	for (int i = 0; i < 8000; i++) {
+		for (int j = 0; j < 64; j++)
+			a[j] = rng() << 16 | rng(); /* all new nodes */
+		cr_assert_eq(trace_writer_sample(w, (uint64_t)i * 1000, 5, 1, 0, a, 64), 0);
+	}
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	b = fd_bytes(fd);
+	close(fd);
+	t = load(b);
+	cr_assert_gt(t->status.chunks, 4);
+	cr_assert_eq(t->nsamples, 8000);
+	cr_assert_eq(t->nnodes, 1 + 8000 * 64);
+	cr_assert(!t->has_end);
+	cr_assert(t->status.has_footer);
+	trace_free(t);
+	free(b.p);
+}
+
+Test(trace_writer, write_error_is_returned_and_sticky)
+{
+	int fd = new_fd(), full = open("/dev/full", O_WRONLY);
+	struct trace_writer *w;
+	struct trace_session s = test_session();
+	uint64_t a[2] = { 1, 2 };
+	struct blob b;
+	struct trace *t;
+
+	cr_assert_geq(full, 0);
+	cr_assert_eq(trace_writer_new(full, &s, &w), -ENOSPC);
+	cr_assert_null(w);
+	cr_assert_str_eq(trace_strerror(-ENOSPC), strerror(ENOSPC));
+
+	w = open_writer(fd);
+	cr_assert_eq(trace_writer_sample(w, 10, 1, 1, 0, a, 2), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	cr_assert_eq(trace_writer_sample(w, 20, 1, 1, 0, a, 2), 0);
+	/* the disk fills up under the writer */
+	cr_assert_geq(dup2(full, fd), 0);
+	cr_assert_eq(trace_writer_flush(w), -ENOSPC);
+	cr_assert_eq(trace_writer_sample(w, 30, 1, 1, 0, a, 2), -ENOSPC);
+	cr_assert_eq(trace_writer_finish(w, NULL), -ENOSPC);
+	trace_writer_free(w);
+	close(full);
+	close(fd);
+
+	/* and a torn final chunk is reported as lost, never read */
+	fd = new_fd();
+	w = open_writer(fd);
+	cr_assert_eq(trace_writer_sample(w, 10, 1, 1, 0, a, 2), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	trace_writer_free(w);
+	b = fd_bytes(fd);
+	close(fd);
+	t = load((struct blob){ b.p, b.n - 3 });
+	cr_assert_eq(t->nsamples, 0);
+	cr_assert_eq(t->status.chunks_corrupt, 0);
+	cr_assert_gt(t->status.tail_bytes_lost, 20);
+	trace_free(t);
+	free(b.p);
+}
+
+Test(trace_writer, bad_arguments_refused)
+{
+	int fd = new_fd();
+	struct trace_session s = test_session();
+	struct trace_writer *w;
+	char *big = malloc(TRACE_MAX_STRING + 2);
+
+	memset(big, 'x', TRACE_MAX_STRING + 1);
+	big[TRACE_MAX_STRING + 1] = 0;
+	s.argc = TRACE_MAX_ARGS + 1;
+	cr_assert_eq(trace_writer_new(fd, &s, &w), TRACE_E_TOOBIG);
+	s = test_session();
+	s.host = big;
+	cr_assert_eq(trace_writer_new(fd, &s, &w), TRACE_E_TOOBIG);
+	cr_assert_eq(trace_writer_new(-1, &s, &w), TRACE_E_USAGE);
+	w = open_writer(fd);
+	cr_assert_eq(trace_writer_thread_name(w, 1, 1, big), TRACE_E_TOOBIG);
+	cr_assert_eq(trace_writer_thread_name(w, 1, 1, NULL), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_sample(w, 1, 1, 1, 0, NULL, 3), TRACE_E_USAGE);
+	trace_writer_free(w);
+	trace_writer_free(NULL);
+	free(big);
+	close(fd);
+}
+
+/*
+ * The compactness target: 5 s of one thread at 997 Hz, about 30 distinct
+ * stacks of depth ~10, 1,003,000 ns apart with +-20 us of jitter, flushed
+ * every second as the recorder does. Deterministic input, so the bound is
+ * a fact about the encoding and not about the machine.
+ */
+static double bytes_per_sample(int threads, int ticks, uint64_t jitter, double *out_bytes)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	uint64_t stacks[30][12], time = 7000000000ull, counters[TRACE_COUNTER__COUNT] = { 0 };
+	size_t depth[30];
+	struct trace_end end = { .time = 0, .has_exit = 1 };
+	struct trace_image img = { .id = 1, .ident_len = 20, .path = "/usr/bin/workload",
+				   .start = 0x55d0c0de0000ull, .size = 0x200000 };
+	struct trace *t;
+	struct blob b;
+	double bps;
+
+	rng_state = 12345;
+	for (int k = 0; k < 30; k++)
+		depth[k] = make_stack(stacks[k], (unsigned)k, 8 + k % 5);
+	cr_assert_eq(trace_writer_image(w, &img), 0);
+	for (int th = 0; th < threads; th++) {
+		cr_assert_eq(trace_writer_thread_start(w, 1000 + th, time), 0);
+		cr_assert_eq(trace_writer_thread_name(w, 1000 + th, time, "workload"), 0);
+	}
+	for (int i = 0; i < ticks; i++) {
+		/* a skew towards a few hot stacks, as a real profile has */
+		time += 1003000 + (jitter ? rng() % (2 * jitter + 1) - jitter : 0);
+		for (int th = 0; th < threads; th++) {
+			unsigned k = (unsigned)(rng() % 30);
+			if (rng() % 2)
+				k %= 6;
+			cr_assert_eq(trace_writer_sample(w, time, 1000 + th,
+							 th ? TRACE_STATE_SLEEPING : TRACE_STATE_RUNNING,
+							 0, stacks[k], depth[k]), 0);
+		}
+		if (i % 997 == 996) {
+			counters[TRACE_COUNTER_STOP_END] += 997 * threads;
+			cr_assert_eq(trace_writer_counters(w, counters), 0);
+			cr_assert_eq(trace_writer_flush(w), 0);
+		}
+	}
+	end.time = time;
+	cr_assert_eq(trace_writer_finish(w, &end), 0);
+	trace_writer_free(w);
+	b = fd_bytes(fd);
+	close(fd);
+	t = load(b);
+	cr_assert_eq(t->nsamples, (size_t)threads * ticks);
+	trace_free(t);
+	bps = (double)b.n / ((double)threads * ticks);
+	*out_bytes = (double)b.n;
+	free(b.p);
+	return bps;
+}
+
+Test(trace_writer, steady_workload_under_4_bytes_per_sample)
+{
+	double bytes, bps = bytes_per_sample(1, 4985, 20000, &bytes);
+	cr_log_info("1 thread, 4985 samples, +-20us jitter: %.0f bytes, %.3f bytes/sample", bytes, bps);
+	cr_assert_lt(bps, 4.0, "%.3f bytes per sample", bps);
+}
+
+Test(trace_writer, wall_mode_many_threads_under_4_bytes_per_sample)
+{
+	double bytes, bps = bytes_per_sample(8, 4985, 20000, &bytes);
+	cr_log_info("8 threads, %d samples, +-20us jitter: %.0f bytes, %.3f bytes/sample", 8 * 4985, bytes, bps);
+	cr_assert_lt(bps, 4.0, "%.3f bytes per sample", bps);
+}
+
+/* --- trace_reader ------------------------------------------------------- */
+
+Test(trace_reader, cut_at_every_byte)
+{
+	struct multi m = write_multi(4, 60);
+	char *whole = m.whole;
+
+	for (size_t cut = 0; cut <= m.b.n; cut++) {
+		struct trace *t = NULL;
+		int r = trace_load_mem(m.b.p, cut, &t);
+		size_t k = 0;
+
+		if (cut < m.ends[0]) {
+			/* not even the session chunk survived */
+			cr_assert(r == TRACE_E_MAGIC || r == TRACE_E_EMPTY, "cut %zu: %d", cut, r);
+			cr_assert_null(t);
+			continue;
+		}
+		cr_assert_eq(r, 0, "cut %zu: %s", cut, trace_strerror(r));
+		while (k + 1 < m.nends && m.ends[k + 1] <= cut)
+			k++;
+		cr_assert_eq(t->status.chunks, k + 1, "cut %zu", cut);
+		cr_assert_eq(t->status.chunks_corrupt, 0, "cut %zu", cut);
+		cr_assert_eq(t->status.tail_bytes_lost, cut - m.ends[k], "cut %zu", cut);
+		cr_assert_eq(t->nsamples, m.samples_at[k], "cut %zu", cut);
+		cr_assert_eq(t->status.samples_dropped, 0);
+		if (cut == m.b.n) {
+			char *d = digest_str(t);
+			cr_assert_str_eq(d, whole);
+			free(d);
+		}
+		trace_free(t);
+	}
+	free_multi(&m);
+}
+
+Test(trace_reader, flipped_bytes_never_give_wrong_data)
+{
+	struct multi m = write_multi(3, 40);
+	static const uint8_t flips[] = { 0x01, 0x80, 0xff };
+
+	for (size_t pos = 0; pos < m.b.n; pos++) {
+		for (size_t f = 0; f < sizeof(flips); f++) {
+			struct trace *t = NULL;
+			int r;
+
+			m.b.p[pos] ^= flips[f];
+			r = trace_load_mem(m.b.p, m.b.n, &t);
+			m.b.p[pos] ^= flips[f];
+			if (r < 0) {
+				cr_assert_null(t);
+				cr_assert(r == TRACE_E_MAGIC || r == TRACE_E_CORRUPT ||
+					  r == TRACE_E_EMPTY || r == TRACE_E_MAJOR,
+					  "pos %zu: %d", pos, r);
+				cr_assert_lt(pos, m.ends[0], "pos %zu: a later chunk broke the load", pos);
+				continue;
+			}
+			if (t->status.chunks_corrupt == 0) {
+				/* only a flip that changed nothing may go unnoticed */
+				char *d = digest_str(t);
+				cr_assert_str_eq(d, m.whole, "pos %zu flip %02x", pos, flips[f]);
+				free(d);
+			} else {
+				cr_assert_leq(t->nsamples, m.samples_at[m.nends - 1]);
+				cr_assert_eq(t->status.chunks_corrupt, 1, "pos %zu", pos);
+				cr_assert_eq(t->status.chunks, m.nends - 1, "pos %zu", pos);
+			}
+			trace_free(t);
+		}
+	}
+	free_multi(&m);
+}
+
+Test(trace_reader, lost_chunk_drops_only_samples_it_defined)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	uint64_t a[3] = { 0xa1, 0xa2, 0xa3 }, b3[3] = { 0xb1, 0xb2, 0xb3 };
+	uint64_t c4[4] = { 0xc0, 0xa1, 0xa2, 0xa3 }, out[4];
+	uint64_t mid_start, mid_end;
+	struct blob b;
+	struct trace *t;
+
+	cr_assert_eq(trace_writer_sample(w, 1, 1, 1, 0, a, 3), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	mid_start = trace_writer_bytes(w);
+	cr_assert_eq(trace_writer_sample(w, 2, 1, 1, 0, b3, 3), 0);  /* new nodes */
+	cr_assert_eq(trace_writer_flush(w), 0);
+	mid_end = trace_writer_bytes(w);
+	cr_assert_eq(trace_writer_sample(w, 3, 1, 1, 0, a, 3), 0);   /* old nodes */
+	cr_assert_eq(trace_writer_sample(w, 4, 1, 1, 0, b3, 3), 0);  /* lost nodes */
+	cr_assert_eq(trace_writer_sample(w, 5, 1, 1, 0, c4, 4), 0);  /* new under old */
+	cr_assert_eq(trace_writer_sample(w, 6, 2, 1, 0, NULL, 0), 0);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	b = fd_bytes(fd);
+	close(fd);
+
+	b.p[(mid_start + mid_end) / 2] ^= 0x40; /* inside the middle chunk's frame */
+	t = load(b);
+	cr_assert_eq(t->status.chunks_corrupt, 1);
+	cr_assert_eq(t->status.samples_dropped, 1);
+	cr_assert_eq(t->nsamples, 4);
+	cr_assert_eq(t->samples[0].time, 1);
+	cr_assert_eq(t->samples[1].time, 3);
+	cr_assert_eq(trace_stack(t, t->samples[1].stack, out, 4), 3);
+	cr_assert_arr_eq(out, a, sizeof(a));
+	cr_assert_eq(t->samples[2].time, 5);
+	cr_assert_eq(trace_stack(t, t->samples[2].stack, out, 4), 4);
+	cr_assert_arr_eq(out, c4, sizeof(c4));
+	cr_assert_eq(t->samples[3].stack, 0);
+	cr_assert(t->status.has_footer);
+	trace_free(t);
+	free(b.p);
+}
+
+Test(trace_reader, garbage_between_chunks_resyncs)
+{
+	struct multi m = write_multi(2, 30);
+	struct buf f;
+	struct trace *t;
+	char *d;
+
+	/* a torn chunk header and junk spliced in after the session chunk */
+	buf_init(&f);
+	buf_add(&f, m.b.p, m.ends[0]);
+	buf_add(&f, "\xd7PCK\x01\x00\x00\x00garbage-garbage-garbage", 31);
+	buf_add(&f, m.b.p + m.ends[0], m.b.n - m.ends[0]);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_corrupt, 1);
+	cr_assert_eq(t->status.chunks, m.nends);
+	cr_assert_eq(t->status.tail_bytes_lost, 0);
+	d = digest_str(t);
+	cr_assert_str_eq(d, m.whole);
+	free(d);
+	trace_free(t);
+	buf_release(&f);
+	free_multi(&m);
+}
+
+Test(trace_reader, unknown_chunk_and_record_types_skipped)
+{
+	struct buf f, raw, p;
+	struct trace *t;
+
+	buf_init(&f);
+	buf_init(&raw);
+	buf_init(&p);
+	hand_trace(&f, 1, 0);
+	put_chunk(&f, 77, 1, "a chunk from the future", 23);
+	/* a data chunk: an unknown record, then a thread name */
+	buf_add(&p, "\x01\x02\x03", 3);
+	rec(&raw, 200, &p);
+	buf_reset(&p);
+	buf_put_uvarint(&p, 31);
+	buf_put_uvarint(&p, 5);
+	buf_put_bytes(&p, "main", 4);
+	buf_add(&p, "trailing-field", 14); /* a newer minor may append fields */
+	rec(&raw, 5, &p);
+	put_chunk(&f, 1, 2, raw.data, raw.len);
+
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks, 2);
+	cr_assert_eq(t->status.chunks_skipped, 1);
+	cr_assert_eq(t->status.chunks_corrupt, 0);
+	cr_assert_eq(t->status.tail_bytes_lost, 0);
+	cr_assert_str_eq(t->session.host, "host");
+	cr_assert_eq(t->session.arch, TRACE_ARCH_ARM64);
+	cr_assert_str_eq(t->session.argv[0], "prog");
+	cr_assert_str_eq(trace_thread_name_at(trace_thread_find(t, 31), 5), "main");
+	trace_free(t);
+	buf_release(&f);
+	buf_release(&raw);
+	buf_release(&p);
+}
+
+Test(trace_reader, newer_major_refused_with_upgrade_message)
+{
+	struct buf f;
+	struct trace *t = (struct trace *)1;
+	const char *msg;
+
+	buf_init(&f);
+	hand_trace(&f, 2, 3);
+	cr_assert_eq(trace_load_mem(f.data, f.len, &t), TRACE_E_MAJOR);
+	cr_assert_null(t);
+	msg = trace_strerror(TRACE_E_MAJOR);
+	cr_assert_not_null(strstr(msg, "2.3"), "%s", msg);
+	cr_assert_not_null(strstr(msg, "1.x"), "%s", msg);
+	cr_assert_not_null(strstr(msg, "upgrade prof"), "%s", msg);
+	buf_release(&f);
+}
+
+Test(trace_reader, newer_minor_read)
+{
+	struct buf f;
+	struct trace *t;
+
+	buf_init(&f);
+	hand_trace(&f, 1, 9);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.major, 1);
+	cr_assert_eq(t->status.minor, 9);
+	cr_assert_eq(t->session.rate_hz, 100);
+	trace_free(t);
+	buf_release(&f);
+}
+
+Test(trace_reader, not_a_trace)
+{
+	struct trace *t;
+	struct buf f;
+	char dir[] = "/tmp/test_trace.XXXXXX";
+
+	cr_assert_eq(trace_load_mem("", 0, &t), TRACE_E_MAGIC);
+	cr_assert_eq(trace_load_mem("\x89PRO", 4, &t), TRACE_E_MAGIC);
+	cr_assert_eq(trace_load_mem("#!/bin/sh\necho hello\n", 21, &t), TRACE_E_MAGIC);
+	cr_assert_eq(trace_load_mem("\x89PROF\r\n\x1a\x01\x00", 10, &t), TRACE_E_EMPTY);
+	cr_assert_eq(trace_load("/nonexistent/prof.trace", &t), -ENOENT);
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(trace_load(dir, &t), -EISDIR);
+	rmdir(dir);
+	cr_assert_eq(trace_load("/dev/null", &t), TRACE_E_MAGIC);
+
+	/* a header with no chunk after it */
+	buf_init(&f);
+	put_header(&f, 1, 0);
+	cr_assert_eq(trace_load_mem(f.data, f.len, &t), TRACE_E_EMPTY);
+	f.data[9] ^= 1; /* a flipped header byte: caught by its checksum */
+	cr_assert_eq(trace_load_mem(f.data, f.len, &t), TRACE_E_CORRUPT);
+	buf_release(&f);
+	cr_assert_not_null(strstr(trace_strerror(TRACE_E_MAGIC), "not a prof trace"));
+}
+
+Test(trace_reader, load_from_file)
+{
+	char path[] = "/tmp/test_trace.XXXXXX";
+	int fd = mkstemp(path);
+	struct trace_writer *w;
+	struct trace *t;
+	uint64_t a = 0x1234;
+
+	cr_assert_geq(fd, 0);
+	w = open_writer(fd);
+	cr_assert_eq(trace_writer_sample(w, 1, 1, 1, 0, &a, 1), 0);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	close(fd);
+	cr_assert_eq(trace_load(path, &t), 0);
+	cr_assert_eq(t->nsamples, 1);
+	cr_assert_eq(t->status.file_bytes, t->status.file_bytes);
+	trace_free(t);
+	unlink(path);
+}
+
+/* A chunk header with the given lengths after a valid session chunk. */
+static void lying_chunk(struct buf *f, uint32_t raw_len, uint32_t comp_len, const void *frame,
+			size_t frame_len)
+{
+	uint8_t h[24];
+
+	hand_trace(f, 1, 0);
+	memcpy(h, "\xd7PCK", 4);
+	put_le16(h + 4, 1);
+	put_le16(h + 6, 0);
+	put_le32(h + 8, 1);
+	put_le32(h + 12, raw_len);
+	put_le32(h + 16, comp_len);
+	put_le32(h + 20, XXH32(h, 20, 0));
+	buf_add(f, h, 24);
+	buf_add(f, frame, frame_len);
+}
+
+Test(trace_reader, absurd_lengths_rejected_before_allocating)
+{
+	struct buf f;
+	struct trace *t;
+	uint8_t frame[64] = { 0 };
+	size_t flen;
+
+	/* raw length of 4 GiB */
+	buf_init(&f);
+	lying_chunk(&f, UINT32_MAX, 16, frame, 16);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_corrupt, 1);
+	cr_assert_eq(t->status.chunks, 1);
+	trace_free(t);
+
+	/* compressed length beyond the end of the file: a cut trace */
+	buf_reset(&f);
+	lying_chunk(&f, 100, 1u << 20, frame, 16);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_corrupt, 0);
+	cr_assert_eq(t->status.tail_bytes_lost, 24 + 16);
+	trace_free(t);
+
+	/* compressed length past the cap: corrupt, whatever follows */
+	buf_reset(&f);
+	lying_chunk(&f, 100, 1u << 30, frame, 16);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_corrupt, 1);
+	cr_assert_eq(t->status.tail_bytes_lost, 24 + 16);
+	trace_free(t);
+
+	/* a frame whose content size (1 GiB) is past the cap, and agrees
+	 * with the chunk header */
+	put_le32(frame, 0xFD2FB528u);
+	frame[4] = 0x04 | 0x80 | 0x20; /* checksum, 4-byte FCS, single segment */
+	put_le32(frame + 5, 1u << 30);
+	put_le32(frame + 9, 0x00000001u); /* a last, raw, empty block */
+	buf_reset(&f);
+	lying_chunk(&f, 1u << 30, 17, frame, 17);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_corrupt, 1);
+	trace_free(t);
+
+	/* a frame that disagrees with the chunk header's raw length */
+	flen = ZSTD_compress(frame, sizeof(frame), "hello", 5, 1);
+	cr_assert(!ZSTD_isError(flen));
+	buf_reset(&f);
+	lying_chunk(&f, 4, (uint32_t)flen, frame, flen);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_corrupt, 1); /* and no checksum flag either */
+	trace_free(t);
+
+	/* a huge window and no content size */
+	memset(frame, 0, sizeof(frame));
+	put_le32(frame, 0xFD2FB528u);
+	frame[4] = 0x04;                 /* checksum only: window descriptor follows */
+	frame[5] = 0xF8;                 /* exponent 31: a 2 TiB window */
+	put_le32(frame + 6, 0x00000001u);
+	buf_reset(&f);
+	lying_chunk(&f, 0, 13, frame, 13);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_corrupt, 1);
+	trace_free(t);
+
+	/* and a window that large with a small declared size */
+	frame[4] = 0x04 | 0x40;          /* checksum, 2-byte FCS */
+	frame[5] = 0xF8;
+	put_le16(frame + 6, 5 - 256);
+	buf_reset(&f);
+	lying_chunk(&f, 5, 20, frame, 20);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_corrupt, 1);
+	trace_free(t);
+	buf_release(&f);
+}
+
+Test(trace_reader, hostile_records_rejected)
+{
+	struct buf f, raw, p;
+	struct trace *t;
+
+	buf_init(&f);
+	buf_init(&raw);
+	buf_init(&p);
+	hand_trace(&f, 1, 0);
+	/* a samples record claiming 2^40 samples */
+	buf_put_uvarint(&p, 1ull << 40);
+	buf_put_uvarint(&p, 1);
+	rec(&raw, 8, &p);
+	put_chunk(&f, 1, 1, raw.data, raw.len);
+	/* a nodes record starting at id 2^32 - 2 with 5 nodes */
+	buf_reset(&raw);
+	buf_reset(&p);
+	buf_put_uvarint(&p, UINT32_MAX - 1);
+	buf_put_uvarint(&p, 5);
+	buf_add(&p, "0123456789", 10);
+	rec(&raw, 7, &p);
+	put_chunk(&f, 1, 2, raw.data, raw.len);
+	/* a session with 2^30 arguments (ignored: the first session wins, but
+	 * a second one must still not allocate) */
+	buf_reset(&raw);
+	buf_reset(&p);
+	session_payload(&p);
+	p.len -= 6;
+	buf_put_uvarint(&p, 1u << 30);
+	rec(&raw, 1, &p);
+	/* a sample pointing at a node that does not exist, and at a stack-MTF
+	 * slot never filled */
+	buf_reset(&p);
+	buf_put_uvarint(&p, 2);
+	buf_put_uvarint(&p, 1);
+	buf_put_uvarint(&p, 77);
+	buf_put_uvarint(&p, 100);
+	buf_put_svarint(&p, 10);
+	buf_add(&p, "\0\0\1\1\0\0", 6);
+	buf_put_uvarint(&p, 16 + 999);
+	buf_put_uvarint(&p, 0);
+	rec(&raw, 8, &p);
+	put_chunk(&f, 1, 3, raw.data, raw.len);
+
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_corrupt, 2);
+	cr_assert_eq(t->status.chunks, 2);
+	cr_assert_eq(t->status.samples_dropped, 2); /* node 999, twice via MTF */
+	cr_assert_eq(t->nsamples, 0);
+	cr_assert_eq(t->session.argc, 1);
+	trace_free(t);
+	buf_release(&f);
+	buf_release(&raw);
+	buf_release(&p);
+}
+
+/* --- the small functions ------------------------------------------------ */
+
+Test(trace_names, every_value_named)
+{
+	cr_assert_str_eq(trace_os_name(TRACE_OS_LINUX), "linux");
+	cr_assert_str_eq(trace_os_name(TRACE_OS_MACOS), "macos");
+	cr_assert_str_eq(trace_os_name(99), "unknown");
+	cr_assert_str_eq(trace_os_name(-1), "unknown");
+	cr_assert_str_eq(trace_arch_name(TRACE_ARCH_X86_64), "x86_64");
+	cr_assert_str_eq(trace_arch_name(TRACE_ARCH_ARM64), "arm64");
+	cr_assert_str_eq(trace_mode_name(TRACE_MODE_WALL), "wall");
+	cr_assert_str_eq(trace_mode_name(TRACE_MODE_CPU), "cpu");
+	cr_assert_str_eq(trace_state_name(TRACE_STATE_SLEEPING), "sleeping");
+	cr_assert_str_eq(trace_state_name(TRACE_STATE_DISK), "disk");
+	cr_assert_str_eq(trace_state_name(TRACE_STATE__COUNT), "unknown");
+	cr_assert_str_eq(trace_ident_kind_name(TRACE_IDENT_GNU_BUILD_ID), "gnu-build-id");
+	cr_assert_str_eq(trace_ident_kind_name(TRACE_IDENT_MACHO_UUID), "macho-uuid");
+	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER_STOP_DEPTH), "stop-depth");
+	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER_SAMPLES_LOST), "samples-lost");
+	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER__COUNT), "unknown");
+	for (int e = TRACE_E_MAGIC; e <= TRACE_E_USAGE; e++)
+		cr_assert_str_neq(trace_strerror(e), "unknown trace error");
+	cr_assert_str_eq(trace_strerror(-ENOENT), strerror(ENOENT));
+}
+
+Test(trace_names, stack_of_hand_built_trace_is_bounded)
+{
+	/* a cycle no loaded trace can contain: trace_stack still ends */
+	struct trace_node nodes[3] = { { 0, 0 }, { 0x10, 2 }, { 0x20, 1 } };
+	struct trace t = { 0 };
+	uint64_t out[8];
+
+	t.nodes = nodes;
+	t.nnodes = 3;
+	cr_assert_leq(trace_stack(&t, 1, out, 8), 3);
+	cr_assert_eq(trace_stack(&t, 7, out, 8), 0);
+	cr_assert_eq(trace_stack(NULL, 1, out, 8), 0);
+	cr_assert_str_eq(trace_thread_name_at(NULL, 5), "");
+}
