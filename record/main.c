@@ -26,19 +26,23 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-	"usage: prof-record [options] -- COMMAND [ARGS...]\n"
-	"       prof-record [options] -p PID\n"
+	"usage: prof-record [-fqv] [-o file] [-F hz] [-d seconds] [-t tid] [--max-depth n]\n"
+	"                   [--mode wall|cpu] -- command [arg ...]\n"
+	"       prof-record [-fqv] [-o file] [-F hz] [-d seconds] [-t tid] [--max-depth n]\n"
+	"                   [--mode wall|cpu] -p pid\n"
+	"       prof-record -h | --help\n"
+	"       prof-record --version\n"
 	"\n"
-	"  -o FILE          write the trace to FILE (default prof.trace)\n"
-	"  -f               overwrite FILE if it exists\n"
-	"  -F HZ            sampling rate (default 997)\n"
-	"  -d SECONDS       stop after this long\n"
-	"  -p PID           attach to a running process\n"
-	"  -t TID           sample only this thread (repeatable)\n"
-	"  --max-depth N    stack depth cap (default 1024)\n"
+	"  -o file          write the trace to file (default prof.trace)\n"
+	"  -f               overwrite the file if it exists\n"
+	"  -F hz            sampling rate (default 997)\n"
+	"  -d seconds       stop after this long\n"
+	"  -p pid           attach to a running process\n"
+	"  -t tid           sample only this thread (repeatable)\n"
+	"  --max-depth n    stack depth cap (default 1024)\n"
 	"  -q               quiet: no announcement, status or summary\n"
 	"  -v               more detail\n"
-	"  --mode MODE      wall (every thread, blocked ones too) or cpu\n"
+	"  --mode wall|cpu  wall (every thread, blocked ones too) or cpu\n"
 	"  -h, --help       show this help\n"
 	"  --version        show the version and the trace format version\n";
 
@@ -54,8 +58,8 @@ static void DIAG_NORETURN usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", diag_progname());
 	fprintf(stderr, fmt, arg);
-	fputs("\nusage: prof-record [options] -- COMMAND [ARGS...]\n"
-	      "       prof-record [options] -p PID\n"
+	fputs("\nusage: prof-record [options] -- command [arg ...]\n"
+	      "       prof-record [options] -p pid\n"
 	      "try 'prof-record --help' for more\n", stderr);
 	exit(2);
 }
