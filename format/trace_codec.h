@@ -40,10 +40,9 @@ enum trace_record_type {
 	TRACE_REC_END = 10,
 };
 
-/* Stack codes in a samples record: below this, a position in the thread's
- * move-to-front list of recent stacks; at or above, TRACE_MTF_LEN + the
- * stack's node id. */
-#define TRACE_MTF_LEN 16
+/* A delta's residual against the period is stored offset by this, so that
+ * jitter of either sign leaves the high part 0. */
+#define TRACE_RESIDUAL_BIAS 32768u
 
 /* The writer ends a chunk by itself once its raw bytes pass this. */
 #define TRACE_CHUNK_TARGET (1u << 20)
@@ -70,14 +69,5 @@ void trace_file_header_encode(uint8_t *p, uint16_t major, uint16_t minor);
 /* Remembers, for trace_strerror(TRACE_E_MAJOR) on this thread, the version
  * of a trace the reader refused. */
 void trace_note_refused_version(uint16_t major, uint16_t minor);
-
-/* Moves the entry at position i of an MTF list to the front. */
-static inline void trace_mtf_promote(uint32_t *list, size_t i)
-{
-	uint32_t v = list[i];
-	for (; i > 0; i--)
-		list[i] = list[i - 1];
-	list[0] = v;
-}
 
 #endif

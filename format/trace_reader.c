@@ -289,18 +289,15 @@ out:
 	return r;
 }
 
-struct mtf_list {
-	uint32_t n;
-	uint32_t ids[TRACE_MTF_LEN];
-};
-
 static int rec_samples(struct loader *l, struct cursor *c)
 {
 	struct trace *t = l->t;
-	uint64_t n, ntids, t0, time;
-	uint32_t *threads = NULL; /* record thread index -> tid */
-	struct mtf_list *mtf = NULL;
+	uint64_t n, ntids, nstacks, t0, time, fid = 0;
+	uint32_t *tids = NULL;   /* the record's thread table */
+	uint32_t *stacks = NULL; /* its stack table, as in-memory node ids */
 	struct trace_sample *s;
+	int64_t period;
+	const uint8_t *lo;
 	size_t kept = 0;
 	int r = TRACE_E_CORRUPT;
 
@@ -309,26 +306,49 @@ static int rec_samples(struct loader *l, struct cursor *c)
 		goto out;
 	if (!n)
 		return 0;
-	/* Each sample has at least a byte in each of four columns. */
+	/* Each sample has at least a byte in each of four columns, and each
+	 * table entry a byte, so these bound every allocation below. */
+	if (n > c->left / 4)
+		goto out;
 	cursor_uvarint(c, &ntids);
-	if (!c->ok || n > c->left / 4 || !ntids || ntids > n)
+	if (!c->ok || !ntids || ntids > n || ntids > c->left)
 		goto out;
-	threads = xmalloc((size_t)ntids * sizeof(*threads));
-	mtf = xcalloc((size_t)ntids, sizeof(*mtf));
+	tids = xmalloc((size_t)ntids * sizeof(*tids));
 	for (uint64_t i = 0; i < ntids; i++)
-		get_u32(c, &threads[i]);
-	cursor_uvarint(c, &t0);
-	if (!c->ok)
+		get_u32(c, &tids[i]);
+	cursor_uvarint(c, &nstacks);
+	if (!c->ok || !nstacks || nstacks > n || nstacks > c->left)
 		goto out;
+	stacks = xmalloc((size_t)nstacks * sizeof(*stacks));
+	for (uint64_t i = 0; i < nstacks; i++) {
+		int64_t d;
+		if (cursor_svarint(c, &d) < 0)
+			goto out;
+		fid += (uint64_t)d;
+		if (fid > UINT32_MAX)
+			goto out;
+		stacks[i] = node_lookup(l, fid);
+	}
+	cursor_uvarint(c, &t0);
+	cursor_svarint(c, &period);
+	if (!c->ok || (n - 1) * 2 > c->left)
+		goto out;
+	lo = c->p;
+	c->p += (n - 1) * 2;
+	c->left -= (n - 1) * 2;
 
 	t->samples = xgrow(t->samples, &l->cap_samples, t->nsamples + (size_t)n, sizeof(*t->samples));
 	s = t->samples + t->nsamples;
 	time = t0;
 	for (uint64_t i = 0; i < n; i++) {
-		int64_t d = 0;
-		if (i && cursor_svarint(c, &d) < 0)
-			goto out;
-		time += (uint64_t)d;
+		int64_t hi = 0;
+		if (i) {
+			if (cursor_svarint(c, &hi) < 0)
+				goto out;
+			/* delta = period - bias + (hi << 16 | lo), modulo 2^64 */
+			time += (uint64_t)period - TRACE_RESIDUAL_BIAS +
+				((uint64_t)hi << 16 | get_le16(lo + 2 * (i - 1)));
+		}
 		memset(&s[i], 0, sizeof(s[i]));
 		s[i].time = time;
 	}
@@ -336,7 +356,7 @@ static int rec_samples(struct loader *l, struct cursor *c)
 		uint64_t idx;
 		if (cursor_uvarint(c, &idx) < 0 || idx >= ntids)
 			goto out;
-		s[i].stack = (uint32_t)idx; /* the thread index, until the stack column */
+		s[i].tid = tids[idx];
 	}
 	for (uint64_t i = 0; i < n; i++)
 		cursor_u8(c, &s[i].state);
@@ -345,35 +365,15 @@ static int rec_samples(struct loader *l, struct cursor *c)
 	if (!c->ok)
 		goto out;
 	for (uint64_t i = 0; i < n; i++) {
-		struct mtf_list *m = &mtf[s[i].stack];
-		uint32_t tid = threads[s[i].stack];
-		uint64_t code, fid;
-		uint32_t node;
-
-		if (cursor_uvarint(c, &code) < 0)
+		uint64_t idx;
+		if (cursor_uvarint(c, &idx) < 0 || idx >= nstacks)
 			goto out;
-		if (code < TRACE_MTF_LEN) {
-			if (code >= m->n)
-				goto out;
-			fid = m->ids[code];
-			trace_mtf_promote(m->ids, (size_t)code);
-		} else {
-			fid = code - TRACE_MTF_LEN;
-			if (fid > UINT32_MAX)
-				goto out;
-			if (m->n < TRACE_MTF_LEN)
-				m->n++;
-			m->ids[m->n - 1] = (uint32_t)fid;
-			trace_mtf_promote(m->ids, m->n - 1);
-		}
-		node = node_lookup(l, fid);
-		if (node == NODE_MISSING) {
+		if (stacks[idx] == NODE_MISSING) {
 			t->status.samples_dropped++;
 			continue;
 		}
 		s[kept] = s[i];
-		s[kept].tid = tid;
-		s[kept].stack = node;
+		s[kept].stack = stacks[idx];
 		kept++;
 	}
 	for (size_t i = 0; i < kept; i++)
@@ -381,8 +381,8 @@ static int rec_samples(struct loader *l, struct cursor *c)
 	t->nsamples += kept;
 	r = 0;
 out:
-	free(threads);
-	free(mtf);
+	free(tids);
+	free(stacks);
 	return r;
 }
 

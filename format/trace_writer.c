@@ -34,10 +34,11 @@
  * TRACE_MAX_CHUNK whatever the caller passes. */
 #define WRITER_MAX_DEPTH (1u << 20)
 
-struct thread_slot {
-	uint32_t tid;
-	uint32_t nmtf;
-	uint32_t mtf[TRACE_MTF_LEN];
+struct stack_entry {
+	uint32_t node;
+	uint32_t count; /* samples in this chunk */
+	uint32_t first; /* order of first use, the tie-break */
+	uint32_t rank;  /* its index in the record's stack table */
 };
 
 struct trace_writer {
@@ -64,11 +65,23 @@ struct trace_writer {
 
 	/* This chunk's samples, in columns. */
 	uint64_t nsamp;
-	uint64_t t0, tprev;
-	struct buf c_time, c_tid, c_state, c_flags, c_stack;
-	struct hmap tid_index; /* (tid, 0) -> index into threads */
-	struct thread_slot *threads;
-	size_t nthreads, cap_threads;
+	uint64_t *times;
+	size_t cap_times;
+	uint32_t *sidx;  /* per sample: index into stacks */
+	size_t cap_sidx;
+	struct buf c_tid, c_state, c_flags;
+	int64_t *deltas; /* scratch for the period */
+	size_t cap_deltas;
+	size_t seg[8];   /* offsets in raw where zstd blocks should end */
+	size_t nseg;
+	struct hmap tid_index; /* (tid, 0) -> index into tids */
+	uint32_t *tids;
+	size_t ntids, cap_tids;
+	struct hmap stack_index; /* (node, 0) -> index into stacks */
+	struct stack_entry *stacks;
+	size_t nstacks, cap_stacks;
+	struct stack_entry **order;
+	size_t cap_order;
 
 	uint64_t counters[TRACE_COUNTER__COUNT]; /* the values last written */
 };
@@ -80,20 +93,20 @@ static void chunk_reset(struct trace_writer *w)
 	buf_reset(&w->new_addr);
 	w->first_new = w->next_node;
 	w->nsamp = 0;
-	buf_reset(&w->c_time);
 	buf_reset(&w->c_tid);
 	buf_reset(&w->c_state);
 	buf_reset(&w->c_flags);
-	buf_reset(&w->c_stack);
 	hmap_release(&w->tid_index);
-	w->nthreads = 0;
+	w->ntids = 0;
+	hmap_release(&w->stack_index);
+	w->nstacks = 0;
 }
 
 static size_t chunk_estimate(const struct trace_writer *w)
 {
-	return w->meta.len + w->new_parent.len + w->new_addr.len + w->c_time.len +
-	       w->c_tid.len + w->c_state.len + w->c_flags.len + w->c_stack.len +
-	       w->nthreads * 5 + 64;
+	return w->meta.len + w->new_parent.len + w->new_addr.len + w->nsamp * 3 +
+	       w->c_tid.len + w->c_state.len + w->c_flags.len + w->nsamp * 2 +
+	       w->ntids * 5 + w->nstacks * 5 + 64;
 }
 
 static int write_all(int fd, const uint8_t *p, size_t n, uint64_t *done)
@@ -133,6 +146,37 @@ static int check_string(const char *s)
 	return strlen(s) > TRACE_MAX_STRING ? TRACE_E_TOOBIG : 0;
 }
 
+/* Compresses raw into one zstd frame, ending a zstd block at each offset in
+ * w->seg: columns of different kinds then get their own entropy tables,
+ * which is worth far more than the few bytes a block header costs. */
+static int compress(struct trace_writer *w, const struct buf *raw, uint8_t *dst, size_t cap,
+		    size_t *len)
+{
+	ZSTD_outBuffer out = { dst, cap, 0 };
+	ZSTD_inBuffer in = { raw->data ? raw->data : (const uint8_t *)"", 0, 0 };
+	size_t left;
+
+	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_only);
+	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(w->cctx, raw->len)))
+		return TRACE_E_ZSTD;
+	for (size_t i = 0; i <= w->nseg; i++) {
+		size_t end = i < w->nseg ? w->seg[i] : raw->len;
+		ZSTD_EndDirective op = i < w->nseg ? ZSTD_e_flush : ZSTD_e_end;
+
+		if (end < in.size || end > raw->len)
+			continue;
+		in.size = end;
+		do {
+			left = ZSTD_compressStream2(w->cctx, &out, &in, op);
+			if (ZSTD_isError(left) || (left && out.pos == out.size))
+				return TRACE_E_ZSTD;
+		} while (left != 0);
+	}
+	w->nseg = 0;
+	*len = out.pos;
+	return 0;
+}
+
 /* Compresses raw into one zstd frame behind a chunk header and writes both. */
 static int write_chunk(struct trace_writer *w, uint16_t type, const struct buf *raw)
 {
@@ -142,13 +186,12 @@ static int write_chunk(struct trace_writer *w, uint16_t type, const struct buf *
 
 	if (raw->len > TRACE_MAX_CHUNK)
 		return TRACE_E_TOOBIG;
-	bound = ZSTD_compressBound(raw->len);
+	/* Each early block end can cost a block header beyond the bound. */
+	bound = ZSTD_compressBound(raw->len) + 8 * (w->nseg + 1);
 	buf_reset(&w->out);
 	buf_grow(&w->out, TRACE_CHUNK_HEADER_LEN + bound);
-	clen = ZSTD_compress2(w->cctx, w->out.data + TRACE_CHUNK_HEADER_LEN, bound,
-			      raw->data ? raw->data : (const uint8_t *)"", raw->len);
-	if (ZSTD_isError(clen))
-		return TRACE_E_ZSTD;
+	if ((r = compress(w, raw, w->out.data + TRACE_CHUNK_HEADER_LEN, bound, &clen)) < 0)
+		return r;
 	if (clen > TRACE_MAX_CHUNK)
 		return TRACE_E_TOOBIG;
 	h.type = type;
@@ -180,22 +223,104 @@ static void emit_nodes(struct trace_writer *w)
 	put_record(&w->raw, TRACE_REC_NODES, &w->rec);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The typical gap between samples: the median of the non-zero deltas (in
+ * wall mode most deltas are 0, every thread sharing its tick's time). */
+static int64_t period(struct trace_writer *w)
+{
+	size_t n = 0;
+
+	w->deltas = xgrow(w->deltas, &w->cap_deltas, w->nsamp, sizeof(*w->deltas));
+	for (uint64_t i = 1; i < w->nsamp; i++)
+		if (w->times[i] != w->times[i - 1])
+			w->deltas[n++] = (int64_t)(w->times[i] - w->times[i - 1]);
+	if (!n)
+		return 0;
+	qsort(w->deltas, n, sizeof(*w->deltas), cmp_i64);
+	return w->deltas[n / 2];
+}
+
+/* Arithmetic shift right by 16 of a two's complement value, portably. */
+static int64_t high_part(uint64_t r)
+{
+	uint64_t h = r >> 16;
+	if (r >> 63)
+		h |= 0xffffull << 48;
+	return (int64_t)h;
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct stack_entry *x = *(struct stack_entry *const *)a;
+	const struct stack_entry *y = *(struct stack_entry *const *)b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
 static void emit_samples(struct trace_writer *w)
 {
+	size_t cols[6], base;
+	uint32_t prev = 0;
+	int64_t p;
+
 	if (!w->nsamp)
 		return;
+	p = period(w);
 	buf_reset(&w->rec);
 	buf_put_uvarint(&w->rec, w->nsamp);
-	buf_put_uvarint(&w->rec, w->nthreads);
-	for (size_t i = 0; i < w->nthreads; i++)
-		buf_put_uvarint(&w->rec, w->threads[i].tid);
-	buf_put_uvarint(&w->rec, w->t0);
-	buf_add(&w->rec, w->c_time.data, w->c_time.len);
+	buf_put_uvarint(&w->rec, w->ntids);
+	for (size_t i = 0; i < w->ntids; i++)
+		buf_put_uvarint(&w->rec, w->tids[i]);
+	/* The stack table, most used first, so hot stacks get the shortest
+	 * codes; ids as deltas from the entry before. */
+	w->order = xgrow(w->order, &w->cap_order, w->nstacks, sizeof(*w->order));
+	for (size_t i = 0; i < w->nstacks; i++)
+		w->order[i] = &w->stacks[i];
+	qsort(w->order, w->nstacks, sizeof(*w->order), cmp_stack);
+	buf_put_uvarint(&w->rec, w->nstacks);
+	for (size_t i = 0; i < w->nstacks; i++) {
+		w->order[i]->rank = (uint32_t)i;
+		buf_put_svarint(&w->rec, (int64_t)w->order[i]->node - (int64_t)prev);
+		prev = w->order[i]->node;
+	}
+	buf_put_uvarint(&w->rec, w->times[0]);
+	buf_put_svarint(&w->rec, p);
+	/* Each delta's residual against the period, offset by 2^15 and split:
+	 * the low 16 bits, which jitter makes noise, apart from the rest,
+	 * which is 0 while the jitter stays within +-32 us. Each column then
+	 * compresses on its own. */
+	cols[0] = w->rec.len;
+	for (uint64_t i = 1; i < w->nsamp; i++) {
+		uint64_t u = w->times[i] - w->times[i - 1] - (uint64_t)p + TRACE_RESIDUAL_BIAS;
+		buf_put_le16(&w->rec, (uint16_t)u);
+	}
+	cols[1] = w->rec.len;
+	for (uint64_t i = 1; i < w->nsamp; i++) {
+		uint64_t u = w->times[i] - w->times[i - 1] - (uint64_t)p + TRACE_RESIDUAL_BIAS;
+		buf_put_svarint(&w->rec, high_part(u));
+	}
+	cols[2] = w->rec.len;
 	buf_add(&w->rec, w->c_tid.data, w->c_tid.len);
+	cols[3] = w->rec.len;
 	buf_add(&w->rec, w->c_state.data, w->c_state.len);
 	buf_add(&w->rec, w->c_flags.data, w->c_flags.len);
-	buf_add(&w->rec, w->c_stack.data, w->c_stack.len);
-	put_record(&w->raw, TRACE_REC_SAMPLES, &w->rec);
+	cols[4] = w->rec.len;
+	for (uint64_t i = 0; i < w->nsamp; i++)
+		buf_put_uvarint(&w->rec, w->stacks[w->sidx[i]].rank);
+	cols[5] = w->rec.len;
+	buf_put_uvarint(&w->raw, TRACE_REC_SAMPLES);
+	buf_put_uvarint(&w->raw, w->rec.len);
+	base = w->raw.len;
+	buf_add(&w->raw, w->rec.data, w->rec.len);
+	for (int i = 0; i < 5; i++)
+		w->seg[w->nseg++] = base + cols[i];
 }
 
 static int flush(struct trace_writer *w)
@@ -207,6 +332,7 @@ static int flush(struct trace_writer *w)
 	if (!w->meta.len && w->next_node == w->first_new && !w->nsamp)
 		return 0;
 	buf_reset(&w->raw);
+	w->nseg = 0;
 	buf_add(&w->raw, w->meta.data, w->meta.len);
 	emit_nodes(w);
 	emit_samples(w);
@@ -271,11 +397,9 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 	buf_init(&w->out);
 	buf_init(&w->new_parent);
 	buf_init(&w->new_addr);
-	buf_init(&w->c_time);
 	buf_init(&w->c_tid);
 	buf_init(&w->c_state);
 	buf_init(&w->c_flags);
-	buf_init(&w->c_stack);
 	hmap_init(&w->tree);
 	hmap_init(&w->tid_index);
 	w->cctx = ZSTD_createCCtx();
@@ -405,44 +529,39 @@ static uint32_t stack_node(struct trace_writer *w, const uint64_t *addrs, size_t
 	return node;
 }
 
-static struct thread_slot *thread_slot(struct trace_writer *w, uint32_t tid, uint64_t *index)
+/* Returns the chunk-local index of key in one of the record tables. */
+static uint32_t tid_index(struct trace_writer *w, uint32_t tid)
 {
 	int added;
-	uint64_t *slot = hmap_put(&w->tid_index, tid, 0, w->nthreads, &added);
+	uint64_t *slot = hmap_put(&w->tid_index, tid, 0, w->ntids, &added);
 
 	if (added) {
-		struct thread_slot *t;
-		w->threads = xgrow(w->threads, &w->cap_threads, w->nthreads + 1, sizeof(*w->threads));
-		t = &w->threads[w->nthreads++];
-		t->tid = tid;
-		t->nmtf = 0;
+		w->tids = xgrow(w->tids, &w->cap_tids, w->ntids + 1, sizeof(*w->tids));
+		w->tids[w->ntids++] = tid;
 	}
-	*index = *slot;
-	return &w->threads[*slot];
+	return (uint32_t)*slot;
 }
 
-/* The stack code: a hit in the thread's recent-stacks list costs its
- * position, a miss TRACE_MTF_LEN + the node id. */
-static uint64_t stack_code(struct thread_slot *t, uint32_t node)
+static uint32_t stack_index(struct trace_writer *w, uint32_t node)
 {
-	for (uint32_t i = 0; i < t->nmtf; i++) {
-		if (t->mtf[i] == node) {
-			trace_mtf_promote(t->mtf, i);
-			return i;
-		}
+	int added;
+	uint64_t *slot = hmap_put(&w->stack_index, node, 0, w->nstacks, &added);
+	struct stack_entry *e;
+
+	if (added) {
+		w->stacks = xgrow(w->stacks, &w->cap_stacks, w->nstacks + 1, sizeof(*w->stacks));
+		e = &w->stacks[w->nstacks];
+		e->node = node;
+		e->count = 0;
+		e->first = (uint32_t)w->nstacks++;
 	}
-	if (t->nmtf < TRACE_MTF_LEN)
-		t->nmtf++;
-	t->mtf[t->nmtf - 1] = node;
-	trace_mtf_promote(t->mtf, t->nmtf - 1);
-	return (uint64_t)TRACE_MTF_LEN + node;
+	w->stacks[*slot].count++;
+	return (uint32_t)*slot;
 }
 
 int trace_writer_sample(struct trace_writer *w, uint64_t time, uint32_t tid, uint8_t state,
 			uint8_t flags, const uint64_t *addrs, size_t n)
 {
-	struct thread_slot *t;
-	uint64_t index;
 	uint32_t node;
 	int r;
 
@@ -453,16 +572,13 @@ int trace_writer_sample(struct trace_writer *w, uint64_t time, uint32_t tid, uin
 	if (n > WRITER_MAX_DEPTH || (uint64_t)w->next_node + n > UINT32_MAX)
 		return TRACE_E_TOOBIG;
 	node = stack_node(w, addrs, n);
-	t = thread_slot(w, tid, &index);
-	if (!w->nsamp)
-		w->t0 = time;
-	else
-		buf_put_svarint(&w->c_time, (int64_t)(time - w->tprev));
-	w->tprev = time;
-	buf_put_uvarint(&w->c_tid, index);
+	w->times = xgrow(w->times, &w->cap_times, w->nsamp + 1, sizeof(*w->times));
+	w->times[w->nsamp] = time;
+	w->sidx = xgrow(w->sidx, &w->cap_sidx, w->nsamp + 1, sizeof(*w->sidx));
+	w->sidx[w->nsamp] = stack_index(w, node);
+	buf_put_uvarint(&w->c_tid, tid_index(w, tid));
 	buf_addch(&w->c_state, state);
 	buf_addch(&w->c_flags, flags);
-	buf_put_uvarint(&w->c_stack, stack_code(t, node));
 	w->nsamp++;
 	w->samples++;
 	return maybe_flush(w);
@@ -552,13 +668,17 @@ void trace_writer_free(struct trace_writer *w)
 	buf_release(&w->out);
 	buf_release(&w->new_parent);
 	buf_release(&w->new_addr);
-	buf_release(&w->c_time);
+	free(w->times);
+	free(w->deltas);
 	buf_release(&w->c_tid);
 	buf_release(&w->c_state);
 	buf_release(&w->c_flags);
-	buf_release(&w->c_stack);
 	hmap_release(&w->tree);
 	hmap_release(&w->tid_index);
-	free(w->threads);
+	hmap_release(&w->stack_index);
+	free(w->tids);
+	free(w->stacks);
+	free(w->order);
+	free(w->sidx);
 	free(w);
 }

@@ -1030,24 +1030,25 @@ Test(trace_reader, hostile_records_rejected)
 	p.len -= 6;
 	buf_put_uvarint(&p, 1u << 30);
 	rec(&raw, 1, &p);
-	/* a sample pointing at a node that does not exist, and at a stack-MTF
-	 * slot never filled */
+	/* two samples pointing at a node that does not exist */
 	buf_reset(&p);
-	buf_put_uvarint(&p, 2);
-	buf_put_uvarint(&p, 1);
+	buf_put_uvarint(&p, 2);    /* samples */
+	buf_put_uvarint(&p, 1);    /* threads */
 	buf_put_uvarint(&p, 77);
-	buf_put_uvarint(&p, 100);
-	buf_put_svarint(&p, 10);
-	buf_add(&p, "\0\0\1\1\0\0", 6);
-	buf_put_uvarint(&p, 16 + 999);
-	buf_put_uvarint(&p, 0);
+	buf_put_uvarint(&p, 1);    /* stacks */
+	buf_put_svarint(&p, 999);
+	buf_put_uvarint(&p, 100);  /* first time */
+	buf_put_svarint(&p, 10);   /* period */
+	buf_add(&p, "\0\x80", 2); /* low 16 bits of the one residual */
+	buf_put_svarint(&p, 0);    /* and the rest of it */
+	buf_add(&p, "\0\0\1\1\0\0\0\0", 8);
 	rec(&raw, 8, &p);
 	put_chunk(&f, 1, 3, raw.data, raw.len);
 
 	t = load((struct blob){ f.data, f.len });
 	cr_assert_eq(t->status.chunks_corrupt, 2);
 	cr_assert_eq(t->status.chunks, 2);
-	cr_assert_eq(t->status.samples_dropped, 2); /* node 999, twice via MTF */
+	cr_assert_eq(t->status.samples_dropped, 2); /* node 999, twice */
 	cr_assert_eq(t->nsamples, 0);
 	cr_assert_eq(t->session.argc, 1);
 	trace_free(t);
