@@ -250,6 +250,18 @@ int main(int argc, char **argv)
 			unlink(out_path);
 			attach_failed(pid, r);
 		}
+		for (size_t i = 0; i < ntids; i++) {
+			const uint32_t *live;
+			size_t n = target_threads(t, &live), k;
+			for (k = 0; k < n && live[k] != tids[i]; k++)
+				;
+			if (k == n) {
+				target_detach(t);
+				target_free(t);
+				unlink(out_path);
+				die("option '-t': %u is not a thread of process %d", tids[i], (int)pid);
+			}
+		}
 		if (target_cmdline(t, &cmd_argv, &cmd_argc) < 0) {
 			cmd_argv = NULL;
 			cmd_argc = 0;

@@ -30,6 +30,19 @@ struct tname {
 	char name[NAME_MAX_BYTES];
 };
 
+/* Stack pages read beyond the window during one walk: deep stacks would
+ * otherwise cost one system call per frame, with the thread stopped. */
+#define PAGE_CACHE 8
+#define CACHE_PAGE 4096u
+
+struct page_cache {
+	struct target *t;
+	uint64_t addr[PAGE_CACHE];
+	int valid[PAGE_CACHE];
+	unsigned next;
+	uint8_t data[PAGE_CACHE][CACHE_PAGE];
+};
+
 struct loop {
 	const struct sampler_config *cfg;
 	struct target *t;
@@ -39,6 +52,7 @@ struct loop {
 	struct tname *names;
 	size_t nnames, names_cap;
 	uint64_t *frames;
+	struct page_cache *cache;
 	uint64_t next_refresh;
 	int exited;
 };
@@ -142,6 +156,29 @@ static int maintain(struct loop *l, uint64_t now)
 	return r;
 }
 
+static int cached_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct page_cache *c = ctx;
+	uint64_t page = addr & ~(uint64_t)(CACHE_PAGE - 1);
+	unsigned slot;
+
+	if (len > CACHE_PAGE - (addr - page))  /* crosses a page: rare */
+		return target_read(c->t, addr, buf, len);
+	for (slot = 0; slot < PAGE_CACHE; slot++)
+		if (c->valid[slot] && c->addr[slot] == page)
+			break;
+	if (slot == PAGE_CACHE) {
+		slot = c->next++ % PAGE_CACHE;
+		c->valid[slot] = 0;
+		if (target_read(c->t, page, c->data[slot], CACHE_PAGE) < 0)
+			return target_read(c->t, addr, buf, len);
+		c->addr[slot] = page;
+		c->valid[slot] = 1;
+	}
+	memcpy(buf, c->data[slot] + (addr - page), len);
+	return 0;
+}
+
 /* The unwinder's test for a return address: inside a mapped image, and
  * just after a call instruction in the target's code. */
 static int is_return(void *ctx, uint64_t addr)
@@ -178,7 +215,7 @@ static int sample_thread(struct loop *l, uint32_t tid)
 	struct target_stop s;
 	struct unwind_config uc = { .max_depth = l->cfg->max_depth, .is_return = is_return,
 				    .is_return_ctx = l };
-	struct unwind_memory mem = { .read = target_read, .ctx = l->t };
+	struct unwind_memory mem = { .read = cached_read, .ctx = l->cache };
 	size_t n = 0;
 	int stop, r;
 	uint64_t time;
@@ -193,6 +230,7 @@ static int sample_thread(struct loop *l, uint32_t tid)
 		return 0;
 	}
 	time = sampler_now();
+	memset(l->cache->valid, 0, sizeof(l->cache->valid));
 	uc.arch = s.arch;
 	mem.window = s.window;
 	mem.window_addr = s.window_addr;
@@ -231,6 +269,8 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace
 
 	memset(st, 0, sizeof(*st));
 	l.images = images_new(t);
+	l.cache = xcalloc(1, sizeof(*l.cache));
+	l.cache->t = t;
 	l.frames = xmalloc((cfg->max_depth ? cfg->max_depth : 1) * sizeof(*l.frames));
 	r = images_update(l.images, w, 0);
 	if (r == 0)
@@ -310,5 +350,6 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace
 	images_free(l.images);
 	free(l.names);
 	free(l.frames);
+	free(l.cache);
 	return r;
 }
