@@ -103,17 +103,28 @@ static int shell_status(int status)
 	return 1;
 }
 
+/* Removes a trace that holds nothing worth keeping, but only a regular
+ * file: -f may have pointed us at a device. */
+static void discard_output(int fd, const char *path)
+{
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(path);
+}
+
 static int open_output(const char *path, int force)
 {
 	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
 	int fd = open(path, flags, 0600);
+	struct stat st;
 
 	if (fd < 0 && errno == EEXIST)
 		die("cannot create '%s': File exists (use -f to overwrite it)", path);
 	if (fd < 0)
 		die_errno("cannot create '%s'", path);
-	/* An overwritten file keeps its old mode: make it private too. */
-	if (force && fchmod(fd, 0600) < 0 && errno != EINVAL && errno != EPERM)
+	/* An overwritten file keeps its old mode: make it private too. Only
+	 * a regular file: -f may point at a device such as /dev/null. */
+	if (force && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fchmod(fd, 0600) < 0)
 		die_errno("cannot change the mode of '%s'", path);
 	return fd;
 }
@@ -238,7 +249,7 @@ int main(int argc, char **argv)
 	if (launched) {
 		r = target_launch(argv + optind, &t);
 		if (r < 0) {
-			unlink(out_path);
+			discard_output(fd, out_path);
 			die("cannot launch '%s': %s", argv[optind], target_strerror(r));
 		}
 		pid = target_pid(t);
@@ -247,7 +258,7 @@ int main(int argc, char **argv)
 	} else {
 		r = target_attach(pid, &t);
 		if (r < 0) {
-			unlink(out_path);
+			discard_output(fd, out_path);
 			attach_failed(pid, r);
 		}
 		for (size_t i = 0; i < ntids; i++) {
@@ -258,7 +269,7 @@ int main(int argc, char **argv)
 			if (k == n) {
 				target_detach(t);
 				target_free(t);
-				unlink(out_path);
+				discard_output(fd, out_path);
 				die("option '-t': %u is not a thread of process %d", tids[i], (int)pid);
 			}
 		}
@@ -292,8 +303,8 @@ int main(int argc, char **argv)
 		if (r == TARGET_E_EXEC) {
 			error("cannot run '%s': %s", argv[optind], strerror(exec_errno));
 			trace_writer_free(w);
+			discard_output(fd, out_path);
 			close(fd);
-			unlink(out_path);
 			target_free(t);
 			return exec_errno == ENOENT ? 127 : 126;
 		}
