@@ -297,7 +297,7 @@ static int rec_samples(struct loader *l, struct cursor *c)
 	uint32_t *stacks = NULL; /* its stack table, as in-memory node ids */
 	struct trace_sample *s;
 	int64_t period;
-	const uint8_t *lo;
+	const uint8_t *lo0, *lo1;
 	size_t kept = 0;
 	int r = TRACE_E_CORRUPT;
 
@@ -331,11 +331,9 @@ static int rec_samples(struct loader *l, struct cursor *c)
 	}
 	cursor_uvarint(c, &t0);
 	cursor_svarint(c, &period);
-	if (!c->ok || (n - 1) * 2 > c->left)
+	if (!c->ok || cursor_take(c, (size_t)(n - 1), &lo0) < 0 ||
+	    cursor_take(c, (size_t)(n - 1), &lo1) < 0)
 		goto out;
-	lo = c->p;
-	c->p += (n - 1) * 2;
-	c->left -= (n - 1) * 2;
 
 	t->samples = xgrow(t->samples, &l->cap_samples, t->nsamples + (size_t)n, sizeof(*t->samples));
 	s = t->samples + t->nsamples;
@@ -345,9 +343,10 @@ static int rec_samples(struct loader *l, struct cursor *c)
 		if (i) {
 			if (cursor_svarint(c, &hi) < 0)
 				goto out;
-			/* delta = period - bias + (hi << 16 | lo), modulo 2^64 */
+			/* delta = period - bias + (hi << 16 | lo1 << 8 | lo0),
+			 * modulo 2^64 */
 			time += (uint64_t)period - TRACE_RESIDUAL_BIAS +
-				((uint64_t)hi << 16 | get_le16(lo + 2 * (i - 1)));
+				((uint64_t)hi << 16 | (uint64_t)lo1[i - 1] << 8 | lo0[i - 1]);
 		}
 		memset(&s[i], 0, sizeof(s[i]));
 		s[i].time = time;

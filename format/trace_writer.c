@@ -267,6 +267,7 @@ static int cmp_stack(const void *a, const void *b)
 static void emit_samples(struct trace_writer *w)
 {
 	size_t cols[6], base;
+
 	uint32_t prev = 0;
 	int64_t p;
 
@@ -292,34 +293,36 @@ static void emit_samples(struct trace_writer *w)
 	}
 	buf_put_uvarint(&w->rec, w->times[0]);
 	buf_put_svarint(&w->rec, p);
-	/* Each delta's residual against the period, offset by 2^15 and split:
-	 * the low 16 bits, which jitter makes noise, apart from the rest,
-	 * which is 0 while the jitter stays within +-32 us. Each column then
-	 * compresses on its own. */
-	cols[0] = w->rec.len;
-	for (uint64_t i = 1; i < w->nsamp; i++) {
-		uint64_t u = w->times[i] - w->times[i - 1] - (uint64_t)p + TRACE_RESIDUAL_BIAS;
-		buf_put_le16(&w->rec, (uint16_t)u);
+	/* Each delta's residual against the period, offset by 2^15 and split
+	 * into byte planes: bits 0-7, which jitter makes noise, bits 8-15,
+	 * which are noise only for jitter past a microsecond or so, and the
+	 * rest, 0 while jitter stays within +-32 us. Each column then gets a
+	 * zstd block and an entropy table of its own. */
+	for (int byte = 0; byte < 2; byte++) {
+		cols[byte] = w->rec.len;
+		for (uint64_t i = 1; i < w->nsamp; i++) {
+			uint64_t u = w->times[i] - w->times[i - 1] - (uint64_t)p + TRACE_RESIDUAL_BIAS;
+			buf_addch(&w->rec, (uint8_t)(u >> (8 * byte)));
+		}
 	}
-	cols[1] = w->rec.len;
+	cols[2] = w->rec.len;
 	for (uint64_t i = 1; i < w->nsamp; i++) {
 		uint64_t u = w->times[i] - w->times[i - 1] - (uint64_t)p + TRACE_RESIDUAL_BIAS;
 		buf_put_svarint(&w->rec, high_part(u));
 	}
-	cols[2] = w->rec.len;
-	buf_add(&w->rec, w->c_tid.data, w->c_tid.len);
 	cols[3] = w->rec.len;
+	buf_add(&w->rec, w->c_tid.data, w->c_tid.len);
+	cols[4] = w->rec.len;
 	buf_add(&w->rec, w->c_state.data, w->c_state.len);
 	buf_add(&w->rec, w->c_flags.data, w->c_flags.len);
-	cols[4] = w->rec.len;
+	cols[5] = w->rec.len;
 	for (uint64_t i = 0; i < w->nsamp; i++)
 		buf_put_uvarint(&w->rec, w->stacks[w->sidx[i]].rank);
-	cols[5] = w->rec.len;
 	buf_put_uvarint(&w->raw, TRACE_REC_SAMPLES);
 	buf_put_uvarint(&w->raw, w->rec.len);
 	base = w->raw.len;
 	buf_add(&w->raw, w->rec.data, w->rec.len);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		w->seg[w->nseg++] = base + cols[i];
 }
 

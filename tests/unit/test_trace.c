@@ -1039,7 +1039,7 @@ Test(trace_reader, hostile_records_rejected)
 	buf_put_svarint(&p, 999);
 	buf_put_uvarint(&p, 100);  /* first time */
 	buf_put_svarint(&p, 10);   /* period */
-	buf_add(&p, "\0\x80", 2); /* low 16 bits of the one residual */
+	buf_add(&p, "\0\x80", 2); /* bits 0-7, then 8-15, of the one residual */
 	buf_put_svarint(&p, 0);    /* and the rest of it */
 	buf_add(&p, "\0\0\1\1\0\0\0\0", 8);
 	rec(&raw, 8, &p);
