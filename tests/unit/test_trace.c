@@ -1096,3 +1096,70 @@ Test(trace_names, stack_of_hand_built_trace_is_bounded)
 	cr_assert_eq(trace_stack(NULL, 1, out, 8), 0);
 	cr_assert_str_eq(trace_thread_name_at(NULL, 5), "");
 }
+
+/* Damaged chunk contents behind valid frames and checksums: what a hostile
+ * file, rather than a bad disk, looks like. The records must be parsed
+ * defensively; the test passes if nothing crashes (run it under ASan). */
+Test(trace_reader, hostile_chunk_contents_never_crash)
+{
+	struct multi m = write_multi(3, 50);
+	struct buf raw[8];
+	size_t nraw = 0, pos = 16;
+
+	/* the raw contents of every chunk, by the documented layout */
+	while (pos + 24 <= m.b.n && nraw < 8) {
+		uint32_t rlen = get_le32(m.b.p + pos + 12), clen = get_le32(m.b.p + pos + 16);
+		buf_init(&raw[nraw]);
+		buf_grow(&raw[nraw], rlen);
+		cr_assert_eq(ZSTD_decompress(raw[nraw].data, rlen + 1, m.b.p + pos + 24, clen), rlen);
+		raw[nraw++].len = rlen;
+		pos += 24 + clen;
+	}
+	cr_assert_eq(pos, m.b.n);
+	rng_state = 2024;
+	for (int iter = 0; iter < 3000; iter++) {
+		struct buf f;
+		struct trace *t;
+		int r;
+
+		buf_init(&f);
+		put_header(&f, 1, 0);
+		for (size_t c = 0; c < nraw; c++) {
+			struct buf d;
+			buf_init(&d);
+			buf_add(&d, raw[c].data, raw[c].len);
+			if (c > 0 || iter % 4 == 0) {
+				int flips = 1 + (int)(rng() % 4);
+				for (int k = 0; k < flips && d.len; k++) {
+					size_t at = rng() % d.len;
+					switch (rng() % 3) {
+					case 0: d.data[at] ^= (uint8_t)(1u << (rng() % 8)); break;
+					case 1: d.data[at] = (uint8_t)rng(); break;
+					default: d.data[at] = 0xff; break;
+					}
+				}
+				if (rng() % 8 == 0)
+					d.len = rng() % (d.len + 1);
+			}
+			put_chunk(&f, (uint16_t)(c + 1 == nraw ? 2 : 1), (uint32_t)c, d.data, d.len);
+			buf_release(&d);
+		}
+		r = trace_load_mem(f.data, f.len, &t);
+		if (r == 0) {
+			char *dg = digest_str(t);
+			for (size_t i = 0; i < t->nsamples; i++)
+				cr_assert_lt(t->samples[i].stack, t->nnodes);
+			for (size_t i = 1; i < t->nnodes; i++)
+				cr_assert_lt(t->nodes[i].parent, i);
+			free(dg);
+			trace_free(t);
+		} else {
+			cr_assert(r == TRACE_E_EMPTY || r == TRACE_E_TOOBIG || r == TRACE_E_CORRUPT,
+				  "%d", r);
+		}
+		buf_release(&f);
+	}
+	for (size_t c = 0; c < nraw; c++)
+		buf_release(&raw[c]);
+	free_multi(&m);
+}
