@@ -269,13 +269,22 @@ static int classify(struct target *t, pid_t tid, int status, int *gone, int *sig
 	return STOP_NONE;
 }
 
+/* Restarts a thread from a stop of this kind. If PTRACE_LISTEN is refused
+ * (the group-stop ended meanwhile), running it is the safe answer: a stuck
+ * thread is the one outcome never allowed. */
+static long restart(pid_t tid, int kind)
+{
+	if (kind == STOP_GROUP && ptrace(PTRACE_LISTEN, tid, 0L, 0L) == 0)
+		return 0;
+	return ptrace(PTRACE_CONT, tid, 0L, 0L);
+}
+
 /* Answers a stop that nobody is sampling. */
 static void settle(struct target *t, pid_t tid, int kind)
 {
-	if (kind == STOP_GROUP)
-		ptrace(PTRACE_LISTEN, tid, 0L, 0L);
-	else if (kind == STOP_INTERRUPT)
-		ptrace(PTRACE_CONT, tid, 0L, 0L);
+	(void)t;
+	if (kind != STOP_NONE)
+		restart(tid, kind);
 }
 
 int target_poll(struct target *t)
@@ -475,8 +484,7 @@ int target_resume_thread(struct target *t, uint32_t tid)
 	if (!th || !th->held)
 		return 0;
 	th->held = 0;
-	long r = th->held_kind == STOP_GROUP ? ptrace(PTRACE_LISTEN, (pid_t)tid, 0L, 0L)
-					     : ptrace(PTRACE_CONT, (pid_t)tid, 0L, 0L);
+	long r = restart((pid_t)tid, th->held_kind);
 	if (r < 0 && errno == ESRCH)
 		return -ESRCH;
 	return r < 0 ? -errno : 0;
