@@ -417,10 +417,6 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 		goto out;
 	}
 
-	trace_file_header_encode(hdr, TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
-	if ((r = write_all(fd, hdr, sizeof(hdr), &w->bytes)) < 0)
-		goto out;
-
 	buf_reset(&w->rec);
 	buf_addch(&w->rec, s->os);
 	buf_addch(&w->rec, s->arch);
@@ -433,7 +429,15 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 	buf_put_uvarint(&w->rec, s->argc);
 	for (uint32_t i = 0; i < s->argc; i++)
 		put_string(&w->rec, s->argv[i]);
+	if (w->rec.len > TRACE_MAX_CHUNK / 2) {
+		r = TRACE_E_TOOBIG; /* thousands of huge arguments */
+		goto out;
+	}
 	meta_record(w, TRACE_REC_SESSION);
+
+	trace_file_header_encode(hdr, TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
+	if ((r = write_all(fd, hdr, sizeof(hdr), &w->bytes)) < 0)
+		goto out;
 	/* The session goes out at once, alone: a recorder killed in its
 	 * first second still leaves a trace that loads. */
 	r = flush(w);
