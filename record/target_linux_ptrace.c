@@ -67,6 +67,8 @@ struct target {
 	int go_fd, err_fd;      /* launch handshake pipes, or -1 */
 	int exited, exit_status;
 	int detached;
+	pid_t mem_pid;          /* a live thread, for memory reads: the leader
+	                         * may be a zombie without memory */
 	struct thread *threads;
 	size_t nthreads, cap;
 	uint32_t *tids;         /* for target_threads() */
@@ -162,6 +164,7 @@ static struct target *target_new(pid_t pid)
 	struct sigaction sa;
 
 	t->pid = pid;
+	t->mem_pid = pid;
 	t->go_fd = t->err_fd = -1;
 	/* No SA_RESTART: the alarm must break a waitpid() that waits too long. */
 	memset(&sa, 0, sizeof(sa));
@@ -407,7 +410,7 @@ static size_t read_window(struct target *t, uint64_t sp)
 		total += len;
 		at += len;
 	}
-	ssize_t got = process_vm_readv(t->pid, local, n, remote, n, 0);
+	ssize_t got = process_vm_readv(t->mem_pid, local, n, remote, n, 0);
 	return got > 0 ? (size_t)got : 0;
 }
 
@@ -458,6 +461,7 @@ int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
 	}
 	th->held = 1;
 	th->held_kind = kind;
+	t->mem_pid = (pid_t)tid;
 	s->arch = UNWIND_ARCH_X86_64;
 	s->regs.pc = regs.rip;
 	s->regs.sp = regs.rsp;
@@ -472,7 +476,7 @@ int target_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct target *t = ctx;
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+	ssize_t n = process_vm_readv(t->mem_pid ? t->mem_pid : t->pid, &local, 1, &remote, 1, 0);
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EFAULT;
@@ -519,13 +523,28 @@ int target_thread_name(struct target *t, uint32_t tid, char *buf, size_t n)
 	return 0;
 }
 
+/* A thread that has not begun to exit, preferring the leader. */
+static uint32_t live_tid(const struct target *t)
+{
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == (uint32_t)t->pid && !t->threads[i].exiting)
+			return t->threads[i].tid;
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (!t->threads[i].exiting)
+			return t->threads[i].tid;
+	return (uint32_t)t->pid;
+}
+
 int target_read_maps(struct target *t, struct buf *out)
 {
 	char path[64];
 	int fd;
 
 	buf_reset(out);
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
+	/* Through a live thread: a zombie leader shows an empty map (and has
+	 * no memory to read, hence mem_pid too). */
+	t->mem_pid = (pid_t)live_tid(t);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)t->pid, (int)t->mem_pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -618,16 +637,12 @@ static int seize_all(struct target *t)
 			if (*end || tid == 0 || find(t, (uint32_t)tid))
 				continue;
 			if (seize((pid_t)tid) < 0) {
-				/* EPERM for a thread that a clone event already
-				 * attached is harmless; for the first one it is
-				 * the answer. */
+				/* EPERM is harmless for a thread that a clone
+				 * event already attached, or for a leader that
+				 * is a zombie after pthread_exit(); it is the
+				 * answer when no thread at all can be traced. */
 				if (!first_err && errno != ESRCH)
 					first_err = -errno;
-				if (!t->nthreads && tid == (unsigned long)t->pid) {
-					int e = errno;
-					closedir(d);
-					return -e;
-				}
 				continue;
 			}
 			add_thread(t, (uint32_t)tid);
