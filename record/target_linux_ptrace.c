@@ -323,14 +323,24 @@ size_t target_threads(struct target *t, const uint32_t **tids)
 	return n;
 }
 
-static uint8_t read_state(struct thread *th)
+static uint8_t read_state(const struct target *t, struct thread *th)
 {
 	char buf[512], *p;
 	ssize_t n;
 
-	if (th->stat_fd < 0)
-		return TRACE_STATE_UNKNOWN;
-	n = pread(th->stat_fd, buf, sizeof(buf) - 1, 0);
+	if (th->stat_fd >= 0) {
+		n = pread(th->stat_fd, buf, sizeof(buf) - 1, 0);
+	} else {
+		/* No descriptor kept (out of them): open it each time. */
+		char path[64];
+		int fd;
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/stat", (int)t->pid, th->tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return TRACE_STATE_UNKNOWN;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
 	if (n <= 0)
 		return TRACE_STATE_UNKNOWN;
 	buf[n] = 0;
@@ -422,7 +432,7 @@ int target_interrupt_thread(struct target *t, uint32_t tid)
 		return -ESRCH;
 	if (th->interrupted)
 		return 0;
-	th->state = read_state(th);
+	th->state = read_state(t, th);
 	if (ptrace(PTRACE_INTERRUPT, (pid_t)tid, 0L, 0L) < 0) {
 		if (errno == ESRCH) {
 			/* Either gone, or its exit is waiting to be reaped. */
