@@ -32,7 +32,7 @@ REQ_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 REQ_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-STAMP := $(BUILD)/.setup-done
+.DEFAULT_GOAL := all
 CONFIG := $(BUILD)/config.mk
 
 ifeq ($(filter clean,$(MAKECMDGOALS)),)

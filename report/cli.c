@@ -25,10 +25,13 @@ enum {
 	OPT_SYMBOLS,
 	OPT_ADDRESSES,
 	OPT_NO_INLINE,
+	OPT_TITLE,
+	OPT_WIDTH,
+	OPT_MINWIDTH,
 };
 
 /* Options may follow the trace operand, as in git; "--" ends them. */
-static const char shortopts[] = ":h";
+static const char shortopts[] = ":ho:";
 static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "tid", required_argument, NULL, OPT_TID },
@@ -40,6 +43,10 @@ static const struct option longopts[] = {
 	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "output", required_argument, NULL, 'o' },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -110,6 +117,18 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 			break;
 		case OPT_NO_INLINE:
 			o->no_inline = 1;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_TITLE:
+			o->title = optarg;
+			break;
+		case OPT_WIDTH:
+			o->width = (unsigned)parse_uint_opt("--width", optarg, 100, 100000);
+			break;
+		case OPT_MINWIDTH:
+			o->minwidth = (double)parse_uint_opt("--minwidth", optarg, 0, 10000) / 10;
 			break;
 		case ':':
 			cli_usage_error(usage, "option '%s' needs a value", argv[optind - 1]);

@@ -43,7 +43,19 @@ struct cli_opts {
 	size_t nsymbol_dirs;
 	int addresses;
 	int no_inline;
+	const char *output;      /* -o: write here instead of stdout */
+	const char *title;       /* flame graphs: --title */
+	unsigned width;          /* --width, pixels; 0 for the default */
+	double minwidth;         /* --minwidth, pixels; 0 for the default */
 };
+
+/* The flame-graph options, for the subcommands that draw one. */
+#define CLI_GRAPH_HELP \
+	"  -o, --output FILE    write the graph to FILE (default standard output)\n" \
+	"  --title TEXT         the title (default \"Flame Graph\")\n" \
+	"  --width PIXELS       the width (default 1200)\n" \
+	"  --minwidth TENTHS    hide frames narrower than this many tenths of a pixel\n" \
+	"                       (default 1); their time stays in their callers\n"
 
 /* Parses the options of a subcommand (argv[0] is its name) into o, which
  * the caller releases with cli_release(). Returns the index in argv of the

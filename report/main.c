@@ -17,6 +17,7 @@ static const struct {
 } commands[] = {
 	{ "info", cmd_info, "describe the trace, its images, threads and losses" },
 	{ "folded", cmd_folded, "folded stacks for flamegraph.pl and inferno" },
+	{ "svg", cmd_svg, "a flame graph" },
 	{ "threads", cmd_threads, "a per-thread table of samples and states" },
 };
 

@@ -1,0 +1,86 @@
+/*
+ * cmd_svg.c: 'prof-report svg TRACE -o out.svg', the profile as a flame
+ * graph. The default subtitle says what was recorded: the command, how
+ * long, how many samples, the mode and the rate.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/diag.h"
+#include "report/cli.h"
+#include "report/cmds.h"
+#include "report/flamegraph.h"
+#include "report/profile.h"
+#include "report/symbolize.h"
+
+static const char usage[] =
+	"usage: prof-report svg [OPTIONS] TRACE [-o FILE]\n"
+	"\n"
+	"Writes the profile as an SVG flame graph.\n"
+	"\n"
+	CLI_GRAPH_HELP
+	CLI_COMMON_HELP;
+
+static char *subtitle(const struct trace *t, const struct profile *p)
+{
+	struct buf b;
+	uint64_t dur = t->has_end && t->end.time > t->session.start_monotonic_ns
+			       ? t->end.time - t->session.start_monotonic_ns : 0;
+
+	buf_init(&b);
+	for (uint32_t i = 0; i < t->session.argc && b.len < 200; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", t->session.argv[i]);
+	if (dur)
+		buf_addf(&b, ", %.1f s", (double)dur / 1e9);
+	buf_addf(&b, ", %llu samples, %s mode at %u Hz", (unsigned long long)p->samples,
+		 trace_mode_name(t->session.mode), t->session.rate_hz);
+	return buf_detach(&b);
+}
+
+int cmd_svg(int argc, char **argv)
+{
+	struct cli_opts o;
+	struct trace *t;
+	struct symbolize *sym = NULL;
+	struct profile *p = NULL;
+	struct profile_opts po;
+	struct symbolize_opts so;
+	struct flamegraph_opts fo;
+	FILE *out = stdout;
+	char *sub;
+	int first, err;
+
+	first = cli_parse(argc, argv, usage, &o);
+	cli_require_operands(argc, argv, first, 1, usage);
+	t = cli_load_trace(argv[first]);
+	so = cli_symbolize_opts(&o);
+	err = symbolize_new(t, &so, &sym);
+	if (err < 0)
+		die("cannot symbolize: %s", locate_strerror(err));
+	po = (struct profile_opts){ .filter = cli_filter(&o), .thread_frames = o.thread_frames };
+	err = profile_build(t, sym, &po, &p);
+	if (err < 0)
+		die("cannot build the profile of '%s': %s", argv[first], locate_strerror(err));
+	sub = subtitle(t, p);
+	fo = (struct flamegraph_opts){ .title = o.title, .subtitle = sub, .width = o.width,
+				       .minwidth = o.minwidth };
+	if (o.output && !(out = fopen(o.output, "w")))
+		die_errno("cannot create '%s'", o.output);
+	if (flamegraph_write_svg(out, p, &fo) < 0)
+		die_errno("cannot write '%s'", o.output ? o.output : "standard output");
+	if (o.output) {
+		if (fclose(out) != 0)
+			die_errno("cannot write '%s'", o.output);
+	} else {
+		diag_close_stdout();
+	}
+	free(sub);
+	profile_free(p);
+	symbolize_free(sym);
+	trace_free(t);
+	cli_release(&o);
+	return 0;
+}
