@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# End-to-end: prof-report's subcommands, exit codes and outputs on a real
+# recording of the split fixture.
+. "$(dirname "$0")/lib.sh"
+
+if ! why=$(ptrace_ok); then
+	skip "report-cli" "$why"
+	exit 0
+fi
+"$RECORD" -q -o "$TMP/s.trace" -- "$FIX/split" 1 > /dev/null || { fail "report-cli-record" "prof-record failed"; exit 0; }
+
+# svg: a valid XML document whose frames carry the fixture's names
+if "$REPORT" svg "$TMP/s.trace" -o "$TMP/s.svg" --title 'a <b> & "c"' && xmllint --noout "$TMP/s.svg"; then
+	ok "svg-is-valid-xml"
+else
+	fail "svg-is-valid-xml" "$(xmllint --noout "$TMP/s.svg" 2>&1 | head -3)"
+fi
+grep -q '<title>path_a (' "$TMP/s.svg" && ok "svg-has-frames" || fail "svg-has-frames" "no path_a frame"
+grep -q 'a &lt;b&gt; &amp; &quot;c&quot;' "$TMP/s.svg" && ok "svg-title-escaped" || fail "svg-title-escaped" "title not escaped"
+"$REPORT" svg "$TMP/s.trace" --title 'a <b> & "c"' | cmp -s - "$TMP/s.svg" && ok "svg-to-stdout-and-deterministic" \
+	|| fail "svg-to-stdout-and-deterministic" "stdout output differs from -o output"
+
+# outputs are deterministic
+"$REPORT" folded "$TMP/s.trace" > "$TMP/f1"; "$REPORT" folded "$TMP/s.trace" > "$TMP/f2"
+cmp -s "$TMP/f1" "$TMP/f2" && ok "folded-deterministic" || fail "folded-deterministic" "two runs differ"
+sort -c "$TMP/f1" 2>/dev/null && ok "folded-sorted" || fail "folded-sorted" "not sorted"
+
+# --thread-frames puts "NAME [TID]" under the root
+"$REPORT" folded --thread-frames "$TMP/s.trace" | grep -Eq '^split;split \[[0-9]+\];' \
+	&& ok "folded-thread-frames" || fail "folded-thread-frames" "$("$REPORT" folded --thread-frames "$TMP/s.trace" | head -2)"
+
+# exit codes: 0 ok, 1 runtime error, 2 bad usage
+"$REPORT" --version | grep -q 'trace format 1\.' && ok "version-names-format" || fail "version-names-format" "$("$REPORT" --version)"
+"$REPORT" -h > /dev/null; [ $? -eq 0 ] && ok "help-exit-0" || fail "help-exit-0" "non-zero"
+"$REPORT" nosuch 2> /dev/null; [ $? -eq 2 ] && ok "unknown-command-exit-2" || fail "unknown-command-exit-2" "not 2"
+"$REPORT" folded --state sideways "$TMP/s.trace" 2> /dev/null; [ $? -eq 2 ] && ok "bad-option-exit-2" || fail "bad-option-exit-2" "not 2"
+out=$("$REPORT" info "$TMP/missing.trace" 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "missing.trace" && ok "missing-trace-exit-1" || fail "missing-trace-exit-1" "exit $rc: $out"
+head -c 100 /dev/urandom > "$TMP/junk.trace"
+out=$("$REPORT" folded "$TMP/junk.trace" 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -qi "not a prof trace" && ok "junk-trace-clear-error" || fail "junk-trace-clear-error" "exit $rc: $out"
+if [ -w /dev/full ]; then
+	"$REPORT" folded "$TMP/s.trace" > /dev/full 2> "$TMP/full.err"; rc=$?
+	[ $rc -eq 1 ] && grep -q 'standard output' "$TMP/full.err" && ok "stdout-write-error-exit-1" || fail "stdout-write-error-exit-1" "exit $rc: $(cat "$TMP/full.err")"
+fi
+exit 0
