@@ -14,7 +14,9 @@
 CC ?= cc
 CFLAGS ?= -O2 -g
 PREFIX ?= /usr/local
-BUILD := build
+# A sanitized build keeps its objects and programs apart from the plain one.
+BUILD := build$(if $(SANITIZE),-san)
+BIN := $(if $(SANITIZE),$(BUILD)/)
 UNAME := $(shell uname -s)
 
 ifeq ($(V),1)
@@ -40,7 +42,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 
 $(CONFIG): mk/setup.sh
-	$(Q)mkdir -p $(BUILD)
+	$(Q)mkdir -p $(dir $@)
 	$(Q)sh mk/setup.sh
 	$(Q){ echo "PKG_CFLAGS := $$(pkg-config --cflags libzstd libxxhash)"; \
 	      echo "PKG_LIBS := $$(pkg-config --libs libzstd libxxhash) -lm"; \
@@ -71,7 +73,7 @@ LIBCOMMON := $(BUILD)/libcommon.a
 LIBFORMAT := $(BUILD)/libformat.a
 LIBRECORD := $(BUILD)/librecord.a
 LIBREPORT := $(BUILD)/libreport.a
-PROGS := prof-record prof-report
+PROGS := $(BIN)prof-record $(BIN)prof-report
 UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 all: $(PROGS)
@@ -95,11 +97,11 @@ $(LIBFORMAT): $(call obj,$(FORMAT_SRC))
 $(LIBRECORD): $(call obj,$(RECORD_SRC))
 $(LIBREPORT): $(call obj,$(REPORT_SRC))
 
-prof-record: $(BUILD)/record/main.o $(LIBRECORD) $(LIBFORMAT) $(LIBCOMMON)
+$(BIN)prof-record: $(BUILD)/record/main.o $(LIBRECORD) $(LIBFORMAT) $(LIBCOMMON)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-prof-report: $(BUILD)/report/main.o $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
+$(BIN)prof-report: $(BUILD)/report/main.o $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DWARF_LIBS) $(PKG_LIBS)
 
@@ -132,7 +134,7 @@ MANPAGES := $(wildcard man/*.[0-9])
 unit: $(UNIT)
 
 check: $(PROGS) $(UNIT) fixtures
-	$(Q)BUILD=$(BUILD) sh tests/run.sh
+	$(Q)BUILD=$(BUILD) BIN=$(BIN) sh tests/run.sh
 
 demo: $(PROGS) $(BUILD)/testdata/demo
 	$(Q)sh mk/demo.sh $(BUILD)/testdata/demo
@@ -144,7 +146,7 @@ install: $(PROGS)
 	install -m 644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man5/
 
 clean:
-	rm -rf $(BUILD) $(PROGS) demo.trace demo.folded demo.svg
+	rm -rf build build-san prof-record prof-report demo.trace demo.folded demo.svg
 
 .PHONY: all check demo install clean fixtures unit
 .DELETE_ON_ERROR:

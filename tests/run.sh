@@ -6,7 +6,8 @@
 set -u
 BUILD=${BUILD:-build}
 RESULTS=$(mktemp)
-export BUILD RESULTS
+BIN=${BIN:-}
+export BUILD BIN RESULTS
 status=0
 
 # Each Criterion binary: its tested/failing counts join the total.

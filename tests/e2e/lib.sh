@@ -8,8 +8,10 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 FIX=$BUILD/testdata
-RECORD=$TOP/prof-record
-REPORT=$TOP/prof-report
+BIN=${BIN:-}
+case $BIN in /*) ;; *) BIN=$TOP/$BIN ;; esac
+RECORD=${BIN%/}/prof-record
+REPORT=${BIN%/}/prof-report
 RESULTS=${RESULTS:-/dev/null}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/prof-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
