@@ -292,6 +292,7 @@ int main(int argc, char **argv)
 	sess.argc = cmd_argc;
 	sess.argv = cmd_argv;
 	r = trace_writer_new(fd, &sess, &w);
+	free(host); /* the session is written; the writer keeps no pointer */
 	if (r < 0) {
 		target_detach(t);
 		target_free(t);
@@ -378,7 +379,6 @@ int main(int argc, char **argv)
 			free(cmd_argv[i]);
 		free(cmd_argv);
 	}
-	free(host);
 	free(tids);
 	return exit_code;
 }
