@@ -356,9 +356,9 @@ int main(int argc, char **argv)
 	}
 	if (!quiet) {
 		uint64_t bytes = trace_writer_bytes(w);
-		fprintf(stderr, "%s: %llu samples, %llu threads, %llu images, %llu lost, %.1f bytes/sample, wrote '%s'\n",
+		fprintf(stderr, "%s: %llu samples, %llu thread%s, %llu images, %llu lost, %.1f bytes/sample, wrote '%s'\n",
 			diag_progname(), (unsigned long long)st.samples, (unsigned long long)st.threads,
-			(unsigned long long)st.images, (unsigned long long)st.lost,
+			st.threads == 1 ? "" : "s", (unsigned long long)st.images, (unsigned long long)st.lost,
 			st.samples ? (double)bytes / (double)st.samples : 0.0, out_path);
 	}
 	if (verbose) {
