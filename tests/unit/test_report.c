@@ -145,9 +145,13 @@ static void teardown(void)
  * status. stdout is closed by the command itself. */
 static int cmd(int (*fn)(int, char **), int argc, char **argv)
 {
+	int rc;
+
 	cr_assert_not_null(freopen(out_path, "w", stdout));
 	cr_assert_not_null(freopen(err_path, "w", stderr));
-	return fn(argc, argv);
+	rc = fn(argc, argv);
+	fflush(stderr);
+	return rc;
 }
 
 static char *slurp(const char *path)
