@@ -10,15 +10,18 @@
  * caller once a second, or by itself when it passes TRACE_CHUNK_TARGET) the
  * new nodes, then the samples, are appended as records, the whole chunk is
  * compressed as one zstd frame with its content checksum, and chunk header
- * and frame go out in one write loop. The writer never seeks, and after a
- * failed write it refuses everything, so a half-written chunk can only ever
- * be the last bytes of the file, which the reader counts as lost.
+ * and frame go out in one write loop. The writer never seeks. After a
+ * failed write it cuts a regular file back to its last whole chunk and
+ * refuses everything else, so a half-written chunk can only be left at the
+ * end of a pipe or of a file that cannot be truncated, where the reader
+ * counts it as lost.
  */
 #include "format/trace.h"
 #include "format/trace_codec.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -127,6 +130,24 @@ static int write_all(int fd, const uint8_t *p, size_t n, uint64_t *done)
 	return 0;
 }
 
+/* After a failed write of which the last partial bytes reached fd, takes
+ * them back off a regular file so that it ends with a whole chunk. Returns
+ * whether the bytes are gone. */
+static int drop_partial(int fd, uint64_t partial)
+{
+	struct stat st;
+	off_t end;
+
+	if (!partial)
+		return 1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	end = lseek(fd, 0, SEEK_CUR);
+	if (end < (off_t)partial || ftruncate(fd, end - (off_t)partial) < 0)
+		return 0;
+	return lseek(fd, end - (off_t)partial, SEEK_SET) >= 0;
+}
+
 /* Appends type, length and the payload in w->rec to dst as one record. */
 static void put_record(struct buf *dst, unsigned type, const struct buf *payload)
 {
@@ -182,6 +203,7 @@ static int write_chunk(struct trace_writer *w, uint16_t type, const struct buf *
 {
 	struct trace_chunk_header h = { 0 };
 	size_t bound, clen;
+	uint64_t before = w->bytes;
 	int r;
 
 	if (raw->len > TRACE_MAX_CHUNK)
@@ -202,6 +224,8 @@ static int write_chunk(struct trace_writer *w, uint16_t type, const struct buf *
 	w->out.len = TRACE_CHUNK_HEADER_LEN + clen;
 	r = write_all(w->fd, w->out.data, w->out.len, &w->bytes);
 	if (r < 0) {
+		if (drop_partial(w->fd, w->bytes - before))
+			w->bytes = before;
 		w->err = r;
 		return r;
 	}

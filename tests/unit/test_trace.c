@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
@@ -552,6 +553,53 @@ Test(trace_writer, write_error_is_returned_and_sticky)
 	cr_assert_gt(t->status.tail_bytes_lost, 20);
 	trace_free(t);
 	free(b.p);
+}
+
+/* A disk that fills in the middle of a chunk: the file is cut back to the
+ * end of its last whole chunk, so nothing half-written is left behind.
+ * RLIMIT_FSIZE makes the kernel's short write land at a known size. */
+Test(trace_writer, full_disk_leaves_only_whole_chunks)
+{
+	char path[] = "/tmp/prof-test-XXXXXX";
+	int fd = mkstemp(path);
+	struct trace_writer *w;
+	uint64_t a[64], whole;
+	struct rlimit lim;
+	struct blob b;
+	struct trace *t;
+	int r = 0;
+
+	cr_assert_geq(fd, 0);
+	unlink(path);
+	signal(SIGXFSZ, SIG_IGN);
+	w = open_writer(fd);
+	for (unsigned i = 0; i < 10; i++)
+		cr_assert_eq(trace_writer_sample(w, 10 + i, 1, 1, 0, a, make_stack(a, i, 8)), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	whole = trace_writer_bytes(w);
+	lim.rlim_cur = lim.rlim_max = whole + 1000;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	/* random stacks do not compress: this chunk is far over the limit */
+	for (unsigned i = 0; i < 2000 && r == 0; i++) {
+		for (unsigned j = 0; j < 64; j++)
+			a[j] = rng();
+		r = trace_writer_sample(w, 100 + i, 1, 1, 0, a, 64);
+	}
+	if (r == 0)
+		r = trace_writer_flush(w);
+	cr_assert_eq(r, -EFBIG);
+	cr_assert_eq(trace_writer_bytes(w), whole);
+	trace_writer_free(w);
+	b = fd_bytes(fd);
+	cr_assert_eq(b.n, whole, "the file is %zu bytes, its whole chunks %llu", b.n,
+		     (unsigned long long)whole);
+	cr_assert_eq(trace_load_mem(b.p, b.n, &t), 0);
+	cr_assert_eq(t->nsamples, 10);
+	cr_assert_eq(t->status.tail_bytes_lost, 0);
+	cr_assert_eq(t->status.chunks_corrupt, 0);
+	trace_free(t);
+	free(b.p);
+	close(fd);
 }
 
 Test(trace_writer, bad_arguments_refused)
