@@ -131,4 +131,36 @@ mine=$("$REPORT" threads "$TMP/tid.trace" | awk -v tid="$tid" '$1 == tid { print
 depth=$("$REPORT" folded "$TMP/depth.trace" | awk '{ n = split($1, f, ";"); if (n > m) m = n } END { print m }')
 "$REPORT" info "$TMP/depth.trace" > "$TMP/depth.info"
 [ "$depth" -le 4 ] && grep -qi 'trunc' "$TMP/depth.info" && ok "max-depth-truncates (depth $depth)" || fail "max-depth-truncates" "depth $depth"
+# --- a full disk: a clear error, only whole chunks kept, the target detached
+# and finishing its work. A 64 KiB tmpfs fills within the first seconds.
+mkdir -p "$TMP/small"
+if mount -t tmpfs -o size=64k prof-e2e "$TMP/small" 2> /dev/null; then
+	"$FIX/split" 3 > "$TMP/full.out" &
+	pid=$!
+	"$RECORD" -q -F 9973 -o "$TMP/small/x.trace" -p $pid 2> "$TMP/full.err"; rc=$?
+	wait $pid; trc=$?
+	"$REPORT" info "$TMP/small/x.trace" > "$TMP/full.info" 2>&1
+	lost=$(awk '/tail bytes lost/ { print $4 }' "$TMP/full.info")
+	if [ $rc -eq 1 ] && grep -q 'No space left on device' "$TMP/full.err" && [ $trc -eq 0 ] \
+		&& grep -q 'work took' "$TMP/full.out" && [ "$lost" = 0 ]; then
+		ok "error-full-disk (target finished, 0 bytes of partial chunk)"
+	else
+		fail "error-full-disk" "exit $rc, target $trc, tail lost '$lost': $(cat "$TMP/full.err")"
+	fi
+	umount "$TMP/small"
+else
+	skip "error-full-disk" "cannot mount a small tmpfs here (needs root)"
+fi
+
+# --- ptrace refused: the message names ptrace_scope and CAP_SYS_PTRACE
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	sleep 5 &
+	pid=$!
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$RECORD" -f -o /dev/null -p $pid 2>&1); rc=$?
+	kill $pid; wait $pid 2> /dev/null
+	[ $rc -eq 1 ] && echo "$out" | grep -q 'ptrace_scope' && echo "$out" | grep -q 'CAP_SYS_PTRACE' \
+		&& ok "error-ptrace-eperm-names-fix" || fail "error-ptrace-eperm-names-fix" "exit $rc: $out"
+else
+	skip "error-ptrace-eperm-names-fix" "needs root and setpriv to run prof-record as another user"
+fi
 exit 0
