@@ -37,21 +37,26 @@ uint64_t parse_uint_opt(const char *opt, const char *arg, uint64_t min, uint64_t
 	return v;
 }
 
-uint64_t parse_seconds_opt(const char *opt, const char *arg, double max)
+double parse_decimal_opt(const char *opt, const char *arg, double max)
 {
 	char *end;
 	double v;
 
 	if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
-		bad(opt, arg, "is not a number of seconds");
+		bad(opt, arg, "is not a number");
 	errno = 0;
 	v = strtod(arg, &end);
 	if (*end || errno == ERANGE || !isfinite(v))
-		bad(opt, arg, "is not a number of seconds");
+		bad(opt, arg, "is not a number");
 	if (v > max) {
 		char why[64];
-		snprintf(why, sizeof(why), "is too long (at most %.0f seconds)", max);
+		snprintf(why, sizeof(why), "is too large (at most %g)", max);
 		bad(opt, arg, why);
 	}
-	return (uint64_t)(v * 1e9);
+	return v;
+}
+
+uint64_t parse_seconds_opt(const char *opt, const char *arg, double max)
+{
+	return (uint64_t)(parse_decimal_opt(opt, arg, max) * 1e9);
 }

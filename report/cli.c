@@ -68,6 +68,8 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 	int c, err;
 
 	memset(o, 0, sizeof(*o));
+	o->width = 1200;
+	o->minwidth = 0.1;
 	opterr = 0;
 	optind = 0; /* glibc: a full re-initialisation */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -128,7 +130,7 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 			o->width = (unsigned)parse_uint_opt("--width", optarg, 100, 100000);
 			break;
 		case OPT_MINWIDTH:
-			o->minwidth = (double)parse_uint_opt("--minwidth", optarg, 0, 10000) / 10;
+			o->minwidth = parse_decimal_opt("--minwidth", optarg, 1000);
 			break;
 		case ':':
 			cli_usage_error(usage, "option '%s' needs a value", argv[optind - 1]);
@@ -173,7 +175,7 @@ struct profile_filter cli_filter(const struct cli_opts *o)
 	};
 }
 
-struct symbolize_opts cli_symbolize_opts(const struct cli_opts *o)
+static struct symbolize_opts symbolize_opts(const struct cli_opts *o)
 {
 	return (struct symbolize_opts){
 		.symbol_dirs = o->symbol_dirs,
@@ -183,7 +185,7 @@ struct symbolize_opts cli_symbolize_opts(const struct cli_opts *o)
 	};
 }
 
-struct trace *cli_load_trace(const char *path)
+static struct trace *load_trace(const char *path)
 {
 	struct trace *t = NULL;
 	const struct trace_load_status *st;
@@ -205,4 +207,29 @@ struct trace *cli_load_trace(const char *path)
 		warning("'%s': %" PRIu64 " samples refer to missing stacks and were dropped", path,
 			st->samples_dropped);
 	return t;
+}
+
+void cli_open(const struct cli_opts *o, const char *path, enum cli_stage stage,
+	      struct cli_trace *ct)
+{
+	struct symbolize_opts so = symbolize_opts(o);
+	struct profile_opts po = { .filter = cli_filter(o), .thread_frames = o->thread_frames };
+	int err;
+
+	*ct = (struct cli_trace){ .path = path, .t = load_trace(path) };
+	if (stage < CLI_SYMBOLIZED)
+		return;
+	if ((err = symbolize_new(ct->t, &so, &ct->sym)) < 0)
+		die("cannot symbolize '%s': %s", path, locate_strerror(err));
+	if (stage < CLI_PROFILED)
+		return;
+	if ((err = profile_build(ct->t, ct->sym, &po, &ct->p)) < 0)
+		die("cannot build the profile of '%s': %s", path, locate_strerror(err));
+}
+
+void cli_close(struct cli_trace *ct)
+{
+	profile_free(ct->p);
+	symbolize_free(ct->sym);
+	trace_free(ct->t);
 }

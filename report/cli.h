@@ -45,8 +45,8 @@ struct cli_opts {
 	int no_inline;
 	const char *output;      /* -o: write here instead of stdout */
 	const char *title;       /* flame graphs: --title */
-	unsigned width;          /* --width, pixels; 0 for the default */
-	double minwidth;         /* --minwidth, pixels; 0 for the default */
+	unsigned width;          /* --width, pixels; default 1200 */
+	double minwidth;         /* --minwidth, pixels; default 0.1 */
 };
 
 /* The flame-graph options, for the subcommands that draw one. */
@@ -54,8 +54,8 @@ struct cli_opts {
 	"  -o, --output FILE    write the graph to FILE (default standard output)\n" \
 	"  --title TEXT         the title (default \"Flame Graph\")\n" \
 	"  --width PIXELS       the width (default 1200)\n" \
-	"  --minwidth TENTHS    hide frames narrower than this many tenths of a pixel\n" \
-	"                       (default 1); their time stays in their callers\n"
+	"  --minwidth PIXELS    hide frames narrower than this (default 0.1); their\n" \
+	"                       time stays in their callers\n"
 
 /* Parses the options of a subcommand (argv[0] is its name) into o, which
  * the caller releases with cli_release(). Returns the index in argv of the
@@ -70,13 +70,23 @@ void cli_require_operands(int argc, char **argv, int first, int n, const char *u
 void cli_usage_error(const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
-/* The views of o that the library modules take (borrowing from o). */
+/* The filter view of o that the library modules take (borrowing from o). */
 struct profile_filter cli_filter(const struct cli_opts *o);
-struct symbolize_opts cli_symbolize_opts(const struct cli_opts *o);
 
-/* Loads the trace at path or dies with a clear message, and warns when it
- * was cut short, had corrupt chunks or was not finished cleanly. The caller
- * frees with trace_free(). */
-struct trace *cli_load_trace(const char *path);
+/* A trace opened for a subcommand, as far as it asks: loaded, then
+ * symbolized, then made into the filtered profile. Loading warns when the
+ * trace was cut short, had corrupt chunks or was not finished cleanly. */
+enum cli_stage { CLI_LOADED, CLI_SYMBOLIZED, CLI_PROFILED };
+struct cli_trace {
+	const char *path;
+	struct trace *t;
+	struct symbolize *sym; /* from CLI_SYMBOLIZED on, else NULL */
+	struct profile *p;     /* at CLI_PROFILED, else NULL */
+};
+/* Opens path to the given stage under the options o, or dies with a clear
+ * message. Release with cli_close(). */
+void cli_open(const struct cli_opts *o, const char *path, enum cli_stage stage,
+	      struct cli_trace *ct);
+void cli_close(struct cli_trace *ct);
 
 #endif

@@ -224,25 +224,18 @@ static void print_counts(const struct trace *t)
 int cmd_info(int argc, char **argv)
 {
 	struct cli_opts o;
-	struct symbolize_opts so;
-	struct symbolize *sym = NULL;
-	struct trace *t;
-	int first, err;
+	struct cli_trace ct;
+	int first;
 
 	first = cli_parse(argc, argv, usage, &o);
 	cli_require_operands(argc, argv, first, 1, usage);
-	t = cli_load_trace(argv[first]);
-	so = cli_symbolize_opts(&o);
-	err = symbolize_new(t, &so, &sym);
-	if (err < 0)
-		die("cannot symbolize: %s", locate_strerror(err));
-	print_session(t, argv[first]);
-	print_images(t, sym);
-	print_threads(t);
-	print_counts(t);
+	cli_open(&o, argv[first], CLI_SYMBOLIZED, &ct);
+	print_session(ct.t, argv[first]);
+	print_images(ct.t, ct.sym);
+	print_threads(ct.t);
+	print_counts(ct.t);
 	diag_close_stdout();
-	symbolize_free(sym);
-	trace_free(t);
+	cli_close(&ct);
 	cli_release(&o);
 	return 0;
 }

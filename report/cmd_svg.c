@@ -43,33 +43,21 @@ static char *subtitle(const struct trace *t, const struct profile *p)
 int cmd_svg(int argc, char **argv)
 {
 	struct cli_opts o;
-	struct trace *t;
-	struct symbolize *sym = NULL;
-	struct profile *p = NULL;
-	struct profile_opts po;
-	struct symbolize_opts so;
+	struct cli_trace ct;
 	struct flamegraph_opts fo;
 	FILE *out = stdout;
 	char *sub;
-	int first, err;
+	int first;
 
 	first = cli_parse(argc, argv, usage, &o);
 	cli_require_operands(argc, argv, first, 1, usage);
-	t = cli_load_trace(argv[first]);
-	so = cli_symbolize_opts(&o);
-	err = symbolize_new(t, &so, &sym);
-	if (err < 0)
-		die("cannot symbolize: %s", locate_strerror(err));
-	po = (struct profile_opts){ .filter = cli_filter(&o), .thread_frames = o.thread_frames };
-	err = profile_build(t, sym, &po, &p);
-	if (err < 0)
-		die("cannot build the profile of '%s': %s", argv[first], locate_strerror(err));
-	sub = subtitle(t, p);
+	cli_open(&o, argv[first], CLI_PROFILED, &ct);
+	sub = subtitle(ct.t, ct.p);
 	fo = (struct flamegraph_opts){ .title = o.title, .subtitle = sub, .width = o.width,
 				       .minwidth = o.minwidth };
 	if (o.output && !(out = fopen(o.output, "w")))
 		die_errno("cannot create '%s'", o.output);
-	if (flamegraph_write_svg(out, p, &fo) < 0)
+	if (flamegraph_write_svg(out, ct.p, &fo) < 0)
 		die_errno("cannot write '%s'", o.output ? o.output : "standard output");
 	if (o.output) {
 		if (fclose(out) != 0)
@@ -78,9 +66,7 @@ int cmd_svg(int argc, char **argv)
 		diag_close_stdout();
 	}
 	free(sub);
-	profile_free(p);
-	symbolize_free(sym);
-	trace_free(t);
+	cli_close(&ct);
 	cli_release(&o);
 	return 0;
 }

@@ -49,7 +49,8 @@ static void add_share(struct buf *b, uint64_t part, uint64_t whole)
 int cmd_threads(int argc, char **argv)
 {
 	struct cli_opts o;
-	struct trace *t;
+	struct cli_trace ct;
+	const struct trace *t;
 	struct thread_table tt;
 	struct profile_filter f;
 	struct buf name, cell[6];
@@ -58,7 +59,8 @@ int cmd_threads(int argc, char **argv)
 
 	first = cli_parse(argc, argv, usage, &o);
 	cli_require_operands(argc, argv, first, 1, usage);
-	t = cli_load_trace(argv[first]);
+	cli_open(&o, argv[first], CLI_LOADED, &ct);
+	t = ct.t;
 	f = cli_filter(&o);
 	thread_table_build(t, &f, &tt);
 
@@ -103,7 +105,7 @@ int cmd_threads(int argc, char **argv)
 	for (k = 0; k < 6; k++)
 		buf_release(&cell[k]);
 	thread_table_release(&tt);
-	trace_free(t);
+	cli_close(&ct);
 	cli_release(&o);
 	return 0;
 }

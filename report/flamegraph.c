@@ -173,8 +173,8 @@ int flamegraph_write_svg(FILE *f, const struct profile *p, const struct flamegra
 {
 	struct layout l = { 0 };
 	struct buf b;
-	unsigned width = o->width ? o->width : 1200;
-	double minwidth = o->minwidth > 0 ? o->minwidth : 0.1, scale;
+	unsigned width = o->width;
+	double minwidth = o->minwidth, scale;
 	unsigned height;
 	size_t *stack = NULL, cap = 0, top = 0;
 	int err = 0;

@@ -18,8 +18,8 @@
 struct flamegraph_opts {
 	const char *title;     /* default "Flame Graph" */
 	const char *subtitle;  /* may be NULL */
-	unsigned width;        /* pixels; default 1200 */
-	double minwidth;       /* pixels; default 0.1 */
+	unsigned width;        /* pixels, at least 1 */
+	double minwidth;       /* pixels; 0 draws every frame */
 };
 
 /* Writes p as a standalone SVG document to f. Every name and title is
