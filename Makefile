@@ -44,8 +44,8 @@ endif
 $(CONFIG): mk/setup.sh
 	$(Q)mkdir -p $(dir $@)
 	$(Q)sh mk/setup.sh
-	$(Q){ echo "PKG_CFLAGS := $$(pkg-config --cflags libzstd libxxhash)"; \
-	      echo "PKG_LIBS := $$(pkg-config --libs libzstd libxxhash) -lm"; \
+	$(Q){ echo "PKG_CFLAGS := $$(pkg-config --cflags libzstd libxxhash zlib)"; \
+	      echo "PKG_LIBS := $$(pkg-config --libs libzstd libxxhash zlib) -lm"; \
 	      echo "DWARF_CFLAGS := -I/usr/include/libdwarf"; \
 	      echo "DWARF_LIBS := -ldwarf -liberty"; \
 	      echo "TEST_CFLAGS := $$(pkg-config --cflags criterion)"; \
@@ -126,6 +126,10 @@ $(BUILD)/testdata/%: testdata/%.c testdata/fixture.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -Wl,--build-id -o $@ $< -ldl -lm
+
+# More fixture kinds (Mach-O, Rust, split debug files) each have a file in
+# mk/ that adds its outputs to FIXTURES.
+include $(sort $(wildcard mk/*.mk))
 
 fixtures: $(FIXTURES)
 

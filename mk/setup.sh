@@ -18,6 +18,7 @@ check cmd  pkg-config               pkg-config
 check pc   libzstd                  libzstd-dev
 check file /usr/include/libdwarf/libdwarf.h libdwarf-dev
 check pc   libxxhash                libxxhash-dev
+check pc   zlib                     zlib1g-dev
 check pc   criterion                libcriterion-dev
 check file /usr/include/libiberty/demangle.h libiberty-dev
 check cmd  mandoc                   mandoc
