@@ -25,6 +25,7 @@ enum {
 	OPT_SYMBOLS,
 	OPT_ADDRESSES,
 	OPT_NO_INLINE,
+	OPT_LINES,
 	OPT_TITLE,
 	OPT_WIDTH,
 	OPT_MINWIDTH,
@@ -43,6 +44,7 @@ static const struct option longopts[] = {
 	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "output", required_argument, NULL, 'o' },
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "width", required_argument, NULL, OPT_WIDTH },
@@ -120,6 +122,9 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 		case OPT_NO_INLINE:
 			o->no_inline = 1;
 			break;
+		case OPT_LINES:
+			o->lines = 1;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -182,6 +187,7 @@ static struct symbolize_opts symbolize_opts(const struct cli_opts *o)
 		.nsymbol_dirs = o->nsymbol_dirs,
 		.addresses = o->addresses,
 		.no_inline = o->no_inline,
+		.lines = o->lines,
 	};
 }
 

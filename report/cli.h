@@ -28,6 +28,7 @@
 	"  --symbols DIR        also look for debug files in DIR (repeatable)\n" \
 	"  --addresses          show raw IMAGE+0xOFFSET frames\n" \
 	"  --no-inline          do not expand inline frames\n" \
+	"  --lines              add (FILE:LINE) to every frame name\n" \
 	"  -h, --help           show this help\n"
 
 struct cli_opts {
@@ -43,6 +44,7 @@ struct cli_opts {
 	size_t nsymbol_dirs;
 	int addresses;
 	int no_inline;
+	int lines;
 	const char *output;      /* -o: write here instead of stdout */
 	const char *title;       /* flame graphs: --title */
 	unsigned width;          /* --width, pixels; default 1200 */

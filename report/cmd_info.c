@@ -109,16 +109,79 @@ static void print_session(const struct trace *t, const char *path)
 	}
 }
 
+/* Per image: the samples with at least one frame in it, and its frames
+ * over all samples, with how many of those have no name. */
+struct image_use {
+	uint64_t samples, frames, unresolved;
+	size_t last;   /* the last stack counted into samples, plus one */
+};
+
+static void count_use(const struct trace *t, struct symbolize *sym, struct image_use *use)
+{
+	struct { uint32_t stack; uint64_t time, count; } *u = NULL;
+	size_t nu = 0, cap = 0, i;
+	struct hmap stacks;
+
+	/* Each distinct stack once, at its first sample's time, weighted. */
+	hmap_init(&stacks);
+	for (i = 0; i < t->nsamples; i++) {
+		int added;
+		uint64_t *slot = hmap_put(&stacks, t->samples[i].stack, 0, nu, &added);
+
+		if (added) {
+			u = xgrow(u, &cap, nu + 1, sizeof(*u));
+			u[nu].stack = t->samples[i].stack;
+			u[nu].time = t->samples[i].time;
+			u[nu++].count = 0;
+		}
+		u[*slot].count++;
+	}
+	for (i = 0; i < nu; i++) {
+		uint32_t n;
+		int leaf = 1;
+
+		for (n = u[i].stack; n && n < t->nnodes; n = t->nodes[n].parent, leaf = 0) {
+			const struct symbolize_frame *fr;
+			struct image_use *iu;
+			size_t nf;
+
+			if (symbolize_addr(sym, t->nodes[n].addr, u[i].time, leaf, &fr, &nf) < 0 ||
+			    !nf || fr[0].image < 0)
+				continue;
+			iu = &use[fr[0].image];
+			iu->frames += u[i].count;
+			if (!fr[nf - 1].resolved)
+				iu->unresolved += u[i].count;
+			if (iu->last != i + 1) {
+				iu->last = i + 1;
+				iu->samples += u[i].count;
+			}
+		}
+	}
+	free(u);
+	hmap_release(&stacks);
+}
+
+static void print_share(uint64_t part, uint64_t whole)
+{
+	if (whole)
+		printf("%.1f%%", 100.0 * (double)part / (double)whole);
+	else
+		fputs("-", stdout);
+}
+
 static void print_images(const struct trace *t, struct symbolize *sym)
 {
 	char hex[2 * TRACE_MAX_IDENT + 1];
+	struct image_use *use = xcalloc(t->nimages + 1, sizeof(*use));
 	size_t i, k;
 
+	count_use(t, sym, use);
 	printf("\nimages: %zu\n", t->nimages);
 	for (i = 0; i < t->nimages; i++) {
 		const struct trace_image *img = &t->images[i];
 		const struct locate_result *src;
-		int err;
+		int err, dw_err;
 
 		locate_hex(hex, img->ident, img->ident_len <= TRACE_MAX_IDENT ? img->ident_len : 0);
 		printf("  image %" PRIu32 ": ", img->id);
@@ -135,25 +198,39 @@ static void print_images(const struct trace *t, struct symbolize *sym)
 			printf("    loaded:   at start\n");
 		if (img->time_unloaded)
 			printf("    unloaded: %.3f s\n", rel_s(t, img->time_unloaded));
+		printf("    samples:  %" PRIu64 " (", use[i].samples);
+		print_share(use[i].samples, t->nsamples);
+		printf(" of all), %" PRIu64 " frames, ", use[i].frames);
+		print_share(use[i].unresolved, use[i].frames);
+		printf(" unresolved\n");
 
 		src = symbolize_image_source(sym, i, &err);
 		if (!err) {
 			fputs("    symbols:  ", stdout);
 			print_escaped(src->path);
-			printf(" (%zu function symbols)\n", symbolize_image_nsymbols(sym, i));
+			if (symbolize_image_dwarf(sym, i, &dw_err))
+				printf(" (DWARF, %zu function symbols)\n",
+				       symbolize_image_nsymbols(sym, i));
+			else if (dw_err)
+				printf(" (%zu function symbols; its DWARF is unusable: %s)\n",
+				       symbolize_image_nsymbols(sym, i), objfile_strerror(dw_err));
+			else
+				printf(" (%zu function symbols, no DWARF)\n",
+				       symbolize_image_nsymbols(sym, i));
 		} else {
 			printf("    symbols:  none: %s\n", locate_strerror(err));
 		}
 		for (k = 0; k < src->ntries; k++) {
 			if (!src->tries[k].why)
 				continue;
-			fputs("      refused ", stdout);
+			fputs("      not used ", stdout);
 			print_escaped(src->tries[k].path);
 			fputs(": ", stdout);
 			print_escaped(src->tries[k].why);
 			putchar('\n');
 		}
 	}
+	free(use);
 }
 
 static void print_threads(const struct trace *t)

@@ -1,36 +1,35 @@
 /*
  * locate.c: finding the file that serves an image, and refusing any other.
  *
- * Each candidate is opened, mapped and parsed as ELF; its GNU build-id must
- * equal the one the recorder read from the running image, byte for byte.
- * The first match wins, and every refusal is recorded with its reason so
- * that 'info' can show the whole search. Nothing here prints.
+ * Candidates come from fixed places (the recorded path, the build-id tree,
+ * the debug link, the debuginfod cache) and from an index of the --symbols
+ * directories, scanned once per run. Each candidate is opened through
+ * objfile.h, which accepts it only if it holds the recorded identity. The
+ * search goes on past a match without DWARF, because a stripped library
+ * usually has its debug file elsewhere, and stops at the first match with
+ * DWARF. Every candidate's fate is recorded; nothing here prints.
  */
 #include "locate.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/diag.h"
 
-/* A file larger than this is refused rather than mapped. */
-#define LOCATE_MAX_FILE ((uint64_t)4 << 30)
+#define LOCATE_MAX_DEPTH 32
+#define LOCATE_MAX_FILES 200000
 
 const char *locate_strerror(int err)
 {
 	switch (err) {
 	case LOCATE_E_NOTFOUND:
-		return "no file with a matching build-id";
+		return "no file with a matching build-id or UUID";
 	case LOCATE_E_NOIDENT:
 		return "the trace records no build-id or UUID for this image";
-	case LOCATE_E_UNSUPPORTED:
-		return "this image kind cannot be symbolized yet";
 	default:
 		return err < 0 ? strerror(-err) : "success";
 	}
@@ -45,8 +44,8 @@ void locate_result_release(struct locate_result *r)
 {
 	size_t i;
 
-	if (r->data)
-		munmap((void *)r->data, r->size);
+	if (r->found)
+		objfile_release(&r->obj);
 	for (i = 0; i < r->ntries; i++) {
 		free(r->tries[i].path);
 		free(r->tries[i].why);
@@ -68,6 +67,153 @@ void locate_hex(char *out, const uint8_t *p, size_t n)
 	out[2 * n] = '\0';
 }
 
+/* --- the --symbols index ---------------------------------------------- */
+
+struct index_entry {
+	int kind;
+	uint8_t len;
+	uint8_t ident[TRACE_MAX_IDENT];
+	size_t path;   /* into paths */
+};
+
+struct locate_index {
+	struct index_entry *v;
+	size_t n, cap;
+	char **paths;
+	size_t npaths, cappaths;
+	size_t files;  /* looked at, against LOCATE_MAX_FILES */
+};
+
+struct index_add {
+	struct locate_index *ix;
+	size_t path;
+};
+
+static void index_one(void *ctx, int kind, const uint8_t *ident, size_t len)
+{
+	struct index_add *a = ctx;
+	struct locate_index *ix = a->ix;
+	struct index_entry *e;
+
+	if (len == 0 || len > TRACE_MAX_IDENT)
+		return;
+	ix->v = xgrow(ix->v, &ix->cap, ix->n + 1, sizeof(*ix->v));
+	e = &ix->v[ix->n++];
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->len = (uint8_t)len;
+	memcpy(e->ident, ident, len);
+	e->path = a->path;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Entries in name order, so that the index, and so every report, does not
+ * depend on the order the file system lists them in. */
+static void scan_dir(struct locate_index *ix, const char *dir, int depth)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	DIR *d;
+
+	if (depth > LOCATE_MAX_DEPTH || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		names = xgrow(names, &cap, n + 1, sizeof(*names));
+		names[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_name);
+	for (i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		struct stat st;
+
+		if (ix->files >= LOCATE_MAX_FILES || lstat(path, &st) < 0) {
+			free(path);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			scan_dir(ix, path, depth + 1);
+			free(path);
+		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+			struct index_add a = { ix, ix->npaths };
+			size_t before = ix->n;
+
+			ix->files++;
+			objfile_identities(path, index_one, &a);
+			if (ix->n > before) {
+				ix->paths = xgrow(ix->paths, &ix->cappaths, ix->npaths + 1,
+						  sizeof(*ix->paths));
+				ix->paths[ix->npaths++] = path;
+			} else {
+				free(path);
+			}
+		} else {
+			free(path);
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct index_entry *x = a, *y = b;
+	int c;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	if ((c = memcmp(x->ident, y->ident, x->len)))
+		return c;
+	return x->path < y->path ? -1 : x->path > y->path;
+}
+
+struct locate_index *locate_index_new(const char *const *dirs, size_t ndirs)
+{
+	struct locate_index *ix = xcalloc(1, sizeof(*ix));
+	size_t i;
+
+	for (i = 0; i < ndirs; i++)
+		scan_dir(ix, dirs[i], 0);
+	if (ix->n)
+		qsort(ix->v, ix->n, sizeof(*ix->v), cmp_entry);
+	return ix;
+}
+
+void locate_index_free(struct locate_index *ix)
+{
+	size_t i;
+
+	if (!ix)
+		return;
+	for (i = 0; i < ix->npaths; i++)
+		free(ix->paths[i]);
+	free(ix->paths);
+	free(ix->v);
+	free(ix);
+}
+
+/* --- the search ------------------------------------------------------- */
+
+struct search {
+	const struct trace_image *img;
+	struct locate_result *r;
+	struct objfile fallback;  /* the first match without DWARF */
+	size_t fallback_try;      /* its index in r->tries */
+	int have_fallback;
+	int done;                 /* a match with DWARF was accepted */
+};
+
 static void add_try(struct locate_result *r, const char *path, char *why)
 {
 	r->tries = xrealloc(r->tries, (r->ntries + 1) * sizeof(*r->tries));
@@ -86,143 +232,150 @@ static int seen(const struct locate_result *r, const char *path)
 	return 0;
 }
 
-/* Maps path read-only. Returns 0, or a heap string saying why not. */
-static char *map_file(const char *path, const uint8_t **data, size_t *size)
+static void accept(struct search *s, const char *path, struct objfile *of)
 {
-	struct stat st;
-	void *p;
-	int fd;
+	s->r->found = 1;
+	s->r->path = xstrdup(path);
+	s->r->obj = *of;
+}
+
+/* Tries one candidate (taking ownership of path). */
+static void try(struct search *s, char *path)
+{
+	struct objfile of;
 	char *why = NULL;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return xstrdup(strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		why = xstrdup(strerror(errno));
-		goto out;
+	if (s->done || seen(s->r, path)) {
+		free(path);
+		return;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		why = xstrdup("not a regular file");
-		goto out;
+	if (objfile_open(&of, path, s->img->ident_kind, s->img->ident, s->img->ident_len,
+			 &why) < 0) {
+		add_try(s->r, path, why);
+	} else if (of.has_dwarf) {
+		add_try(s->r, path, NULL);
+		accept(s, path, &of);
+		s->done = 1;
+		if (s->have_fallback) {
+			s->r->tries[s->fallback_try].why =
+				xstrdup("it matches but has no debug information; a file "
+					"with DWARF was found");
+			objfile_release(&s->fallback);
+			s->have_fallback = 0;
+		}
+	} else if (!s->have_fallback) {
+		add_try(s->r, path, NULL);
+		s->fallback = of;
+		s->fallback_try = s->r->ntries - 1;
+		s->have_fallback = 1;
+	} else {
+		add_try(s->r, path, xstrdup("it matches but has no debug information"));
+		objfile_release(&of);
 	}
-	if (st.st_size == 0 || (uint64_t)st.st_size > LOCATE_MAX_FILE) {
-		why = xstrdup(st.st_size ? "file too large" : "empty file");
-		goto out;
-	}
-	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED) {
-		why = xasprintf("cannot map: %s", strerror(errno));
-		goto out;
-	}
-	*data = p;
-	*size = st.st_size;
-out:
-	close(fd);
-	return why;
+	free(path);
 }
 
-/* Tries one candidate; returns 1 if it was accepted into r. */
-static int try_elf(const struct trace_image *img, const char *path, struct locate_result *r)
+static char *dir_of(const char *path)
 {
-	const uint8_t *data = NULL, *id;
-	size_t size = 0, idlen;
-	struct elf_file elf;
-	char *why;
-	int err;
+	const char *slash = strrchr(path, '/');
 
-	if (seen(r, path))
-		return 0;
-	why = map_file(path, &data, &size);
-	if (why)
-		goto refuse;
-	err = elf_parse(&elf, data, size);
-	if (err < 0) {
-		why = xasprintf("not usable as ELF: %s", elf_strerror(err));
-		goto refuse;
-	}
-	err = elf_build_id(&elf, &id, &idlen);
-	if (err < 0) {
-		why = xstrdup(err == ELF_E_NOTFOUND ? "the file has no build-id"
-						   : elf_strerror(err));
-		goto refuse;
-	}
-	if (idlen != img->ident_len || memcmp(id, img->ident, idlen)) {
-		char hex[2 * TRACE_MAX_IDENT + 1];
-		locate_hex(hex, id, idlen < TRACE_MAX_IDENT ? idlen : TRACE_MAX_IDENT);
-		why = xasprintf("build-id mismatch (the file has %s%s)", hex,
-				idlen > TRACE_MAX_IDENT ? "..." : "");
-		goto refuse;
-	}
-	add_try(r, path, NULL);
-	r->found = 1;
-	r->path = xstrdup(path);
-	r->data = data;
-	r->size = size;
-	r->elf = elf;
-	return 1;
-refuse:
-	if (data)
-		munmap((void *)data, size);
-	add_try(r, path, why);
-	return 0;
+	return slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
 }
 
-static const char *base_name(const char *path)
+/* The debug link names a file, never a path: anything with a slash or a
+ * dot-dot is refused rather than followed. */
+static void try_debuglink(struct search *s, const char *root)
 {
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
+	const char *link = s->have_fallback ? objfile_debuglink(&s->fallback) : NULL;
+	char *dir;
+
+	if (!link || !link[0] || strchr(link, '/') || !strcmp(link, "..") || !strcmp(link, "."))
+		return;
+	dir = dir_of(s->img->path);
+	try(s, xasprintf("%s/%s", dir, link));
+	try(s, xasprintf("%s/.debug/%s", dir, link));
+	if (root[0])
+		try(s, xasprintf("%s%s/%s", root, dir, link));
+	free(dir);
+}
+
+static void try_debuginfod(struct search *s, const char *hex, const char *cache)
+{
+	const char *env;
+
+	if (cache) {
+		if (cache[0])
+			try(s, xasprintf("%s/%s/debuginfo", cache, hex));
+		return;
+	}
+	if ((env = getenv("DEBUGINFOD_CACHE_PATH")) && env[0])
+		try(s, xasprintf("%s/%s/debuginfo", env, hex));
+	else if ((env = getenv("XDG_CACHE_HOME")) && env[0])
+		try(s, xasprintf("%s/debuginfod_client/%s/debuginfo", env, hex));
+	else if ((env = getenv("HOME")) && env[0])
+		try(s, xasprintf("%s/.cache/debuginfod_client/%s/debuginfo", env, hex));
+}
+
+static void try_index(struct search *s, const struct locate_index *ix)
+{
+	struct index_entry key;
+	size_t lo = 0, hi, i;
+
+	if (!ix || !ix->n)
+		return;
+	memset(&key, 0, sizeof(key));
+	key.kind = s->img->ident_kind;
+	key.len = s->img->ident_len;
+	memcpy(key.ident, s->img->ident, key.len);
+	/* The first entry not below the identity with path 0. */
+	hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_entry(&ix->v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < ix->n && !s->done; i++) {
+		const struct index_entry *e = &ix->v[i];
+		if (e->kind != key.kind || e->len != key.len || memcmp(e->ident, key.ident, key.len))
+			break;
+		try(s, xstrdup(ix->paths[e->path]));
+	}
+}
+
+static int valid_ident(const struct trace_image *img)
+{
+	if (img->ident_kind == TRACE_IDENT_MACHO_UUID)
+		return img->ident_len == 16;
+	return img->ident_kind == TRACE_IDENT_GNU_BUILD_ID && img->ident_len >= 2 &&
+	       img->ident_len <= TRACE_MAX_IDENT;
 }
 
 int locate_image(const struct trace_image *img, const struct locate_opts *o,
 		 struct locate_result *r)
 {
 	char hex[2 * TRACE_MAX_IDENT + 1];
-	const char *root = "/usr/lib/debug", *base;
-	char *p;
-	size_t i;
-	int ok;
+	const char *root = o && o->debug_root ? o->debug_root : "/usr/lib/debug";
+	struct search s = { .img = img, .r = r };
+	int elf = img->ident_kind == TRACE_IDENT_GNU_BUILD_ID;
 
-	if (img->ident_kind == TRACE_IDENT_MACHO_UUID)
-		return LOCATE_E_UNSUPPORTED;
-	if (img->ident_kind != TRACE_IDENT_GNU_BUILD_ID || img->ident_len == 0 ||
-	    img->ident_len > TRACE_MAX_IDENT)
+	if (!valid_ident(img))
 		return LOCATE_E_NOIDENT;
 	locate_hex(hex, img->ident, img->ident_len);
-	if (o && o->debug_root)
-		root = o->debug_root;
-	base = img->path ? base_name(img->path) : "";
 
 	/* Pseudo-images such as "[vdso]" have no file behind them. */
-	if (img->path && img->path[0] == '/' && try_elf(img, img->path, r))
-		return 0;
-	if (root[0] && img->ident_len > 1) {
-		p = xasprintf("%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
-		ok = try_elf(img, p, r);
-		free(p);
-		if (ok)
-			return 0;
+	if (img->path && img->path[0] == '/')
+		try(&s, xstrdup(img->path));
+	if (elf) {
+		if (root[0])
+			try(&s, xasprintf("%s/.build-id/%.2s/%s.debug", root, hex, hex + 2));
+		if (img->path && img->path[0] == '/')
+			try_debuglink(&s, root);
+		try_debuginfod(&s, hex, o ? o->debuginfod_cache : NULL);
 	}
-	for (i = 0; o && i < o->nsymbol_dirs; i++) {
-		const char *d = o->symbol_dirs[i];
-		if (img->ident_len > 1) {
-			p = xasprintf("%s/%.2s/%s.debug", d, hex, hex + 2);
-			ok = try_elf(img, p, r);
-			free(p);
-			if (ok)
-				return 0;
-		}
-		if (!base[0] || !strcmp(base, ".") || !strcmp(base, ".."))
-			continue;
-		p = xasprintf("%s/%s", d, base);
-		ok = try_elf(img, p, r);
-		free(p);
-		if (ok)
-			return 0;
-		p = xasprintf("%s/%s.debug", d, base);
-		ok = try_elf(img, p, r);
-		free(p);
-		if (ok)
-			return 0;
-	}
-	return LOCATE_E_NOTFOUND;
+	try_index(&s, o ? o->index : NULL);
+	if (!s.done && s.have_fallback)
+		accept(&s, r->tries[s.fallback_try].path, &s.fallback);
+	return r->found ? 0 : LOCATE_E_NOTFOUND;
 }

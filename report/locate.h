@@ -3,18 +3,27 @@
  *
  * A trace names each image by path and identity (GNU build-id, Mach-O
  * UUID). The locator tries candidate files in a fixed order and accepts
- * the first whose identity matches the trace; a file whose identity
+ * only files whose identity matches the trace; a file whose identity
  * differs, or cannot be checked, is refused, because wrong names are worse
- * than none. Every path tried is recorded with why it was refused, so
- * 'prof-report info' can explain a missing symbolication.
+ * than none. Among matching files, the first that carries DWARF wins; if
+ * none does, the first match serves its symbol table. Every path tried is
+ * recorded with its fate, so 'prof-report info' can explain the result.
  *
- * Candidates, in order, for an ELF image with a GNU build-id:
+ * Candidates, in order, for an ELF image:
  *   1. the recorded path;
- *   2. /usr/lib/debug/.build-id/xx/rest.debug (under the debug root);
- *   3. each --symbols directory: DIR/xx/rest.debug, DIR/basename,
- *      DIR/basename.debug.
- * The build-id is always hex-encoded before it becomes part of a path, so
- * it can never contain '/' or "..".
+ *   2. DEBUG_ROOT/.build-id/xx/rest.debug (DEBUG_ROOT is /usr/lib/debug);
+ *   3. the .gnu_debuglink name of the recorded file, in the file's
+ *      directory, its .debug/ subdirectory and DEBUG_ROOT/<directory>;
+ *   4. the debuginfod client cache: $DEBUGINFOD_CACHE_PATH, else
+ *      $XDG_CACHE_HOME/debuginfod_client, else ~/.cache/debuginfod_client,
+ *      then <build-id>/debuginfo;
+ *   5. files under the --symbols directories with that identity.
+ * For a Mach-O image: 1, then 5, where the files are dSYM bundles' DWARF
+ * files, bare Mach-O files and universal files (whose matching slice is
+ * the one used).
+ *
+ * An identity becomes part of a path only hex-encoded by us, and only if
+ * its length is valid (a 16-byte UUID; a build-id of 2 to 64 bytes).
  *
  * Library code: returns 0 or a negative error (locate_strerror()).
  */
@@ -24,35 +33,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/elf.h"
 #include "format/trace.h"
+#include "report/objfile.h"
 
 enum locate_error {
 	LOCATE_E_NOTFOUND = -3000, /* no candidate matched; see the tries */
-	LOCATE_E_NOIDENT,          /* the trace records no identity to check */
-	LOCATE_E_UNSUPPORTED,      /* an identity kind this build cannot read */
+	LOCATE_E_NOIDENT,          /* the trace records no usable identity */
 };
 
+/* The files under the --symbols directories, by identity: scanned once. */
+struct locate_index;
+
+/* Scans dirs recursively (real directories only, never through a symlink
+ * to one; at most 32 levels and 200000 files) and indexes every ELF and
+ * Mach-O file by identity. Unreadable entries are skipped. Caller frees. */
+struct locate_index *locate_index_new(const char *const *dirs, size_t ndirs);
+void locate_index_free(struct locate_index *ix);
+
 struct locate_opts {
-	const char *const *symbol_dirs; /* --symbols directories (borrowed) */
-	size_t nsymbol_dirs;
-	const char *debug_root;         /* default "/usr/lib/debug"; "" disables */
+	const struct locate_index *index; /* --symbols, or NULL */
+	const char *debug_root;           /* NULL: /usr/lib/debug; "": none */
+	const char *debuginfod_cache;     /* NULL: from the environment; "": none */
 };
 
 /* One candidate file and its fate. */
 struct locate_try {
 	char *path;
-	char *why;  /* NULL for the accepted file, else why it was refused */
+	char *why;  /* NULL for the accepted file, else why it was not used */
 };
 
-/* A located, mapped and parsed debug or image file. Caller-owned storage:
+/* The located file and the search. Caller-owned storage:
  * locate_result_init() before, locate_result_release() after. */
 struct locate_result {
 	int found;
 	char *path;             /* the accepted file, or NULL */
-	const uint8_t *data;    /* the file, mapped read-only */
-	size_t size;
-	struct elf_file elf;    /* parsed; valid when found */
+	struct objfile obj;     /* open when found */
 	struct locate_try *tries;
 	size_t ntries;
 };
@@ -62,8 +77,8 @@ void locate_result_init(struct locate_result *r);
 void locate_result_release(struct locate_result *r);
 
 /* Looks for a file matching img. Returns 0 with r->found set and the file
- * mapped, or a negative error with r->tries saying what was refused (and
- * r->found 0). r must have been initialised and is filled either way. */
+ * open in r->obj, or a negative error with r->tries saying what was
+ * refused. r must have been initialised and is filled either way. */
 int locate_image(const struct trace_image *img, const struct locate_opts *o,
 		 struct locate_result *r);
 

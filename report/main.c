@@ -28,13 +28,9 @@ static void usage(FILE *f)
 	size_t i;
 
 	fputs("usage: prof-report [-h | --help] [--version]\n"
-	      "       prof-report ", f);
-	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "%s%s", i ? " | " : "", commands[i].name);
-	fputs(" [--tid TID] [--thread REGEX]\n"
-	      "                   [--state running|idle|all] [--from SECONDS] [--to SECONDS]\n"
-	      "                   [--thread-frames]"
-	      " [--symbols DIR] [--addresses] [--no-inline] TRACE\n"
+	      "       prof-report info | folded | threads [OPTIONS] TRACE\n"
+	      "       prof-report svg [-o FILE] [--title TEXT] [--width PIXELS]\n"
+	      "                   [--minwidth PIXELS] [OPTIONS] TRACE\n"
 	      "\ncommands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);

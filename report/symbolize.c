@@ -4,11 +4,11 @@
  * Profiles repeat the same few thousand addresses millions of times, so
  * the work is organised around two memos: per image, the located file and
  * its symbol table (built on first use, kept for the life of the
- * symbolizer), and per (image, address, leaf), the frames it became. Frame
- * names that are not borrowed from a symbol table are formatted once and
- * kept in a list owned here. The DWARF reader slots in beside the symbol
- * table in resolve(): it would produce the inline chain and file:line, and
- * the symbol table stays the fallback.
+ * symbolizer), and per (image, address, leaf), the frames it became. An
+ * address is asked of the file's DWARF first, which gives the inline chain
+ * and file:line; where the DWARF knows no function there, the symbol table
+ * names it; failing both, it keeps its IMAGE+0xOFFSET. Names that are not
+ * borrowed from those are formatted once and kept in a list owned here.
  */
 #include "symbolize.h"
 
@@ -17,7 +17,11 @@
 
 #include "common/diag.h"
 #include "common/hmap.h"
+#include "report/dwinfo.h"
 #include "report/symtab.h"
+
+/* Inline depth kept per address; deeper chains keep their outer frames. */
+#define SYMBOLIZE_MAX_INLINE 64
 
 struct symbolize_image {
 	int located;             /* locate_image() has run */
@@ -26,6 +30,8 @@ struct symbolize_image {
 	int err;                 /* its result */
 	struct locate_result src;
 	struct symtab *symtab;   /* NULL if no usable file */
+	struct dwinfo *dw;       /* NULL if the file has no usable DWARF */
+	int dw_err;              /* why not, if it has DWARF sections */
 	char *label;             /* the IMAGE of IMAGE+0xOFFSET */
 };
 
@@ -34,6 +40,7 @@ struct symbolize {
 	struct symbolize_opts o;
 	struct symbolize_image *images;
 	struct hmap cache;       /* (image+1 << 1 | leaf, addr) -> entry index */
+	struct locate_index *index;     /* the --symbols directories */
 	struct symbolize_frame *frames; /* all cached frames */
 	size_t nframes, capframes;
 	struct { size_t first, n; } *entries;
@@ -67,6 +74,8 @@ int symbolize_new(const struct trace *t, const struct symbolize_opts *o, struct 
 	s->t = t;
 	if (o)
 		s->o = *o;
+	if (s->o.nsymbol_dirs && !s->o.addresses)
+		s->index = locate_index_new(s->o.symbol_dirs, s->o.nsymbol_dirs);
 	s->images = xcalloc(t->nimages ? t->nimages : 1, sizeof(*s->images));
 	for (i = 0; i < t->nimages; i++) {
 		locate_result_init(&s->images[i].src);
@@ -86,12 +95,14 @@ void symbolize_free(struct symbolize *s)
 		return;
 	for (i = 0; i < s->t->nimages; i++) {
 		if (s->images[i].same < 0) {
-			locate_result_release(&s->images[i].src);
+			dwinfo_free(s->images[i].dw);
 			symtab_free(s->images[i].symtab);
+			locate_result_release(&s->images[i].src);
 		}
 		free(s->images[i].label);
 	}
 	free(s->images);
+	locate_index_free(s->index);
 	for (i = 0; i < s->nstrings; i++)
 		free(s->strings[i]);
 	free(s->strings);
@@ -146,18 +157,32 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 			si->err = o->err;
 			si->src = o->src;
 			si->symtab = o->symtab;
+			si->dw = o->dw;
+			si->dw_err = o->dw_err;
 			return si;
 		}
 	}
 	si->err = locate_image(&s->t->images[i], &(struct locate_opts){
-		.symbol_dirs = s->o.symbol_dirs,
-		.nsymbol_dirs = s->o.nsymbol_dirs,
+		.index = s->index,
 		.debug_root = s->o.debug_root,
+		.debuginfod_cache = s->o.debuginfod_cache,
 	}, &si->src);
-	if (si->err == 0) {
-		err = symtab_new_elf(&si->src.elf, &si->symtab);
-		if (err < 0)
-			si->symtab = NULL;
+	if (si->err < 0)
+		return si;
+	if (symtab_new(&si->src.obj, &si->symtab) < 0)
+		si->symtab = NULL;
+	if (si->src.obj.has_dwarf) {
+		struct dwinfo_section *secs = NULL;
+		size_t n = 0;
+
+		err = objfile_dwarf_sections(&si->src.obj, &secs, &n);
+		if (err == 0)
+			err = dwinfo_new(secs, n, &si->dw);
+		if (err < 0) {
+			si->dw = NULL;
+			si->dw_err = err;
+		}
+		free(secs);
 	}
 	return si;
 }
@@ -176,6 +201,14 @@ size_t symbolize_image_nsymbols(struct symbolize *s, size_t i)
 	return si->symtab ? symtab_count(si->symtab) : 0;
 }
 
+int symbolize_image_dwarf(struct symbolize *s, size_t i, int *err)
+{
+	struct symbolize_image *si = load_image(s, i);
+	if (err)
+		*err = si->dw_err;
+	return si->dw != NULL;
+}
+
 static struct symbolize_frame *new_frame(struct symbolize *s)
 {
 	struct symbolize_frame *f;
@@ -186,12 +219,54 @@ static struct symbolize_frame *new_frame(struct symbolize *s)
 	return f;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* The frame's name as outputs show it: with --lines, "NAME (FILE:LINE)". */
+static const char *frame_name(struct symbolize *s, const char *name, const char *file,
+			      uint32_t line)
+{
+	if (!s->o.lines || !file)
+		return name;
+	if (!line)
+		return keep(s, xasprintf("%s (%s)", name, base_name(file)));
+	return keep(s, xasprintf("%s (%s:%u)", name, base_name(file), (unsigned)line));
+}
+
+/* Appends the DWARF frames for link-time address at, innermost first, or
+ * nothing if the DWARF knows no function there. */
+static void resolve_dwarf(struct symbolize *s, struct dwinfo *dw, long img, uint64_t rel,
+			  uint64_t at)
+{
+	struct dwinfo_frame fr[SYMBOLIZE_MAX_INLINE];
+	int n = dwinfo_lookup(dw, at, fr, SYMBOLIZE_MAX_INLINE);
+	int i;
+
+	/* --no-inline keeps the function that holds the code, at the line of
+	 * the call that was inlined there. */
+	for (i = s->o.no_inline && n > 0 ? n - 1 : 0; i < n; i++) {
+		struct symbolize_frame *f = new_frame(s);
+
+		f->image = img;
+		f->offset = rel;
+		f->file = fr[i].file;
+		f->line = fr[i].line;
+		f->inlined = i < n - 1;
+		f->resolved = 1;
+		f->name = frame_name(s, fr[i].function, fr[i].file, fr[i].line);
+	}
+}
+
 /* Appends the frames for addr to s->frames. */
 static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 {
 	struct symbolize_frame *f;
 	const char *name = NULL;
-	uint64_t rel;
+	size_t before = s->nframes;
+	uint64_t rel, at;
 
 	if (img < 0) {
 		f = new_frame(s);
@@ -201,14 +276,20 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 		return;
 	}
 	rel = addr - s->t->images[img].bias;
+	at = leaf || rel == 0 ? rel : rel - 1;
 	if (!s->o.addresses) {
 		struct symbolize_image *si = load_image(s, (size_t)img);
+		if (si->dw)
+			resolve_dwarf(s, si->dw, img, rel, at);
+		if (s->nframes > before)
+			return;
 		if (si->symtab)
-			name = symtab_lookup(si->symtab, leaf || rel == 0 ? rel : rel - 1, NULL);
+			name = symtab_lookup(si->symtab, at, NULL);
 	}
 	f = new_frame(s);
 	f->image = img;
 	f->offset = rel;
+	f->resolved = name != NULL;
 	f->name = name ? name
 		       : keep(s, xasprintf("%s+0x%llx", s->images[img].label,
 					   (unsigned long long)rel));

@@ -5,10 +5,11 @@
  * address, innermost first, then the function that holds the code. Each
  * frame carries a name and, where known, a source file and line.
  *
- * The sources, tried per image: a debug file found by report/locate.h
- * (never one whose build-id differs from the trace's) whose symbol table
- * (report/symtab.h) names the function. Anything unresolved becomes one
- * frame named "IMAGE+0xOFFSET", where IMAGE is the basename of the image's
+ * The sources, tried per image, in the file found by report/locate.h
+ * (never one whose identity differs from the trace's): its DWARF
+ * (report/dwinfo.h), for inline chains and file:line, then its symbol
+ * table (report/symtab.h), for the name alone. Anything unresolved
+ * becomes one frame named "IMAGE+0xOFFSET", where IMAGE is the basename of the image's
  * path and OFFSET is the file-relative (link-time) address addr - bias,
  * the address addr2line and llvm-symbolizer --obj take for that file. An
  * address in no image is "[unknown]+0xADDR", with the raw address.
@@ -34,6 +35,7 @@ struct symbolize_frame {
 	const char *file;  /* source file, or NULL */
 	uint32_t line;     /* 0 if unknown */
 	int inlined;       /* 1 if inlined into the next frame */
+	int resolved;      /* named by DWARF or a symbol table */
 	long image;        /* index into trace->images, or -1 */
 	uint64_t offset;   /* addr - bias, or the raw address if image < 0 */
 };
@@ -41,9 +43,11 @@ struct symbolize_frame {
 struct symbolize_opts {
 	const char *const *symbol_dirs; /* --symbols (borrowed) */
 	size_t nsymbol_dirs;
-	const char *debug_root;         /* NULL: /usr/lib/debug */
+	const char *debug_root;         /* NULL: /usr/lib/debug; "": none */
+	const char *debuginfod_cache;   /* NULL: from the environment; "": none */
 	int addresses;                  /* --addresses: raw IMAGE+0xOFFSET only */
-	int no_inline;                  /* --no-inline */
+	int no_inline;                  /* --no-inline: only the outermost function */
+	int lines;                      /* --lines: names get " (FILE:LINE)" */
 };
 
 struct symbolize;
@@ -70,5 +74,8 @@ long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t tim
 const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i, int *err);
 /* The number of function symbols image i's file provides (0 if none). */
 size_t symbolize_image_nsymbols(struct symbolize *s, size_t i);
+/* Whether image i's file has DWARF that is in use: 1, or 0 with *err
+ * (if non-NULL) saying why not (0 if it has no DWARF sections at all). */
+int symbolize_image_dwarf(struct symbolize *s, size_t i, int *err);
 
 #endif

@@ -1,23 +1,24 @@
 /*
  * symtab.c: address to function name, by binary search over a sorted array.
  *
- * ELF symbol tables are unordered and full of noise (objects, sections,
- * files, undefined imports, aliases). We keep only defined function
- * symbols, sort them by address, and collapse aliases to one name, so a
- * lookup is a single binary search. Names live in one pool owned by the
- * table, which is why the mapped file can be released afterwards.
+ * Symbol tables are unordered and full of noise (objects, sections, files,
+ * undefined imports, aliases). objfile.h hands us the defined function
+ * symbols of an ELF or Mach-O file; we demangle them, sort them by address
+ * and collapse aliases to one name, so a lookup is a single binary search.
+ * Names live in one pool owned by the table, which is why the mapped file
+ * can be released afterwards.
  */
 #include "symtab.h"
 
-#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
 #include "common/diag.h"
+#include "report/demangle.h"
 
 struct symtab_entry {
-	uint64_t start, size;
+	uint64_t start, size, limit;
 	size_t name;     /* offset into pool */
 	uint8_t global;
 };
@@ -28,23 +29,29 @@ struct symtab {
 	struct buf pool;
 };
 
-static int collect(void *ctx, const struct elf_symbol *sym)
-{
-	struct symtab *st = ctx;
-	struct symtab_entry *e;
+struct collect {
+	struct symtab *st;
+	int macho;
+};
 
-	if (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC)
-		return 0;
-	if (sym->shndx == SHN_UNDEF || sym->shndx == SHN_ABS || !sym->name[0])
-		return 0;
+static void collect(void *ctx, const struct objfile_symbol *sym)
+{
+	struct collect *c = ctx;
+	struct symtab *st = c->st;
+	struct symtab_entry *e;
+	unsigned flags = c->macho ? DEMANGLE_MACHO : 0;
+	char *plain = demangle_name(sym->name, flags);
+	const char *name = plain ? plain : demangle_plain(sym->name, flags);
+
 	st->v = xgrow(st->v, &st->cap, st->n + 1, sizeof(*st->v));
 	e = &st->v[st->n++];
-	e->start = sym->value;
+	e->start = sym->start;
 	e->size = sym->size;
-	e->global = sym->bind == STB_GLOBAL;
+	e->limit = sym->limit;
+	e->global = !!sym->global;
 	e->name = st->pool.len;
-	buf_add(&st->pool, sym->name, strlen(sym->name) + 1);
-	return 0;
+	buf_add(&st->pool, name, strlen(name) + 1);
+	free(plain);
 }
 
 static const struct symtab *sort_ctx;
@@ -65,15 +72,16 @@ static int cmp_entry(const void *a, const void *b)
 		      (const char *)sort_ctx->pool.data + y->name);
 }
 
-int symtab_new_elf(const struct elf_file *e, struct symtab **out)
+int symtab_new(const struct objfile *of, struct symtab **out)
 {
 	struct symtab *st = xcalloc(1, sizeof(*st));
+	struct collect c = { st, of->kind == TRACE_IDENT_MACHO_UUID };
 	size_t i, j;
 	int err;
 
 	buf_init(&st->pool);
-	err = elf_symbols(e, collect, st);
-	if (err < 0 && err != ELF_E_NOTFOUND) {
+	err = objfile_symbols(of, collect, &c);
+	if (err < 0) {
 		symtab_free(st);
 		return err;
 	}
@@ -122,8 +130,10 @@ const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *star
 		return NULL;
 	i = lo - 1;
 	e = &st->v[i];
+	/* Without a size, a symbol reaches to the next one, but never past
+	 * the end of its section. */
 	if (e->size ? addr - e->start >= e->size
-		    : i + 1 == st->n)
+		    : addr >= e->limit || (i + 1 < st->n && addr >= st->v[i + 1].start))
 		return NULL;
 	if (start)
 		*start = e->start;

@@ -1,8 +1,9 @@
 /*
  * symtab.h: an ELF symbol table, sorted for address lookup.
  *
- * Built once per debug file from .symtab and .dynsym (function symbols
- * only), with the names copied, so the table outlives the mapped file.
+ * Built once per file from its function symbols (ELF .symtab and .dynsym,
+ * Mach-O nlist), with the names demangled and copied, so the table
+ * outlives the mapped file.
  * Addresses are link-time addresses, as the file's symbols store them: a
  * runtime address minus the image's bias.
  */
@@ -12,22 +13,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/elf.h"
+#include "report/objfile.h"
 
 struct symtab;
 
-/* Builds a table from e's function symbols. Returns 0 and a new table in
- * *out (caller frees with symtab_free()), or a negative elf_* error. A file
- * without symbols gives an empty table, not an error. */
-int symtab_new_elf(const struct elf_file *e, struct symtab **out);
+/* Builds a table from of's function symbols. Returns 0 and a new table in
+ * *out (caller frees with symtab_free()), or a negative objfile_strerror()
+ * error. A file without symbols gives an empty table, not an error. */
+int symtab_new(const struct objfile *of, struct symtab **out);
 void symtab_free(struct symtab *st);
 
 /* Returns the name of the function containing link-time address addr, or
  * NULL. *start (if non-NULL) gets the symbol's address. A symbol with a
- * size covers [value, value+size); one without a size covers up to the next
- * symbol. Among aliases at one address a global name wins, then the
- * bytewise-smallest, so the choice is deterministic. The name is borrowed
- * until symtab_free(). */
+ * size covers [value, value+size); one without a size covers up to the
+ * next symbol, within its section. Among aliases at one address a global
+ * name wins, then the bytewise-smallest, so the choice is deterministic.
+ * The name is borrowed until symtab_free(). */
 const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start);
 /* The number of distinct symbols in the table. */
 size_t symtab_count(const struct symtab *st);

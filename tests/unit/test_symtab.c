@@ -1,7 +1,7 @@
 /*
  * test_symtab.c: symbol lookup against a real ELF file, built here with the
- * system compiler, cross-checked with nm(1) and llvm-symbolizer(1); and the
- * locator's refusal of a file whose build-id does not match the trace.
+ * system compiler, cross-checked with nm(1) and llvm-symbolizer(1), and the
+ * symbolizer in front of it: return addresses, refusals, shared files.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 
 #include "common/elf.h"
 #include "report/locate.h"
+#include "report/objfile.h"
 #include "report/symbolize.h"
 #include "report/symtab.h"
 
@@ -109,6 +110,9 @@ static void map(struct mapped *m)
 
 TestSuite(symtab, .init = build, .fini = cleanup);
 
+/* Only the file at the recorded path: no system debug directories. */
+static const struct symbolize_opts local = { .debug_root = "", .debuginfod_cache = "" };
+
 Test(symtab, lookup_matches_nm_and_llvm_symbolizer)
 {
 	static const char *syms[] = { "alpha", "beta", "gamma_local", "main" };
@@ -118,7 +122,13 @@ Test(symtab, lookup_matches_nm_and_llvm_symbolizer)
 	size_t i;
 
 	map(&m);
-	cr_assert_eq(symtab_new_elf(&m.elf, &st), 0);
+	{
+		struct objfile of;
+		char *why = NULL;
+		cr_assert_eq(objfile_open(&of, exe, TRACE_IDENT_GNU_BUILD_ID, NULL, 0, &why), 0);
+		cr_assert_eq(symtab_new(&of, &st), 0);
+		objfile_release(&of);
+	}
 	cr_assert_gt(symtab_count(st), 3);
 	for (i = 0; i < 4; i++) {
 		uint64_t a = nm_addr(syms[i]), start = 0;
@@ -156,70 +166,6 @@ static void image_of(struct trace_image *img, const struct mapped *m)
 	img->size = 0x100000;
 }
 
-Test(symtab, locate_accepts_matching_build_id)
-{
-	struct mapped m;
-	struct trace_image img;
-	struct locate_result r;
-
-	map(&m);
-	image_of(&img, &m);
-	locate_result_init(&r);
-	cr_assert_eq(locate_image(&img, &(struct locate_opts){ .debug_root = "" }, &r), 0);
-	cr_assert(r.found);
-	cr_assert_str_eq(r.path, exe);
-	cr_assert_eq(r.ntries, 1);
-	cr_assert_null(r.tries[0].why);
-	locate_result_release(&r);
-	munmap(m.p, m.n);
-}
-
-Test(symtab, locate_refuses_mismatching_build_id)
-{
-	struct mapped m;
-	struct trace_image img;
-	struct locate_result r;
-
-	map(&m);
-	image_of(&img, &m);
-	img.ident[0] ^= 0xff;
-	locate_result_init(&r);
-	cr_assert_eq(locate_image(&img, &(struct locate_opts){ .debug_root = "" }, &r),
-		     LOCATE_E_NOTFOUND);
-	cr_assert(!r.found);
-	cr_assert_eq(r.ntries, 1);
-	cr_assert_str_eq(r.tries[0].path, exe);
-	cr_assert_not_null(strstr(r.tries[0].why, "build-id mismatch"), "%s", r.tries[0].why);
-	locate_result_release(&r);
-
-	/* No identity recorded: nothing can be checked, so nothing is used. */
-	img.ident_kind = TRACE_IDENT_NONE;
-	locate_result_init(&r);
-	cr_assert_eq(locate_image(&img, NULL, &r), LOCATE_E_NOIDENT);
-	cr_assert(!r.found);
-	locate_result_release(&r);
-	munmap(m.p, m.n);
-}
-
-Test(symtab, locate_searches_symbols_dirs_by_build_id_and_name)
-{
-	struct mapped m;
-	struct trace_image img;
-	struct locate_result r;
-	const char *dirs[] = { dir };
-
-	map(&m);
-	image_of(&img, &m);
-	img.path = "/nonexistent/path/tiny";
-	locate_result_init(&r);
-	cr_assert_eq(locate_image(&img, &(struct locate_opts){ dirs, 1, "" }, &r), 0);
-	cr_assert_str_eq(r.path, exe);
-	cr_assert_geq(r.ntries, 3); /* the recorded path, DIR/xx/rest.debug, DIR/tiny */
-	cr_assert_not_null(r.tries[0].why);
-	locate_result_release(&r);
-	munmap(m.p, m.n);
-}
-
 /* A trace with exe mapped at a bias. */
 static void one_image_trace(struct trace *t, struct trace_image *img)
 {
@@ -241,7 +187,7 @@ Test(symtab, symbolize_names_and_return_address_adjustment)
 	map(&m);
 	image_of(&img, &m);
 	one_image_trace(&t, &img);
-	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &s), 0);
+	cr_assert_eq(symbolize_new(&t, &local, &s), 0);
 
 	cr_assert_eq(symbolize_addr(s, img.bias + alpha, 0, 1, &f, &n), 0);
 	cr_assert_eq(n, 1);
@@ -266,8 +212,9 @@ Test(symtab, symbolize_names_and_return_address_adjustment)
 	symbolize_free(s);
 
 	/* --addresses: raw offsets even with symbols available. */
-	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "", .addresses = 1 },
-				   &s), 0);
+	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "",
+								 .debuginfod_cache = "",
+								 .addresses = 1 }, &s), 0);
 	cr_assert_eq(symbolize_addr(s, img.bias + alpha, 0, 1, &f, &n), 0);
 	{
 		char want[64];
@@ -295,7 +242,7 @@ Test(symtab, symbolize_never_uses_mismatching_file)
 	image_of(&img, &m);
 	img.ident[img.ident_len - 1] ^= 1;
 	one_image_trace(&t, &img);
-	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &s), 0);
+	cr_assert_eq(symbolize_new(&t, &local, &s), 0);
 	cr_assert_eq(symbolize_addr(s, img.bias + alpha, 0, 1, &f, &n), 0);
 	snprintf(want, sizeof(want), "tiny+0x%llx", (unsigned long long)alpha);
 	cr_assert_str_eq(f[0].name, want);
@@ -327,7 +274,7 @@ Test(symtab, images_with_one_identity_share_one_file)
 	memset(&t, 0, sizeof(t));
 	t.nimages = 2;
 	t.images = img;
-	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &s), 0);
+	cr_assert_eq(symbolize_new(&t, &local, &s), 0);
 	cr_assert_eq(symbolize_addr(s, img[1].bias + alpha, 0, 1, &f, &n), 0);
 	cr_assert_str_eq(f[0].name, "alpha");
 	cr_assert_eq(f[0].image, 1);
@@ -335,7 +282,7 @@ Test(symtab, images_with_one_identity_share_one_file)
 	cr_assert_eq(err, 0);
 	a = symbolize_image_source(s, 0, &err);
 	cr_assert_eq(err, 0);
-	cr_assert_eq(a->data, b->data, "the file is mapped once");
+	cr_assert_eq(a->obj.map, b->obj.map, "the file is mapped once");
 	symbolize_free(s);
 	munmap(m.p, m.n);
 }
