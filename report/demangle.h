@@ -1,0 +1,34 @@
+/*
+ * demangle.h: symbol names as their language writes them.
+ *
+ * C++ (Itanium ABI, "_Z..."), Rust legacy ("_ZN...17h<16 hex>E") and Rust
+ * v0 ("_R...") names are demangled with libiberty. C++ reads as c++filt(1)
+ * prints it, parameter lists included; Rust loses its hashes: the legacy
+ * "::h<hash>" suffix and v0 crate disambiguators. Names are untrusted
+ * (they come from debug files): anything longer than DEMANGLE_MAX_INPUT
+ * bytes is left alone, because libiberty's stack use grows with the length.
+ *
+ * Mach-O nlist names carry one extra leading underscore ("__ZN...",
+ * "_main"); DEMANGLE_MACHO says the name came from there.
+ */
+#ifndef REPORT_DEMANGLE_H
+#define REPORT_DEMANGLE_H
+
+/* The longest name (in bytes, without its NUL) that is demangled. */
+#define DEMANGLE_MAX_INPUT (16 * 1024)
+
+enum demangle_flags {
+	DEMANGLE_MACHO = 1 << 0, /* strip the Mach-O '_' before reading the name */
+};
+
+/* Returns the demangled form of name (caller frees), or NULL if name is
+ * not a mangled C++ or Rust name, is too long, or memory ran out: the
+ * caller then shows demangle_plain(name, flags). */
+char *demangle_name(const char *name, unsigned flags);
+
+/* The name as its language knows it when it is not mangled: name itself,
+ * or with DEMANGLE_MACHO, name without its one leading '_'. Borrowed from
+ * name. */
+const char *demangle_plain(const char *name, unsigned flags);
+
+#endif

@@ -1,0 +1,456 @@
+/*
+ * synth_trace.c: writes a prof trace from a description on the command
+ * line, through the real trace writer, so tests can make traces of
+ * processes that cannot be recorded here (macOS ones above all) and point
+ * prof-report at debug files built for them.
+ *
+ * Everything is deterministic: the session starts at a fixed time, thread
+ * names are set at that instant, and the k'th sample is taken k periods
+ * later (one period is 1/rate seconds), so the same command line always
+ * writes the same bytes. Images, threads and samples are written in the
+ * order given.
+ */
+#include "common/diag.h"
+#include "common/parse.h"
+#include "format/trace.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: synth_trace -o file [--os linux|macos] [--arch x86_64|arm64] [--mode wall|cpu]\n"
+	"                   [--pid pid] [--rate hz] [--host text] [--command word]...\n"
+	"                   [--image spec]... [--thread spec]... [--sample spec [--count n]]...\n"
+	"                   [--exit code]\n"
+	"       synth_trace -h | --help\n"
+	"\n"
+	"  -o file          write the trace to file (replaced if it exists)\n"
+	"  --os os          the recorded system (default macos)\n"
+	"  --arch arch      the recorded architecture (default arm64)\n"
+	"  --mode mode      the recording mode (default wall)\n"
+	"  --pid pid        the recorded process id (default 1)\n"
+	"  --rate hz        the sampling rate, which also spaces the samples (default 1000)\n"
+	"  --host text      the host description (default \"synthetic\")\n"
+	"  --command word   append word to the recorded command line (repeatable)\n"
+	"  --image spec     an image: ID=n,KIND=uuid|gnu-build-id|none,IDENT=hex,PATH=path,\n"
+	"                   START=addr,SIZE=n,BIAS=n,OFFSET=n,ARCH=arch (ID defaults to its\n"
+	"                   position from 1; KIND to uuid on macos and gnu-build-id on linux\n"
+	"                   when IDENT is given; dashes in IDENT are ignored)\n"
+	"  --thread spec    a thread: TID=n,NAME=name\n"
+	"  --sample spec    a sample: TID=n,STATE=running|sleeping|disk|stopped|other,\n"
+	"                   STACK=leaf:caller:...:root,TRUNCATED=0|1 (TID must be a --thread)\n"
+	"  --count n        take the sample before it n times (default 1)\n"
+	"  --exit code      record that the command exited with code\n"
+	"  -h, --help       show this help\n"
+	"\n"
+	"Numbers are decimal or 0x-prefixed hexadecimal. Values cannot contain commas.\n"
+	"The session starts at monotonic time 1 s, 2026-01-01T00:00:00Z.\n";
+
+#define START_MONOTONIC_NS 1000000000ull
+#define START_REALTIME_NS 1767225600000000000ull
+#define MAX_STACK 4096
+
+struct sample_spec {
+	uint32_t tid;
+	uint8_t state, flags;
+	uint64_t *addrs;
+	size_t naddrs;
+	uint64_t count;
+};
+
+struct thread_spec {
+	uint32_t tid;
+	char *name;   /* NULL if unnamed */
+};
+
+static void DIAG_NORETURN usage_error(const char *fmt, ...) DIAG_PRINTF(1, 2);
+
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", diag_progname());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nusage: synth_trace -o file [options] [--image spec]... [--thread spec]...\n"
+	      "                   [--sample spec [--count n]]...\n"
+	      "try 'synth_trace --help' for more\n", stderr);
+	exit(2);
+}
+
+/* A number in decimal (through parse_uint_opt) or 0x-prefixed hex, at most
+ * max, for option opt; bad input is a usage error naming opt. */
+static uint64_t parse_number(const char *opt, const char *arg, uint64_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	if (arg[0] != '0' || (arg[1] != 'x' && arg[1] != 'X'))
+		return parse_uint_opt(opt, arg, 0, max);
+	if (!isxdigit((unsigned char)arg[2]))
+		usage_error("option '%s': '%s' is not a number", opt, arg);
+	errno = 0;
+	v = strtoull(arg + 2, &end, 16);
+	if (*end)
+		usage_error("option '%s': '%s' is not a number", opt, arg);
+	if (errno == ERANGE || v > max)
+		usage_error("option '%s': '%s' is out of range (0 to %#llx)", opt, arg,
+			    (unsigned long long)max);
+	return v;
+}
+
+/* The enum value whose name() is word, or a usage error. */
+static int parse_name(const char *opt, const char *word, const char *(*name)(int), int first, int last)
+{
+	for (int v = first; v <= last; v++)
+		if (strcmp(word, name(v)) == 0)
+			return v;
+	usage_error("option '%s': unknown value '%s'", opt, word);
+}
+
+/*
+ * A spec is KEY=value pairs separated by commas. next_pair() cuts the next
+ * one out of *rest (which it modifies) and returns 0 at the end.
+ */
+static int next_pair(const char *opt, char **rest, char **key, char **value)
+{
+	char *p = *rest, *comma, *eq;
+
+	if (!p || !*p)
+		return 0;
+	comma = strchr(p, ',');
+	if (comma)
+		*comma = 0;
+	*rest = comma ? comma + 1 : NULL;
+	eq = strchr(p, '=');
+	if (!eq || eq == p)
+		usage_error("option '%s': '%s' is not KEY=value", opt, p);
+	*eq = 0;
+	*key = p;
+	*value = eq + 1;
+	return 1;
+}
+
+static size_t parse_ident(const char *arg, uint8_t *out)
+{
+	size_t n = 0;
+	int half = -1;
+
+	for (const char *p = arg; *p; p++) {
+		int d;
+		if (*p == '-')
+			continue;
+		if (!isxdigit((unsigned char)*p))
+			usage_error("option '--image IDENT': '%s' is not hexadecimal", arg);
+		d = isdigit((unsigned char)*p) ? *p - '0' : tolower((unsigned char)*p) - 'a' + 10;
+		if (half < 0) {
+			half = d;
+			continue;
+		}
+		if (n == TRACE_MAX_IDENT)
+			usage_error("option '--image IDENT': '%s' is longer than %d bytes", arg, TRACE_MAX_IDENT);
+		out[n++] = (uint8_t)(half << 4 | d);
+		half = -1;
+	}
+	if (half >= 0 || n == 0)
+		usage_error("option '--image IDENT': '%s' is not a whole number of bytes", arg);
+	return n;
+}
+
+/* Fills img from spec; its arch stays 0 (the session's) unless ARCH is
+ * given. */
+static void parse_image(char *spec, size_t index, uint8_t os, struct trace_image *img)
+{
+	char *rest = spec, *key, *value;
+	int kind = -1;
+
+	memset(img, 0, sizeof(*img));
+	img->id = (uint32_t)index + 1;
+	img->path = "";
+	while (next_pair("--image", &rest, &key, &value)) {
+		if (strcmp(key, "ID") == 0) {
+			img->id = (uint32_t)parse_number("--image ID", value, UINT32_MAX);
+		} else if (strcmp(key, "KIND") == 0) {
+			if (strcmp(value, "uuid") == 0)
+				kind = TRACE_IDENT_MACHO_UUID;
+			else
+				kind = parse_name("--image KIND", value, trace_ident_kind_name,
+						  TRACE_IDENT_NONE, TRACE_IDENT_MACHO_UUID);
+		} else if (strcmp(key, "IDENT") == 0) {
+			img->ident_len = (uint8_t)parse_ident(value, img->ident);
+		} else if (strcmp(key, "PATH") == 0) {
+			img->path = value;
+		} else if (strcmp(key, "START") == 0) {
+			img->start = parse_number("--image START", value, UINT64_MAX);
+		} else if (strcmp(key, "SIZE") == 0) {
+			img->size = parse_number("--image SIZE", value, UINT64_MAX);
+		} else if (strcmp(key, "BIAS") == 0) {
+			img->bias = parse_number("--image BIAS", value, UINT64_MAX);
+		} else if (strcmp(key, "OFFSET") == 0) {
+			img->file_offset = parse_number("--image OFFSET", value, UINT64_MAX);
+		} else if (strcmp(key, "ARCH") == 0) {
+			img->arch = (uint8_t)parse_name("--image ARCH", value, trace_arch_name,
+							TRACE_ARCH_X86_64, TRACE_ARCH_ARM64);
+		} else {
+			usage_error("option '--image': unknown key '%s'", key);
+		}
+	}
+	if (kind < 0)
+		kind = !img->ident_len ? TRACE_IDENT_NONE
+		       : os == TRACE_OS_MACOS ? TRACE_IDENT_MACHO_UUID : TRACE_IDENT_GNU_BUILD_ID;
+	if (kind == TRACE_IDENT_NONE && img->ident_len)
+		usage_error("option '--image': IDENT given with KIND=none");
+	if (kind != TRACE_IDENT_NONE && !img->ident_len)
+		usage_error("option '--image': KIND=%s needs an IDENT", trace_ident_kind_name(kind));
+	img->ident_kind = (uint8_t)kind;
+}
+
+static void parse_thread(char *spec, struct thread_spec *th)
+{
+	char *rest = spec, *key, *value;
+	int has_tid = 0;
+
+	th->name = NULL;
+	while (next_pair("--thread", &rest, &key, &value)) {
+		if (strcmp(key, "TID") == 0) {
+			th->tid = (uint32_t)parse_number("--thread TID", value, UINT32_MAX);
+			has_tid = 1;
+		} else if (strcmp(key, "NAME") == 0) {
+			th->name = value;
+		} else {
+			usage_error("option '--thread': unknown key '%s'", key);
+		}
+	}
+	if (!has_tid)
+		usage_error("option '--thread': no TID");
+}
+
+static void parse_stack(char *arg, struct sample_spec *s)
+{
+	size_t cap = 0;
+	char *p = arg;
+
+	s->addrs = NULL;
+	s->naddrs = 0;
+	while (*p) {
+		char *colon = strchr(p, ':');
+		if (colon)
+			*colon = 0;
+		if (s->naddrs == MAX_STACK)
+			usage_error("option '--sample STACK': more than %d frames", MAX_STACK);
+		s->addrs = xgrow(s->addrs, &cap, s->naddrs + 1, sizeof(*s->addrs));
+		s->addrs[s->naddrs++] = parse_number("--sample STACK", p, UINT64_MAX);
+		if (!colon)
+			break;
+		p = colon + 1;
+		if (!*p)
+			usage_error("option '--sample STACK': empty frame at the end");
+	}
+}
+
+static void parse_sample(char *spec, struct sample_spec *s)
+{
+	char *rest = spec, *key, *value;
+	int has_tid = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->state = TRACE_STATE_RUNNING;
+	s->count = 1;
+	while (next_pair("--sample", &rest, &key, &value)) {
+		if (strcmp(key, "TID") == 0) {
+			s->tid = (uint32_t)parse_number("--sample TID", value, UINT32_MAX);
+			has_tid = 1;
+		} else if (strcmp(key, "STATE") == 0) {
+			s->state = (uint8_t)parse_name("--sample STATE", value, trace_state_name,
+						       TRACE_STATE_RUNNING, TRACE_STATE_OTHER);
+		} else if (strcmp(key, "STACK") == 0) {
+			free(s->addrs);
+			parse_stack(value, s);
+		} else if (strcmp(key, "TRUNCATED") == 0) {
+			if (parse_number("--sample TRUNCATED", value, 1))
+				s->flags |= TRACE_SAMPLE_TRUNCATED;
+			else
+				s->flags &= (uint8_t)~TRACE_SAMPLE_TRUNCATED;
+		} else {
+			usage_error("option '--sample': unknown key '%s'", key);
+		}
+	}
+	if (!has_tid)
+		usage_error("option '--sample': no TID");
+}
+
+static void check(int r, const char *path)
+{
+	if (r < 0)
+		die("cannot write '%s': %s", path, trace_strerror(r));
+}
+
+enum {
+	OPT_OS = 256, OPT_ARCH, OPT_MODE, OPT_PID, OPT_RATE, OPT_HOST, OPT_COMMAND,
+	OPT_IMAGE, OPT_THREAD, OPT_SAMPLE, OPT_COUNT, OPT_EXIT,
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "os", required_argument, NULL, OPT_OS },
+		{ "arch", required_argument, NULL, OPT_ARCH },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "rate", required_argument, NULL, OPT_RATE },
+		{ "host", required_argument, NULL, OPT_HOST },
+		{ "command", required_argument, NULL, OPT_COMMAND },
+		{ "image", required_argument, NULL, OPT_IMAGE },
+		{ "thread", required_argument, NULL, OPT_THREAD },
+		{ "sample", required_argument, NULL, OPT_SAMPLE },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "exit", required_argument, NULL, OPT_EXIT },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out_path = NULL;
+	struct trace_session sess = { 0 };
+	struct trace_image *images = NULL;
+	struct thread_spec *threads = NULL;
+	struct sample_spec *samples = NULL;
+	size_t nimages = 0, images_cap = 0, nthreads = 0, threads_cap = 0;
+	size_t nsamples = 0, samples_cap = 0, argv_cap = 0;
+	struct trace_writer *w = NULL;
+	struct trace_end end = { 0 };
+	uint64_t period, t;
+	int c, fd;
+
+	diag_set_progname("synth_trace");
+	sess.os = TRACE_OS_MACOS;
+	sess.arch = TRACE_ARCH_ARM64;
+	sess.mode = TRACE_MODE_WALL;
+	sess.rate_hz = 1000;
+	sess.pid = 1;
+	sess.host = "synthetic";
+	sess.start_monotonic_ns = START_MONOTONIC_NS;
+	sess.start_realtime_ns = START_REALTIME_NS;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			diag_close_stdout();
+			return 0;
+		case OPT_OS:
+			sess.os = (uint8_t)parse_name("--os", optarg, trace_os_name, TRACE_OS_LINUX, TRACE_OS_MACOS);
+			break;
+		case OPT_ARCH:
+			sess.arch = (uint8_t)parse_name("--arch", optarg, trace_arch_name,
+							TRACE_ARCH_X86_64, TRACE_ARCH_ARM64);
+			break;
+		case OPT_MODE:
+			sess.mode = (uint8_t)parse_name("--mode", optarg, trace_mode_name,
+							TRACE_MODE_WALL, TRACE_MODE_CPU);
+			break;
+		case OPT_PID:
+			sess.pid = (uint32_t)parse_number("--pid", optarg, UINT32_MAX);
+			break;
+		case OPT_RATE:
+			sess.rate_hz = (uint32_t)parse_uint_opt("--rate", optarg, 1, 1000000);
+			break;
+		case OPT_HOST:
+			sess.host = optarg;
+			break;
+		case OPT_COMMAND:
+			sess.argv = xgrow(sess.argv, &argv_cap, sess.argc + 1, sizeof(*sess.argv));
+			sess.argv[sess.argc++] = optarg;
+			break;
+		case OPT_IMAGE:
+			images = xgrow(images, &images_cap, nimages + 1, sizeof(*images));
+			parse_image(optarg, nimages, sess.os, &images[nimages]);
+			nimages++;
+			break;
+		case OPT_THREAD:
+			threads = xgrow(threads, &threads_cap, nthreads + 1, sizeof(*threads));
+			parse_thread(optarg, &threads[nthreads++]);
+			break;
+		case OPT_SAMPLE:
+			samples = xgrow(samples, &samples_cap, nsamples + 1, sizeof(*samples));
+			parse_sample(optarg, &samples[nsamples++]);
+			break;
+		case OPT_COUNT:
+			if (!nsamples)
+				usage_error("option '--count' must follow a --sample");
+			samples[nsamples - 1].count = parse_number("--count", optarg, 100000000);
+			break;
+		case OPT_EXIT:
+			end.has_exit = 1;
+			end.exit_status = (int32_t)parse_uint_opt("--exit", optarg, 0, 255) << 8;
+			break;
+		case ':':
+			usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!out_path)
+		usage_error("no output file (-o)");
+	/* An image's arch defaults to the session's, whichever option came
+	 * first; ids must be unique. */
+	for (size_t i = 0; i < nimages; i++) {
+		if (!images[i].arch)
+			images[i].arch = sess.arch;
+		for (size_t k = 0; k < i; k++)
+			if (images[k].id == images[i].id)
+				usage_error("option '--image': ID %u given twice", images[i].id);
+	}
+	for (size_t i = 0; i < nsamples; i++) {
+		size_t k = 0;
+		while (k < nthreads && threads[k].tid != samples[i].tid)
+			k++;
+		if (k == nthreads)
+			usage_error("option '--sample': TID %u is not a --thread", samples[i].tid);
+	}
+
+	fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die_errno("cannot create '%s'", out_path);
+	check(trace_writer_new(fd, &sess, &w), out_path);
+	t = sess.start_monotonic_ns;
+	for (size_t i = 0; i < nimages; i++)
+		check(trace_writer_image(w, &images[i]), out_path);
+	for (size_t i = 0; i < nthreads; i++) {
+		check(trace_writer_thread_start(w, threads[i].tid, t), out_path);
+		if (threads[i].name)
+			check(trace_writer_thread_name(w, threads[i].tid, t, threads[i].name), out_path);
+	}
+	period = 1000000000ull / sess.rate_hz;
+	for (size_t i = 0; i < nsamples; i++) {
+		const struct sample_spec *s = &samples[i];
+		for (uint64_t k = 0; k < s->count; k++) {
+			t += period;
+			check(trace_writer_sample(w, t, s->tid, s->state, s->flags, s->addrs, s->naddrs),
+			      out_path);
+		}
+	}
+	end.time = t + period;
+	check(trace_writer_finish(w, &end), out_path);
+	trace_writer_free(w);
+	if (close(fd) < 0)
+		die_errno("cannot write '%s'", out_path);
+	for (size_t i = 0; i < nsamples; i++)
+		free(samples[i].addrs);
+	free(samples);
+	free(threads);
+	free(images);
+	free(sess.argv);
+	return 0;
+}
