@@ -24,12 +24,12 @@ RUST_FLAGS := -C force-frame-pointers=yes -g -O
 $(BUILD)/testdata/rust/shapes: testdata/rust/shapes.rs
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  RUSTC   $@")
-	$(Q)$(RUSTC) $(RUST_FLAGS) -o $@ $<
+	$(Q)MAKEFLAGS= $(RUSTC) $(RUST_FLAGS) -o $@ $<
 
 $(BUILD)/testdata/rust/shapes-v0: testdata/rust/shapes.rs
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  RUSTC   $@")
-	$(Q)$(RUSTC) $(RUST_FLAGS) -C symbol-mangling-version=v0 -o $@ $<
+	$(Q)MAKEFLAGS= $(RUSTC) $(RUST_FLAGS) -C symbol-mangling-version=v0 -o $@ $<
 
 FIXTURES += $(BUILD)/testdata/rust/shapes $(BUILD)/testdata/rust/shapes-v0
 endif

@@ -6,6 +6,7 @@
  * first use is answering "why are my frames hex?" and "what was lost?".
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include "common/hmap.h"
 #include "report/cli.h"
 #include "report/cmds.h"
+#include "report/dwinfo.h"
 #include "report/locate.h"
 #include "report/symbolize.h"
 #include "report/text.h"
@@ -162,6 +164,23 @@ static void count_use(const struct trace *t, struct symbolize *sym, struct image
 	hmap_release(&stacks);
 }
 
+/* An identity as the platform's own tools print it: a build-id in
+ * lowercase hex, a UUID as 8-4-4-4-12 uppercase hex, as dwarfdump shows. */
+static void format_ident(char *out, const struct trace_image *img)
+{
+	size_t n = img->ident_len <= TRACE_MAX_IDENT ? img->ident_len : 0, i, o = 0;
+
+	if (img->ident_kind != TRACE_IDENT_MACHO_UUID || n != 16) {
+		locate_hex(out, img->ident, n);
+		return;
+	}
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		o += (size_t)sprintf(out + o, "%02X", img->ident[i]);
+	}
+}
+
 static void print_share(uint64_t part, uint64_t whole)
 {
 	if (whole)
@@ -183,7 +202,7 @@ static void print_images(const struct trace *t, struct symbolize *sym)
 		const struct locate_result *src;
 		int err, dw_err;
 
-		locate_hex(hex, img->ident, img->ident_len <= TRACE_MAX_IDENT ? img->ident_len : 0);
+		format_ident(hex, img);
 		printf("  image %" PRIu32 ": ", img->id);
 		print_escaped(img->path && img->path[0] ? img->path : "-");
 		printf("\n    ident:    %s %s\n", trace_ident_kind_name(img->ident_kind),
@@ -213,7 +232,7 @@ static void print_images(const struct trace *t, struct symbolize *sym)
 				       symbolize_image_nsymbols(sym, i));
 			else if (dw_err)
 				printf(" (%zu function symbols; its DWARF is unusable: %s)\n",
-				       symbolize_image_nsymbols(sym, i), objfile_strerror(dw_err));
+				       symbolize_image_nsymbols(sym, i), dwinfo_strerror(dw_err));
 			else
 				printf(" (%zu function symbols, no DWARF)\n",
 				       symbolize_image_nsymbols(sym, i));

@@ -286,17 +286,20 @@ static char *dir_of(const char *path)
  * dot-dot is refused rather than followed. */
 static void try_debuglink(struct search *s, const char *root)
 {
-	const char *link = s->have_fallback ? objfile_debuglink(&s->fallback) : NULL;
-	char *dir;
+	const char *name = s->have_fallback ? objfile_debuglink(&s->fallback) : NULL;
+	char *dir, *link;
 
-	if (!link || !link[0] || strchr(link, '/') || !strcmp(link, "..") || !strcmp(link, "."))
+	if (!name || !name[0] || strchr(name, '/') || !strcmp(name, "..") || !strcmp(name, "."))
 		return;
+	/* A copy: accepting a candidate releases the file the name is in. */
+	link = xstrdup(name);
 	dir = dir_of(s->img->path);
 	try(s, xasprintf("%s/%s", dir, link));
 	try(s, xasprintf("%s/.debug/%s", dir, link));
 	if (root[0])
 		try(s, xasprintf("%s%s/%s", root, dir, link));
 	free(dir);
+	free(link);
 }
 
 static void try_debuginfod(struct search *s, const char *hex, const char *cache)

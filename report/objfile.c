@@ -315,7 +315,7 @@ struct symbol_ctx {
 	const struct objfile *of;
 	void (*cb)(void *ctx, const struct objfile_symbol *sym);
 	void *ctx;
-	struct macho_section text[256]; /* Mach-O: sections by 1-based index */
+	struct macho_section sects[255]; /* Mach-O: by n_sect - 1 (n_sect is a u8) */
 	unsigned nsect;
 };
 
@@ -342,9 +342,8 @@ static int note_section(void *ctx, const struct macho_section *s)
 {
 	struct symbol_ctx *c = ctx;
 
-	if (c->nsect < sizeof(c->text) / sizeof(*c->text))
-		c->text[c->nsect] = *s;
-	c->nsect++;
+	if (c->nsect < sizeof(c->sects) / sizeof(*c->sects))
+		c->sects[c->nsect++] = *s;
 	return 0;
 }
 
@@ -355,9 +354,9 @@ static int macho_symbol(void *ctx, const struct macho_symbol *sym)
 	struct objfile_symbol s;
 
 	/* Only symbols in code sections name functions. */
-	if (sym->sect == 0 || sym->sect > c->nsect || sym->sect > sizeof(c->text) / sizeof(*c->text))
+	if (sym->sect == 0 || sym->sect > c->nsect)
 		return 0;
-	sec = &c->text[sym->sect - 1];
+	sec = &c->sects[sym->sect - 1];
 	if (strcmp(sec->segname, "__TEXT") || !sym->name[0] || sym->value < sec->addr ||
 	    sym->value - sec->addr >= sec->size)
 		return 0;

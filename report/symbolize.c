@@ -20,9 +20,6 @@
 #include "report/dwinfo.h"
 #include "report/symtab.h"
 
-/* Inline depth kept per address; deeper chains keep their outer frames. */
-#define SYMBOLIZE_MAX_INLINE 64
-
 struct symbolize_image {
 	int located;             /* locate_image() has run */
 	long same;               /* >= 0: an earlier image with this identity,
@@ -241,8 +238,8 @@ static const char *frame_name(struct symbolize *s, const char *name, const char 
 static void resolve_dwarf(struct symbolize *s, struct dwinfo *dw, long img, uint64_t rel,
 			  uint64_t at)
 {
-	struct dwinfo_frame fr[SYMBOLIZE_MAX_INLINE];
-	int n = dwinfo_lookup(dw, at, fr, SYMBOLIZE_MAX_INLINE);
+	struct dwinfo_frame fr[DWINFO_MAX_FRAMES];
+	int n = dwinfo_lookup(dw, at, fr, DWINFO_MAX_FRAMES);
 	int i;
 
 	/* --no-inline keeps the function that holds the code, at the line of

@@ -189,7 +189,7 @@ Test(locate, debuginfod_client_cache)
 {
 	struct trace_image img = image_for(stripped, "/nonexistent/split");
 	struct locate_opts o = { .debug_root = "" };
-	char hex[2 * TRACE_MAX_IDENT + 1], path[700], xdg[600];
+	char hex[2 * TRACE_MAX_IDENT + 1], path[1024], xdg[256];
 	struct locate_result r;
 
 	locate_hex(hex, img.ident, img.ident_len);
