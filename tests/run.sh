@@ -14,8 +14,10 @@ status=0
 for u in "$BUILD"/tests/test_*; do
 	[ -x "$u" ] || continue
 	echo "== $u"
-	out=$("$u" --jobs 2 2>&1); rc=$?
-	echo "$out" | grep -v '^\[----\]' | tail -20
+	# --verbose lists skipped tests, which the summary leaves out.
+	out=$("$u" --jobs 2 --verbose 2>&1); rc=$?
+	echo "$out" | grep -v -e '^\[----\]' -e '^\[RUN \]' -e '^\[PASS\]' | tail -20
+	echo "$out" | sed -n 's/^\[SKIP\] \(.*\)/skip \1/p' >> "$RESULTS"
 	syn=$(echo "$out" | grep 'Synthesis:' | tail -1)
 	tested=$(echo "$syn" | sed -n 's/.*Tested: \([0-9]*\).*/\1/p')
 	failing=$(echo "$syn" | sed -n 's/.*Failing: \([0-9]*\).*/\1/p')
