@@ -1,0 +1,1440 @@
+/*
+ * dwinfo.c: addresses to inline chains and lines, through libdwarf, with
+ * every unit read at most once and only when an address falls in it.
+ *
+ * libdwarf sees the caller's sections through its object access interface
+ * (dwarf_object_init_b), so the file format stays the caller's business;
+ * compressed ELF sections are inflated here on libdwarf's first request.
+ * dwinfo_new() reads only the unit headers and each unit's own address
+ * ranges, and folds them into one sorted array of disjoint spans, unit by
+ * address. The first lookup inside a unit walks that unit's DIE tree once:
+ * each subprogram and inlined subroutine becomes a scope (its parent, its
+ * call site), and their ranges are folded into disjoint spans, each owned
+ * by the innermost scope; the unit's line table becomes a sorted array of
+ * rows, and its file table a list of joined paths. A lookup is then two
+ * binary searches and a walk up the scopes. Names are resolved when a
+ * scope is first returned, since most functions are never sampled.
+ *
+ * The choices follow llvm-symbolizer, the oracle of the tests: the unit
+ * with the lowest offset owns an address claimed by several; the deepest
+ * (latest in DIE order) function range owns an address; of line rows at
+ * one address, the last counts; paths join as LLVM joins them. libdwarf is
+ * given an error handler that returns, and every call an error pointer, so
+ * nothing in it aborts; each Dwarf_Error, DIE and attribute is released.
+ */
+#include "dwinfo.h"
+
+#include <dwarf.h>
+#include <libdwarf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "common/buf.h"
+#include "common/bytes.h"
+#include "common/diag.h"
+#include "report/demangle.h"
+
+#define CHDR_SIZE 24             /* Elf64_Chdr */
+#define ELFCOMPRESS_ZLIB_TYPE 1
+#define ELFCOMPRESS_ZSTD_TYPE 2
+#define SHT_PROGBITS_TYPE 1
+/* A declared size this many times the compressed one is a lie (zlib
+ * cannot exceed about 1032:1; debug sections are nearer 5:1). */
+#define MAX_RATIO 1024
+#define MIN_CAPPED (1u << 20)
+#define MAX_DEPTH 512            /* DIE nesting we descend into */
+#define MAX_HOPS 16              /* abstract_origin / specification links */
+#define MAX_RANGES 65536         /* entries of one range list */
+
+struct dw_section {
+	char *name;
+	const uint8_t *data;     /* the bytes libdwarf reads: borrowed, or inflated */
+	uint64_t size;           /* as libdwarf sees it: inflated if compressed */
+	uint64_t addr;
+	uint32_t ctype;          /* ELFCOMPRESS_* or 0 */
+	const uint8_t *packed;   /* the compressed payload, behind its header */
+	size_t packed_len;
+	uint8_t *inflated;       /* owned */
+	int failed;              /* inflating it failed once: do not retry */
+};
+
+/* A disjoint address span and what owns it (a unit, a scope). */
+struct dw_span {
+	uint64_t lo, hi;
+	uint32_t owner;
+};
+
+struct dw_row {
+	uint64_t lo, hi;
+	uint32_t file, line, column;
+};
+
+struct dw_scope {
+	Dwarf_Off off;           /* the DIE's offset in .debug_info */
+	const char *name;        /* resolved on first use (named) */
+	const char *own_name, *own_linkage; /* on the DIE itself, or NULL */
+	Dwarf_Off origin, spec;  /* DW_AT_abstract_origin, _specification, or 0 */
+	int32_t parent;          /* enclosing scope that calls it, or -1 */
+	uint32_t call_file, call_line, call_column;
+	uint8_t named;
+};
+
+enum { CU_UNREAD, CU_READ, CU_BROKEN };
+
+struct dw_cu {
+	Dwarf_Off off;           /* of the unit's DIE in .debug_info */
+	Dwarf_Die die;           /* kept: libdwarf finds a unit by offset with a
+	                          * linear search, so dwarf_offdie_b() is avoided */
+	Dwarf_Half version, lang;
+	uint8_t state;
+	uint64_t base;           /* DW_AT_low_pc of the unit DIE */
+	struct dw_scope *scopes;
+	size_t nscopes, capscopes;
+	struct dw_span *spans;   /* owner: scope index */
+	size_t nspans;
+	struct dw_row *rows;
+	size_t nrows;
+	const char **files;      /* by file number - filebase; NULL if unusable */
+	uint32_t nfiles;
+	int64_t filebase;
+};
+
+struct dw_block {
+	struct dw_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* An interval waiting to be folded into spans: higher prio wins. */
+struct dw_interval {
+	uint64_t lo, hi;
+	uint64_t prio;
+	uint32_t owner;
+};
+
+struct dwinfo {
+	Dwarf_Debug dbg;
+	Dwarf_Obj_Access_Interface iface;
+	struct dw_section *secs; /* secs[0] is the empty section ELF reserves */
+	size_t nsecs;
+	struct dw_cu *cus;
+	size_t ncus, capcus, nread;
+	struct dw_span *cuspans; /* owner: unit index */
+	size_t ncuspans;
+	struct dw_block *strings;
+	struct dw_interval *iv;  /* scratch for folding */
+	size_t niv, capiv;
+	struct buf path;         /* scratch for joining paths */
+};
+
+const char *dwinfo_strerror(int err)
+{
+	switch (err) {
+	case DWINFO_E_NODEBUG: return "no DWARF debug information";
+	case DWINFO_E_CORRUPT: return "corrupt DWARF debug information";
+	case DWINFO_E_COMPRESSED: return "bad or oversized compressed debug section";
+	default: return "unknown DWARF error";
+	}
+}
+
+/* ---- strings that live as long as the dwinfo ---- */
+
+static const char *keep_string(struct dwinfo *d, const char *s, size_t n)
+{
+	struct dw_block *b = d->strings;
+	char *p;
+
+	if (!b || b->cap - b->used < n + 1) {
+		size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+		b = xmalloc(sizeof(*b) + cap);
+		b->next = d->strings;
+		b->used = 0;
+		b->cap = cap;
+		d->strings = b;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, n);
+	p[n] = 0;
+	b->used += n + 1;
+	return p;
+}
+
+/* ---- libdwarf's view of the sections ---- */
+
+static int obj_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *s, int *err)
+{
+	struct dwinfo *d = obj;
+
+	if (i >= d->nsecs) {
+		*err = DW_DLE_MDE;
+		return DW_DLV_NO_ENTRY;
+	}
+	memset(s, 0, sizeof(*s));
+	s->addr = d->secs[i].addr;
+	s->type = i ? SHT_PROGBITS_TYPE : 0;
+	s->size = d->secs[i].size;
+	s->name = d->secs[i].name;
+	return DW_DLV_OK;
+}
+
+static Dwarf_Endianness obj_byte_order(void *obj)
+{
+	return DW_OBJECT_LSB;
+}
+
+static Dwarf_Small obj_length_size(void *obj)
+{
+	return 4;
+}
+
+static Dwarf_Small obj_pointer_size(void *obj)
+{
+	return 8;
+}
+
+static Dwarf_Unsigned obj_section_count(void *obj)
+{
+	return ((struct dwinfo *)obj)->nsecs;
+}
+
+/* Inflates a SHF_COMPRESSED section into s->inflated: exactly s->size
+ * bytes, the size its header declared (capped in dwinfo_new()). */
+static int inflate_section(struct dw_section *s)
+{
+	const uint8_t *src = s->packed;
+	size_t len = s->packed_len;
+	uint8_t *out = malloc(s->size ? s->size : 1);
+
+	if (!out)
+		return -1;
+	if (s->ctype == ELFCOMPRESS_ZLIB_TYPE) {
+		z_stream z;
+		int zr;
+
+		memset(&z, 0, sizeof(z));
+		if (inflateInit(&z) != Z_OK)
+			goto fail;
+		z.next_in = (Bytef *)src;
+		z.next_out = out;
+		/* zlib counts in uInt; sections are capped far below 4 GiB. */
+		z.avail_in = (uInt)len;
+		z.avail_out = (uInt)s->size;
+		zr = inflate(&z, Z_FINISH);
+		inflateEnd(&z);
+		if (zr != Z_STREAM_END || z.total_out != s->size)
+			goto fail;
+	} else {
+		size_t r = ZSTD_decompress(out, s->size, src, len);
+		if (ZSTD_isError(r) || r != s->size)
+			goto fail;
+	}
+	s->inflated = out;
+	s->data = out;
+	return 0;
+fail:
+	free(out);
+	return -1;
+}
+
+static int obj_load_section(void *obj, Dwarf_Half i, Dwarf_Small **data, int *err)
+{
+	struct dwinfo *d = obj;
+	struct dw_section *s;
+
+	if (i == 0 || i >= d->nsecs) {
+		*err = DW_DLE_MDE;
+		return DW_DLV_NO_ENTRY;
+	}
+	s = &d->secs[i];
+	if (s->ctype && !s->inflated && (s->failed || inflate_section(s) != 0)) {
+		s->failed = 1;
+		*err = DW_DLE_ZLIB_UNCOMPRESS_ERROR;
+		return DW_DLV_ERROR;
+	}
+	if (!s->data) {
+		*err = DW_DLE_MDE;
+		return DW_DLV_NO_ENTRY;
+	}
+	/* libdwarf only reads sections (we give it no relocation hook), so
+	 * handing it the caller's read-only bytes is safe. */
+	*data = (Dwarf_Small *)s->data;
+	return DW_DLV_OK;
+}
+
+static const Dwarf_Obj_Access_Methods obj_methods = {
+	obj_section_info,
+	obj_byte_order,
+	obj_length_size,
+	obj_pointer_size,
+	obj_section_count,
+	obj_load_section,
+	NULL,
+};
+
+/* Errors are reported through the Dwarf_Error every call gets; this only
+ * keeps libdwarf from aborting should any path lack one. */
+static void on_dwarf_error(Dwarf_Error e, Dwarf_Ptr arg)
+{
+}
+
+static void drop(struct dwinfo *d, Dwarf_Error *e)
+{
+	if (*e) {
+		dwarf_dealloc_error(d->dbg, *e);
+		*e = NULL;
+	}
+}
+
+/* ---- folding overlapping intervals into disjoint spans ---- */
+
+static void add_interval(struct dwinfo *d, uint64_t lo, uint64_t hi, uint64_t prio, uint32_t owner)
+{
+	struct dw_interval *v;
+
+	if (lo >= hi)
+		return;
+	d->iv = xgrow(d->iv, &d->capiv, d->niv + 1, sizeof(*d->iv));
+	v = &d->iv[d->niv++];
+	v->lo = lo;
+	v->hi = hi;
+	v->prio = prio;
+	v->owner = owner;
+}
+
+static int cmp_interval(const void *a, const void *b)
+{
+	const struct dw_interval *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->prio != y->prio)
+		return x->prio < y->prio ? -1 : 1;
+	return 0;
+}
+
+/* A max-heap of intervals by priority. */
+static void heap_push(struct dw_interval *h, size_t *n, struct dw_interval v)
+{
+	size_t i = (*n)++;
+
+	while (i > 0 && h[(i - 1) / 2].prio < v.prio) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static void heap_pop(struct dw_interval *h, size_t *n)
+{
+	struct dw_interval v = h[--*n];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < *n) {
+		if (c + 1 < *n && h[c + 1].prio > h[c].prio)
+			c++;
+		if (h[c].prio <= v.prio)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+}
+
+/* Folds the d->iv intervals into disjoint spans sorted by address, each
+ * owned by the highest-priority interval covering it; adjacent spans of
+ * one owner merge. Empties d->iv. Caller frees *out. */
+static void fold_intervals(struct dwinfo *d, struct dw_span **out, size_t *nout)
+{
+	struct dw_interval *heap;
+	struct dw_span *spans = NULL;
+	size_t nheap = 0, n = 0, cap = 0, i = 0;
+	uint64_t pos = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (!d->niv)
+		return;
+	qsort(d->iv, d->niv, sizeof(*d->iv), cmp_interval);
+	heap = xmalloc(d->niv * sizeof(*heap));
+	while (i < d->niv || nheap) {
+		uint64_t next, end;
+
+		if (!nheap)
+			pos = d->iv[i].lo;
+		while (i < d->niv && d->iv[i].lo <= pos) {
+			if (d->iv[i].hi > pos)
+				heap_push(heap, &nheap, d->iv[i]);
+			i++;
+		}
+		while (nheap && heap[0].hi <= pos)
+			heap_pop(heap, &nheap);
+		if (!nheap)
+			continue;
+		next = i < d->niv ? d->iv[i].lo : UINT64_MAX;
+		end = heap[0].hi < next ? heap[0].hi : next;
+		if (n && spans[n - 1].hi == pos && spans[n - 1].owner == heap[0].owner) {
+			spans[n - 1].hi = end;
+		} else {
+			spans = xgrow(spans, &cap, n + 1, sizeof(*spans));
+			spans[n].lo = pos;
+			spans[n].hi = end;
+			spans[n].owner = heap[0].owner;
+			n++;
+		}
+		pos = end;
+	}
+	free(heap);
+	d->niv = 0;
+	*out = spans;
+	*nout = n;
+}
+
+/* The span holding addr, or NULL. */
+static const struct dw_span *find_span(const struct dw_span *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= v[lo - 1].hi)
+		return NULL;
+	return &v[lo - 1];
+}
+
+/* ---- attributes ---- */
+
+/* A string attribute of die (borrowed from a section), or NULL. */
+static const char *die_string(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at)
+{
+	Dwarf_Error e = NULL;
+	char *s = NULL;
+	int res = dwarf_die_text(die, at, &s, &e);
+
+	drop(d, &e);
+	return res == DW_DLV_OK ? s : NULL;
+}
+
+/* An unsigned constant attribute. Returns 1 if present and readable. */
+static int die_udata(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Unsigned *v)
+{
+	Dwarf_Attribute a = NULL;
+	Dwarf_Error e = NULL;
+	int res = dwarf_attr(die, at, &a, &e), ok = 0;
+
+	if (res == DW_DLV_OK) {
+		Dwarf_Half form = 0;
+		Dwarf_Signed sv = 0;
+
+		/* libdwarf 20210528's dwarf_formudata() refuses DW_FORM_implicit_const
+		 * (which GCC uses for call_file/line/column); formsdata reads it. */
+		if (dwarf_whatform(a, &form, &e) == DW_DLV_OK && form == DW_FORM_implicit_const) {
+			ok = dwarf_formsdata(a, &sv, &e) == DW_DLV_OK && sv >= 0;
+			*v = ok ? (Dwarf_Unsigned)sv : 0;
+		} else {
+			ok = dwarf_formudata(a, v, &e) == DW_DLV_OK;
+		}
+		dwarf_dealloc_attribute(a);
+	}
+	drop(d, &e);
+	return ok;
+}
+
+/* A reference attribute as a global .debug_info offset. */
+static int die_ref(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *off)
+{
+	Dwarf_Attribute a = NULL;
+	Dwarf_Error e = NULL;
+	int res = dwarf_attr(die, at, &a, &e), ok = 0;
+
+	if (res == DW_DLV_OK) {
+		ok = dwarf_global_formref(a, off, &e) == DW_DLV_OK;
+		dwarf_dealloc_attribute(a);
+	}
+	drop(d, &e);
+	return ok;
+}
+
+/* ---- address ranges of a DIE ---- */
+
+/* The highest address of this size: DWARF 5's tombstone for code that the
+ * linker dropped (lld writes it; -2 in .debug_ranges). */
+static int tombstone(uint64_t lo, Dwarf_Half addr_size)
+{
+	uint64_t max = addr_size == 4 ? UINT32_MAX : UINT64_MAX;
+	return lo == max || lo == max - 1;
+}
+
+/* Calls add_interval() for each range of die. Returns 0, or -1 if the
+ * DIE's ranges could not be read. */
+static int die_ranges(struct dwinfo *d, const struct dw_cu *cu, Dwarf_Die die,
+		      uint64_t prio, uint32_t owner)
+{
+	Dwarf_Attribute a = NULL;
+	Dwarf_Error e = NULL;
+	Dwarf_Half form = 0, addr_size = 8;
+	int res, ret = 0;
+
+	dwarf_get_die_address_size(die, &addr_size, &e);
+	drop(d, &e);
+	res = dwarf_attr(die, DW_AT_ranges, &a, &e);
+	if (res == DW_DLV_ERROR) {
+		drop(d, &e);
+		return -1;
+	}
+	if (res == DW_DLV_NO_ENTRY) {
+		Dwarf_Addr lo = 0, hi = 0;
+		enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
+
+		res = dwarf_lowpc(die, &lo, &e);
+		drop(d, &e);
+		if (res != DW_DLV_OK)
+			return res == DW_DLV_ERROR ? -1 : 0;
+		res = dwarf_highpc_b(die, &hi, &form, &cls, &e);
+		drop(d, &e);
+		if (res != DW_DLV_OK)
+			return res == DW_DLV_ERROR ? -1 : 0;
+		if (cls == DW_FORM_CLASS_CONSTANT)
+			hi = hi > UINT64_MAX - lo ? UINT64_MAX : lo + hi;
+		if (!tombstone(lo, addr_size))
+			add_interval(d, lo, hi, prio, owner);
+		return 0;
+	}
+	if (dwarf_whatform(a, &form, &e) != DW_DLV_OK)
+		goto bad;
+	if (cu->version >= 5) {
+		Dwarf_Rnglists_Head head = NULL;
+		Dwarf_Unsigned val = 0, count = 0, global = 0, i;
+
+		res = form == DW_FORM_rnglistx ? dwarf_formudata(a, &val, &e)
+					       : dwarf_global_formref(a, &val, &e);
+		if (res != DW_DLV_OK)
+			goto bad;
+		res = dwarf_rnglists_get_rle_head(a, form, val, &head, &count, &global, &e);
+		if (res != DW_DLV_OK)
+			goto bad;
+		for (i = 0; i < count && i < MAX_RANGES; i++) {
+			unsigned len = 0, code = 0;
+			Dwarf_Unsigned raw1, raw2, lo = 0, hi = 0;
+			Dwarf_Bool unavailable = 0;
+
+			if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
+							      &unavailable, &lo, &hi, &e) != DW_DLV_OK) {
+				drop(d, &e);
+				ret = -1;
+				break;
+			}
+			if (unavailable || code == DW_RLE_end_of_list || code == DW_RLE_base_address ||
+			    code == DW_RLE_base_addressx || tombstone(lo, addr_size))
+				continue;
+			add_interval(d, lo, hi, prio, owner);
+		}
+		dwarf_dealloc_rnglists_head(head);
+	} else {
+		Dwarf_Ranges *r = NULL;
+		Dwarf_Signed n = 0, i;
+		Dwarf_Unsigned bytes = 0;
+		Dwarf_Off off = 0, real = 0;
+		uint64_t base = cu->base;
+
+		res = dwarf_global_formref(a, &off, &e);
+		if (res != DW_DLV_OK) {
+			Dwarf_Unsigned u = 0;
+
+			drop(d, &e);
+			res = dwarf_formudata(a, &u, &e);
+			off = u;
+		}
+		if (res != DW_DLV_OK)
+			goto bad;
+		res = dwarf_get_ranges_b(d->dbg, off, die, &real, &r, &n, &bytes, &e);
+		if (res != DW_DLV_OK)
+			goto bad;
+		for (i = 0; i < n && i < MAX_RANGES; i++) {
+			if (r[i].dwr_type == DW_RANGES_END)
+				break;
+			if (r[i].dwr_type == DW_RANGES_ADDRESS_SELECTION) {
+				base = r[i].dwr_addr2;
+				continue;
+			}
+			if (tombstone(base, addr_size) || tombstone(r[i].dwr_addr1, addr_size))
+				continue;
+			add_interval(d, base + r[i].dwr_addr1, base + r[i].dwr_addr2, prio, owner);
+		}
+		dwarf_ranges_dealloc(d->dbg, r, n);
+	}
+	dwarf_dealloc_attribute(a);
+	return ret;
+bad:
+	drop(d, &e);
+	dwarf_dealloc_attribute(a);
+	return -1;
+}
+
+/* ---- the unit index ---- */
+
+static int index_units(struct dwinfo *d)
+{
+	Dwarf_Error e = NULL;
+	int res, ret = 0;
+
+	for (;;) {
+		Dwarf_Unsigned len = 0, abbrev = 0, typeoff = 0, next = 0;
+		Dwarf_Half version = 0, addr_size = 0, off_size = 0, ext_size = 0, type = 0, tag = 0;
+		Dwarf_Sig8 sig;
+		Dwarf_Die die = NULL;
+		Dwarf_Addr base = 0;
+		struct dw_cu *cu;
+
+		res = dwarf_next_cu_header_d(d->dbg, 1, &len, &version, &abbrev, &addr_size, &off_size,
+					     &ext_size, &sig, &typeoff, &next, &type, &e);
+		if (res == DW_DLV_NO_ENTRY)
+			break;
+		if (res == DW_DLV_ERROR) {
+			/* libdwarf cannot step past a bad header: keep the units
+			 * before it. */
+			drop(d, &e);
+			ret = DWINFO_E_CORRUPT;
+			break;
+		}
+		res = dwarf_siblingof_b(d->dbg, NULL, 1, &die, &e);
+		if (res != DW_DLV_OK) {
+			drop(d, &e);
+			continue;
+		}
+		if (dwarf_tag(die, &tag, &e) != DW_DLV_OK ||
+		    (tag != DW_TAG_compile_unit && tag != DW_TAG_partial_unit)) {
+			drop(d, &e);
+			dwarf_dealloc_die(die);
+			continue;
+		}
+		d->cus = xgrow(d->cus, &d->capcus, d->ncus + 1, sizeof(*d->cus));
+		cu = &d->cus[d->ncus];
+		memset(cu, 0, sizeof(*cu));
+		cu->version = version;
+		if (dwarf_dieoffset(die, &cu->off, &e) != DW_DLV_OK) {
+			drop(d, &e);
+			dwarf_dealloc_die(die);
+			continue;
+		}
+		if (dwarf_lowpc(die, &base, &e) == DW_DLV_OK)
+			cu->base = base;
+		drop(d, &e);
+		{
+			Dwarf_Unsigned lang = 0;
+			if (die_udata(d, die, DW_AT_language, &lang))
+				cu->lang = (Dwarf_Half)lang;
+		}
+		/* The unit's ranges, lower units first on overlap. */
+		die_ranges(d, cu, die, UINT64_MAX - d->ncus, (uint32_t)d->ncus);
+		cu->die = die;
+		d->ncus++;
+	}
+	fold_intervals(d, &d->cuspans, &d->ncuspans);
+	return ret;
+}
+
+/* ---- one unit: its file table and line rows ---- */
+
+static int is_absolute(const char *p)
+{
+	return p[0] == '/';
+}
+
+/* Appends one component to a path the way LLVM's sys::path::append does:
+ * one '/' between components, none doubled. */
+static void path_append(struct buf *b, const char *c)
+{
+	if (b->len && b->data[b->len - 1] == '/') {
+		while (*c == '/')
+			c++;
+	} else if (b->len && *c != '/') {
+		buf_addch(b, '/');
+	}
+	buf_addstr(b, c);
+}
+
+static const char *line_dir(struct dwinfo *d, Dwarf_Line_Context ctx, const struct dw_cu *cu,
+			    Dwarf_Unsigned dir, Dwarf_Signed ndirs)
+{
+	Dwarf_Error e = NULL;
+	const char *s = NULL;
+
+	/* libdwarf 20210528 numbers include directories as the line table
+	 * does: from 0 (the unit's own directory) in DWARF 5, from 1 before,
+	 * where 0 means the compilation directory and is not in the list. */
+	if (cu->version >= 5 ? dir >= (Dwarf_Unsigned)ndirs : dir < 1 || dir > (Dwarf_Unsigned)ndirs)
+		return "";
+	if (dwarf_srclines_include_dir_data(ctx, (Dwarf_Signed)dir, &s, &e) != DW_DLV_OK || !s)
+		s = "";
+	drop(d, &e);
+	return s;
+}
+
+static void load_files(struct dwinfo *d, struct dw_cu *cu, Dwarf_Line_Context ctx, const char *comp_dir)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Signed base = 0, count = 0, end = 0, ndirs = 0, i;
+
+	if (dwarf_srclines_files_indexes(ctx, &base, &count, &end, &e) != DW_DLV_OK ||
+	    count <= 0 || count > (1 << 20) || end - base != count) {
+		drop(d, &e);
+		return;
+	}
+	if (dwarf_srclines_include_dir_count(ctx, &ndirs, &e) != DW_DLV_OK)
+		ndirs = 0;
+	drop(d, &e);
+	cu->files = xcalloc((size_t)count, sizeof(*cu->files));
+	cu->nfiles = (uint32_t)count;
+	cu->filebase = base;
+	for (i = base; i < end; i++) {
+		const char *name = NULL, *dir;
+		Dwarf_Unsigned diridx = 0, mtime, len;
+		Dwarf_Form_Data16 *md5 = NULL;
+
+		if (dwarf_srclines_files_data_b(ctx, i, &name, &diridx, &mtime, &len, &md5, &e) != DW_DLV_OK ||
+		    !name) {
+			drop(d, &e);
+			continue;
+		}
+		if (is_absolute(name)) {
+			cu->files[i - base] = name;
+			continue;
+		}
+		dir = line_dir(d, ctx, cu, diridx, ndirs);
+		buf_reset(&d->path);
+		if (comp_dir && comp_dir[0] && !is_absolute(dir))
+			path_append(&d->path, comp_dir);
+		if (dir[0])
+			path_append(&d->path, dir);
+		path_append(&d->path, name);
+		cu->files[i - base] = keep_string(d, (const char *)d->path.data, d->path.len);
+	}
+}
+
+/* A bounded reader of the line program. Every read checks what is left
+ * and poisons the reader (ok = 0) when it runs out. */
+struct lp {
+	const uint8_t *p, *end;
+	int ok;
+};
+
+static uint64_t lp_fixed(struct lp *r, unsigned n)
+{
+	uint64_t v = 0;
+
+	if (!r->ok || (size_t)(r->end - r->p) < n) {
+		r->ok = 0;
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)r->p[i] << (8 * i);
+	r->p += n;
+	return v;
+}
+
+static uint64_t lp_uleb(struct lp *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (r->ok && r->p < r->end) {
+		uint8_t b = *r->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->ok = 0;
+	return 0;
+}
+
+static int64_t lp_sleb(struct lp *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (r->ok && r->p < r->end) {
+		uint8_t b = *r->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= ~(uint64_t)0 << shift;
+			return (int64_t)v;
+		}
+	}
+	r->ok = 0;
+	return 0;
+}
+
+struct lp_state {
+	uint64_t addr;
+	uint32_t file, line, column;
+	int end;
+};
+
+static void lp_reset(struct lp_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->file = 1;
+	st->line = 1;
+}
+
+/* Called for each row the program emits: the previous row covers up to
+ * this one's address, if that is higher, within one sequence. */
+static void lp_emit(struct dw_cu *cu, size_t *cap, struct lp_state *prev, const struct lp_state *st)
+{
+	if (!prev->end && st->addr > prev->addr) {
+		struct dw_row *r;
+
+		cu->rows = xgrow(cu->rows, cap, cu->nrows + 1, sizeof(*cu->rows));
+		r = &cu->rows[cu->nrows++];
+		r->lo = prev->addr;
+		r->hi = st->addr;
+		r->file = prev->file;
+		r->line = prev->line;
+		r->column = prev->column;
+	}
+	*prev = *st;
+}
+
+/* Runs the line program of the table at off in .debug_line. libdwarf
+ * 20210528 reads the header (files, directories) well, but starts each
+ * DWARF 5 sequence with file 0 where the standard says 1, and GCC relies
+ * on the 1; so the rows are decoded here, as the DWARF 2-5 standards and
+ * LLVM define them. A damaged program ends the rows where it breaks. */
+static void run_line_program(struct dwinfo *d, struct dw_cu *cu, const struct dw_section *sec, uint64_t off)
+{
+	struct lp r = { NULL, NULL, 1 };
+	struct lp_state st, prev;
+	uint64_t len, hlen;
+	unsigned offsize = 4, version, opbase, range, min_inst, addr_size = 8;
+	int line_base;
+	uint8_t oplen[256];
+	const uint8_t *prog;
+	size_t cap = 0;
+
+	if (!sec || !sec->data || off >= sec->size)
+		return;
+	r.p = sec->data + off;
+	r.end = sec->data + sec->size;
+	len = lp_fixed(&r, 4);
+	if (len == 0xffffffffu) {
+		len = lp_fixed(&r, 8);
+		offsize = 8;
+	} else if (len >= 0xfffffff0u) {
+		return;
+	}
+	if (!r.ok || len > (uint64_t)(r.end - r.p))
+		return;
+	r.end = r.p + len;
+	version = (unsigned)lp_fixed(&r, 2);
+	if (version < 2 || version > 5)
+		return;
+	if (version >= 5) {
+		addr_size = (unsigned)lp_fixed(&r, 1);
+		lp_fixed(&r, 1);        /* segment selector size */
+	}
+	hlen = lp_fixed(&r, offsize);
+	if (!r.ok || hlen > (uint64_t)(r.end - r.p))
+		return;
+	prog = r.p + hlen;
+	min_inst = (unsigned)lp_fixed(&r, 1);
+	if (version >= 4)
+		lp_fixed(&r, 1);        /* maximum operations per instruction */
+	lp_fixed(&r, 1);                /* default_is_stmt */
+	line_base = (int8_t)lp_fixed(&r, 1);
+	range = (unsigned)lp_fixed(&r, 1);
+	opbase = (unsigned)lp_fixed(&r, 1);
+	memset(oplen, 0, sizeof(oplen));
+	for (unsigned i = 1; i < opbase; i++)
+		oplen[i] = (uint8_t)lp_fixed(&r, 1);
+	if (!r.ok || range == 0 || opbase == 0 || r.p > prog)
+		return;
+	r.p = prog;
+	lp_reset(&st);
+	prev = st;
+	prev.end = 1;
+	while (r.ok && r.p < r.end) {
+		unsigned op = *r.p++;
+
+		if (op >= opbase) {
+			unsigned adj = op - opbase;
+			st.addr += (uint64_t)(adj / range) * min_inst;
+			st.line += (uint32_t)(line_base + (int)(adj % range));
+			lp_emit(cu, &cap, &prev, &st);
+			continue;
+		}
+		switch (op) {
+		case 0: {
+			uint64_t n = lp_uleb(&r);
+			const uint8_t *next;
+			unsigned sub;
+
+			if (!r.ok || n == 0 || n > (uint64_t)(r.end - r.p)) {
+				r.ok = 0;
+				break;
+			}
+			next = r.p + n;
+			sub = (unsigned)lp_fixed(&r, 1);
+			if (sub == DW_LNE_end_sequence) {
+				st.end = 1;
+				lp_emit(cu, &cap, &prev, &st);
+				lp_reset(&st);
+			} else if (sub == DW_LNE_set_address) {
+				unsigned w = (unsigned)(n - 1);
+				st.addr = w == 4 || w == 8 ? lp_fixed(&r, w) : lp_fixed(&r, addr_size);
+			}
+			r.p = next;
+			break;
+		}
+		case DW_LNS_copy:
+			lp_emit(cu, &cap, &prev, &st);
+			break;
+		case DW_LNS_advance_pc:
+			st.addr += lp_uleb(&r) * min_inst;
+			break;
+		case DW_LNS_advance_line:
+			st.line += (uint32_t)lp_sleb(&r);
+			break;
+		case DW_LNS_set_file:
+			st.file = (uint32_t)lp_uleb(&r);
+			break;
+		case DW_LNS_set_column:
+			st.column = (uint32_t)lp_uleb(&r);
+			break;
+		case DW_LNS_const_add_pc:
+			st.addr += (uint64_t)((255 - opbase) / range) * min_inst;
+			break;
+		case DW_LNS_fixed_advance_pc:
+			st.addr += lp_fixed(&r, 2);
+			break;
+		default:
+			/* negate_stmt, basic_block, prologue_end, epilogue_begin,
+			 * set_isa and any unknown standard opcode: skip its
+			 * arguments, which the header counts. */
+			for (unsigned i = 0; i < oplen[op] && r.ok; i++)
+				lp_uleb(&r);
+			break;
+		}
+	}
+}
+
+static const struct dw_section *find_section(const struct dwinfo *d, const char *name)
+{
+	for (size_t i = 1; i < d->nsecs; i++)
+		if (!strcmp(d->secs[i].name, name))
+			return &d->secs[i];
+	return NULL;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct dw_row *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Reads the unit's line table: its file table through libdwarf, its rows
+ * by running the program. Of several rows at one address the last wins,
+ * as in LLVM's lookup. A damaged table leaves the unit without lines. */
+static void load_lines(struct dwinfo *d, struct dw_cu *cu, Dwarf_Die cudie, const char *comp_dir)
+{
+	Dwarf_Line_Context ctx = NULL;
+	Dwarf_Unsigned version = 0, off = 0;
+	Dwarf_Small tables = 0;
+	Dwarf_Error e = NULL;
+
+	/* This reads only the header. */
+	if (dwarf_srclines_b(cudie, &version, &tables, &ctx, &e) != DW_DLV_OK) {
+		drop(d, &e);
+		return;
+	}
+	load_files(d, cu, ctx, comp_dir);
+	if (dwarf_srclines_table_offset(ctx, &off, &e) == DW_DLV_OK)
+		run_line_program(d, cu, find_section(d, ".debug_line"), off);
+	drop(d, &e);
+	dwarf_srclines_dealloc_b(ctx);
+	/* Sequences come in any order; rows within one ascend. */
+	if (cu->nrows > 1)
+		qsort(cu->rows, cu->nrows, sizeof(*cu->rows), cmp_row);
+}
+
+static const char *unit_file(const struct dw_cu *cu, uint64_t file)
+{
+	if (!cu->files || (int64_t)file < cu->filebase || file - (uint64_t)cu->filebase >= cu->nfiles)
+		return NULL;
+	return cu->files[file - (uint64_t)cu->filebase];
+}
+
+static const struct dw_row *find_row(const struct dw_cu *cu, uint64_t addr)
+{
+	size_t lo = 0, hi = cu->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cu->rows[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= cu->rows[lo - 1].hi)
+		return NULL;
+	return &cu->rows[lo - 1];
+}
+
+/* ---- one unit: its functions ---- */
+
+/* Tags whose children are never code, so the walk need not enter them.
+ * Everything else is entered, as LLVM does, in case a subprogram hides in
+ * it; structure types only outside C, where they can hold methods. */
+static int leaf_tag(Dwarf_Half tag, const struct dw_cu *cu)
+{
+	switch (tag) {
+	case DW_TAG_formal_parameter: case DW_TAG_variable: case DW_TAG_member:
+	case DW_TAG_enumeration_type: case DW_TAG_enumerator: case DW_TAG_subrange_type:
+	case DW_TAG_array_type: case DW_TAG_subroutine_type: case DW_TAG_base_type:
+	case DW_TAG_pointer_type: case DW_TAG_reference_type: case DW_TAG_rvalue_reference_type:
+	case DW_TAG_const_type: case DW_TAG_volatile_type: case DW_TAG_restrict_type:
+	case DW_TAG_typedef: case DW_TAG_call_site: case DW_TAG_GNU_call_site:
+	case DW_TAG_call_site_parameter: case DW_TAG_GNU_call_site_parameter:
+	case DW_TAG_template_type_parameter: case DW_TAG_template_value_parameter:
+	case DW_TAG_label: case DW_TAG_unspecified_parameters: case DW_TAG_inheritance:
+	case DW_TAG_ptr_to_member_type: case DW_TAG_atomic_type:
+		return 1;
+	case DW_TAG_structure_type: case DW_TAG_union_type:
+		return cu->lang == DW_LANG_C89 || cu->lang == DW_LANG_C || cu->lang == DW_LANG_C99 ||
+		       cu->lang == DW_LANG_C11;
+	default:
+		return 0;
+	}
+}
+
+static int32_t add_scope(struct dw_cu *cu, Dwarf_Off off, int32_t parent)
+{
+	struct dw_scope *s;
+
+	if (cu->nscopes >= INT32_MAX)
+		return -1;
+	cu->scopes = xgrow(cu->scopes, &cu->capscopes, cu->nscopes + 1, sizeof(*cu->scopes));
+	s = &cu->scopes[cu->nscopes];
+	memset(s, 0, sizeof(*s));
+	s->off = off;
+	s->parent = parent;
+	return (int32_t)cu->nscopes++;
+}
+
+/* Records die if it is a function or an inlined instance; returns the
+ * scope its children see as their caller. */
+static int32_t visit(struct dwinfo *d, struct dw_cu *cu, Dwarf_Die die, Dwarf_Off off,
+		     Dwarf_Half tag, int32_t parent, uint64_t order)
+{
+	struct dw_scope *s;
+	Dwarf_Unsigned v;
+	int32_t i;
+
+	if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+		return parent;
+	/* A subprogram ends the chain, even one nested in another. */
+	i = add_scope(cu, off, tag == DW_TAG_subprogram ? -1 : parent);
+	if (i < 0)
+		return parent;
+	s = &cu->scopes[i];
+	s->own_name = die_string(d, die, DW_AT_name);
+	s->own_linkage = die_string(d, die, DW_AT_linkage_name);
+	if (!s->own_linkage)
+		s->own_linkage = die_string(d, die, DW_AT_MIPS_linkage_name);
+	if (!die_ref(d, die, DW_AT_abstract_origin, &s->origin))
+		s->origin = 0;
+	if (!die_ref(d, die, DW_AT_specification, &s->spec))
+		s->spec = 0;
+	if (tag == DW_TAG_inlined_subroutine) {
+		/* LLVM reads a missing call_file as file 0. */
+		if (die_udata(d, die, DW_AT_call_file, &v) && v <= UINT32_MAX)
+			s->call_file = (uint32_t)v;
+		if (die_udata(d, die, DW_AT_call_line, &v) && v <= UINT32_MAX)
+			s->call_line = (uint32_t)v;
+		if (die_udata(d, die, DW_AT_call_column, &v) && v <= UINT32_MAX)
+			s->call_column = (uint32_t)v;
+	}
+	die_ranges(d, cu, die, order, (uint32_t)i);
+	return i;
+}
+
+/* Walks the unit's DIE tree depth first without recursion. DIE offsets
+ * must increase strictly in this order; a tree that goes back (a forged
+ * DW_AT_sibling) is cut off there, so no walk can loop. */
+static void walk_unit(struct dwinfo *d, struct dw_cu *cu, Dwarf_Die cudie)
+{
+	Dwarf_Die stack[MAX_DEPTH], cur = NULL;
+	int32_t scopes[MAX_DEPTH], scope = -1;
+	size_t depth = 0;
+	Dwarf_Off last = 0;
+	Dwarf_Error e = NULL;
+	uint64_t order = 0;
+	int res;
+
+	if (dwarf_dieoffset(cudie, &last, &e) != DW_DLV_OK ||
+	    dwarf_child(cudie, &cur, &e) != DW_DLV_OK) {
+		drop(d, &e);
+		return;
+	}
+	while (cur) {
+		Dwarf_Off off = 0;
+		Dwarf_Half tag = 0, kids = 0;
+		int32_t mine;
+		Dwarf_Die next = NULL;
+
+		if (dwarf_dieoffset(cur, &off, &e) != DW_DLV_OK || off <= last ||
+		    dwarf_tag(cur, &tag, &e) != DW_DLV_OK) {
+			drop(d, &e);
+			dwarf_dealloc_die(cur);
+			break;
+		}
+		last = off;
+		mine = visit(d, cu, cur, off, tag, scope, order++);
+		dwarf_die_abbrev_children_flag(cur, &kids);
+		if (kids && depth < MAX_DEPTH && !leaf_tag(tag, cu)) {
+			res = dwarf_child(cur, &next, &e);
+			drop(d, &e);
+			if (res == DW_DLV_OK) {
+				stack[depth] = cur;
+				scopes[depth++] = scope;
+				scope = mine;
+				cur = next;
+				continue;
+			}
+		}
+		/* On to the next sibling, climbing out of finished parents. */
+		for (;;) {
+			res = dwarf_siblingof_b(d->dbg, cur, 1, &next, &e);
+			drop(d, &e);
+			dwarf_dealloc_die(cur);
+			cur = NULL;
+			if (res == DW_DLV_OK) {
+				cur = next;
+				break;
+			}
+			if (res == DW_DLV_ERROR || depth == 0)
+				break;
+			cur = stack[--depth];
+			scope = scopes[depth];
+		}
+	}
+	while (depth)
+		dwarf_dealloc_die(stack[--depth]);
+}
+
+static void load_unit(struct dwinfo *d, struct dw_cu *cu)
+{
+	load_lines(d, cu, cu->die, die_string(d, cu->die, DW_AT_comp_dir));
+	walk_unit(d, cu, cu->die);
+	fold_intervals(d, &cu->spans, &cu->nspans);
+	cu->state = CU_READ;
+	d->nread++;
+}
+
+/* ---- names ---- */
+
+/* The scope of the unit at DIE offset off (scopes ascend by offset). */
+static struct dw_scope *scope_at(struct dw_cu *cu, Dwarf_Off off)
+{
+	size_t lo = 0, hi = cu->nscopes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cu->scopes[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cu->nscopes && cu->scopes[lo].off == off ? &cu->scopes[lo] : NULL;
+}
+
+/* The naming attributes of the DIE at off: from its scope if the walk
+ * recorded one, else read through libdwarf (a reference into another
+ * unit, or to a DIE the walk does not record). */
+static int die_at(struct dwinfo *d, struct dw_cu *cu, Dwarf_Off off, struct dw_scope *out)
+{
+	struct dw_scope *s = scope_at(cu, off);
+	Dwarf_Die die = NULL;
+	Dwarf_Error e = NULL;
+
+	if (s) {
+		*out = *s;
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	if (dwarf_offdie_b(d->dbg, off, 1, &die, &e) != DW_DLV_OK) {
+		drop(d, &e);
+		return -1;
+	}
+	out->own_name = die_string(d, die, DW_AT_name);
+	out->own_linkage = die_string(d, die, DW_AT_linkage_name);
+	if (!out->own_linkage)
+		out->own_linkage = die_string(d, die, DW_AT_MIPS_linkage_name);
+	if (!die_ref(d, die, DW_AT_abstract_origin, &out->origin))
+		out->origin = 0;
+	if (!die_ref(d, die, DW_AT_specification, &out->spec))
+		out->spec = 0;
+	dwarf_dealloc_die(die);
+	return 0;
+}
+
+/* The scope's name, found as LLVM finds it: on the DIE or, failing that,
+ * through DW_AT_specification and DW_AT_abstract_origin (depth first, the
+ * specification first). A mangled linkage name is demangled; otherwise
+ * DW_AT_name is preferred, because a C function's linkage name is an
+ * assembler label (libc's __GI_ aliases). */
+static const char *scope_name(struct dwinfo *d, struct dw_cu *cu, struct dw_scope *s)
+{
+	Dwarf_Off work[MAX_HOPS], seen[MAX_HOPS];
+	size_t nwork = 0, nseen = 0, i, k;
+	const char *linkage = NULL, *name = NULL;
+	char *dm;
+
+	if (s->named)
+		return s->name;
+	s->named = 1;
+	work[nwork++] = s->off;
+	seen[nseen++] = s->off;
+	while (nwork && !(linkage && name)) {
+		struct dw_scope at;
+
+		if (die_at(d, cu, work[--nwork], &at) < 0)
+			continue;
+		if (!linkage)
+			linkage = at.own_linkage;
+		if (!name)
+			name = at.own_name;
+		for (k = 0; k < 2; k++) {
+			Dwarf_Off ref = k ? at.spec : at.origin;
+
+			if (!ref || nseen == MAX_HOPS)
+				continue;
+			for (i = 0; i < nseen && seen[i] != ref; i++)
+				;
+			if (i < nseen)
+				continue;
+			seen[nseen++] = ref;
+			work[nwork++] = ref;
+		}
+	}
+	if (linkage && (dm = demangle_name(linkage, 0))) {
+		s->name = keep_string(d, dm, strlen(dm));
+		free(dm);
+	} else {
+		s->name = name ? name : linkage;
+	}
+	if (s->name && !s->name[0])
+		s->name = NULL;
+	return s->name;
+}
+
+/* ---- the interface ---- */
+
+int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, size_t max)
+{
+	const struct dw_span *sp = find_span(d->cuspans, d->ncuspans, addr);
+	const struct dw_row *row;
+	const char *file;
+	uint32_t line, column;
+	struct dw_cu *cu;
+	int32_t s;
+	size_t n = 0, hops = 0;
+
+	if (!sp)
+		return 0;
+	cu = &d->cus[sp->owner];
+	if (cu->state == CU_UNREAD)
+		load_unit(d, cu);
+	if (cu->state == CU_BROKEN)
+		return DWINFO_E_CORRUPT;
+	sp = find_span(cu->spans, cu->nspans, addr);
+	if (!sp)
+		return 0;
+	row = find_row(cu, addr);
+	file = row ? unit_file(cu, row->file) : NULL;
+	line = row ? row->line : 0;
+	column = row ? row->column : 0;
+	if (max > DWINFO_MAX_FRAMES)
+		max = DWINFO_MAX_FRAMES;
+	/* Parents precede their children, so this walk always ends. */
+	for (s = (int32_t)sp->owner; s >= 0 && n < max && hops < DWINFO_MAX_FRAMES; hops++) {
+		struct dw_scope *sc = &cu->scopes[s];
+		const char *name = scope_name(d, cu, sc);
+
+		if (name) {
+			frames[n].function = name;
+			frames[n].file = file;
+			frames[n].line = line;
+			frames[n].column = column;
+			n++;
+		}
+		file = unit_file(cu, sc->call_file);
+		line = sc->call_line;
+		column = sc->call_column;
+		s = sc->parent;
+	}
+	return (int)n;
+}
+
+size_t dwinfo_units(const struct dwinfo *d, size_t *loaded)
+{
+	if (loaded)
+		*loaded = d->nread;
+	return d->ncus;
+}
+
+/* The sections libdwarf gets: what DIEs, names, ranges and line tables
+ * need. Locations, frames, macros and the rest stay out, so libdwarf never
+ * inflates or parses them. */
+static int wanted_section(const char *name)
+{
+	static const char *const names[] = {
+		".debug_info", ".debug_abbrev", ".debug_line", ".debug_line_str", ".debug_str",
+		".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return 1;
+	return 0;
+}
+
+/* Copies the wanted sections for libdwarf, the first of each name, with
+ * compressed ones described by their inflated size. */
+static int take_sections(struct dwinfo *d, const struct dwinfo_section *secs, size_t nsecs)
+{
+	int has_info = 0;
+
+	d->secs = xcalloc(nsecs + 1, sizeof(*d->secs));
+	d->secs[0].name = xstrdup("");
+	d->nsecs = 1;
+	for (size_t i = 0; i < nsecs && d->nsecs < 0xff00; i++) {
+		const struct dwinfo_section *in = &secs[i];
+		struct dw_section *s = &d->secs[d->nsecs];
+		size_t j;
+
+		if (!in->name || !wanted_section(in->name) || !in->data)
+			continue;
+		for (j = 1; j < d->nsecs && strcmp(d->secs[j].name, in->name); j++)
+			;
+		if (j < d->nsecs)
+			continue;
+		s->addr = in->addr;
+		s->data = in->data;
+		s->size = in->size;
+		if (in->compressed) {
+			uint64_t declared;
+
+			if (in->size < CHDR_SIZE)
+				return DWINFO_E_COMPRESSED;
+			s->ctype = get_le32(in->data);
+			declared = get_le64(in->data + 8);
+			if (s->ctype != ELFCOMPRESS_ZLIB_TYPE && s->ctype != ELFCOMPRESS_ZSTD_TYPE)
+				return DWINFO_E_COMPRESSED;
+			s->packed = in->data + CHDR_SIZE;
+			s->packed_len = in->size - CHDR_SIZE;
+			if (declared > DWINFO_MAX_SECTION ||
+			    (declared > MIN_CAPPED && declared / MAX_RATIO > s->packed_len))
+				return DWINFO_E_COMPRESSED;
+			s->size = declared;
+			s->data = NULL;
+		}
+		s->name = xstrdup(in->name);
+		d->nsecs++;
+		if (!strcmp(in->name, ".debug_info") && s->size > 0)
+			has_info = 1;
+	}
+	return has_info ? 0 : DWINFO_E_NODEBUG;
+}
+
+int dwinfo_new(const struct dwinfo_section *secs, size_t nsecs, struct dwinfo **out)
+{
+	struct dwinfo *d = xcalloc(1, sizeof(*d));
+	Dwarf_Error e = NULL;
+	int err, res;
+
+	*out = NULL;
+	buf_init(&d->path);
+	err = take_sections(d, secs, nsecs);
+	if (err < 0)
+		goto fail;
+	/* libdwarf records every allocation in a search tree so that
+	 * dwarf_finish() can free what callers forgot; that bookkeeping is a
+	 * third of a symbolization's time. Everything here is released
+	 * explicitly (LeakSanitizer checks it), so turn it off. The flag is
+	 * libdwarf's, for the whole process. */
+	dwarf_set_de_alloc_flag(0);
+	d->iface.object = d;
+	d->iface.methods = &obj_methods;
+	res = dwarf_object_init_b(&d->iface, on_dwarf_error, d, DW_GROUPNUMBER_ANY, &d->dbg, &e);
+	if (res != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc_error(NULL, e);
+		d->dbg = NULL;
+		err = res == DW_DLV_NO_ENTRY ? DWINFO_E_NODEBUG : DWINFO_E_CORRUPT;
+		goto fail;
+	}
+	err = index_units(d);
+	if (err < 0 && d->ncus == 0)
+		goto fail;
+	*out = d;
+	return 0;
+fail:
+	dwinfo_free(d);
+	return err;
+}
+
+void dwinfo_free(struct dwinfo *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->ncus; i++) {
+		if (d->cus[i].die)
+			dwarf_dealloc_die(d->cus[i].die);
+	}
+	if (d->dbg) {
+		Dwarf_Error e = NULL;
+		if (dwarf_object_finish(d->dbg, &e) != DW_DLV_OK && e)
+			dwarf_dealloc_error(NULL, e);
+	}
+	for (i = 0; i < d->ncus; i++) {
+		free(d->cus[i].scopes);
+		free(d->cus[i].spans);
+		free(d->cus[i].rows);
+		free(d->cus[i].files);
+	}
+	free(d->cus);
+	free(d->cuspans);
+	for (i = 0; i < d->nsecs; i++) {
+		free(d->secs[i].name);
+		free(d->secs[i].inflated);
+	}
+	free(d->secs);
+	while (d->strings) {
+		struct dw_block *b = d->strings;
+		d->strings = b->next;
+		free(b);
+	}
+	free(d->iv);
+	buf_release(&d->path);
+	free(d);
+}
