@@ -132,9 +132,11 @@ depth=$("$REPORT" folded "$TMP/depth.trace" | awk '{ n = split($1, f, ";"); if (
 "$REPORT" info "$TMP/depth.trace" > "$TMP/depth.info"
 [ "$depth" -le 4 ] && grep -qi 'trunc' "$TMP/depth.info" && ok "max-depth-truncates (depth $depth)" || fail "max-depth-truncates" "depth $depth"
 # --- a full disk: a clear error, only whole chunks kept, the target detached
-# and finishing its work. A 64 KiB tmpfs fills within the first seconds.
+# and finishing its work. A 64 KiB tmpfs, filled but for 8 KiB, fills up
+# within the first seconds of the capture.
 mkdir -p "$TMP/small"
 if mount -t tmpfs -o size=64k prof-e2e "$TMP/small" 2> /dev/null; then
+	dd if=/dev/zero of="$TMP/small/fill" bs=1k count=56 2> /dev/null
 	"$FIX/split" 3 > "$TMP/full.out" &
 	pid=$!
 	"$RECORD" -q -F 9973 -o "$TMP/small/x.trace" -p $pid 2> "$TMP/full.err"; rc=$?

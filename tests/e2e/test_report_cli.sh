@@ -24,9 +24,9 @@ grep -q 'a &lt;b&gt; &amp; &quot;c&quot;' "$TMP/s.svg" && ok "svg-title-escaped"
 # bound hides the narrow frames, 0 draws them all
 n_def=$(grep -c '<rect' "$TMP/s.svg")
 n_all=$("$REPORT" svg --minwidth 0 "$TMP/s.trace" | grep -c '<rect')
-n_wide=$("$REPORT" svg --minwidth 300.5 "$TMP/s.trace" | grep -c '<rect')
+n_wide=$("$REPORT" svg --minwidth 600.5 "$TMP/s.trace" | grep -c '<rect')
 [ "$n_all" -ge "$n_def" ] && [ "$n_wide" -lt "$n_def" ] && ok "svg-minwidth-pixels ($n_all, $n_def, $n_wide rects)" \
-	|| fail "svg-minwidth-pixels" "rects at 0, 0.1, 300.5: $n_all $n_def $n_wide"
+	|| fail "svg-minwidth-pixels" "rects at 0, 0.1, 600.5: $n_all $n_def $n_wide"
 "$REPORT" svg --minwidth 1e 2> "$TMP/err" "$TMP/s.trace"; rc=$?
 [ $rc -eq 2 ] && grep -q "'--minwidth': '1e' is not a number" "$TMP/err" && ok "svg-minwidth-junk-exit-2" \
 	|| fail "svg-minwidth-junk-exit-2" "exit $rc: $(cat "$TMP/err")"
