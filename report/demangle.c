@@ -26,23 +26,33 @@ const char *demangle_plain(const char *name, unsigned flags)
 	return name;
 }
 
-char *demangle_name(const char *name, unsigned flags)
+char *demangle_name_lang(const char *name, unsigned flags, int *lang)
 {
 	const char *p = demangle_plain(name, flags);
 	char *out;
 
+	*lang = DEMANGLE_LANG_NONE;
 	/* Itanium ("_Z", "_GLOBAL_" constructor tables) and Rust ("_R",
 	 * legacy "_ZN") names; a C name is not even looked at. */
 	if (p[0] != '_' || (p[1] != 'Z' && p[1] != 'R' && strncmp(p, "_GLOBAL_", 8) != 0))
 		return NULL;
 	if (strnlen(p, DEMANGLE_MAX_INPUT + 1) > DEMANGLE_MAX_INPUT)
 		return NULL;
-	out = cplus_demangle(p, DMGL_PARAMS | DMGL_ANSI | DMGL_RUST);
-	if (!out)
-		out = cplus_demangle(p, DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE | DMGL_GNU_V3);
+	if ((out = cplus_demangle(p, DMGL_PARAMS | DMGL_ANSI | DMGL_RUST)))
+		*lang = DEMANGLE_LANG_RUST;
+	else if ((out = cplus_demangle(p, DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE | DMGL_GNU_V3)))
+		*lang = DEMANGLE_LANG_CXX;
 	if (out && !out[0]) {
 		free(out);
 		out = NULL;
+		*lang = DEMANGLE_LANG_NONE;
 	}
 	return out;
+}
+
+char *demangle_name(const char *name, unsigned flags)
+{
+	int lang;
+
+	return demangle_name_lang(name, flags, &lang);
 }

@@ -26,6 +26,15 @@ enum demangle_flags {
  * caller then shows demangle_plain(name, flags). */
 char *demangle_name(const char *name, unsigned flags);
 
+enum demangle_lang {
+	DEMANGLE_LANG_NONE, /* not a mangled name */
+	DEMANGLE_LANG_CXX,  /* Itanium C++ */
+	DEMANGLE_LANG_RUST, /* Rust, legacy or v0 */
+};
+
+/* As demangle_name(), and sets *lang to the mangling that was read. */
+char *demangle_name_lang(const char *name, unsigned flags, int *lang);
+
 /* The name as its language knows it when it is not mangled: name itself,
  * or with DEMANGLE_MACHO, name without its one leading '_'. Borrowed from
  * name. */

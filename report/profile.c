@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "common/diag.h"
 #include "common/hmap.h"
 
@@ -31,6 +33,12 @@ struct profile_priv {
 	size_t nowned, capowned;
 	const char **mnames;      /* per-node memo storage, while building */
 	size_t nmnames, capmnames;
+	struct hmap info_of;      /* (XXH3 of a name, length) -> index in infos */
+	struct info {
+		struct profile_frame_info pub;
+		const char *name;
+	} *infos;
+	size_t ninfos, capinfos;
 };
 
 struct memo {
@@ -136,6 +144,33 @@ static int cmp_stack(const void *a, const void *b)
 	return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
 }
 
+static void note_info(struct profile_priv *p, const struct symbolize *sym,
+		      const struct symbolize_frame *f)
+{
+	size_t len = strlen(f->name);
+	int added;
+
+	hmap_put(&p->info_of, XXH3_64bits(f->name, len), len, p->ninfos, &added);
+	if (!added)
+		return;
+	p->infos = xgrow(p->infos, &p->capinfos, p->ninfos + 1, sizeof(*p->infos));
+	p->infos[p->ninfos++] = (struct info){
+		.pub = { .image = f->image >= 0 ? symbolize_image_label(sym, (size_t)f->image) : NULL,
+			 .lang = f->lang, .resolved = f->resolved, .inlined = f->inlined },
+		.name = f->name };
+}
+
+const struct profile_frame_info *profile_frame_info(const struct profile *pub, const char *name)
+{
+	const struct profile_priv *p = (const struct profile_priv *)pub;
+	size_t len = strlen(name);
+	uint64_t *slot = hmap_get(&p->info_of, XXH3_64bits(name, len), len);
+
+	if (!slot || strcmp(p->infos[*slot].name, name))
+		return NULL;
+	return &p->infos[*slot].pub;
+}
+
 /* The frames of node n's address as a return address, outermost first,
  * memoised per node: most nodes are shared by many stacks. */
 static int node_frames(struct profile_priv *p, struct symbolize *sym, const struct trace *t,
@@ -153,8 +188,10 @@ static int node_frames(struct profile_priv *p, struct symbolize *sym, const stru
 	p->mnames = xgrow(p->mnames, &p->capmnames, p->nmnames + nf, sizeof(*p->mnames));
 	m[n].first = p->nmnames;
 	m[n].n = (uint32_t)nf;
-	for (f = nf; f-- > 0;)
+	for (f = nf; f-- > 0;) {
 		p->mnames[p->nmnames++] = fr[f].name;
+		note_info(p, sym, &fr[f]);
+	}
 	return 0;
 }
 
@@ -163,6 +200,8 @@ int profile_build(const struct trace *t, struct symbolize *sym, const struct pro
 {
 	struct profile_priv *p = xcalloc(1, sizeof(*p));
 	struct profile *pub = &p->pub;
+
+	hmap_init(&p->info_of);
 	struct key *keys = NULL;
 	size_t nkeys = 0, capkeys = 0, i, j, depth;
 	uint32_t *chain = NULL;
@@ -243,8 +282,10 @@ int profile_build(const struct trace *t, struct symbolize *sym, const struct pro
 			if (err < 0)
 				goto out;
 			p->names = xgrow(p->names, &p->capnames, p->nnames + nf, sizeof(*p->names));
-			for (f = nf; f-- > 0;)
+			for (f = nf; f-- > 0;) {
 				p->names[p->nnames++] = fr[f].name;
+				note_info(p, sym, &fr[f]);
+			}
 		}
 		pub->stacks[i].nframes = p->nnames - offsets[i];
 		pub->stacks[i].count = k->count;
@@ -288,5 +329,7 @@ void profile_free(struct profile *pub)
 	free(p->owned);
 	free(p->names);
 	free(pub->stacks);
+	hmap_release(&p->info_of);
+	free(p->infos);
 	free(p);
 }

@@ -58,6 +58,19 @@ struct profile {
 	uint64_t samples;         /* the sum of the counts */
 };
 
+/* What is known of a frame name, from its first occurrence: for colouring
+ * by image or language. */
+struct profile_frame_info {
+	const char *image;        /* the image's label, or NULL if none */
+	int lang;                 /* enum symbolize_lang */
+	int resolved;             /* named by DWARF or a symbol table */
+	int inlined;              /* inlined into its caller */
+};
+
+/* The info of frame name (compared by content), or NULL for the root and
+ * thread frames and names not in p. Borrowed until profile_free(). */
+const struct profile_frame_info *profile_frame_info(const struct profile *p, const char *name);
+
 /* Parses "running", "idle" or "all" into *state. Returns 0 or -EINVAL. */
 int profile_state_parse(const char *s, int *state);
 /* Returns 1 if a sample of this state passes the state filter. */

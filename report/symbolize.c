@@ -17,6 +17,7 @@
 
 #include "common/diag.h"
 #include "common/hmap.h"
+#include "report/demangle.h"
 #include "report/dwinfo.h"
 #include "report/symtab.h"
 
@@ -192,6 +193,11 @@ const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i
 	return &si->src;
 }
 
+const char *symbolize_image_label(const struct symbolize *s, size_t i)
+{
+	return s->images[i].label;
+}
+
 size_t symbolize_image_nsymbols(struct symbolize *s, size_t i)
 {
 	struct symbolize_image *si = load_image(s, i);
@@ -233,6 +239,35 @@ static const char *frame_name(struct symbolize *s, const char *name, const char 
 	return keep(s, xasprintf("%s (%s:%u)", name, base_name(file), (unsigned)line));
 }
 
+static int lang_of_file(const char *file)
+{
+	const char *dot = file ? strrchr(base_name(file), '.') : NULL;
+	static const char *const cxx[] = { ".cc", ".cpp", ".cxx", ".c++", ".C", ".hpp", ".hh", ".hxx" };
+
+	if (!dot)
+		return SYMBOLIZE_LANG_UNKNOWN;
+	if (!strcmp(dot, ".rs"))
+		return SYMBOLIZE_LANG_RUST;
+	for (size_t i = 0; i < sizeof(cxx) / sizeof(*cxx); i++)
+		if (!strcmp(dot, cxx[i]))
+			return SYMBOLIZE_LANG_CXX;
+	if (!strcmp(dot, ".c") || !strcmp(dot, ".h"))
+		return SYMBOLIZE_LANG_C;
+	return SYMBOLIZE_LANG_UNKNOWN;
+}
+
+static int lang_of_mangling(int demangle_lang)
+{
+	switch (demangle_lang) {
+	case DEMANGLE_LANG_CXX:
+		return SYMBOLIZE_LANG_CXX;
+	case DEMANGLE_LANG_RUST:
+		return SYMBOLIZE_LANG_RUST;
+	default:
+		return SYMBOLIZE_LANG_C;
+	}
+}
+
 /* Appends the DWARF frames for link-time address at, innermost first, or
  * nothing if the DWARF knows no function there. */
 static void resolve_dwarf(struct symbolize *s, struct dwinfo *dw, long img, uint64_t rel,
@@ -253,6 +288,7 @@ static void resolve_dwarf(struct symbolize *s, struct dwinfo *dw, long img, uint
 		f->line = fr[i].line;
 		f->inlined = i < n - 1;
 		f->resolved = 1;
+		f->lang = lang_of_file(fr[i].file);
 		f->name = frame_name(s, fr[i].function, fr[i].file, fr[i].line);
 	}
 }
@@ -264,6 +300,7 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 	const char *name = NULL;
 	size_t before = s->nframes;
 	uint64_t rel, at;
+	int lang = DEMANGLE_LANG_NONE;
 
 	if (img < 0) {
 		f = new_frame(s);
@@ -281,12 +318,13 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 		if (s->nframes > before)
 			return;
 		if (si->symtab)
-			name = symtab_lookup(si->symtab, at, NULL);
+			name = symtab_lookup(si->symtab, at, NULL, &lang);
 	}
 	f = new_frame(s);
 	f->image = img;
 	f->offset = rel;
 	f->resolved = name != NULL;
+	f->lang = name ? lang_of_mangling(lang) : SYMBOLIZE_LANG_UNKNOWN;
 	f->name = name ? name
 		       : keep(s, xasprintf("%s+0x%llx", s->images[img].label,
 					   (unsigned long long)rel));

@@ -30,12 +30,22 @@
 #include "format/trace.h"
 #include "report/locate.h"
 
+/* The language a frame's code is in, as far as can be told: from the
+ * mangling of its symbol, else from its source file's suffix. */
+enum symbolize_lang {
+	SYMBOLIZE_LANG_UNKNOWN,
+	SYMBOLIZE_LANG_C,
+	SYMBOLIZE_LANG_CXX,
+	SYMBOLIZE_LANG_RUST,
+};
+
 struct symbolize_frame {
 	const char *name;  /* never NULL; borrowed until symbolize_free() */
 	const char *file;  /* source file, or NULL */
 	uint32_t line;     /* 0 if unknown */
 	int inlined;       /* 1 if inlined into the next frame */
 	int resolved;      /* named by DWARF or a symbol table */
+	int lang;          /* enum symbolize_lang */
 	long image;        /* index into trace->images, or -1 */
 	uint64_t offset;   /* addr - bias, or the raw address if image < 0 */
 };
@@ -72,6 +82,9 @@ long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t tim
  * the accepted file or every path refused. *err gets locate_image()'s
  * result (0 when found). Borrowed until symbolize_free(). */
 const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i, int *err);
+/* The label of image i in frame names: the IMAGE of IMAGE+0xOFFSET.
+ * Borrowed until symbolize_free(). */
+const char *symbolize_image_label(const struct symbolize *s, size_t i);
 /* The number of function symbols image i's file provides (0 if none). */
 size_t symbolize_image_nsymbols(struct symbolize *s, size_t i);
 /* Whether image i's file has DWARF that is in use: 1, or 0 with *err

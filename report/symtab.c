@@ -21,6 +21,7 @@ struct symtab_entry {
 	uint64_t start, size, limit;
 	size_t name;     /* offset into pool */
 	uint8_t global;
+	uint8_t lang;    /* enum demangle_lang */
 };
 
 struct symtab {
@@ -40,7 +41,8 @@ static void collect(void *ctx, const struct objfile_symbol *sym)
 	struct symtab *st = c->st;
 	struct symtab_entry *e;
 	unsigned flags = c->macho ? DEMANGLE_MACHO : 0;
-	char *plain = demangle_name(sym->name, flags);
+	int lang;
+	char *plain = demangle_name_lang(sym->name, flags, &lang);
 	const char *name = plain ? plain : demangle_plain(sym->name, flags);
 
 	st->v = xgrow(st->v, &st->cap, st->n + 1, sizeof(*st->v));
@@ -49,6 +51,7 @@ static void collect(void *ctx, const struct objfile_symbol *sym)
 	e->size = sym->size;
 	e->limit = sym->limit;
 	e->global = !!sym->global;
+	e->lang = (uint8_t)lang;
 	e->name = st->pool.len;
 	buf_add(&st->pool, name, strlen(name) + 1);
 	free(plain);
@@ -113,7 +116,7 @@ size_t symtab_count(const struct symtab *st)
 	return st->n;
 }
 
-const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start)
+const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start, int *lang)
 {
 	size_t lo = 0, hi = st->n, i;
 	const struct symtab_entry *e;
@@ -137,5 +140,7 @@ const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *star
 		return NULL;
 	if (start)
 		*start = e->start;
+	if (lang)
+		*lang = e->lang;
 	return (const char *)st->pool.data + e->name;
 }

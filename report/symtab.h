@@ -24,12 +24,13 @@ int symtab_new(const struct objfile *of, struct symtab **out);
 void symtab_free(struct symtab *st);
 
 /* Returns the name of the function containing link-time address addr, or
- * NULL. *start (if non-NULL) gets the symbol's address. A symbol with a
+ * NULL. *start and *lang (if non-NULL) get the symbol's address and the
+ * enum demangle_lang of its mangling. A symbol with a
  * size covers [value, value+size); one without a size covers up to the
  * next symbol, within its section. Among aliases at one address a global
  * name wins, then the bytewise-smallest, so the choice is deterministic.
  * The name is borrowed until symtab_free(). */
-const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start);
+const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start, int *lang);
 /* The number of distinct symbols in the table. */
 size_t symtab_count(const struct symtab *st);
 

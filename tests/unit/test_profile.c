@@ -98,6 +98,32 @@ Test(profile, all_samples_sorted_root_first)
 	free(s);
 }
 
+Test(profile, frame_info_names_image_and_resolution)
+{
+	struct trace t;
+	struct profile_opts o = { 0 };
+	struct symbolize *sym;
+	struct profile *p;
+	const struct profile_frame_info *fi;
+
+	make_trace(&t);
+	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &sym), 0);
+	cr_assert_eq(profile_build(&t, sym, &o, &p), 0);
+	fi = profile_frame_info(p, "libfake.so+0x200");
+	cr_assert_not_null(fi);
+	cr_assert_str_eq(fi->image, "libfake.so");
+	cr_assert(!fi->resolved);
+	cr_assert_eq(fi->lang, SYMBOLIZE_LANG_UNKNOWN);
+	fi = profile_frame_info(p, "[unknown]+0x9000");
+	cr_assert_not_null(fi);
+	cr_assert_null(fi->image);
+	/* The root is no symbolized frame, and neither is an absent name. */
+	cr_assert_null(profile_frame_info(p, "myprog"));
+	cr_assert_null(profile_frame_info(p, "libfake.so+0x999"));
+	profile_free(p);
+	symbolize_free(sym);
+}
+
 Test(profile, deterministic)
 {
 	struct trace t;

@@ -132,18 +132,18 @@ Test(symtab, lookup_matches_nm_and_llvm_symbolizer)
 	cr_assert_gt(symtab_count(st), 3);
 	for (i = 0; i < 4; i++) {
 		uint64_t a = nm_addr(syms[i]), start = 0;
-		const char *got = symtab_lookup(st, a, &start);
+		const char *got = symtab_lookup(st, a, &start, NULL);
 		cr_assert_not_null(got, "no symbol at %s", syms[i]);
 		cr_assert_str_eq(got, syms[i]);
 		cr_assert_eq(start, a);
-		got = symtab_lookup(st, a + 1, NULL);
+		got = symtab_lookup(st, a + 1, NULL, NULL);
 		cr_assert_str_eq(got, syms[i]);
 		oracle(a + 1, want, sizeof(want));
 		if (want[0])
 			cr_assert_str_eq(got, want, "llvm-symbolizer says %s at 0x%llx", want,
 					 (unsigned long long)(a + 1));
 	}
-	cr_assert_null(symtab_lookup(st, 0, NULL));
+	cr_assert_null(symtab_lookup(st, 0, NULL, NULL));
 	symtab_free(st);
 	munmap(m.p, m.n);
 }
@@ -194,6 +194,8 @@ Test(symtab, symbolize_names_and_return_address_adjustment)
 	cr_assert_str_eq(f[0].name, "alpha");
 	cr_assert_eq(f[0].image, 0);
 	cr_assert_eq(f[0].offset, alpha);
+	cr_assert(f[0].resolved);
+	cr_assert_eq(f[0].lang, SYMBOLIZE_LANG_C, "tiny.c is C");
 
 	/* A return address just past alpha's first byte is still in alpha;
 	 * one at beta's first byte belongs to whatever precedes beta. */
