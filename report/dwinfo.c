@@ -411,15 +411,23 @@ static const struct dw_span *find_span(const struct dw_span *v, size_t n, uint64
 
 /* ---- attributes ---- */
 
-/* A string attribute of die (borrowed from a section), or NULL. */
+/* A string attribute of die (borrowed from a section), or NULL. Not
+ * dwarf_die_text(): in libdwarf 20210528 it leaks its Dwarf_Error when
+ * the attribute cannot be read. */
 static const char *die_string(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at)
 {
+	Dwarf_Attribute a = NULL;
 	Dwarf_Error e = NULL;
 	char *s = NULL;
-	int res = dwarf_die_text(die, at, &s, &e);
+	int res = dwarf_attr(die, at, &a, &e);
 
+	if (res == DW_DLV_OK) {
+		if (dwarf_formstring(a, &s, &e) != DW_DLV_OK)
+			s = NULL;
+		dwarf_dealloc_attribute(a);
+	}
 	drop(d, &e);
-	return res == DW_DLV_OK ? s : NULL;
+	return s;
 }
 
 /* An unsigned constant attribute. Returns 1 if present and readable. */
@@ -1316,6 +1324,40 @@ static int wanted_section(const char *name)
 	return 0;
 }
 
+/* Does .debug_rnglists hold a well-formed chain of DWARF 5 headers?
+ * libdwarf 20210528 reads these headers as soon as it loads .debug_info,
+ * and on a bad one loops forever (it neither stops nor advances), so a
+ * section that would fail there is never shown to it. */
+static int rnglists_headers_ok(const uint8_t *p, uint64_t size)
+{
+	uint64_t off = 0;
+
+	while (off < size) {
+		uint64_t len, hdr = 4, version, asize;
+
+		if (size - off < 4)
+			return 0;
+		len = get_le32(p + off);
+		if (len == 0xffffffffu) {
+			if (size - off < 12)
+				return 0;
+			len = get_le64(p + off + 4);
+			hdr = 12;
+		} else if (len >= 0xfffffff0u) {
+			return 0;
+		}
+		/* version (2), address size (1), selector size (1), count (4) */
+		if (len < 8 || len > size - off - hdr)
+			return 0;
+		version = get_le16(p + off + hdr);
+		asize = p[off + hdr + 2];
+		if (version != 5 || (asize != 2 && asize != 4 && asize != 8))
+			return 0;
+		off += hdr + len;
+	}
+	return 1;
+}
+
 /* Copies the wanted sections for libdwarf, the first of each name, with
  * compressed ones described by their inflated size. */
 static int take_sections(struct dwinfo *d, const struct dwinfo_section *secs, size_t nsecs)
@@ -1336,6 +1378,7 @@ static int take_sections(struct dwinfo *d, const struct dwinfo_section *secs, si
 			;
 		if (j < d->nsecs)
 			continue;
+		memset(s, 0, sizeof(*s));
 		s->addr = in->addr;
 		s->data = in->data;
 		s->size = in->size;
@@ -1355,6 +1398,19 @@ static int take_sections(struct dwinfo *d, const struct dwinfo_section *secs, si
 				return DWINFO_E_COMPRESSED;
 			s->size = declared;
 			s->data = NULL;
+		}
+		if (!strcmp(in->name, ".debug_rnglists")) {
+			/* Checked now, inflated first if need be; a bad one is
+			 * left out, and only its ranges are lost. */
+			if (s->ctype && inflate_section(s) != 0) {
+				memset(s, 0, sizeof(*s));
+				continue;
+			}
+			if (!rnglists_headers_ok(s->data, s->size)) {
+				free(s->inflated);
+				memset(s, 0, sizeof(*s));
+				continue;
+			}
 		}
 		s->name = xstrdup(in->name);
 		d->nsecs++;
