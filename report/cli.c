@@ -29,6 +29,17 @@ enum {
 	OPT_TITLE,
 	OPT_WIDTH,
 	OPT_MINWIDTH,
+	OPT_FOCUS,
+	OPT_EXCLUDE,
+	OPT_REVERSE,
+	OPT_INVERTED,
+	OPT_COLORS,
+	OPT_NEGATE,
+	OPT_FOLDED,
+	OPT_SORT,
+	OPT_LIMIT,
+	OPT_GROUP,
+	OPT_SPLIT,
 };
 
 /* Options may follow the trace operand, as in git; "--" ends them. */
@@ -49,6 +60,17 @@ static const struct option longopts[] = {
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	{ "focus", required_argument, NULL, OPT_FOCUS },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "negate", no_argument, NULL, OPT_NEGATE },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "group", required_argument, NULL, OPT_GROUP },
+	{ "split", required_argument, NULL, OPT_SPLIT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -65,9 +87,45 @@ void cli_usage_error(const char *usage, const char *fmt, ...)
 	exit(2);
 }
 
+/* Compiles arg for option opt into *re (replacing an earlier one), or
+ * exits with bad usage. */
+static void compile_re(const char *usage, const char *opt, const char *arg, regex_t *re, int *have)
+{
+	char msg[256];
+	int err;
+
+	if (*have)
+		regfree(re);
+	*have = 0;
+	err = regcomp(re, arg, REG_EXTENDED | REG_NOSUB);
+	if (err) {
+		regerror(err, re, msg, sizeof(msg));
+		cli_usage_error(usage, "option '%s': bad regex '%s': %s", opt, arg, msg);
+	}
+	*have = 1;
+}
+
+/* The index of arg in the NULL-terminated words, or bad usage. */
+static int pick_word(const char *usage, const char *opt, const char *arg, const char *const *words)
+{
+	char list[128] = "";
+
+	for (int i = 0; words[i]; i++)
+		if (!strcmp(arg, words[i]))
+			return i;
+	for (int i = 0; words[i]; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
+	cli_usage_error(usage, "option '%s': '%s' is not %s", opt, arg, list);
+}
+
+static const char *const color_words[] = { "hot", "image", "lang", NULL };
+static const char *const sort_words[] = { "self", "total", "name", NULL };
+static const char *const group_words[] = { "function", "image", "line", NULL };
+
 int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 {
-	int c, err;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->width = 1200;
@@ -85,16 +143,7 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 			o->tids[o->ntids++] = (uint32_t)parse_uint_opt("--tid", optarg, 0, UINT32_MAX);
 			break;
 		case OPT_THREAD:
-			if (o->have_thread_re)
-				regfree(&o->thread_re);
-			err = regcomp(&o->thread_re, optarg, REG_EXTENDED | REG_NOSUB);
-			if (err) {
-				char msg[256];
-				regerror(err, &o->thread_re, msg, sizeof(msg));
-				cli_usage_error(usage, "option '--thread': bad regex '%s': %s",
-						optarg, msg);
-			}
-			o->have_thread_re = 1;
+			compile_re(usage, "--thread", optarg, &o->thread_re, &o->have_thread_re);
 			break;
 		case OPT_STATE:
 			if (profile_state_parse(optarg, &o->state) < 0)
@@ -137,6 +186,39 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 		case OPT_MINWIDTH:
 			o->minwidth = parse_decimal_opt("--minwidth", optarg, 1000);
 			break;
+		case OPT_FOCUS:
+			compile_re(usage, "--focus", optarg, &o->focus_re, &o->have_focus_re);
+			break;
+		case OPT_EXCLUDE:
+			compile_re(usage, "--exclude", optarg, &o->exclude_re, &o->have_exclude_re);
+			break;
+		case OPT_REVERSE:
+			o->reverse = 1;
+			break;
+		case OPT_INVERTED:
+			o->inverted = 1;
+			break;
+		case OPT_COLORS:
+			o->colors = pick_word(usage, "--colors", optarg, color_words);
+			break;
+		case OPT_NEGATE:
+			o->negate = 1;
+			break;
+		case OPT_FOLDED:
+			o->folded = 1;
+			break;
+		case OPT_SORT:
+			o->sort = pick_word(usage, "--sort", optarg, sort_words);
+			break;
+		case OPT_LIMIT:
+			o->limit = (size_t)parse_uint_opt("--limit", optarg, 1, SIZE_MAX);
+			break;
+		case OPT_GROUP:
+			o->group = pick_word(usage, "--group", optarg, group_words);
+			break;
+		case OPT_SPLIT:
+			o->split_dir = optarg;
+			break;
 		case ':':
 			cli_usage_error(usage, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -156,6 +238,10 @@ void cli_release(struct cli_opts *o)
 	free(o->symbol_dirs);
 	if (o->have_thread_re)
 		regfree(&o->thread_re);
+	if (o->have_focus_re)
+		regfree(&o->focus_re);
+	if (o->have_exclude_re)
+		regfree(&o->exclude_re);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -219,7 +305,9 @@ void cli_open(const struct cli_opts *o, const char *path, enum cli_stage stage,
 	      struct cli_trace *ct)
 {
 	struct symbolize_opts so = symbolize_opts(o);
-	struct profile_opts po = { .filter = cli_filter(o), .thread_frames = o->thread_frames };
+	struct profile_opts po = { .filter = cli_filter(o), .thread_frames = o->thread_frames,
+				   .focus = o->have_focus_re ? &o->focus_re : NULL,
+				   .exclude = o->have_exclude_re ? &o->exclude_re : NULL };
 	int err;
 
 	*ct = (struct cli_trace){ .path = path, .t = load_trace(path) };

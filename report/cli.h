@@ -49,7 +49,22 @@ struct cli_opts {
 	const char *title;       /* flame graphs: --title */
 	unsigned width;          /* --width, pixels; default 1200 */
 	double minwidth;         /* --minwidth, pixels; default 0.1 */
+	regex_t focus_re, exclude_re; /* --focus, --exclude: frame names */
+	int have_focus_re, have_exclude_re;
+	int reverse, inverted;   /* --reverse, --inverted */
+	int colors;              /* --colors: enum cli_colors */
+	int negate;              /* diff --negate */
+	int folded;              /* diff --folded */
+	int sort;                /* top --sort: enum cli_sort */
+	size_t limit;            /* top --limit; 0 for no limit */
+	int group;               /* top --group: enum cli_group */
+	const char *split_dir;   /* threads --split DIR */
 };
+
+/* The words of --colors, --sort and --group, in this order. */
+enum cli_colors { CLI_COLORS_HOT, CLI_COLORS_IMAGE, CLI_COLORS_LANG };
+enum cli_sort { CLI_SORT_SELF, CLI_SORT_TOTAL, CLI_SORT_NAME };
+enum cli_group { CLI_GROUP_FUNCTION, CLI_GROUP_IMAGE, CLI_GROUP_LINE };
 
 /* The flame-graph options, for the subcommands that draw one. */
 #define CLI_GRAPH_HELP \

@@ -44,6 +44,8 @@ struct profile_filter {
 struct profile_opts {
 	struct profile_filter filter;
 	int thread_frames;        /* insert "NAME [TID]" under the root */
+	const regex_t *focus;     /* --focus: keep stacks with a frame that matches */
+	const regex_t *exclude;   /* --exclude: drop stacks with a frame that matches */
 };
 
 struct profile_stack {
