@@ -319,8 +319,16 @@ static void try_debuginfod(struct search *s, const char *hex, const char *cache)
 		try(s, xasprintf("%s/.cache/debuginfod_client/%s/debuginfo", env, hex));
 }
 
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 static void try_index(struct search *s, const struct locate_index *ix)
 {
+	const char *base = s->img->path ? base_of(s->img->path) : "";
 	struct index_entry key;
 	size_t lo = 0, hi, i;
 
@@ -345,6 +353,12 @@ static void try_index(struct search *s, const struct locate_index *ix)
 			break;
 		try(s, xstrdup(ix->paths[e->path]));
 	}
+	/* Nothing there is that build: the files that bear the image's name
+	 * (a dSYM's DWARF file bears its binary's) are tried anyway, so that
+	 * the search says which build each of them is. */
+	for (i = 0; i < ix->npaths && !s->done && !s->have_fallback && base[0]; i++)
+		if (!strcmp(base_of(ix->paths[i]), base))
+			try(s, xstrdup(ix->paths[i]));
 }
 
 static int valid_ident(const struct trace_image *img)

@@ -17,7 +17,9 @@
  *   4. the debuginfod client cache: $DEBUGINFOD_CACHE_PATH, else
  *      $XDG_CACHE_HOME/debuginfod_client, else ~/.cache/debuginfod_client,
  *      then <build-id>/debuginfo;
- *   5. files under the --symbols directories with that identity.
+ *   5. files under the --symbols directories with that identity; if none
+ *      has it, those with the image's file name, so that the tries say
+ *      which build each of them is.
  * For a Mach-O image: 1, then 5, where the files are dSYM bundles' DWARF
  * files, bare Mach-O files and universal files (whose matching slice is
  * the one used).

@@ -17,6 +17,19 @@ addresses() {
 	llvm-objdump -d --no-show-raw-insn "$1" | awk '/^ *[0-9a-f]+:/ { sub(/:.*/, ""); sub(/^ */, ""); print "0x" $0 }'
 }
 
+# folded_by_index FOLDED: each line of folded output from oracle's traces
+# as "INDEX<TAB>frame;frame;...", innermost frame first, where INDEX is
+# that of the marker frame under which the address was sampled.
+folded_by_index() {
+	awk 'function hex(h,  v, k) { v = 0; for (k = 1; k <= length(h); k++)
+			v = v * 16 + index("0123456789abcdef", substr(h, k, 1)) - 1; return v }
+		{ line = $0; sub(/ [0-9]+$/, "", line); n = split(line, f, ";");
+		for (k = 1; k <= n; k++) if (f[k] ~ /^\[unknown\]\+0xdead/) break;
+		idx = hex(substr(f[k], 17)); s = "";
+		for (j = n; j > k; j--) s = s (s == "" ? "" : ";") f[j];
+		print idx "\t" s }' "$1" | sort -n
+}
+
 # oracle NAME OBJ DEBUG SLIDE SYMDIR SYNTH_ARGS...: writes a trace with one
 # sample per instruction of OBJ at address + SLIDE, under a marker frame
 # that keeps each sample's stack apart, reports it with --lines, and
@@ -43,13 +56,10 @@ oracle() {
 		fr = (file == "??" || file == "") ? f : (line == 0 ? f " (" file ")" : f " (" file ":" line ")");
 		s = s (s == "" ? "" : ";") fr }
 		if (s != "") print NR - 1 "\t" s }' "$TMP/$name.oracle" > "$TMP/$name.want"
-	awk 'function hex(h,  v, k) { v = 0; for (k = 1; k <= length(h); k++)
-			v = v * 16 + index("0123456789abcdef", substr(h, k, 1)) - 1; return v }
-		{ line = $0; sub(/ [0-9]+$/, "", line); n = split(line, f, ";");
-		for (k = 1; k <= n; k++) if (f[k] ~ /^\[unknown\]\+0xdead/) break;
-		idx = hex(substr(f[k], 17)); s = "";
-		for (j = n; j > k; j--) s = s (s == "" ? "" : ";") f[j];
-		print idx "\t" s }' "$TMP/$name.folded" | sort -n > "$TMP/$name.got"
+	folded_by_index "$TMP/$name.folded" > "$TMP/$name.got"
+	# --no-inline: one frame an address, the oracle's outermost one.
+	"$REPORT" folded --lines --no-inline --symbols "$symdir" "$TMP/$name.trace" > "$TMP/$name.ni.folded" 2>&1
+	folded_by_index "$TMP/$name.ni.folded" > "$TMP/$name.ni.got"
 	local total want_n diff_n
 	total=$(wc -l < "$TMP/$name.addrs")
 	want_n=$(wc -l < "$TMP/$name.want")
@@ -63,6 +73,11 @@ oracle() {
 	else
 		fail "$name" "$diff_n of $want_n differ, e.g. $(head -2 "$TMP/$name.diff" | tr '\t' '|')"
 	fi
+	join -t "$(printf '\t')" -j 1 <(sed 's/\t.*;/\t/' "$TMP/$name.want" | sort -k1,1) <(sort -k1,1 "$TMP/$name.ni.got") \
+		| awk -F'\t' '$2 != $3' > "$TMP/$name.ni.diff"
+	diff_n=$(wc -l < "$TMP/$name.ni.diff")
+	[ "$want_n" -gt 10 ] && [ "$diff_n" -eq 0 ] && ok "$name-no-inline (the outermost frame of each of $want_n)" \
+		|| fail "$name-no-inline" "$diff_n of $want_n differ, e.g. $(head -2 "$TMP/$name.ni.diff" | tr '\t' '|')"
 }
 
 # uuid FILE ARCH: the UUID of FILE's ARCH slice, as llvm-dwarfdump says.
@@ -112,9 +127,13 @@ else
 		|| fail "macho-moved-binary-found-by-uuid" "$("$REPORT" folded --symbols "$TMP/moved" "$TMP/moved.trace" 2>&1)"
 
 	# A dSYM of another build is refused, and info says why.
-	"$REPORT" info --symbols "$MACHO/wrong" "$TMP/moved.trace" > "$TMP/wrong.info" 2>&1
-	"$REPORT" folded --symbols "$MACHO/wrong" "$TMP/moved.trace" > "$TMP/wrong.folded" 2>&1
-	if grep -q '^App;App+0x' "$TMP/wrong.folded" && grep -q 'symbols:  none' "$TMP/wrong.info"; then
+	"$SYNTH" -o "$TMP/wrong.trace" --os macos --arch arm64 --command App \
+		--image "KIND=uuid,IDENT=$u,PATH=/Applications/App.app/Contents/MacOS/app-arm64,START=0x100004000,SIZE=0x8000,BIAS=0x4000" \
+		--thread TID=1,NAME=main --sample "TID=1,STACK=$(printf '0x%x' $((main + 0x4008)))"
+	"$REPORT" info --symbols "$MACHO/wrong" "$TMP/wrong.trace" > "$TMP/wrong.info" 2>&1
+	"$REPORT" folded --symbols "$MACHO/wrong" "$TMP/wrong.trace" > "$TMP/wrong.folded" 2>&1
+	if grep -q '^App;app-arm64+0x' "$TMP/wrong.folded" && grep -q 'symbols:  none' "$TMP/wrong.info" \
+		&& grep -q 'wrong/app-arm64.dSYM/Contents/Resources/DWARF/app-arm64: UUID mismatch (the file has deadbeef' "$TMP/wrong.info"; then
 		ok "macho-wrong-uuid-dsym-refused"
 	else
 		fail "macho-wrong-uuid-dsym-refused" "$(cat "$TMP/wrong.folded" "$TMP/wrong.info" | tail -5)"
