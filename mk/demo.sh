@@ -5,11 +5,7 @@ set -eu
 demo=$1
 ./prof-record -f -o demo.trace -- "$demo" 3
 ./prof-report folded demo.trace > demo.folded
-if ./prof-report svg demo.trace -o demo.svg 2>/dev/null; then
-	svg="demo.svg"
-else
-	svg=""
-fi
+./prof-report svg demo.trace -o demo.svg
 echo
-echo "wrote demo.trace ($(wc -c < demo.trace) bytes), demo.folded ($(wc -l < demo.folded) stacks)${svg:+, $svg}"
+echo "wrote demo.trace ($(wc -c < demo.trace) bytes), demo.folded ($(wc -l < demo.folded) stacks), demo.svg"
 echo "next: ./prof-report info demo.trace; ./prof-report threads demo.trace"
