@@ -9,6 +9,8 @@
  * picked by the time of the first sample that reached the node); the lists are
  * sorted by name and equal neighbours merged, which both dedupes stacks
  * that differ only in addresses and makes the order deterministic.
+ * --focus and --exclude then select among the merged stacks, so each
+ * distinct stack, not each sample, is matched.
  */
 #include "profile.h"
 
@@ -195,6 +197,55 @@ static int node_frames(struct profile_priv *p, struct symbolize *sym, const stru
 	return 0;
 }
 
+/* Bits of a name's memo: whether it matches --focus and --exclude. */
+#define MATCH_FOCUS 1u
+#define MATCH_EXCLUDE 2u
+
+/* Keeps the stacks that have a symbolized frame matching o->focus (if set)
+ * and none matching o->exclude (if set), whole, as pprof's focus and
+ * ignore do: the frames above a match are kept, so a focused flame graph
+ * still shows how the code was reached. The root and thread frames are
+ * not matched (--thread selects threads). Each distinct name is matched
+ * once: names are shared pointers, so the memo is keyed by address. */
+static void select_stacks(struct profile *pub, const struct profile_opts *o)
+{
+	struct hmap memo;
+	size_t i, j, f, skip = o->thread_frames ? 2 : 1;
+
+	hmap_init(&memo);
+	pub->samples = 0;
+	for (i = j = 0; i < pub->nstacks; i++) {
+		struct profile_stack *st = &pub->stacks[i];
+		unsigned any = 0;
+
+		for (f = skip; f < st->nframes; f++) {
+			const char *name = st->frames[f];
+			uint64_t *slot;
+			int added;
+
+			slot = hmap_put(&memo, (uint64_t)(uintptr_t)name, 0, 0, &added);
+			if (added) {
+				unsigned bits = 0;
+
+				if (o->focus && !regexec(o->focus, name, 0, NULL, 0))
+					bits |= MATCH_FOCUS;
+				if (o->exclude && !regexec(o->exclude, name, 0, NULL, 0))
+					bits |= MATCH_EXCLUDE;
+				*slot = bits;
+			}
+			any |= (unsigned)*slot;
+		}
+		if (o->focus && !(any & MATCH_FOCUS))
+			continue;
+		if (any & MATCH_EXCLUDE)
+			continue;
+		pub->samples += st->count;
+		pub->stacks[j++] = *st;
+	}
+	pub->nstacks = j;
+	hmap_release(&memo);
+}
+
 int profile_build(const struct trace *t, struct symbolize *sym, const struct profile_opts *o,
 		  struct profile **out)
 {
@@ -301,6 +352,8 @@ int profile_build(const struct trace *t, struct symbolize *sym, const struct pro
 			pub->stacks[j++] = pub->stacks[i];
 	}
 	pub->nstacks = j;
+	if (o->focus || o->exclude)
+		select_stacks(pub, o);
 out:
 	hmap_release(&seen);
 	free(keys);

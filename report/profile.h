@@ -11,6 +11,13 @@
  * The list is sorted frame by frame, root first, bytewise (a stack sorts
  * before its extensions), and has no duplicates, so the same trace and
  * options always give the same profile.
+ *
+ * --focus and --exclude select whole stacks, as pprof's focus and ignore
+ * do: a stack stays if one of its symbolized frames (not the root or
+ * thread frame) matches focus, and goes if one matches exclude; exclude
+ * wins. The frames above and below a match are kept, so a focused graph
+ * still shows how the matching code was reached. The regexes are matched
+ * against the frame names as shown (with --lines, "NAME (FILE:LINE)").
  */
 #ifndef REPORT_PROFILE_H
 #define REPORT_PROFILE_H
@@ -44,8 +51,10 @@ struct profile_filter {
 struct profile_opts {
 	struct profile_filter filter;
 	int thread_frames;        /* insert "NAME [TID]" under the root */
-	const regex_t *focus;     /* --focus: keep stacks with a frame that matches */
-	const regex_t *exclude;   /* --exclude: drop stacks with a frame that matches */
+	const regex_t *focus;     /* --focus: keep only stacks with a frame that
+	                           * matches (REG_NOSUB is enough); NULL: all */
+	const regex_t *exclude;   /* --exclude: drop stacks with a frame that
+	                           * matches; NULL: none */
 };
 
 struct profile_stack {
@@ -57,7 +66,8 @@ struct profile_stack {
 struct profile {
 	struct profile_stack *stacks;
 	size_t nstacks;
-	uint64_t samples;         /* the sum of the counts */
+	uint64_t samples;         /* the sum of the counts: the samples that
+	                           * passed the filter, focus and exclude */
 };
 
 /* What is known of a frame name, from its first occurrence: for colouring
@@ -70,7 +80,9 @@ struct profile_frame_info {
 };
 
 /* The info of frame name (compared by content), or NULL for the root and
- * thread frames and names not in p. Borrowed until profile_free(). */
+ * thread frames and names the filtered samples never produced (a name only
+ * in stacks that focus or exclude dropped may still have its info).
+ * Borrowed until profile_free(). */
 const struct profile_frame_info *profile_frame_info(const struct profile *p, const char *name);
 
 /* Parses "running", "idle" or "all" into *state. Returns 0 or -EINVAL. */

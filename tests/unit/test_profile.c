@@ -1,7 +1,7 @@
 /*
  * test_profile.c: the profile model on a trace built by hand in memory:
  * root and thread frames, merging by name, sorting, determinism and the
- * --tid, --thread and --state filters.
+ * --tid, --thread, --state, --from/--to, --focus and --exclude filters.
  */
 #include <criterion/criterion.h>
 #include <regex.h>
@@ -12,7 +12,6 @@
 #include "report/folded.h"
 #include "report/profile.h"
 #include "report/symbolize.h"
-#include "report/thread_table.h"
 
 /*
  * One image "/nonexistent/libfake.so" at 0x1000-0x2000 with bias 0x1000 and
@@ -248,31 +247,6 @@ Test(profile, same_name_merges_across_addresses)
 	free(s);
 }
 
-Test(profile, thread_table_counts_and_order)
-{
-	struct trace t;
-	struct profile_filter f = { 0 };
-	struct thread_table tt;
-
-	make_trace(&t);
-	cr_assert_eq(thread_table_build(&t, &f, &tt), 0);
-	cr_assert_eq(tt.nrows, 2);
-	cr_assert_eq(tt.samples, 7);
-	cr_assert_eq(tt.rows[0].tid, 10);
-	cr_assert_eq(tt.rows[0].samples, 4);
-	cr_assert_eq(tt.rows[0].running, 3);
-	cr_assert_eq(tt.rows[0].waiting, 0);
-	cr_assert_eq(tt.rows[0].first, 100);
-	cr_assert_eq(tt.rows[0].last, 800);
-	cr_assert_eq(tt.rows[1].tid, 11);
-	cr_assert_str_eq(tt.rows[1].name, "re;named");
-	cr_assert_eq(tt.rows[1].samples, 3);
-	cr_assert_eq(tt.rows[1].running, 1);
-	cr_assert_eq(tt.rows[1].waiting, 2);
-	cr_assert_eq(tt.rows[1].end, 900);
-	thread_table_release(&tt);
-}
-
 Test(profile, filter_time_window)
 {
 	struct trace t;
@@ -311,4 +285,131 @@ Test(profile, hostile_parent_chain_is_bounded)
 	cr_assert_eq(p->stacks[1].nframes, 2); /* root + [unknown]+0x9001 */
 	profile_free(p);
 	symbolize_free(sym);
+}
+
+/* The profile of t under o, and its sample total in *samples. */
+static char *folded_n(const struct trace *t, const struct profile_opts *o, uint64_t *samples)
+{
+	struct symbolize *sym;
+	struct profile *p;
+	struct buf b;
+	size_t i;
+
+	cr_assert_eq(symbolize_new(t, &(struct symbolize_opts){ .debug_root = "" }, &sym), 0);
+	cr_assert_eq(profile_build(t, sym, o, &p), 0);
+	buf_init(&b);
+	for (i = 0; i < p->nstacks; i++)
+		folded_line(&b, &p->stacks[i]);
+	buf_addstr(&b, ""); /* buf_detach() of an untouched buf is unterminated */
+	*samples = p->samples;
+	profile_free(p);
+	symbolize_free(sym);
+	return buf_detach(&b);
+}
+
+static void re(regex_t *r, const char *pat)
+{
+	cr_assert_eq(regcomp(r, pat, REG_EXTENDED | REG_NOSUB), 0);
+}
+
+Test(profile, focus_keeps_whole_stacks_with_a_match)
+{
+	struct trace t;
+	regex_t f;
+	struct profile_opts o = { .focus = &f };
+	uint64_t n;
+	char *s;
+
+	make_trace(&t);
+	re(&f, "0x300$");
+	s = folded_n(&t, &o, &n);
+	/* The caller above the match stays: focus does not trim. */
+	cr_assert_str_eq(s, "myprog;libfake.so+0x100;libfake.so+0x300 2\n");
+	cr_assert_eq(n, 2);
+	free(s);
+	regfree(&f);
+
+	/* A caller matches every stack through it, but not the empty one. */
+	re(&f, "libfake\\.so\\+0x100");
+	s = folded_n(&t, &o, &n);
+	cr_assert_str_eq(s,
+		"myprog;libfake.so+0x100;[unknown]+0x9000 1\n"
+		"myprog;libfake.so+0x100;libfake.so+0x200 3\n"
+		"myprog;libfake.so+0x100;libfake.so+0x300 2\n");
+	cr_assert_eq(n, 6);
+	free(s);
+	regfree(&f);
+}
+
+Test(profile, exclude_drops_stacks_with_a_match)
+{
+	struct trace t;
+	regex_t x;
+	struct profile_opts o = { .exclude = &x };
+	uint64_t n;
+	char *s;
+
+	make_trace(&t);
+	re(&x, "0x[23]00$");
+	s = folded_n(&t, &o, &n);
+	cr_assert_str_eq(s, "myprog 1\nmyprog;libfake.so+0x100;[unknown]+0x9000 1\n");
+	cr_assert_eq(n, 2);
+	free(s);
+	regfree(&x);
+}
+
+Test(profile, exclude_wins_over_focus)
+{
+	struct trace t;
+	regex_t f, x;
+	struct profile_opts o = { .focus = &f, .exclude = &x };
+	uint64_t n;
+	char *s;
+
+	make_trace(&t);
+	re(&f, "0x100$");
+	re(&x, "0x200$");
+	s = folded_n(&t, &o, &n);
+	cr_assert_str_eq(s,
+		"myprog;libfake.so+0x100;[unknown]+0x9000 1\n"
+		"myprog;libfake.so+0x100;libfake.so+0x300 2\n");
+	cr_assert_eq(n, 3);
+	free(s);
+	regfree(&f);
+	regfree(&x);
+}
+
+Test(profile, focus_ignores_root_and_thread_frames)
+{
+	struct trace t;
+	regex_t f;
+	struct profile_opts o = { .focus = &f, .thread_frames = 1 };
+	uint64_t n;
+	char *s;
+
+	make_trace(&t);
+	re(&f, "myprog|worker|main");
+	s = folded_n(&t, &o, &n);
+	cr_assert_str_eq(s, "");
+	cr_assert_eq(n, 0);
+	free(s);
+	regfree(&f);
+}
+
+Test(profile, focus_combines_with_the_sample_filter)
+{
+	struct trace t;
+	regex_t f;
+	uint32_t tids[] = { 10 };
+	struct profile_opts o = { .focus = &f, .filter = { .tids = tids, .ntids = 1 } };
+	uint64_t n;
+	char *s;
+
+	make_trace(&t);
+	re(&f, "0x[23]00$");
+	s = folded_n(&t, &o, &n);
+	cr_assert_str_eq(s, "myprog;libfake.so+0x100;libfake.so+0x200 2\n");
+	cr_assert_eq(n, 2);
+	free(s);
+	regfree(&f);
 }
