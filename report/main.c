@@ -19,6 +19,7 @@ static const struct {
 	{ "folded", cmd_folded, "folded stacks for flamegraph.pl and inferno" },
 	{ "svg", cmd_svg, "a flame graph" },
 	{ "threads", cmd_threads, "a per-thread table of samples and states" },
+	{ "top", cmd_top, "self and total samples per function, image or line" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -28,9 +29,11 @@ static void usage(FILE *f)
 	size_t i;
 
 	fputs("usage: prof-report [-h | --help] [--version]\n"
-	      "       prof-report info | folded | threads [OPTIONS] TRACE\n"
+	      "       prof-report info | folded [OPTIONS] TRACE\n"
 	      "       prof-report svg [-o FILE] [--title TEXT] [--width PIXELS]\n"
 	      "                   [--minwidth PIXELS] [OPTIONS] TRACE\n"
+	      "       prof-report threads [--split DIR] [OPTIONS] TRACE\n"
+	      "       prof-report top [--sort KEY] [--limit N] [--group BY] [OPTIONS] TRACE\n"
 	      "\ncommands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
