@@ -1,109 +1,104 @@
 /*
  * cmd_threads.c: 'prof-report threads TRACE', a table of the threads with
  * their sample counts, how much of the time they were running rather than
- * waiting, and when they were first and last sampled and alive.
+ * waiting, and when they were first and last sampled and alive; with
+ * --split DIR, also a folded file and a flame graph per thread and an
+ * index.html with a timeline.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "common/buf.h"
 #include "common/diag.h"
 #include "report/cli.h"
 #include "report/cmds.h"
-#include "report/text.h"
+#include "report/thread_split.h"
 #include "report/thread_table.h"
 
 static const char usage[] =
-	"usage: prof-report threads [OPTIONS] TRACE\n"
+	"usage: prof-report threads [--split DIR] [OPTIONS] TRACE\n"
 	"\n"
 	"Prints one line per thread: tid, name, samples, the share of samples\n"
 	"running and waiting, the first and last sample and the thread's start\n"
 	"and end, in seconds from the start of the recording.\n"
 	"\n"
+	"  --split DIR          also write TID-NAME.folded and TID-NAME.svg for each\n"
+	"                       thread with samples, and DIR/index.html linking them\n"
+	"                       with a timeline; DIR is created, or must be empty\n"
+	"  --focus REGEX        only samples whose stack has a frame that matches\n"
+	"  --exclude REGEX      no samples whose stack has a frame that matches\n"
+	CLI_GRAPH_HELP
 	CLI_COMMON_HELP;
 
-#define NAME_MAX_WIDTH 32
+/* Timeline slots across the recording: 4 pixels each on the page. */
+#define SPLIT_BINS 200
 
-/* Seconds since the recording started, or "-". */
-static void add_time(struct buf *b, const struct trace *t, int valid, uint64_t ns)
+/* Creates or opens --split's directory before anything is printed, so a
+ * directory that cannot be used stops the command early. */
+static int open_split_dir(const char *dir)
 {
-	if (!valid) {
-		buf_addstr(b, "-");
-		return;
-	}
-	if (ns >= t->session.start_monotonic_ns)
-		buf_addf(b, "%.3f", (double)(ns - t->session.start_monotonic_ns) / 1e9);
-	else
-		buf_addf(b, "-%.3f", (double)(t->session.start_monotonic_ns - ns) / 1e9);
+	int dirfd, err;
+
+	err = thread_split_open_dir(dir, &dirfd);
+	if (err == THREAD_SPLIT_E_NOTEMPTY)
+		die("cannot split into '%s': it is not empty (remove its files, or give a new "
+		    "directory)", dir);
+	if (err < 0)
+		die("cannot create '%s': %s", dir, thread_split_strerror(err));
+	return dirfd;
 }
 
-static void add_share(struct buf *b, uint64_t part, uint64_t whole)
+static void split(const struct cli_opts *o, const struct cli_trace *ct,
+		  const struct thread_table *tt, int dirfd)
 {
-	if (!whole)
-		buf_addstr(b, "-");
-	else
-		buf_addf(b, "%.1f%%", 100.0 * (double)part / (double)whole);
+	struct thread_split_opts so = {
+		.profile = { .filter = cli_filter(o), .thread_frames = o->thread_frames,
+			     .focus = o->have_focus_re ? &o->focus_re : NULL,
+			     .exclude = o->have_exclude_re ? &o->exclude_re : NULL },
+		.graph = { .title = o->title, .width = o->width, .minwidth = o->minwidth },
+	};
+	char *failed = NULL;
+	int err;
+
+	err = thread_split_write(dirfd, ct->t, ct->sym, tt, &so, &failed);
+	if (err < 0 && failed)
+		die("cannot write '%s/%s': %s", o->split_dir, failed, thread_split_strerror(err));
+	if (err < 0)
+		die("cannot split '%s' into '%s': %s", ct->path, o->split_dir,
+		    thread_split_strerror(err));
+	if (close(dirfd) < 0)
+		die_errno("cannot write '%s'", o->split_dir);
 }
 
 int cmd_threads(int argc, char **argv)
 {
 	struct cli_opts o;
 	struct cli_trace ct;
-	const struct trace *t;
 	struct thread_table tt;
-	struct profile_filter f;
-	struct buf name, cell[6];
-	size_t i, w = 4;
-	int first, k;
+	struct thread_table_opts to;
+	int first, err, dirfd = -1;
 
 	first = cli_parse(argc, argv, usage, &o);
 	cli_require_operands(argc, argv, first, 1, usage);
-	cli_open(&o, argv[first], CLI_LOADED, &ct);
-	t = ct.t;
-	f = cli_filter(&o);
-	thread_table_build(t, &f, &tt);
-
-	buf_init(&name);
-	for (k = 0; k < 6; k++)
-		buf_init(&cell[k]);
-	for (i = 0; i < tt.nrows; i++) {
-		buf_reset(&name);
-		text_escape(&name, tt.rows[i].name);
-		if (name.len > w)
-			w = name.len > NAME_MAX_WIDTH ? NAME_MAX_WIDTH : name.len;
-	}
-	printf("%8s  %-*s  %8s  %7s  %7s  %9s  %9s  %9s  %9s\n", "TID", (int)w, "NAME",
-	       "SAMPLES", "RUNNING", "WAITING", "FIRST", "LAST", "START", "END");
-	for (i = 0; i < tt.nrows; i++) {
-		const struct thread_table_row *r = &tt.rows[i];
-
-		buf_reset(&name);
-		text_escape(&name, r->name);
-		if (name.len > w) {
-			/* Cut long names, marking the cut. */
-			name.len = w - 1;
-			buf_addch(&name, '~');
-		}
-		for (k = 0; k < 6; k++)
-			buf_reset(&cell[k]);
-		add_share(&cell[0], r->running, r->samples);
-		add_share(&cell[1], r->waiting, r->samples);
-		add_time(&cell[2], t, r->samples > 0, r->first);
-		add_time(&cell[3], t, r->samples > 0, r->last);
-		add_time(&cell[4], t, r->known, r->start);
-		add_time(&cell[5], t, r->known && r->end, r->end);
-		printf("%8" PRIu32 "  %-*s  %8" PRIu64 "  %7s  %7s  %9s  %9s  %9s  %9s\n", r->tid,
-		       (int)w, (char *)name.data, r->samples, (char *)cell[0].data,
-		       (char *)cell[1].data, (char *)cell[2].data, (char *)cell[3].data,
-		       (char *)cell[4].data, (char *)cell[5].data);
-	}
-	printf("%zu thread%s, %" PRIu64 " sample%s\n", tt.nrows, tt.nrows == 1 ? "" : "s",
-	       tt.samples, tt.samples == 1 ? "" : "s");
+	/* Frames are named only when something looks at them. */
+	cli_open(&o, argv[first],
+		 o.split_dir || o.have_focus_re || o.have_exclude_re ? CLI_SYMBOLIZED : CLI_LOADED, &ct);
+	if (o.split_dir)
+		dirfd = open_split_dir(o.split_dir);
+	to = (struct thread_table_opts){
+		.filter = cli_filter(&o),
+		.focus = o.have_focus_re ? &o.focus_re : NULL,
+		.exclude = o.have_exclude_re ? &o.exclude_re : NULL,
+		.sym = ct.sym,
+		.nbins = o.split_dir ? SPLIT_BINS : 0,
+	};
+	if ((err = thread_table_build(ct.t, &to, &tt)) < 0)
+		die("cannot read the stacks of '%s': %s", ct.path, locate_strerror(err));
+	if (thread_table_write(stdout, ct.t, &tt) < 0)
+		die_errno("cannot write to standard output");
 	diag_close_stdout();
-	buf_release(&name);
-	for (k = 0; k < 6; k++)
-		buf_release(&cell[k]);
+	if (o.split_dir)
+		split(&o, &ct, &tt, dirfd);
 	thread_table_release(&tt);
 	cli_close(&ct);
 	cli_release(&o);

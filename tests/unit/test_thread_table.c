@@ -56,11 +56,11 @@ static void make_trace(struct trace *t)
 Test(thread_table, counts_and_order)
 {
 	struct trace t;
-	struct profile_filter f = { 0 };
+	struct thread_table_opts o = { 0 };
 	struct thread_table tt;
 
 	make_trace(&t);
-	cr_assert_eq(thread_table_build(&t, &f, &tt), 0);
+	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
 	cr_assert_eq(tt.nrows, 2);
 	cr_assert_eq(tt.samples, 7);
 	cr_assert_eq(tt.rows[0].tid, 10);
