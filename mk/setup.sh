@@ -25,6 +25,7 @@ check cmd  mandoc                   mandoc
 check cmd  xmllint                  libxml2-utils
 check deb  libc6-dbg                libc6-dbg
 check cmd  chromium                 chromium
+check cmd  npm                      npm
 
 if [ -n "$need" ]; then
 	if [ "$(id -u)" != 0 ]; then
@@ -35,4 +36,14 @@ if [ -n "$need" ]; then
 	echo "setup: installing$need"
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
+fi
+
+# playwright-core drives Chromium in the flame graph's browser test. It comes
+# from npm into the build directory (never a global install), once.
+pw=build/node/node_modules/playwright-core/package.json
+if ! [ -f "$pw" ] && have_cmd npm; then
+	echo "setup: installing playwright-core into build/node"
+	mkdir -p build/node
+	npm install --no-save --no-audit --no-fund --loglevel=error --prefix build/node playwright-core@1.65.1 ||
+		echo "setup: cannot install playwright-core; the browser test will be skipped" >&2
 fi

@@ -1,7 +1,10 @@
 /*
- * cmd_svg.c: 'prof-report svg TRACE -o out.svg', the profile as a flame
- * graph. The default subtitle says what was recorded: the command, how
- * long, how many samples, the mode and the rate.
+ * cmd_svg.c: 'prof-report svg TRACE -o out.svg', the profile as an
+ * interactive flame graph. The default subtitle says what was recorded:
+ * the command, how long, how many samples, the mode and the rate. The
+ * layout (--reverse, --inverted, --width, --minwidth) and the palette
+ * (--colors) go to the renderer as they are; the image and lang palettes
+ * learn each frame's image and language from the profile.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,9 +22,13 @@
 static const char usage[] =
 	"usage: prof-report svg [OPTIONS] TRACE [-o FILE]\n"
 	"\n"
-	"Writes the profile as an SVG flame graph.\n"
+	"Writes the profile as an interactive SVG flame graph.\n"
 	"\n"
 	CLI_GRAPH_HELP
+	"  --reverse            reverse the stacks: leaves at the base, callers above\n"
+	"  --inverted           an icicle graph, the base at the top\n"
+	"  --colors PALETTE     hot (default), image (a hue per image) or lang\n"
+	"                       (Rust, C++, C, unresolved)\n"
 	CLI_COMMON_HELP;
 
 static char *subtitle(const struct trace *t, const struct profile *p)
@@ -53,8 +60,13 @@ int cmd_svg(int argc, char **argv)
 	cli_require_operands(argc, argv, first, 1, usage);
 	cli_open(&o, argv[first], CLI_PROFILED, &ct);
 	sub = subtitle(ct.t, ct.p);
-	fo = (struct flamegraph_opts){ .title = o.title, .subtitle = sub, .width = o.width,
-				       .minwidth = o.minwidth };
+	fo = (struct flamegraph_opts){
+		.title = o.title, .subtitle = sub, .width = o.width, .minwidth = o.minwidth,
+		.reverse = o.reverse, .inverted = o.inverted,
+		.palette = o.colors == CLI_COLORS_IMAGE ? FLAMEGRAPH_PALETTE_IMAGE
+			 : o.colors == CLI_COLORS_LANG ? FLAMEGRAPH_PALETTE_LANG : FLAMEGRAPH_PALETTE_HOT,
+		.frame_info = profile_frame_info,
+	};
 	if (o.output && !(out = fopen(o.output, "w")))
 		die_errno("cannot create '%s'", o.output);
 	if (flamegraph_write_svg(out, ct.p, &fo) < 0)

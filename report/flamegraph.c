@@ -1,31 +1,43 @@
 /*
- * flamegraph.c: lays a profile out as a flame graph and writes it as SVG.
+ * flamegraph.c: lays a profile out as a flame graph and writes it as an
+ * interactive SVG.
  *
- * The profile's stacks arrive sorted root first, so the tree can be built
- * in one pass: each stack shares a prefix with the one before it, and only
- * the frames after that prefix are new nodes. Each node's samples are the
- * sum over the stacks beneath it, and its x position is the sum of its
- * earlier siblings' samples. Writing is a depth-first walk that skips any
- * node (and so its subtree) narrower than minwidth.
+ * The profile's stacks arrive sorted root first (with reverse, they are
+ * reversed and sorted again here), so the tree is built in one pass: each
+ * stack shares a prefix with the one before it, and only the frames after
+ * that prefix are new nodes. A node's samples are the sum over the stacks
+ * beneath it, and its x is the sum of its earlier siblings' samples. Two
+ * walks of the tree follow, pruned the same way (see flamegraph.h on
+ * minwidth): the first finds how deep the drawing goes, which sets the
+ * height; the second writes the frames. Each frame carries its depth, first
+ * sample and samples as attributes, its name and figures in its <title>,
+ * and the embedded script works from those alone, so no byte of the data
+ * is ever inside the script.
  */
 #include "report/flamegraph.h"
 
 #include <errno.h>
-#include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
 #include "common/buf.h"
 #include "common/diag.h"
+#include "report/symbolize.h"
 
 #define FRAME_HEIGHT 16
 #define FONT_SIZE 12
 #define FONT_WIDTH 0.59 /* average glyph width, in units of the font size */
+#define TEXT_DY 11.5    /* a label's baseline below its frame's top */
 #define PAD_X 10
-#define PAD_TOP 60      /* room for the title and subtitle */
-#define PAD_BOTTOM 34   /* room for the details line */
+#define PAD_TOP 60      /* room for the title, subtitle and buttons */
+#define LEGEND_HEIGHT 20
+#define PAD_BOTTOM 34   /* room for the status line */
 #define NAME_MAX_BYTES 4096
+#define FLUSH_BYTES (1u << 20)
+#define MERGED_FILL 0xc8c8c8u
+#define NEUTRAL_FILL 0xd8d8d0u
 
 struct node {
 	const char *name;
@@ -38,39 +50,37 @@ struct node {
 struct layout {
 	struct node *nodes;
 	size_t n, cap;
-	unsigned max_depth;
 };
 
 static size_t add_node(struct layout *l, const char *name, unsigned depth, uint64_t x)
 {
 	l->nodes = xgrow(l->nodes, &l->cap, l->n + 1, sizeof(*l->nodes));
 	l->nodes[l->n] = (struct node){ .name = name, .x = x, .depth = depth };
-	if (depth > l->max_depth)
-		l->max_depth = depth;
 	return l->n++;
 }
 
-/* Builds the tree. path[d] is the node at depth d of the previous stack. */
-static void build(struct layout *l, const struct profile *p)
+/* Builds the tree from stacks sorted frame by frame. path[d] is the node
+ * at depth d of the previous stack, last_child[d] the last child of
+ * path[d] so far. */
+static void build(struct layout *l, const struct profile_stack *stacks, size_t n, uint64_t total)
 {
-	size_t *path = NULL, pathcap = 0, pathlen = 1, *last_child = NULL, lccap = 0;
+	size_t *path = NULL, pathcap = 0, *last_child = NULL, lccap = 0;
 	const struct profile_stack *prev = NULL;
 
 	add_node(l, "all", 0, 0);
-	l->nodes[0].samples = p->samples;
-	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct profile_stack *st = &p->stacks[i];
+	l->nodes[0].samples = total;
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_stack *st = &stacks[i];
 		size_t common = 0;
 
 		if (prev)
 			while (common < st->nframes && common < prev->nframes &&
 			       !strcmp(st->frames[common], prev->frames[common]))
 				common++;
-		pathlen = common + 1;
 		path = xgrow(path, &pathcap, st->nframes + 1, sizeof(*path));
 		last_child = xgrow(last_child, &lccap, st->nframes + 1, sizeof(*last_child));
 		path[0] = 0;
-		for (size_t d = pathlen; d <= st->nframes; d++) {
+		for (size_t d = common + 1; d <= st->nframes; d++) {
 			size_t parent = path[d - 1], sib = l->nodes[parent].first_child ? last_child[d - 1] : 0;
 			uint64_t x = sib ? l->nodes[sib].x + l->nodes[sib].samples : l->nodes[parent].x;
 			size_t id = add_node(l, st->frames[d - 1], (unsigned)d, x);
@@ -88,6 +98,42 @@ static void build(struct layout *l, const struct profile *p)
 	}
 	free(path);
 	free(last_child);
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct profile_stack *x = a, *y = b;
+	size_t n = x->nframes < y->nframes ? x->nframes : y->nframes;
+
+	for (size_t i = 0; i < n; i++) {
+		int c = strcmp(x->frames[i], y->frames[i]);
+		if (c)
+			return c;
+	}
+	return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
+}
+
+/* The stacks leaf first, sorted again. *frames holds every reversed frame
+ * array; the caller frees it and the returned array. Reversal maps
+ * distinct stacks to distinct stacks, so nothing needs merging here. */
+static struct profile_stack *reversed(const struct profile *p, const char ***frames)
+{
+	struct profile_stack *st = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*st));
+	size_t nframes = 0, at = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++)
+		nframes += p->stacks[i].nframes;
+	*frames = xcalloc(nframes ? nframes : 1, sizeof(**frames));
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profile_stack *s = &p->stacks[i];
+
+		st[i] = (struct profile_stack){ .frames = *frames + at, .nframes = s->nframes, .count = s->count };
+		for (size_t k = 0; k < s->nframes; k++)
+			(*frames)[at + k] = s->frames[s->nframes - 1 - k];
+		at += s->nframes;
+	}
+	qsort(st, p->nstacks, sizeof(*st), cmp_stack);
+	return st;
 }
 
 void flamegraph_xml_escape(struct buf *b, const char *s, size_t max)
@@ -131,105 +177,588 @@ void flamegraph_xml_escape(struct buf *b, const char *s, size_t max)
 		buf_addstr(b, "...");
 }
 
-/* The "hot" palette of flamegraph.pl (reds through yellows), with the
- * shade hashed from the name so the same function has the same colour in
- * every graph. */
-static void color(const char *name, unsigned *r, unsigned *g, unsigned *bl)
+/* Three independent fractions in [0, 1] from a string's hash. */
+static void hash3(const char *s, double v[3])
 {
-	uint64_t h = XXH3_64bits(name, strlen(name));
-	double v1 = (double)(h & 0xffff) / 0xffff, v2 = (double)(h >> 16 & 0xffff) / 0xffff,
-	       v3 = (double)(h >> 32 & 0xffff) / 0xffff;
+	uint64_t h = XXH3_64bits(s, strlen(s));
 
-	*r = 205 + (unsigned)(50 * v3);
-	*g = (unsigned)(230 * v1);
-	*bl = (unsigned)(55 * v2);
+	for (int i = 0; i < 3; i++)
+		v[i] = (double)(h >> (16 * i) & 0xffff) / 0xffff;
 }
 
-static void write_frame(struct buf *b, const struct node *nd, double scale,
-			unsigned height, uint64_t total)
+static uint32_t rgb(double r, double g, double b)
 {
-	double x = PAD_X + (double)nd->x * scale, w = (double)nd->samples * scale;
-	double y = height - PAD_BOTTOM - (double)(nd->depth + 1) * FRAME_HEIGHT;
-	size_t fit = (size_t)(w / (FONT_SIZE * FONT_WIDTH));
-	unsigned r, g, bl;
+	return (uint32_t)(r * 255 + 0.5) << 16 | (uint32_t)(g * 255 + 0.5) << 8 | (uint32_t)(b * 255 + 0.5);
+}
 
-	color(nd->name, &r, &g, &bl);
-	buf_addstr(b, "<g><title>");
-	flamegraph_xml_escape(b, nd->name, NAME_MAX_BYTES);
-	buf_addf(b, " (%llu samples, %.2f%%)</title>", (unsigned long long)nd->samples,
-		 total ? 100.0 * (double)nd->samples / (double)total : 0.0);
-	buf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
-		 x, y, w, FRAME_HEIGHT - 1, r, g, bl);
-	if (fit >= 3) {
-		buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + FRAME_HEIGHT - 4.5);
-		/* a name cut to fit ends in "..." */
-		flamegraph_xml_escape(b, nd->name, strlen(nd->name) <= fit ? fit : fit - 3);
-		buf_addstr(b, "</text>");
+/* HSL to RGB: h in degrees, s and l in [0, 1]. */
+static uint32_t hsl(double h, double s, double l)
+{
+	double c = (1 - fabs(2 * l - 1)) * s, hp = fmod(h, 360) / 60;
+	double x = c * (1 - fabs(fmod(hp, 2) - 1)), m = l - c / 2, r = 0, g = 0, b = 0;
+
+	switch ((int)hp) {
+	case 0: r = c; g = x; break;
+	case 1: r = x; g = c; break;
+	case 2: g = c; b = x; break;
+	case 3: g = x; b = c; break;
+	case 4: r = x; b = c; break;
+	default: r = c; b = x; break;
 	}
-	buf_addstr(b, "</g>\n");
+	return rgb(r + m, g + m, b + m);
 }
 
-int flamegraph_write_svg(FILE *f, const struct profile *p, const struct flamegraph_opts *o)
+/* The base hues of the lang palette, and where they vary. */
+static const struct lang_hue {
+	const char *label;
+	double hue, spread, sat, light;
+} lang_hues[] = {
+	{ "Rust", 22, 14, 0.85, 0.58 },
+	{ "C++", 205, 22, 0.60, 0.66 },
+	{ "C", 100, 30, 0.50, 0.56 },
+	{ "unresolved", 0, 0, 0.0, 0.70 },
+};
+
+uint32_t flamegraph_palette_color(int palette, const char *name,
+				  const struct profile_frame_info *info)
 {
-	struct layout l = { 0 };
-	struct buf b;
-	unsigned width = o->width;
-	double minwidth = o->minwidth, scale;
-	unsigned height;
+	double v[3], w[3];
+	const struct lang_hue *lh;
+
+	hash3(name, v);
+	switch (palette) {
+	case FLAMEGRAPH_PALETTE_IMAGE:
+		if (!info || !info->image)
+			return NEUTRAL_FILL;
+		hash3(info->image, w);
+		return hsl(360 * w[0], 0.45 + 0.25 * w[1] + 0.05 * v[1], 0.58 + 0.12 * v[0]);
+	case FLAMEGRAPH_PALETTE_LANG:
+		if (!info)
+			return NEUTRAL_FILL;
+		lh = !info->resolved ? &lang_hues[3] : info->lang == SYMBOLIZE_LANG_RUST ? &lang_hues[0]
+		   : info->lang == SYMBOLIZE_LANG_CXX ? &lang_hues[1] : &lang_hues[2];
+		return hsl(lh->hue + lh->spread * v[0], lh->sat, lh->light + 0.12 * (v[1] - 0.5));
+	default:
+		/* reds through yellows, as flamegraph.pl's "hot" */
+		return rgb((205 + 50 * v[2]) / 255, 230 * v[0] / 255, 55 * v[1] / 255);
+	}
+}
+
+/* One drawn frame: a node, or a run of count narrow siblings merged. */
+struct item {
+	const struct node *node; /* NULL if merged */
+	unsigned depth;
+	uint64_t x, samples;
+	size_t count;
+};
+
+struct walk {
+	const struct layout *l;
+	double scale, minwidth;
+	const char **path;     /* path[d - 1]: the name at depth d on the way down */
+	size_t pathcap;
+	void (*visit)(struct walk *w, const struct item *it);
+	void *arg;
+};
+
+/* Visits every drawn frame, depth first, parents before children. A run
+ * of adjacent children each narrower than minwidth is one merged item if
+ * the run is at least minwidth wide, and nothing if not. */
+static void walk(struct walk *w)
+{
 	size_t *stack = NULL, cap = 0, top = 0;
-	int err = 0;
-
-	build(&l, p);
-	height = PAD_TOP + (l.max_depth + 1) * FRAME_HEIGHT + PAD_BOTTOM;
-	scale = p->samples ? (double)(width - 2 * PAD_X) / (double)p->samples : 0;
-
-	buf_init(&b);
-	buf_addf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-		 "<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
-		 "xmlns=\"http://www.w3.org/2000/svg\">\n"
-		 "<style>text { font-family: Verdana, sans-serif; font-size: %dpx; fill: #000; } "
-		 ".title { font-size: 17px; text-anchor: middle; } .subtitle { text-anchor: middle; fill: #666; }</style>\n"
-		 "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n",
-		 width, height, width, height, FONT_SIZE);
-	buf_addf(&b, "<text class=\"title\" x=\"%u\" y=\"24\">", width / 2);
-	flamegraph_xml_escape(&b, o->title ? o->title : "Flame Graph", NAME_MAX_BYTES);
-	buf_addstr(&b, "</text>\n");
-	if (o->subtitle) {
-		buf_addf(&b, "<text class=\"subtitle\" x=\"%u\" y=\"44\">", width / 2);
-		flamegraph_xml_escape(&b, o->subtitle, NAME_MAX_BYTES);
-		buf_addstr(&b, "</text>\n");
-	}
 
 	stack = xgrow(stack, &cap, 1, sizeof(*stack));
 	stack[top++] = 0;
 	while (top) {
-		const struct node *nd = &l.nodes[stack[--top]];
-
-		if ((double)nd->samples * scale < minwidth)
-			continue;
-		write_frame(&b, nd, scale, height, p->samples);
-		/* push children in reverse so they are written left to right */
+		const struct node *nd = &w->l->nodes[stack[--top]];
+		struct item run = { .depth = nd->depth + 1 };
 		size_t first = top;
-		for (size_t c = nd->first_child; c; c = l.nodes[c].next_sibling) {
+
+		if (nd->depth) {
+			w->path = xgrow(w->path, &w->pathcap, nd->depth, sizeof(*w->path));
+			w->path[nd->depth - 1] = nd->name;
+		}
+		w->visit(w, &(struct item){ .node = nd, .depth = nd->depth, .x = nd->x, .samples = nd->samples });
+		for (size_t c = nd->first_child;; c = w->l->nodes[c].next_sibling) {
+			const struct node *ch = c ? &w->l->nodes[c] : NULL;
+
+			if (ch && (double)ch->samples * w->scale < w->minwidth) {
+				if (!run.count++)
+					run.x = ch->x;
+				run.samples += ch->samples;
+				continue;
+			}
+			if (run.count && (double)run.samples * w->scale >= w->minwidth)
+				w->visit(w, &run);
+			run.count = run.samples = 0;
+			if (!ch)
+				break;
 			stack = xgrow(stack, &cap, top + 1, sizeof(*stack));
 			stack[top++] = c;
 		}
+		/* reverse the children just pushed, so they are visited left to right */
 		for (size_t i = first, j = top; i + 1 < j; i++, j--) {
 			size_t t = stack[i];
 			stack[i] = stack[j - 1];
 			stack[j - 1] = t;
 		}
-		if (b.len > (1u << 20)) {
-			if (fwrite(b.data, 1, b.len, f) != b.len)
-				err = -EIO;
-			buf_reset(&b);
+	}
+	free(stack);
+}
+
+static void find_depth(struct walk *w, const struct item *it)
+{
+	unsigned *max = w->arg;
+
+	if (it->depth > *max)
+		*max = it->depth;
+}
+
+struct writer {
+	FILE *f;
+	struct buf b;
+	int err;
+	const struct profile *p;
+	const struct flamegraph_opts *o;
+	unsigned height;
+	struct buf extra;
+};
+
+static void flush(struct writer *wr)
+{
+	if (wr->b.len && fwrite(wr->b.data, 1, wr->b.len, wr->f) != wr->b.len)
+		wr->err = -EIO;
+	buf_reset(&wr->b);
+}
+
+/* n with thousands separators, as flamegraph.pl shows sample counts. */
+static void add_count(struct buf *b, uint64_t n)
+{
+	char digits[32];
+	int len = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)n);
+
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf_addch(b, ',');
+		buf_addch(b, digits[i]);
+	}
+}
+
+static void write_frame(struct walk *w, const struct item *it)
+{
+	struct writer *wr = w->arg;
+	const struct flamegraph_opts *o = wr->o;
+	struct buf *b = &wr->b;
+	uint64_t total = wr->p->samples;
+	double x = PAD_X + (double)it->x * w->scale;
+	double wd = it->depth ? (double)it->samples * w->scale : (double)(o->width > 2 * PAD_X ? o->width - 2 * PAD_X : 1);
+	double y = o->inverted ? PAD_TOP + (o->palette == FLAMEGRAPH_PALETTE_LANG ? LEGEND_HEIGHT : 0) +
+				 (double)it->depth * FRAME_HEIGHT
+			       : wr->height - PAD_BOTTOM - (double)(it->depth + 1) * FRAME_HEIGHT;
+	/* the glyph width is an average: leave a margin for wider fonts */
+	size_t fit = wd > 6 ? (size_t)((wd - 6) / (FONT_SIZE * FONT_WIDTH)) : 0;
+	const char *name = it->node ? it->node->name : NULL;
+	char merged[64];
+	uint32_t fill = FLAMEGRAPH_NO_COLOR;
+
+	if (!name) {
+		snprintf(merged, sizeof(merged), "[%zu frames merged]", it->count);
+		name = merged;
+		fill = MERGED_FILL;
+	} else {
+		if (o->color)
+			fill = o->color(o->ctx, w->path, it->depth);
+		if (fill > 0xffffff)
+			fill = flamegraph_palette_color(o->palette, name,
+							it->depth && o->frame_info ? o->frame_info(wr->p, name) : NULL);
+	}
+	buf_addf(b, "<g class=\"f%s\" data-d=\"%u\" data-x=\"%llu\" data-s=\"%llu\"><title>",
+		 it->node ? "" : " m", it->depth, (unsigned long long)it->x, (unsigned long long)it->samples);
+	flamegraph_xml_escape(b, name, NAME_MAX_BYTES);
+	buf_addstr(b, " (");
+	add_count(b, it->samples);
+	buf_addf(b, " sample%s, %.2f%%)", it->samples == 1 ? "" : "s",
+		 total ? 100.0 * (double)it->samples / (double)total : 0.0);
+	if (it->node && o->details) {
+		buf_reset(&wr->extra);
+		o->details(o->ctx, w->path, it->depth, &wr->extra);
+		if (wr->extra.len) {
+			buf_addch(b, '\n');
+			flamegraph_xml_escape(b, (const char *)wr->extra.data, NAME_MAX_BYTES);
 		}
 	}
-	buf_addstr(&b, "</svg>\n");
-	if (fwrite(b.data, 1, b.len, f) != b.len || ferror(f))
-		err = -EIO;
-	buf_release(&b);
-	free(stack);
+	buf_addf(b, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"#%06x\"/>",
+		 x, y, wd, FRAME_HEIGHT - 1, (unsigned)fill);
+	if (fit >= 3) {
+		buf_addf(b, "<text x=\"%.2f\" y=\"%.2f\">", x + 3, y + TEXT_DY);
+		/* a name cut to fit ends in "..." */
+		flamegraph_xml_escape(b, name, strlen(name) <= fit ? fit : fit - 3);
+		buf_addstr(b, "</text>");
+	}
+	buf_addstr(b, "</g>\n");
+	if (b->len > FLUSH_BYTES)
+		flush(wr);
+}
+
+static const char style[] =
+	"<style>\n"
+	"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
+	"#title { font-size: 17px; text-anchor: middle; }\n"
+	"#subtitle { text-anchor: middle; fill: #555; }\n"
+	".btn { cursor: pointer; fill: #336; }\n"
+	".btn:hover { text-decoration: underline; }\n"
+	"#ignorecase.on { font-weight: bold; fill: #000; }\n"
+	".f { cursor: pointer; }\n"
+	".f rect { rx: 2px; }\n"
+	".f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+	".f text { pointer-events: none; }\n"
+	".p rect { opacity: 0.6; }\n"
+	".hide { display: none; }\n"
+	"</style>\n";
+
+/* The script reads everything from the document (the root's data-*
+ * attributes, each frame's attributes and <title>), never from text
+ * spliced into it. It must not contain the CDATA end marker. */
+static const char script[] =
+	"(function () {\n"
+	"'use strict';\n"
+	"var NS = 'http://www.w3.org/2000/svg', MATCH = 'rgb(230,0,230)';\n"
+	"var svg = document.documentElement;\n"
+	"var W = +svg.getAttribute('width'), PAD = +svg.getAttribute('data-pad');\n"
+	"var FW = +svg.getAttribute('data-fw'), TY = +svg.getAttribute('data-ty');\n"
+	"function $(id) { return document.getElementById(id); }\n"
+	"var details = $('details'), matched = $('matched'), unzoomBtn = $('unzoom');\n"
+	"var searchBtn = $('search'), icBtn = $('ignorecase'), box = $('frames');\n"
+	"var frames = [], byKey = new Map(), total = 0;\n"
+	"var zoomed = null, term = null, ignorecase = false;\n"
+	"\n"
+	"/* Each frame's title is 'NAME (N samples, P%)', then a line per detail;\n"
+	" * a name never holds a newline (the writer escapes control bytes). */\n"
+	"for (var i = 0; i < box.children.length; i++) {\n"
+	"\tvar g = box.children[i], ti = g.getElementsByTagName('title')[0];\n"
+	"\tvar text = ti ? ti.textContent : '', nl = text.indexOf('\\n');\n"
+	"\tvar head = nl < 0 ? text : text.slice(0, nl), k = head.lastIndexOf(' (');\n"
+	"\tvar r = g.getElementsByTagName('rect')[0], t = g.getElementsByTagName('text')[0] || null;\n"
+	"\tvar f = {\n"
+	"\t\tg: g, r: r, t: t, d: +g.getAttribute('data-d'), x: +g.getAttribute('data-x'),\n"
+	"\t\ts: +g.getAttribute('data-s'), name: k < 0 ? head : head.slice(0, k),\n"
+	"\t\tinfo: text.split('\\n').join('; '), merged: g.classList.contains('m'),\n"
+	"\t\tfill: r.getAttribute('fill'), rx: r.getAttribute('x'), rw: r.getAttribute('width'),\n"
+	"\t\ttx: t ? t.getAttribute('x') : null, label: t ? t.textContent : ''\n"
+	"\t};\n"
+	"\tg.fgIndex = i;\n"
+	"\tframes.push(f);\n"
+	"\tbyKey.set(f.d + ':' + f.x, f);\n"
+	"\tif (f.d === 0)\n"
+	"\t\ttotal = f.s;\n"
+	"}\n"
+	"\n"
+	"function frameOf(e) {\n"
+	"\tvar g = e.target.closest ? e.target.closest('g.f') : null;\n"
+	"\treturn g && g.fgIndex !== undefined ? frames[g.fgIndex] : null;\n"
+	"}\n"
+	"\n"
+	"/* The label that fits w pixels: the name, or its start and '...'. */\n"
+	"function label(f, x, w) {\n"
+	"\tvar fit = Math.floor((w - 6) / FW), s = '';\n"
+	"\tif (fit >= 3) {\n"
+	"\t\tvar c = Array.from(f.name);\n"
+	"\t\ts = c.length <= fit ? f.name : c.slice(0, fit - 3).join('') + '...';\n"
+	"\t}\n"
+	"\tif (!f.t) {\n"
+	"\t\tif (!s)\n"
+	"\t\t\treturn;\n"
+	"\t\tf.t = document.createElementNS(NS, 'text');\n"
+	"\t\tf.t.setAttribute('y', (+f.r.getAttribute('y') + TY).toFixed(2));\n"
+	"\t\tf.g.appendChild(f.t);\n"
+	"\t}\n"
+	"\tf.t.setAttribute('x', (x + 3).toFixed(2));\n"
+	"\tf.t.textContent = s;\n"
+	"}\n"
+	"\n"
+	"/* Zooming into z draws its subtree across the whole width, keeps its\n"
+	" * ancestors at full width (dimmed) and hides everything else. A frame\n"
+	" * at z's depth or deeper lies within z's samples only if it is z or\n"
+	" * under it, since the frames of a row never overlap. */\n"
+	"function zoom(z) {\n"
+	"\tvar scale = (W - 2 * PAD) / z.s, end = z.x + z.s;\n"
+	"\tzoomed = z;\n"
+	"\tfor (var i = 0; i < frames.length; i++) {\n"
+	"\t\tvar f = frames[i], x, w;\n"
+	"\t\tif (f.d >= z.d && f.x >= z.x && f.x + f.s <= end) {\n"
+	"\t\t\tx = PAD + (f.x - z.x) * scale;\n"
+	"\t\t\tw = f.s * scale;\n"
+	"\t\t\tf.g.classList.remove('p');\n"
+	"\t\t} else if (f.d < z.d && f.x <= z.x && f.x + f.s >= end) {\n"
+	"\t\t\tx = PAD;\n"
+	"\t\t\tw = W - 2 * PAD;\n"
+	"\t\t\tf.g.classList.add('p');\n"
+	"\t\t} else {\n"
+	"\t\t\tf.g.classList.add('hide');\n"
+	"\t\t\tcontinue;\n"
+	"\t\t}\n"
+	"\t\tf.g.classList.remove('hide');\n"
+	"\t\tf.r.setAttribute('x', x.toFixed(2));\n"
+	"\t\tf.r.setAttribute('width', w.toFixed(2));\n"
+	"\t\tlabel(f, x, w);\n"
+	"\t}\n"
+	"\tunzoomBtn.classList.remove('hide');\n"
+	"}\n"
+	"\n"
+	"function unzoom() {\n"
+	"\tzoomed = null;\n"
+	"\tfor (var i = 0; i < frames.length; i++) {\n"
+	"\t\tvar f = frames[i];\n"
+	"\t\tf.g.classList.remove('hide', 'p');\n"
+	"\t\tf.r.setAttribute('x', f.rx);\n"
+	"\t\tf.r.setAttribute('width', f.rw);\n"
+	"\t\tif (f.t) {\n"
+	"\t\t\tf.t.textContent = f.label;\n"
+	"\t\t\tif (f.tx !== null)\n"
+	"\t\t\t\tf.t.setAttribute('x', f.tx);\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\tunzoomBtn.classList.add('hide');\n"
+	"}\n"
+	"\n"
+	"/* Matched counts each sample once: the matches' sample ranges are\n"
+	" * nested or disjoint, so their union is what is summed. */\n"
+	"function search(src) {\n"
+	"\tvar re, hits = [], sum = 0, end = 0;\n"
+	"\ttry {\n"
+	"\t\tre = new RegExp(src, ignorecase ? 'i' : '');\n"
+	"\t} catch (e) {\n"
+	"\t\tclearSearch();\n"
+	"\t\tmatched.textContent = 'Bad regular expression';\n"
+	"\t\treturn;\n"
+	"\t}\n"
+	"\tterm = src;\n"
+	"\tfor (var i = 0; i < frames.length; i++) {\n"
+	"\t\tvar f = frames[i], hit = !f.merged && re.test(f.name);\n"
+	"\t\tf.r.setAttribute('fill', hit ? MATCH : f.fill);\n"
+	"\t\tf.g.classList.toggle('hit', hit);\n"
+	"\t\tif (hit)\n"
+	"\t\t\thits.push(f);\n"
+	"\t}\n"
+	"\thits.sort(function (a, b) { return a.x - b.x || b.s - a.s; });\n"
+	"\tfor (var j = 0; j < hits.length; j++) {\n"
+	"\t\tvar h = hits[j], e = h.x + h.s;\n"
+	"\t\tif (h.x >= end) {\n"
+	"\t\t\tsum += h.s;\n"
+	"\t\t\tend = e;\n"
+	"\t\t} else if (e > end) {\n"
+	"\t\t\tsum += e - end;\n"
+	"\t\t\tend = e;\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\tmatched.textContent = 'Matched: ' + (total ? 100 * sum / total : 0).toFixed(1) + '%';\n"
+	"\tsearchBtn.textContent = 'Reset Search';\n"
+	"}\n"
+	"\n"
+	"function clearSearch() {\n"
+	"\tterm = null;\n"
+	"\tfor (var i = 0; i < frames.length; i++) {\n"
+	"\t\tframes[i].r.setAttribute('fill', frames[i].fill);\n"
+	"\t\tframes[i].g.classList.remove('hit');\n"
+	"\t}\n"
+	"\tmatched.textContent = ' ';\n"
+	"\tsearchBtn.textContent = 'Search';\n"
+	"}\n"
+	"\n"
+	"/* The state lives in the fragment: d and x name the zoomed frame (its\n"
+	" * depth and first sample), s is the search, i=1 ignores case. */\n"
+	"function save() {\n"
+	"\tvar p = [];\n"
+	"\tif (zoomed)\n"
+	"\t\tp.push('d=' + zoomed.d, 'x=' + zoomed.x);\n"
+	"\tif (term !== null)\n"
+	"\t\tp.push('s=' + encodeURIComponent(term));\n"
+	"\tif (ignorecase)\n"
+	"\t\tp.push('i=1');\n"
+	"\ttry {\n"
+	"\t\thistory.replaceState(null, '', location.href.replace(/#.*$/, '') +\n"
+	"\t\t\t(p.length ? '#' + p.join('&') : ''));\n"
+	"\t} catch (e) {\n"
+	"\t\t/* a document that cannot change its URL still works */\n"
+	"\t}\n"
+	"}\n"
+	"\n"
+	"function restore() {\n"
+	"\tvar q = new Map(), parts = location.hash.slice(1).split('&');\n"
+	"\tfor (var i = 0; i < parts.length; i++) {\n"
+	"\t\tvar k = parts[i].indexOf('=');\n"
+	"\t\tif (k > 0) {\n"
+	"\t\t\ttry {\n"
+	"\t\t\t\tq.set(parts[i].slice(0, k), decodeURIComponent(parts[i].slice(k + 1)));\n"
+	"\t\t\t} catch (e) {\n"
+	"\t\t\t\t/* a malformed escape is ignored */\n"
+	"\t\t\t}\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\tignorecase = q.get('i') === '1';\n"
+	"\ticBtn.classList.toggle('on', ignorecase);\n"
+	"\tvar z = byKey.get(q.get('d') + ':' + q.get('x'));\n"
+	"\tif (z && z.d > 0)\n"
+	"\t\tzoom(z);\n"
+	"\telse if (zoomed)\n"
+	"\t\tunzoom();\n"
+	"\tvar s = q.get('s');\n"
+	"\tif (s !== undefined && s !== '')\n"
+	"\t\tsearch(s);\n"
+	"\telse if (term !== null)\n"
+	"\t\tclearSearch();\n"
+	"}\n"
+	"\n"
+	"function ask() {\n"
+	"\tvar s = window.prompt('Search for a regular expression', term === null ? '' : term);\n"
+	"\tif (s === null)\n"
+	"\t\treturn;\n"
+	"\tif (s === '')\n"
+	"\t\tclearSearch();\n"
+	"\telse\n"
+	"\t\tsearch(s);\n"
+	"\tsave();\n"
+	"}\n"
+	"\n"
+	"function toggleCase() {\n"
+	"\tignorecase = !ignorecase;\n"
+	"\ticBtn.classList.toggle('on', ignorecase);\n"
+	"\tif (term !== null)\n"
+	"\t\tsearch(term);\n"
+	"\tsave();\n"
+	"}\n"
+	"\n"
+	"box.addEventListener('mouseover', function (e) {\n"
+	"\tvar f = frameOf(e);\n"
+	"\tif (f)\n"
+	"\t\tdetails.textContent = f.info;\n"
+	"});\n"
+	"box.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+	"box.addEventListener('click', function (e) {\n"
+	"\tvar f = frameOf(e);\n"
+	"\tif (!f)\n"
+	"\t\treturn;\n"
+	"\tif (f.d === 0)\n"
+	"\t\tunzoom();\n"
+	"\telse\n"
+	"\t\tzoom(f);\n"
+	"\tsave();\n"
+	"});\n"
+	"unzoomBtn.addEventListener('click', function () { unzoom(); save(); });\n"
+	"searchBtn.addEventListener('click', function () {\n"
+	"\tif (term === null) {\n"
+	"\t\task();\n"
+	"\t} else {\n"
+	"\t\tclearSearch();\n"
+	"\t\tsave();\n"
+	"\t}\n"
+	"});\n"
+	"icBtn.addEventListener('click', toggleCase);\n"
+	"window.addEventListener('keydown', function (e) {\n"
+	"\tvar k = e.key, mod = e.ctrlKey || e.metaKey;\n"
+	"\tif (k === 'F3' || (mod && (k === 'f' || k === 'F'))) {\n"
+	"\t\te.preventDefault();\n"
+	"\t\task();\n"
+	"\t} else if (mod && (k === 'i' || k === 'I')) {\n"
+	"\t\te.preventDefault();\n"
+	"\t\ttoggleCase();\n"
+	"\t} else if (k === 'Escape' && term !== null) {\n"
+	"\t\tclearSearch();\n"
+	"\t\tsave();\n"
+	"\t}\n"
+	"});\n"
+	"window.addEventListener('hashchange', restore);\n"
+	"restore();\n"
+	"svg.setAttribute('data-ready', '1');\n"
+	"})();\n";
+
+static void write_head(struct writer *wr, unsigned depth)
+{
+	const struct flamegraph_opts *o = wr->o;
+	struct buf *b = &wr->b;
+	unsigned w = o->width, top = PAD_TOP + (o->palette == FLAMEGRAPH_PALETTE_LANG ? LEGEND_HEIGHT : 0);
+
+	wr->height = top + (depth + 1) * FRAME_HEIGHT + PAD_BOTTOM;
+	buf_addf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		 "<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
+		 "xmlns=\"http://www.w3.org/2000/svg\" data-pad=\"%d\" data-fw=\"%.2f\" data-ty=\"%.1f\">\n",
+		 w, wr->height, w, wr->height, PAD_X, FONT_SIZE * FONT_WIDTH, TEXT_DY);
+	buf_addstr(b, style);
+	buf_addstr(b, "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f8f8f0\"/>\n");
+	buf_addf(b, "<text id=\"title\" x=\"%u\" y=\"24\">", w / 2);
+	flamegraph_xml_escape(b, o->title ? o->title : o->inverted ? "Icicle Graph" : "Flame Graph",
+			      NAME_MAX_BYTES);
+	buf_addstr(b, "</text>\n");
+	if (o->subtitle) {
+		buf_addf(b, "<text id=\"subtitle\" x=\"%u\" y=\"44\">", w / 2);
+		flamegraph_xml_escape(b, o->subtitle, NAME_MAX_BYTES);
+		buf_addstr(b, "</text>\n");
+	}
+	buf_addf(b, "<text id=\"unzoom\" class=\"btn hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
+		 "<text id=\"search\" class=\"btn\" x=\"%u\" y=\"24\" text-anchor=\"end\">Search</text>\n"
+		 "<text id=\"ignorecase\" class=\"btn\" x=\"%u\" y=\"24\" text-anchor=\"end\">ic</text>\n"
+		 "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
+		 "<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"> </text>\n",
+		 PAD_X, w - PAD_X, w > PAD_X + 100 ? w - PAD_X - 100 : 0, PAD_X, wr->height - 12,
+		 w - PAD_X, wr->height - 12);
+	if (o->palette == FLAMEGRAPH_PALETTE_LANG) {
+		double x = PAD_X;
+
+		buf_addstr(b, "<g id=\"legend\">");
+		for (size_t i = 0; i < sizeof(lang_hues) / sizeof(*lang_hues); i++) {
+			const struct lang_hue *lh = &lang_hues[i];
+
+			buf_addf(b, "<rect x=\"%.0f\" y=\"%d\" width=\"12\" height=\"12\" fill=\"#%06x\"/>"
+				 "<text x=\"%.0f\" y=\"%d\">%s</text>", x, PAD_TOP - 6,
+				 (unsigned)hsl(lh->hue + lh->spread / 2, lh->sat, lh->light), x + 16, PAD_TOP + 4,
+				 lh->label);
+			x += 16 + 7 * strlen(lh->label) + 22;
+		}
+		buf_addstr(b, "</g>\n");
+	}
+	buf_addstr(b, "<g id=\"frames\">\n");
+}
+
+int flamegraph_write_svg(FILE *f, const struct profile *p, const struct flamegraph_opts *o)
+{
+	struct layout l = { 0 };
+	struct writer wr = { .f = f, .p = p, .o = o };
+	struct profile_stack *rev = NULL;
+	const char **rev_frames = NULL;
+	unsigned depth = 0;
+	struct walk w = { .l = &l, .minwidth = o->minwidth };
+
+	if (o->reverse) {
+		rev = reversed(p, &rev_frames);
+		build(&l, rev, p->nstacks, p->samples);
+	} else {
+		build(&l, p->stacks, p->nstacks, p->samples);
+	}
+	w.scale = p->samples && o->width > 2 * PAD_X ? (double)(o->width - 2 * PAD_X) / (double)p->samples : 0;
+
+	w.visit = find_depth;
+	w.arg = &depth;
+	walk(&w);
+
+	buf_init(&wr.b);
+	buf_init(&wr.extra);
+	write_head(&wr, depth);
+	w.visit = write_frame;
+	w.arg = &wr;
+	walk(&w);
+	buf_addstr(&wr.b, "</g>\n<script><![CDATA[\n");
+	buf_addstr(&wr.b, script);
+	buf_addstr(&wr.b, "]]></script>\n</svg>\n");
+	flush(&wr);
+	if (ferror(f))
+		wr.err = -EIO;
+
+	buf_release(&wr.b);
+	buf_release(&wr.extra);
+	free(w.path);
 	free(l.nodes);
-	return err;
+	free(rev);
+	free(rev_frames);
+	return wr.err;
 }

@@ -1,0 +1,265 @@
+// tests/browser/flamegraph.mjs: the interactive flame graph, in headless
+// Chromium through playwright-core.
+//
+//   node flamegraph.mjs basic=FILE [inject=FILE] [load:LABEL=FILE]...
+//
+// PLAYWRIGHT_DIR is the directory that holds node_modules/playwright-core,
+// CHROMIUM the browser to drive. basic is the graph of tests/e2e/test_svg.sh's
+// synthetic profile (see there for its shape); inject is a graph whose names
+// try to run a script; each load: graph is only opened and timed. One line
+// per case goes to stdout, "pass NAME", "fail NAME: WHY" or "skip NAME: WHY",
+// and "note TEXT" for measurements; test_svg.sh turns them into results.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+
+const out = (s) => process.stdout.write(s.replace(/\n/g, ' ') + '\n');
+const pass = (name) => out(`pass ${name}`);
+const fail = (name, why) => out(`fail ${name}: ${why}`);
+const skip = (name, why) => out(`skip ${name}: ${why}`);
+
+const files = { load: [] };
+for (const a of process.argv.slice(2)) {
+	const m = /^(basic|inject|load:[^=]+)=(.+)$/.exec(a);
+	if (!m) {
+		console.error(`flamegraph.mjs: bad argument '${a}'`);
+		process.exit(2);
+	}
+	if (m[1].startsWith('load:'))
+		files.load.push({ label: m[1].slice(5), file: m[2] });
+	else
+		files[m[1]] = m[2];
+}
+const url = (f) => pathToFileURL(path.resolve(f)).href;
+
+let chromium;
+try {
+	const require = createRequire(path.join(path.resolve(process.env.PLAYWRIGHT_DIR || '.'), 'noop.js'));
+	({ chromium } = require('playwright-core'));
+} catch (e) {
+	skip('browser', `playwright-core not found under '${process.env.PLAYWRIGHT_DIR}': ${e.message}`);
+	process.exit(0);
+}
+
+let browser;
+try {
+	browser = await chromium.launch({
+		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+		headless: true,
+		args: ['--no-sandbox', '--disable-gpu'],
+		timeout: 30000,
+	});
+} catch (e) {
+	skip('browser', `Chromium cannot start: ${e.message.split('\n')[0]}`);
+	process.exit(0);
+}
+
+// A case: runs fn, passes unless it throws, and never stops the others.
+async function check(name, fn) {
+	try {
+		await fn();
+		pass(name);
+	} catch (e) {
+		fail(name, e.message);
+	}
+}
+function expect(cond, what) {
+	if (!cond)
+		throw new Error(what);
+}
+
+// Opens file in a fresh page and waits for the script to have set up.
+async function open(file, hash = '') {
+	const page = await browser.newPage();
+	const errors = [];
+	page.on('pageerror', (e) => errors.push(e.message));
+	page.on('dialog', (d) => d.dismiss());
+	await page.goto(url(file) + hash, { waitUntil: 'load', timeout: 60000 });
+	await page.waitForSelector('svg[data-ready="1"]', { state: 'attached', timeout: 60000 });
+	return { page, errors };
+}
+
+// The frames of the basic graph (see test_svg.sh), by their name's end.
+const A = '[unknown]+0xa000', D = '[unknown]+0xd000';
+const frameSel = (depth, x) => `g.f[data-d="${depth}"][data-x="${x}"]`;
+async function geometry(page, depth, x) {
+	return page.$eval(frameSel(depth, x), (g) => ({
+		x: +g.querySelector('rect').getAttribute('x'),
+		w: +g.querySelector('rect').getAttribute('width'),
+		shown: getComputedStyle(g).display !== 'none',
+		label: g.querySelector('text') ? g.querySelector('text').textContent : '',
+	}));
+}
+// Answers the next prompt() with text.
+function answer(page, text) {
+	return new Promise((resolve) => {
+		page.removeAllListeners('dialog');
+		page.once('dialog', async (d) => {
+			await d.accept(text);
+			page.on('dialog', (d2) => d2.dismiss());
+			resolve();
+		});
+	});
+}
+async function search(page, text, how = 'ctrl-f') {
+	const answered = answer(page, text);
+	if (how === 'f3')
+		await page.keyboard.press('F3');
+	else
+		await page.keyboard.press('Control+f');
+	await answered;
+	return page.textContent('#matched');
+}
+
+if (files.basic) {
+	const { page, errors } = await open(files.basic);
+	const width = await page.$eval('svg', (s) => +s.getAttribute('width'));
+	const full = width - 20;
+
+	await check('browser-hover-details', async () => {
+		await page.hover(frameSel(2, 40));
+		const t = await page.textContent('#details');
+		expect(t === `${D} (60 samples, 60.00%)`, `status line says '${t}'`);
+		const title = await page.$eval(`${frameSel(2, 40)} > title`, (e) => e.textContent);
+		expect(title === t, `tooltip says '${title}'`);
+	});
+
+	await check('browser-zoom-full-width', async () => {
+		const before = await geometry(page, 2, 40);
+		expect(Math.abs(before.w - full * 0.6) < 0.02, `D is ${before.w} px wide before the zoom`);
+		await page.click(frameSel(2, 40));
+		const d = await geometry(page, 2, 40);
+		expect(Math.abs(d.x - 10) < 0.02 && Math.abs(d.w - full) < 0.02, `zoomed D is at ${d.x}, ${d.w} px wide`);
+		const child = await geometry(page, 3, 40); // D;A: 20 of D's 60
+		expect(child.shown && Math.abs(child.w - full / 3) < 0.02, `D;A is ${child.w} px wide`);
+		expect(child.label === A, `D;A is labelled '${child.label}'`);
+		for (const [dep, what] of [[0, 'all'], [1, 'the root']]) {
+			const g = await geometry(page, dep, 0);
+			expect(g.shown && Math.abs(g.w - full) < 0.02, `${what}, an ancestor, is ${g.w} px wide`);
+		}
+		const other = await geometry(page, 2, 0); // A, not under D
+		expect(!other.shown, 'A beside D is still shown');
+		const under = await geometry(page, 3, 0); // A;B
+		expect(!under.shown, 'A;B is still shown');
+		expect(await page.isVisible('#unzoom'), 'no Reset Zoom button');
+	});
+
+	await check('browser-zoom-in-url', async () => {
+		const h = await page.evaluate(() => location.hash);
+		expect(/(^#|&)d=2&x=40(&|$)/.test(h), `the fragment is '${h}'`);
+	});
+
+	await check('browser-search-matched', async () => {
+		let m = await search(page, '0xa000$');
+		expect(m === 'Matched: 60.0%', `'0xa000$' gives '${m}'`);
+		const fill = await page.$eval(`${frameSel(3, 40)} > rect`, (r) => r.getAttribute('fill'));
+		expect(fill === 'rgb(230,0,230)', `a match is filled ${fill}`);
+		const hits = await page.$$eval('g.f.hit', (l) => l.length);
+		expect(hits === 2, `${hits} frames highlighted, not 2`);
+		m = await search(page, '0x(a|d)000$', 'f3');
+		expect(m === 'Matched: 100.0%', `D and A, A also under D, give '${m}' (nested matches count once)`);
+		m = await search(page, '0xb000');
+		expect(m === 'Matched: 90.0%', `'0xb000' gives '${m}'`);
+		expect(await page.textContent('#search') === 'Reset Search', 'the button does not offer to reset');
+	});
+
+	await check('browser-ignore-case', async () => {
+		let m = await search(page, '0XA000$');
+		expect(m === 'Matched: 0.0%', `case-sensitive '0XA000$' gives '${m}'`);
+		await page.click('#ignorecase');
+		m = await page.textContent('#matched');
+		expect(m === 'Matched: 60.0%', `ignoring case, '0XA000$' gives '${m}'`);
+	});
+
+	await check('browser-search-in-url', async () => {
+		const h = await page.evaluate(() => location.hash);
+		expect(h.includes('s=0XA000%24') && h.includes('i=1') && h.includes('d=2&x=40'), `the fragment is '${h}'`);
+	});
+
+	await check('browser-state-restored-from-url', async () => {
+		const h = await page.evaluate(() => location.hash);
+		const p2 = await open(files.basic, h);
+		const d = await geometry(p2.page, 2, 40);
+		const m = await p2.page.textContent('#matched');
+		const other = await geometry(p2.page, 2, 0);
+		await p2.page.close();
+		expect(Math.abs(d.w - full) < 0.02 && !other.shown, 'the zoom is not restored');
+		expect(m === 'Matched: 60.0%', `the search is not restored: '${m}'`);
+	});
+
+	await check('browser-reset', async () => {
+		await page.click('#unzoom');
+		const d = await geometry(page, 2, 40);
+		expect(Math.abs(d.w - full * 0.6) < 0.02, `D is ${d.w} px wide after Reset Zoom`);
+		const a = await geometry(page, 2, 0);
+		expect(a.shown && Math.abs(a.w - full * 0.4) < 0.02, `A is back at ${a.w} px`);
+		expect(!(await page.isVisible('#unzoom')), 'Reset Zoom is still shown');
+		await page.click('#search'); // "Reset Search"
+		const m = await page.textContent('#matched');
+		const hits = await page.$$eval('g.f.hit', (l) => l.length);
+		expect(m.trim() === '' && hits === 0, `after Reset Search: '${m}', ${hits} highlighted`);
+		const h = await page.evaluate(() => location.hash);
+		expect(h === '#i=1', `the fragment is '${h}'`);
+		await page.click('#ignorecase');
+		const h2 = await page.evaluate(() => location.hash);
+		expect(h2 === '', `the fragment is '${h2}'`);
+	});
+
+	await check('browser-no-script-errors', async () => {
+		expect(errors.length === 0, errors.join('; '));
+	});
+	await page.close();
+}
+
+if (files.inject) {
+	const { page, errors } = await open(files.inject);
+	await check('browser-inject-no-script-runs', async () => {
+		const r = await page.evaluate(() => ({
+			pwned: window.__pwned, title: document.title,
+			scripts: document.getElementsByTagName('script').length,
+			handlers: document.querySelectorAll('[onload],[onclick],[onmouseover]').length,
+		}));
+		expect(r.pwned === undefined, `window.__pwned is ${r.pwned}`);
+		expect(!/pwned/.test(r.title), `document.title is '${r.title}'`);
+		expect(r.scripts === 1, `${r.scripts} script elements`);
+		expect(r.handlers === 0, `${r.handlers} elements with event handlers`);
+	});
+	await check('browser-inject-names-are-text', async () => {
+		const names = await page.$$eval('g.f > title', (l) => l.map((t) => t.textContent));
+		expect(names.some((n) => n.startsWith('</text><script>')), 'no frame is named </text><script>...');
+		expect(names.some((n) => n.includes(']]>')), 'no frame name holds ]]>');
+		// hovering and searching a hostile name runs nothing either
+		const sel = 'g.f:not(.m)';
+		const n = await page.$$eval(sel, (l) => l.length);
+		for (let i = 0; i < n; i++) {
+			const el = (await page.$$(sel))[i];
+			if (await el.isVisible())
+				await el.hover({ force: true });
+		}
+		await search(page, 'script');
+		const pwned = await page.evaluate(() => window.__pwned);
+		expect(pwned === undefined, 'a hover or search ran a script');
+	});
+	await check('browser-inject-no-script-errors', async () => {
+		expect(errors.length === 0, errors.join('; '));
+	});
+	await page.close();
+}
+
+for (const { label, file } of files.load) {
+	await check(`browser-loads-${label}`, async () => {
+		const t0 = Date.now();
+		const { page, errors } = await open(file);
+		const ms = Date.now() - t0;
+		const n = await page.$$eval('g.f', (l) => l.length);
+		// a click, to see the graph still answers
+		const t1 = Date.now();
+		await page.click(frameSel(1, 0));
+		const zoomMs = Date.now() - t1;
+		await page.close();
+		out(`note chromium ${label}: loaded in ${ms} ms, ${n} frames, a zoom took ${zoomMs} ms`);
+		expect(errors.length === 0, errors.join('; '));
+	});
+}
+
+await browser.close();
