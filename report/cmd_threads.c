@@ -25,9 +25,15 @@ static const char usage[] =
 	"  --split DIR          also write TID-NAME.folded and TID-NAME.svg for each\n"
 	"                       thread with samples, and DIR/index.html linking them\n"
 	"                       with a timeline; DIR is created, or must be empty\n"
+	"  --title TEXT         the graphs' title (default \"NAME [TID]\")\n"
+	"  --width PIXELS       the graphs' width (default 1200)\n"
+	"  --minwidth PIXELS    in the graphs, merge frames narrower than this\n"
+	"                       (default 0.1)\n"
+	"  --reverse            reverse the graphs' stacks: leaves at the base\n"
+	"  --inverted           icicle graphs, the base at the top\n"
+	"  --colors PALETTE     hot (default), image or lang\n"
 	"  --focus REGEX        only samples whose stack has a frame that matches\n"
 	"  --exclude REGEX      no samples whose stack has a frame that matches\n"
-	CLI_GRAPH_HELP
 	CLI_COMMON_HELP;
 
 /* Timeline slots across the recording: 4 pixels each on the page. */
@@ -55,7 +61,12 @@ static void split(const struct cli_opts *o, const struct cli_trace *ct,
 		.profile = { .filter = cli_filter(o), .thread_frames = o->thread_frames,
 			     .focus = o->have_focus_re ? &o->focus_re : NULL,
 			     .exclude = o->have_exclude_re ? &o->exclude_re : NULL },
-		.graph = { .title = o->title, .width = o->width, .minwidth = o->minwidth },
+		.graph = { .title = o->title, .width = o->width, .minwidth = o->minwidth,
+			   .reverse = o->reverse, .inverted = o->inverted,
+			   .palette = o->colors == CLI_COLORS_IMAGE ? FLAMEGRAPH_PALETTE_IMAGE
+				    : o->colors == CLI_COLORS_LANG ? FLAMEGRAPH_PALETTE_LANG
+				    : FLAMEGRAPH_PALETTE_HOT,
+			   .frame_info = profile_frame_info },
 	};
 	char *failed = NULL;
 	int err;

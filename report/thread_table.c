@@ -193,6 +193,15 @@ static void set_span(const struct trace *t, const struct profile_filter *f, stru
 		hi = lo + 1;
 	tt->span_from = lo;
 	tt->span_to = hi;
+	/* A slot narrower than the sampling period would leave gaps in a
+	 * thread sampled at every tick: give each at least two periods. */
+	if (t->session.rate_hz) {
+		uint64_t periods = (uint64_t)((unsigned __int128)(hi - lo) * t->session.rate_hz /
+					      1000000000u);
+
+		if (periods / 2 < tt->nbins)
+			tt->nbins = periods / 2 ? (unsigned)(periods / 2) : 1;
+	}
 }
 
 static void add_to_bin(struct thread_table *tt, struct thread_table_row *r,

@@ -24,7 +24,9 @@ struct thread_table_opts {
 	 * must be set when either is. */
 	const regex_t *focus, *exclude;
 	struct symbolize *sym;
-	unsigned nbins;        /* timeline slots per row; 0: no timeline */
+	unsigned nbins;        /* timeline slots per row, at most; fewer if
+	                        * the span holds fewer than two sampling
+	                        * periods per slot; 0: no timeline */
 };
 
 /* The samples of one thread in one slot of the timeline, by state. */
@@ -53,7 +55,7 @@ struct thread_table {
 	/* The timeline: slot i of nbins covers the trace times from
 	 * span_from + i * (span_to - span_from) / nbins on. The span is the
 	 * recording (start to end, or to the last sample if it did not
-	 * end), cut to --from and --to. */
+	 * end), cut to --from and --to. nbins is 0 without a timeline. */
 	unsigned nbins;
 	uint64_t span_from, span_to;
 };

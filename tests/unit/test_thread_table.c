@@ -1,6 +1,8 @@
 /*
  * test_thread_table.c: the per-thread table on a trace built by hand in
- * memory: counts, states, order and lifetimes.
+ * memory: counts, states, order, lifetimes, the timeline, --focus and
+ * --exclude (against the profile's verdict), and the file-name stems of
+ * --split.
  */
 #include <criterion/criterion.h>
 #include <regex.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 
 #include "report/profile.h"
+#include "report/symbolize.h"
 #include "report/thread_table.h"
 
 /* Stacks (leaf last): node 1 main, node 2 main -> a, node 3 main -> b. */
@@ -76,4 +79,196 @@ Test(thread_table, counts_and_order)
 	cr_assert_eq(tt.rows[1].waiting, 2);
 	cr_assert_eq(tt.rows[1].end, 900);
 	thread_table_release(&tt);
+}
+
+Test(thread_table, timeline_bins_by_state)
+{
+	struct trace t;
+	struct thread_table_opts o = { .nbins = 4 };
+	struct thread_table tt;
+
+	make_trace(&t);
+	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	/* No end record: the span runs to just after the last sample. */
+	cr_assert_eq(tt.span_from, 0);
+	cr_assert_eq(tt.span_to, 801);
+	cr_assert_eq(tt.nbins, 4);
+	cr_assert_eq(tt.rows[0].tid, 10);
+	cr_assert_eq(tt.rows[0].bins[0].running, 2);
+	cr_assert_eq(tt.rows[0].bins[1].running + tt.rows[0].bins[2].running, 0);
+	cr_assert_eq(tt.rows[0].bins[3].running, 1);
+	cr_assert_eq(tt.rows[0].bins[3].unknown, 1);
+	cr_assert_eq(tt.rows[1].bins[0].running, 1);
+	cr_assert_eq(tt.rows[1].bins[0].waiting, 1);
+	cr_assert_eq(tt.rows[1].bins[2].waiting, 1);
+	thread_table_release(&tt);
+
+	/* A window narrows the span, and a recorded end bounds it. */
+	t.has_end = 1;
+	t.end.time = 1000;
+	o.filter.from = 100;
+	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	cr_assert_eq(tt.span_from, 100);
+	cr_assert_eq(tt.span_to, 1000);
+	thread_table_release(&tt);
+	o.filter.to = 700;
+	o.filter.has_to = 1;
+	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	cr_assert_eq(tt.span_to, 700);
+	thread_table_release(&tt);
+}
+
+Test(thread_table, timeline_slots_hold_two_periods)
+{
+	struct trace t;
+	struct thread_table_opts o = { .nbins = 100 };
+	struct thread_table tt;
+
+	make_trace(&t);
+	t.session.rate_hz = 10000000; /* a 100 ns period: 8 in the 801 ns span */
+	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	cr_assert_eq(tt.nbins, 4);
+	thread_table_release(&tt);
+	t.session.rate_hz = 1; /* not one period: one slot */
+	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	cr_assert_eq(tt.nbins, 1);
+	cr_assert_eq(tt.rows[0].bins[0].running, 3);
+	thread_table_release(&tt);
+}
+
+Test(thread_table, no_timeline_unless_asked)
+{
+	struct trace t;
+	struct thread_table_opts o = { 0 };
+	struct thread_table tt;
+
+	make_trace(&t);
+	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	cr_assert_eq(tt.nbins, 0);
+	cr_assert_null(tt.rows[0].bins);
+	thread_table_release(&tt);
+}
+
+/* The samples of tid in the profile under the same focus and exclude. */
+static uint64_t profile_samples(const struct trace *t, struct symbolize *sym, uint32_t tid,
+				const regex_t *focus, const regex_t *exclude)
+{
+	struct profile_opts po = { .filter = { .tids = &tid, .ntids = 1 },
+				   .focus = focus, .exclude = exclude };
+	struct profile *p;
+	uint64_t n;
+
+	cr_assert_eq(profile_build(t, sym, &po, &p), 0);
+	n = p->samples;
+	profile_free(p);
+	return n;
+}
+
+/* focus and exclude keep the same samples here as in the profile, for
+ * matches on the leaf, on a caller, and on neither. */
+Test(thread_table, focus_and_exclude_as_the_profile)
+{
+	static const char *const pats[] = { "0x100$", "0x200$", "0x300$", "0x9000", "nothing", "." };
+	struct trace t;
+	struct symbolize *sym;
+	struct thread_table tt;
+	regex_t re;
+
+	make_trace(&t);
+	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &sym), 0);
+	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		cr_assert_eq(regcomp(&re, pats[i], REG_EXTENDED | REG_NOSUB), 0);
+		for (int ex = 0; ex < 2; ex++) {
+			struct thread_table_opts o = { .sym = sym };
+			uint64_t sum = 0;
+
+			if (ex)
+				o.exclude = &re;
+			else
+				o.focus = &re;
+			cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+			for (size_t r = 0; r < tt.nrows; r++) {
+				uint64_t want = profile_samples(&t, sym, tt.rows[r].tid, o.focus, o.exclude);
+
+				cr_assert_eq(tt.rows[r].samples, want, "'%s' %s tid %u: %llu, profile %llu",
+					     pats[i], ex ? "exclude" : "focus", tt.rows[r].tid,
+					     (unsigned long long)tt.rows[r].samples,
+					     (unsigned long long)want);
+				sum += tt.rows[r].samples;
+			}
+			cr_assert_eq(tt.samples, sum);
+			thread_table_release(&tt);
+		}
+		regfree(&re);
+	}
+	symbolize_free(sym);
+}
+
+Test(thread_table, focus_on_a_caller)
+{
+	struct trace t;
+	struct symbolize *sym;
+	struct thread_table tt;
+	regex_t re;
+	struct thread_table_opts o;
+
+	make_trace(&t);
+	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &sym), 0);
+	cr_assert_eq(regcomp(&re, "^libfake\\.so\\+0x100$", REG_EXTENDED | REG_NOSUB), 0);
+	o = (struct thread_table_opts){ .sym = sym, .focus = &re };
+	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	/* Every sample but tid 10's empty stack at 800 has main as a caller. */
+	cr_assert_eq(tt.samples, 6);
+	cr_assert_eq(tt.rows[0].samples, 3);
+	cr_assert_eq(tt.rows[0].last, 700);
+	thread_table_release(&tt);
+	regfree(&re);
+	symbolize_free(sym);
+}
+
+Test(thread_table, file_stem_is_safe_and_unique)
+{
+	static const struct {
+		uint32_t tid;
+		const char *name, *stem;
+	} cases[] = {
+		{ 7, "main", "7-main" },
+		{ 7, "../../x", "7-.._.._x" },
+		{ 7, "a/b", "7-a_b" },
+		{ 7, "", "7" },
+		{ 7, NULL, "7" },
+		{ 7, "..", "7-.." },
+		{ 7, "/", "7-_" },
+		{ 7, "tokio-rt.w_1", "7-tokio-rt.w_1" },
+		{ 7, "sp ace\t\"q\"", "7-sp_ace__q_" },
+		{ 7, "caf\xc3\xa9", "7-caf__" },
+		{ 7, "<script>", "7-_script_" },
+		{ 4294967295u, "x", "4294967295-x" },
+	};
+	char *s, *a, *b;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = thread_table_file_stem(cases[i].tid, cases[i].name);
+		cr_assert_str_eq(s, cases[i].stem);
+		cr_assert_null(strchr(s, '/'));
+		cr_assert_neq(s[0], '.');
+		free(s);
+	}
+	/* Long names are cut. */
+	s = thread_table_file_stem(1, "0123456789012345678901234567890123456789012345678901234567890");
+	cr_assert_str_eq(s, "1-012345678901234567890123456789012345678901234567");
+	free(s);
+	/* The tid ends at the first '-', so different tids never meet, even
+	 * when a name starts with digits or a dash; and a name that is empty
+	 * never gives the stem of one that is not. */
+	a = thread_table_file_stem(12, "3-a");
+	b = thread_table_file_stem(123, "a");
+	cr_assert_str_neq(a, b);
+	free(a);
+	free(b);
+	a = thread_table_file_stem(1, "");
+	b = thread_table_file_stem(1, "-");
+	cr_assert_str_neq(a, b);
+	free(a);
+	free(b);
 }
