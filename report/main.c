@@ -18,6 +18,7 @@ static const struct {
 	{ "info", cmd_info, "describe the trace, its images, threads and losses" },
 	{ "folded", cmd_folded, "folded stacks for flamegraph.pl and inferno" },
 	{ "svg", cmd_svg, "a flame graph" },
+	{ "diff", cmd_diff, "what changed between two traces, as tables or a flame graph" },
 	{ "threads", cmd_threads, "a per-thread table of samples and states" },
 	{ "top", cmd_top, "self and total samples per function, image or line" },
 };
@@ -32,6 +33,7 @@ static void usage(FILE *f)
 	      "       prof-report info | folded [OPTIONS] TRACE\n"
 	      "       prof-report svg [-o FILE] [--title TEXT] [--width PIXELS]\n"
 	      "                   [--minwidth PIXELS] [OPTIONS] TRACE\n"
+	      "       prof-report diff [-o FILE] [--negate] [--folded] [OPTIONS] BASE NEW\n"
 	      "       prof-report threads [--split DIR] [OPTIONS] TRACE\n"
 	      "       prof-report top [--sort KEY] [--limit N] [--group BY] [OPTIONS] TRACE\n"
 	      "\ncommands:\n", f);

@@ -68,7 +68,11 @@ else
 	fail "attach-detach-target-runs" "recorder exit $rc, state '$st', target exit $trc"
 fi
 n=$("$REPORT" folded "$TMP/attach.trace" | awk '{ s += $NF } END { print s + 0 }')
-[ "$n" -gt 500 ] && ok "attach-samples ($n in 1 s)" || fail "attach-samples" "$n samples in 1 s at 997 Hz"
+# Every tick is a sample or counted as lost; on a loaded machine many are
+# lost, so the sum is what is checked, and that samples came at all.
+lost=$("$REPORT" info "$TMP/attach.trace" | awk '$1 == "samples-lost" { print $2 }')
+[ "$n" -gt 100 ] && [ $((n + ${lost:-0})) -gt 800 ] && ok "attach-samples ($n in 1 s, $lost lost)" \
+	|| fail "attach-samples" "$n samples and ${lost:-?} lost in 1 s at 997 Hz"
 
 # --- SIGKILL of the recorder: target not stopped, trace salvageable
 "$FIX/split" 4 > "$TMP/kill.out" &
