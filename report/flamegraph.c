@@ -270,6 +270,7 @@ static void walk(struct walk *w)
 
 	stack = xgrow(stack, &cap, 1, sizeof(*stack));
 	stack[top++] = 0;
+	w->path = xgrow(w->path, &w->pathcap, 1, sizeof(*w->path)); /* never NULL for the hooks */
 	while (top) {
 		const struct node *nd = &w->l->nodes[stack[--top]];
 		struct item run = { .depth = nd->depth + 1 };

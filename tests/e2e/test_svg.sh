@@ -83,6 +83,14 @@ else
 		&& grep -qF '&lt;/text&gt;&lt;script&gt;window.__pwned=1;document.title=&apos;pwned&apos;&lt;/script&gt; (' "$TMP/inject.svg" \
 		&& grep -qF 'x&quot; onload=&quot;window.__pwned=4 (' "$TMP/inject.svg" \
 		&& ok "svg-inject-escaped" || fail "svg-inject-escaped" "$(grep -c '<script' "$TMP/inject.svg") scripts"
+	# --colors lang on a real recording: main, an unmangled symbol, is green
+	"$REPORT" svg --colors lang "$TMP/inject.trace" > "$TMP/inject-lang.svg"
+	fill=$(grep -o '<title>main ([^<]*</title><rect [^>]*fill="#[0-9a-f]*"' "$TMP/inject-lang.svg" | sed 's/.*fill="#//; s/"$//')
+	if [ ${#fill} = 6 ] && [ $((16#${fill:2:2})) -gt $((16#${fill:0:2})) ] && [ $((16#${fill:2:2})) -gt $((16#${fill:4:2})) ]; then
+		ok "svg-colors-lang-recorded"
+	else
+		fail "svg-colors-lang-recorded" "main is filled '#$fill'"
+	fi
 fi
 
 # Scale: 10k, 100k and 1M distinct stacks, one sample each. Every drawn
