@@ -36,6 +36,7 @@ void buf_grow(struct buf *b, size_t n)
 	if (n > (size_t)-1 - b->len - 1)
 		die("out of memory growing a buffer by %zu bytes", n);
 	b->data = xgrow(b->data, &b->cap, b->len + n + 1, 1);
+	b->data[b->len] = 0; /* a buffer that has storage is a string */
 }
 
 void buf_add(struct buf *b, const void *p, size_t n)

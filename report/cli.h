@@ -24,6 +24,8 @@
 	"  --state STATE        running, idle or all samples (default all)\n" \
 	"  --from SECONDS       only samples this long after the start or later\n" \
 	"  --to SECONDS         only samples before this long after the start\n" \
+	"  --focus REGEX        only stacks with a frame whose name matches\n" \
+	"  --exclude REGEX      no stacks with a frame whose name matches\n" \
 	"  --thread-frames      add a 'NAME [TID]' frame under the root\n" \
 	"  --symbols DIR        also look for debug files in DIR (repeatable)\n" \
 	"  --addresses          show raw IMAGE+0xOFFSET frames\n" \

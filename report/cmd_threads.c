@@ -32,8 +32,6 @@ static const char usage[] =
 	"  --reverse            reverse the graphs' stacks: leaves at the base\n"
 	"  --inverted           icicle graphs, the base at the top\n"
 	"  --colors PALETTE     hot (default), image or lang\n"
-	"  --focus REGEX        only samples whose stack has a frame that matches\n"
-	"  --exclude REGEX      no samples whose stack has a frame that matches\n"
 	CLI_COMMON_HELP;
 
 /* Timeline slots across the recording: 4 pixels each on the page. */

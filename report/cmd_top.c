@@ -21,8 +21,6 @@ static const char usage[] =
 	"  --limit N            print only the first N lines\n"
 	"  --group BY           function (default), image (frames of no image are\n"
 	"                       \"[unknown]\") or line (\"FUNCTION (FILE:LINE)\")\n"
-	"  --focus REGEX        only stacks with a frame whose name matches\n"
-	"  --exclude REGEX      no stacks with a frame whose name matches\n"
 	CLI_COMMON_HELP;
 
 int cmd_top(int argc, char **argv)
