@@ -64,8 +64,9 @@ struct flamegraph_opts {
 	 * is borrowed for the call. Not called for merged frames. */
 	uint32_t (*color)(void *ctx, const char *const *path, size_t depth);
 	/* Optional: appends plain text about the frame (same arguments) to
-	 * out, which the tooltip and the status line show after the samples;
-	 * it is escaped like every name. Appending nothing adds nothing. */
+	 * out, which the tooltip shows on a line after the samples and the
+	 * status line after a "; ". It is escaped like every name, so it is
+	 * one line (a newline shows as \x0a). Appending nothing adds nothing. */
 	void (*details)(void *ctx, const char *const *path, size_t depth, struct buf *out);
 	void *ctx;             /* passed to color and details */
 };
