@@ -73,7 +73,7 @@ enum cli_group { CLI_GROUP_FUNCTION, CLI_GROUP_IMAGE, CLI_GROUP_LINE };
 	"  -o, --output FILE    write the graph to FILE (default standard output)\n" \
 	"  --title TEXT         the title (default \"Flame Graph\")\n" \
 	"  --width PIXELS       the width (default 1200)\n" \
-	"  --minwidth PIXELS    hide frames narrower than this (default 0.1); their\n" \
+	"  --minwidth PIXELS    merge frames narrower than this (default 0.1); their\n" \
 	"                       time stays in their callers\n"
 
 /* Parses the options of a subcommand (argv[0] is its name) into o, which
