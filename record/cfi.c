@@ -1,0 +1,796 @@
+/*
+ * cfi.c: an .eh_frame reader and DW_CFA interpreter, from bytes that may
+ * be hostile.
+ *
+ * The layout is the LSB's: a sequence of length-prefixed CIEs and FDEs,
+ * where an FDE points back at its CIE, and pointers are encoded as the
+ * CIE's augmentation ('R', 'P', 'L') says (DW_EH_PE_*: an integer form in
+ * the low nibble, a base in the high one). A lookup finds the FDE by
+ * binary search, in .eh_frame_hdr's table when it has the usual
+ * datarel|sdata4 form, else in an index sorted once at load; then the
+ * CIE's initial instructions and the FDE's instructions are run until the
+ * location passes the pc. Only the columns an unwinder needs (the return
+ * address and the frame pointer) are kept, plus remember/restore_state;
+ * everything else is parsed and skipped. Instruction counts, state-stack
+ * depth and expression stacks are capped, so no input loops or overflows.
+ */
+#include "cfi.h"
+#include "common/bytes.h"
+#include "common/diag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_INSNS 4096      /* per CIE + FDE run */
+#define MAX_STATES 16       /* remember_state depth */
+#define MAX_STACK 32        /* DWARF expression stack */
+
+#define PE_OMIT 0xff
+#define PE_ABSPTR 0x00
+#define PE_ULEB128 0x01
+#define PE_UDATA2 0x02
+#define PE_UDATA4 0x03
+#define PE_UDATA8 0x04
+#define PE_SLEB128 0x09
+#define PE_SDATA2 0x0a
+#define PE_SDATA4 0x0b
+#define PE_SDATA8 0x0c
+#define PE_PCREL 0x10
+#define PE_DATAREL 0x30
+#define PE_INDIRECT 0x80
+
+struct fde_ref {
+	uint64_t pc;
+	uint64_t off;       /* of the FDE in .eh_frame */
+};
+
+struct cfi_table {
+	struct cfi_sections s;
+	const uint8_t *hdr_tab;   /* the search table, if used */
+	size_t hdr_count;
+	struct fde_ref *idx;
+	size_t nidx;
+};
+
+/* A bounded reader over [p, end); base is the target address of buf[0]. */
+struct rd {
+	const uint8_t *buf;
+	size_t pos, end;
+	uint64_t base;
+	int ok;
+};
+
+static uint64_t rd_u(struct rd *r, unsigned n)
+{
+	uint64_t v = 0;
+	if (!r->ok || r->end - r->pos < n) {
+		r->ok = 0;
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)r->buf[r->pos + i] << (8 * i);
+	r->pos += n;
+	return v;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0;; shift += 7) {
+		uint8_t b;
+		if (!r->ok || r->pos >= r->end) {
+			r->ok = 0;
+			return 0;
+		}
+		b = r->buf[r->pos++];
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+		if (shift > 70) {
+			r->ok = 0;
+			return 0;
+		}
+	}
+}
+
+static int64_t rd_sleb(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+	do {
+		if (!r->ok || r->pos >= r->end || shift > 70) {
+			r->ok = 0;
+			return 0;
+		}
+		b = r->buf[r->pos++];
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		v |= ~UINT64_C(0) << shift;
+	return (int64_t)v;
+}
+
+/* Reads a pointer in encoding enc. datarel is relative to data_base. */
+static uint64_t rd_ptr(struct rd *r, uint8_t enc, uint64_t data_base)
+{
+	uint64_t at = r->base + r->pos, v;
+
+	if (enc == PE_OMIT) {
+		r->ok = 0;
+		return 0;
+	}
+	switch (enc & 0x0f) {
+	case PE_ABSPTR: v = rd_u(r, 8); break;
+	case PE_ULEB128: v = rd_uleb(r); break;
+	case PE_UDATA2: v = rd_u(r, 2); break;
+	case PE_UDATA4: v = rd_u(r, 4); break;
+	case PE_UDATA8: v = rd_u(r, 8); break;
+	case PE_SLEB128: v = (uint64_t)rd_sleb(r); break;
+	case PE_SDATA2: v = (uint64_t)(int64_t)(int16_t)rd_u(r, 2); break;
+	case PE_SDATA4: v = (uint64_t)(int64_t)(int32_t)rd_u(r, 4); break;
+	case PE_SDATA8: v = rd_u(r, 8); break;
+	default: r->ok = 0; return 0;
+	}
+	switch (enc & 0x70) {
+	case 0: break;
+	case PE_PCREL: v += at; break;
+	case PE_DATAREL: v += data_base; break;
+	default: r->ok = 0; return 0;  /* textrel, funcrel, aligned: not in .eh_frame here */
+	}
+	if (enc & PE_INDIRECT)
+		r->ok = 0;  /* would need the target's memory */
+	return v;
+}
+
+/* Low-nibble-only read, for pc_range. */
+static uint64_t rd_range(struct rd *r, uint8_t enc)
+{
+	return rd_ptr(r, enc & 0x0f, 0);
+}
+
+const char *cfi_strerror(int err)
+{
+	switch (err) {
+	case CFI_E_CORRUPT: return "corrupt call-frame information";
+	case CFI_E_NOTFOUND: return "no call-frame information for the address";
+	case CFI_E_UNSUPPORTED: return "unsupported call-frame information";
+	default: return "unknown call-frame information error";
+	}
+}
+
+struct cie {
+	uint64_t code_align;
+	int64_t data_align;
+	uint64_t ra_reg;
+	uint8_t fde_enc;
+	int has_z, signal;
+	size_t insn, insn_end;  /* initial instructions, offsets in .eh_frame */
+};
+
+/* The entry at off: its content [*body, *end) after the length field, and
+ * the id/CIE-pointer word's offset. Returns 0, 1 for the terminator, or
+ * CFI_E_CORRUPT. */
+static int entry_at(const struct cfi_sections *s, uint64_t off, size_t *idpos, size_t *end)
+{
+	struct rd r = { s->eh_frame, (size_t)off, s->eh_frame_len, s->eh_frame_addr, 1 };
+	uint64_t len;
+
+	if (off >= s->eh_frame_len)
+		return CFI_E_CORRUPT;
+	len = rd_u(&r, 4);
+	if (!r.ok)
+		return CFI_E_CORRUPT;
+	if (len == 0)
+		return 1;
+	if (len == 0xffffffffu) {
+		len = rd_u(&r, 8);
+		if (!r.ok)
+			return CFI_E_CORRUPT;
+		return CFI_E_UNSUPPORTED;  /* 64-bit DWARF: ids are 8 bytes, not used by GCC/LLVM here */
+	}
+	if (len < 4 || len > r.end - r.pos)
+		return CFI_E_CORRUPT;
+	*idpos = r.pos;
+	*end = r.pos + (size_t)len;
+	return 0;
+}
+
+static int parse_cie(const struct cfi_sections *s, uint64_t off, struct cie *c)
+{
+	size_t idpos, end;
+	int e = entry_at(s, off, &idpos, &end);
+	struct rd r;
+	const char *aug;
+	size_t auglen;
+	uint8_t version;
+
+	if (e)
+		return e > 0 ? CFI_E_CORRUPT : e;
+	r = (struct rd){ s->eh_frame, idpos, end, s->eh_frame_addr, 1 };
+	if (rd_u(&r, 4) != 0 || !r.ok)
+		return CFI_E_CORRUPT;   /* not a CIE */
+	memset(c, 0, sizeof(*c));
+	c->fde_enc = PE_ABSPTR;
+	version = (uint8_t)rd_u(&r, 1);
+	if (!r.ok || (version != 1 && version != 3 && version != 4))
+		return CFI_E_UNSUPPORTED;
+	aug = (const char *)s->eh_frame + r.pos;
+	auglen = strnlen(aug, r.end - r.pos);
+	if (auglen == r.end - r.pos)
+		return CFI_E_CORRUPT;
+	r.pos += auglen + 1;
+	if (version == 4) {
+		if (rd_u(&r, 1) != 8 || rd_u(&r, 1) != 0)
+			return CFI_E_UNSUPPORTED;
+	}
+	c->code_align = rd_uleb(&r);
+	c->data_align = rd_sleb(&r);
+	c->ra_reg = version == 1 ? rd_u(&r, 1) : rd_uleb(&r);
+	if (!r.ok)
+		return CFI_E_CORRUPT;
+	if (auglen && aug[0] == 'z') {
+		uint64_t zlen = rd_uleb(&r);
+		size_t zend;
+		if (!r.ok || zlen > r.end - r.pos)
+			return CFI_E_CORRUPT;
+		zend = r.pos + (size_t)zlen;
+		c->has_z = 1;
+		for (size_t i = 1; i < auglen && r.ok; i++) {
+			uint8_t enc;
+			switch (aug[i]) {
+			case 'R': c->fde_enc = (uint8_t)rd_u(&r, 1); break;
+			case 'L': rd_u(&r, 1); break;
+			case 'P':
+				/* The personality pointer is often indirect: skip
+				 * it by its size, it is not needed to unwind. */
+				enc = (uint8_t)rd_u(&r, 1);
+				switch (enc & 0x0f) {
+				case PE_ABSPTR: case PE_UDATA8: case PE_SDATA8: r.pos += 8; break;
+				case PE_UDATA4: case PE_SDATA4: r.pos += 4; break;
+				case PE_UDATA2: case PE_SDATA2: r.pos += 2; break;
+				case PE_ULEB128: rd_uleb(&r); break;
+				case PE_SLEB128: rd_sleb(&r); break;
+				default: return CFI_E_UNSUPPORTED;
+				}
+				if (r.pos > zend)
+					return CFI_E_CORRUPT;
+				break;
+			case 'S': c->signal = 1; break;
+			default:
+				i = auglen;   /* unknown: the z length lets us skip the rest */
+				break;
+			}
+		}
+		if (!r.ok || r.pos > zend)
+			return CFI_E_CORRUPT;
+		r.pos = zend;
+	} else if (auglen && strcmp(aug, "eh") != 0) {
+		return CFI_E_UNSUPPORTED;  /* data we cannot size */
+	}
+	c->insn = r.pos;
+	c->insn_end = r.end;
+	return 0;
+}
+
+/* The FDE at off: its CIE, pc range and instructions. */
+struct fde {
+	struct cie cie;
+	uint64_t pc, range;
+	size_t insn, insn_end;
+};
+
+static int parse_fde(const struct cfi_sections *s, uint64_t off, struct fde *f)
+{
+	size_t idpos, end;
+	int e = entry_at(s, off, &idpos, &end);
+	struct rd r;
+	uint64_t ciep;
+
+	if (e)
+		return e > 0 ? CFI_E_CORRUPT : e;
+	r = (struct rd){ s->eh_frame, idpos, end, s->eh_frame_addr, 1 };
+	ciep = rd_u(&r, 4);
+	if (!r.ok || ciep == 0 || ciep > idpos)
+		return CFI_E_CORRUPT;
+	e = parse_cie(s, idpos - ciep, &f->cie);
+	if (e)
+		return e;
+	f->pc = rd_ptr(&r, f->cie.fde_enc, 0);
+	f->range = rd_range(&r, f->cie.fde_enc);
+	if (f->cie.has_z) {
+		uint64_t zlen = rd_uleb(&r);
+		if (!r.ok || zlen > r.end - r.pos)
+			return CFI_E_CORRUPT;
+		r.pos += (size_t)zlen;
+	}
+	if (!r.ok)
+		return CFI_E_CORRUPT;
+	f->insn = r.pos;
+	f->insn_end = r.end;
+	return 0;
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct fde_ref *x = a, *y = b;
+	return (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+/* Uses .eh_frame_hdr if it is version 1 with a datarel|sdata4 table whose
+ * entries all fit. */
+static void use_hdr(struct cfi_table *t)
+{
+	const struct cfi_sections *s = &t->s;
+	struct rd r;
+	uint8_t ptr_enc, cnt_enc, tab_enc;
+	uint64_t count;
+
+	if (!s->hdr || s->hdr_len < 4 || s->hdr[0] != 1)
+		return;
+	ptr_enc = s->hdr[1];
+	cnt_enc = s->hdr[2];
+	tab_enc = s->hdr[3];
+	if (tab_enc != (PE_DATAREL | PE_SDATA4) || cnt_enc == PE_OMIT || ptr_enc == PE_OMIT)
+		return;
+	r = (struct rd){ s->hdr, 4, s->hdr_len, s->hdr_addr, 1 };
+	rd_ptr(&r, ptr_enc, s->hdr_addr);
+	count = rd_ptr(&r, cnt_enc, s->hdr_addr);
+	if (!r.ok || count == 0 || count > (r.end - r.pos) / 8)
+		return;
+	t->hdr_tab = s->hdr + r.pos;
+	t->hdr_count = (size_t)count;
+}
+
+static void build_index(struct cfi_table *t)
+{
+	const struct cfi_sections *s = &t->s;
+	size_t cap = 0;
+	uint64_t off = 0;
+
+	while (off < s->eh_frame_len) {
+		size_t idpos, end;
+		struct fde f;
+		int e = entry_at(s, off, &idpos, &end);
+
+		if (e == 1) {
+			off += 4;
+			continue;   /* a terminator; the linker may have merged more after it */
+		}
+		if (e < 0)
+			break;
+		if (get_le32(s->eh_frame + idpos) != 0 && parse_fde(s, off, &f) == 0 && f.range) {
+			t->idx = xgrow(t->idx, &cap, t->nidx + 1, sizeof(*t->idx));
+			t->idx[t->nidx++] = (struct fde_ref){ f.pc, off };
+		}
+		off = end;
+	}
+	qsort(t->idx, t->nidx, sizeof(*t->idx), cmp_ref);
+}
+
+int cfi_table_new(const struct cfi_sections *s, struct cfi_table **out)
+{
+	struct cfi_table *t = xcalloc(1, sizeof(*t));
+
+	*out = NULL;
+	t->s = *s;
+	if (!s->eh_frame || s->eh_frame_len > UINT32_MAX)
+		t->s.eh_frame_len = 0;
+	use_hdr(t);
+	if (!t->hdr_tab)
+		build_index(t);
+	if (!t->hdr_tab && !t->nidx) {
+		cfi_table_free(t);
+		return CFI_E_CORRUPT;
+	}
+	*out = t;
+	return 0;
+}
+
+void cfi_table_free(struct cfi_table *t)
+{
+	if (!t)
+		return;
+	free(t->idx);
+	free(t);
+}
+
+size_t cfi_table_count(const struct cfi_table *t) { return t->hdr_tab ? t->hdr_count : t->nidx; }
+int cfi_table_uses_hdr(const struct cfi_table *t) { return t->hdr_tab != NULL; }
+
+/* The offset of the FDE whose start is the greatest <= pc. */
+static int find_fde(const struct cfi_table *t, uint64_t pc, uint64_t *off)
+{
+	size_t lo = 0, hi = t->hdr_tab ? t->hdr_count : t->nidx;
+
+	if (t->hdr_tab) {
+		uint64_t fde_addr;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			uint64_t start = t->s.hdr_addr + (uint64_t)(int64_t)(int32_t)get_le32(t->hdr_tab + 8 * mid);
+			if (start <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0)
+			return CFI_E_NOTFOUND;
+		fde_addr = t->s.hdr_addr + (uint64_t)(int64_t)(int32_t)get_le32(t->hdr_tab + 8 * (lo - 1) + 4);
+		if (fde_addr < t->s.eh_frame_addr || fde_addr - t->s.eh_frame_addr >= t->s.eh_frame_len)
+			return CFI_E_CORRUPT;
+		*off = fde_addr - t->s.eh_frame_addr;
+		return 0;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->idx[mid].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return CFI_E_NOTFOUND;
+	*off = t->idx[lo - 1].off;
+	return 0;
+}
+
+/* The interpreter's state: the CFA and the two tracked columns. */
+struct state {
+	uint8_t cfa_kind;
+	uint16_t cfa_reg;
+	int64_t cfa_offset;
+	const uint8_t *expr;
+	size_t expr_len;
+	struct cfi_rule ra, fp;
+};
+
+struct interp {
+	const struct cfi_sections *s;
+	const struct cie *cie;
+	uint16_t fp_reg, ra_reg;
+	struct state init;      /* after the CIE: what restore goes back to */
+	int have_init;
+	unsigned insns;
+};
+
+static struct cfi_rule *column(struct interp *in, struct state *st, uint64_t reg)
+{
+	if (reg == in->ra_reg)
+		return &st->ra;
+	if (reg == in->fp_reg)
+		return &st->fp;
+	return NULL;
+}
+
+static void set_rule(struct interp *in, struct state *st, uint64_t reg, uint8_t kind, int64_t off, uint64_t r2)
+{
+	struct cfi_rule *c = column(in, st, reg);
+	if (c) {
+		c->kind = kind;
+		c->offset = off;
+		c->reg = (uint16_t)r2;
+	}
+}
+
+static void restore_rule(struct interp *in, struct state *st, uint64_t reg)
+{
+	struct cfi_rule *c = column(in, st, reg);
+	if (c)
+		*c = reg == in->ra_reg ? in->init.ra : in->init.fp;
+}
+
+/* Runs [pos, end) until the location would pass pc. *loc is the current
+ * location; *next becomes the first location past the row (or the end). */
+static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint64_t pc,
+	       uint64_t *loc, uint64_t *next)
+{
+	struct rd r = { in->s->eh_frame, pos, end, in->s->eh_frame_addr, 1 };
+	struct state stack[MAX_STATES];
+	unsigned depth = 0;
+	const struct cie *c = in->cie;
+
+	while (r.ok && r.pos < r.end) {
+		uint8_t op = (uint8_t)rd_u(&r, 1);
+		uint64_t reg, delta = 0, newloc;
+		int advance = 0;
+
+		if (++in->insns > MAX_INSNS)
+			return CFI_E_CORRUPT;
+		switch (op >> 6) {
+		case 1: delta = op & 0x3f; advance = 1; break;
+		case 2:
+			set_rule(in, st, op & 0x3f, CFI_RULE_OFFSET, (int64_t)rd_uleb(&r) * c->data_align, 0);
+			continue;
+		case 3: restore_rule(in, st, op & 0x3f); continue;
+		}
+		if (!advance) {
+			switch (op) {
+			case 0x00: break;   /* nop */
+			case 0x01:          /* set_loc */
+				newloc = rd_ptr(&r, c->fde_enc, 0);
+				if (!r.ok)
+					return CFI_E_CORRUPT;
+				if (newloc > pc) {
+					*next = newloc;
+					return 0;
+				}
+				*loc = newloc;
+				break;
+			case 0x02: delta = rd_u(&r, 1); advance = 1; break;
+			case 0x03: delta = rd_u(&r, 2); advance = 1; break;
+			case 0x04: delta = rd_u(&r, 4); advance = 1; break;
+			case 0x05:
+				reg = rd_uleb(&r);
+				set_rule(in, st, reg, CFI_RULE_OFFSET, (int64_t)rd_uleb(&r) * c->data_align, 0);
+				break;
+			case 0x06: restore_rule(in, st, rd_uleb(&r)); break;
+			case 0x07: set_rule(in, st, rd_uleb(&r), CFI_RULE_UNDEFINED, 0, 0); break;
+			case 0x08: set_rule(in, st, rd_uleb(&r), CFI_RULE_SAME, 0, 0); break;
+			case 0x09:
+				reg = rd_uleb(&r);
+				set_rule(in, st, reg, CFI_RULE_REGISTER, 0, rd_uleb(&r));
+				break;
+			case 0x0a:
+				if (depth == MAX_STATES)
+					return CFI_E_UNSUPPORTED;
+				stack[depth++] = *st;
+				break;
+			case 0x0b:
+				if (depth == 0)
+					return CFI_E_CORRUPT;
+				*st = stack[--depth];   /* the CFA rule too, as readelf does */
+				break;
+			case 0x0c:
+				st->cfa_kind = CFI_CFA_REG;
+				st->cfa_reg = (uint16_t)rd_uleb(&r);
+				st->cfa_offset = (int64_t)rd_uleb(&r);
+				break;
+			case 0x0d:
+				st->cfa_kind = CFI_CFA_REG;
+				st->cfa_reg = (uint16_t)rd_uleb(&r);
+				break;
+			case 0x0e:
+				st->cfa_offset = (int64_t)rd_uleb(&r);
+				break;
+			case 0x0f: {
+				uint64_t n = rd_uleb(&r);
+				if (!r.ok || n > r.end - r.pos)
+					return CFI_E_CORRUPT;
+				st->cfa_kind = CFI_CFA_EXPR;
+				st->expr = r.buf + r.pos;
+				st->expr_len = (size_t)n;
+				r.pos += (size_t)n;
+				break;
+			}
+			case 0x10: case 0x16: {     /* expression, val_expression */
+				uint64_t n;
+				reg = rd_uleb(&r);
+				n = rd_uleb(&r);
+				if (!r.ok || n > r.end - r.pos)
+					return CFI_E_CORRUPT;
+				r.pos += (size_t)n;
+				set_rule(in, st, reg, CFI_RULE_EXPR, 0, 0);
+				break;
+			}
+			case 0x11:
+				reg = rd_uleb(&r);
+				set_rule(in, st, reg, CFI_RULE_OFFSET, rd_sleb(&r) * c->data_align, 0);
+				break;
+			case 0x12:
+				st->cfa_kind = CFI_CFA_REG;
+				st->cfa_reg = (uint16_t)rd_uleb(&r);
+				st->cfa_offset = rd_sleb(&r) * c->data_align;
+				break;
+			case 0x13: st->cfa_offset = rd_sleb(&r) * c->data_align; break;
+			case 0x14:
+				reg = rd_uleb(&r);
+				set_rule(in, st, reg, CFI_RULE_VAL_OFFSET, (int64_t)rd_uleb(&r) * c->data_align, 0);
+				break;
+			case 0x15:
+				reg = rd_uleb(&r);
+				set_rule(in, st, reg, CFI_RULE_VAL_OFFSET, rd_sleb(&r) * c->data_align, 0);
+				break;
+			case 0x2e: rd_uleb(&r); break;   /* GNU_args_size */
+			case 0x2f:                       /* GNU_negative_offset_extended */
+				reg = rd_uleb(&r);
+				set_rule(in, st, reg, CFI_RULE_OFFSET, -(int64_t)rd_uleb(&r) * c->data_align, 0);
+				break;
+			default:
+				return CFI_E_UNSUPPORTED;
+			}
+		}
+		if (advance) {
+			if (!r.ok)
+				return CFI_E_CORRUPT;
+			delta *= c->code_align;
+			newloc = *loc + delta;
+			if (newloc < *loc)
+				return CFI_E_CORRUPT;
+			if (newloc > pc) {
+				*next = newloc;
+				return 0;
+			}
+			*loc = newloc;
+		}
+	}
+	return r.ok ? 0 : CFI_E_CORRUPT;
+}
+
+int cfi_table_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row)
+{
+	struct fde f;
+	struct interp in = { .s = &t->s };
+	struct state st;
+	uint64_t off, loc, next;
+	int e = find_fde(t, pc, &off);
+
+	if (e)
+		return e;
+	e = parse_fde(&t->s, off, &f);
+	if (e)
+		return e;
+	if (pc - f.pc >= f.range)
+		return CFI_E_NOTFOUND;
+	in.cie = &f.cie;
+	in.ra_reg = (uint16_t)f.cie.ra_reg;
+	in.fp_reg = t->s.arch == CFI_ARCH_ARM64 ? CFI_ARM64_FP : CFI_X86_64_RBP;
+	if (f.cie.ra_reg == in.fp_reg)
+		return CFI_E_UNSUPPORTED;
+	memset(&st, 0, sizeof(st));
+	st.ra.kind = CFI_RULE_SAME;
+	st.fp.kind = CFI_RULE_SAME;
+	loc = f.pc;
+	next = f.pc + f.range;
+	/* The CIE's instructions define the initial row: no location limit. */
+	e = run(&in, &st, f.cie.insn, f.cie.insn_end, UINT64_MAX, &loc, &next);
+	if (e)
+		return e;
+	loc = f.pc;
+	next = f.pc + f.range;
+	in.init = st;
+	e = run(&in, &st, f.insn, f.insn_end, pc, &loc, &next);
+	if (e)
+		return e;
+	memset(row, 0, sizeof(*row));
+	row->start = loc;
+	row->end = next;
+	row->cfa_kind = st.cfa_kind;
+	row->cfa_reg = st.cfa_reg;
+	row->cfa_offset = st.cfa_offset;
+	row->expr = st.expr;
+	row->expr_len = st.expr_len;
+	row->ra_reg = in.ra_reg;
+	row->ra = st.ra;
+	row->fp = st.fp;
+	row->signal_frame = f.cie.signal;
+	return 0;
+}
+
+static int reg_value(int arch, uint64_t reg, const struct cfi_regs *regs, uint64_t *v)
+{
+	if (arch == CFI_ARCH_ARM64) {
+		switch (reg) {
+		case CFI_ARM64_SP: *v = regs->sp; return 0;
+		case CFI_ARM64_FP: *v = regs->fp; return 0;
+		case CFI_ARM64_LR: *v = regs->lr; return 0;
+		}
+		return CFI_E_UNSUPPORTED;
+	}
+	switch (reg) {
+	case CFI_X86_64_RSP: *v = regs->sp; return 0;
+	case CFI_X86_64_RBP: *v = regs->fp; return 0;
+	case CFI_X86_64_RA: *v = regs->pc; return 0;
+	}
+	return CFI_E_UNSUPPORTED;
+}
+
+int cfi_expr_eval(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
+		  uint64_t *out)
+{
+	struct rd r = { expr, 0, len, 0, 1 };
+	uint64_t st[MAX_STACK];
+	unsigned n = 0, steps = 0;
+
+	while (r.pos < r.end) {
+		uint8_t op = (uint8_t)rd_u(&r, 1);
+		uint64_t a, b, v = 0;
+		int push = 1;
+
+		if (++steps > 256)
+			return CFI_E_UNSUPPORTED;
+		if (op >= 0x30 && op <= 0x4f) {            /* lit0..lit31 */
+			v = op - 0x30u;
+		} else if (op >= 0x70 && op <= 0x8f) {     /* breg0..breg31 */
+			int64_t off = rd_sleb(&r);
+			if (reg_value(arch, op - 0x70u, regs, &v) < 0)
+				return CFI_E_UNSUPPORTED;
+			v += (uint64_t)off;
+		} else {
+			switch (op) {
+			case 0x08: v = rd_u(&r, 1); break;
+			case 0x09: v = (uint64_t)(int64_t)(int8_t)rd_u(&r, 1); break;
+			case 0x0a: v = rd_u(&r, 2); break;
+			case 0x0b: v = (uint64_t)(int64_t)(int16_t)rd_u(&r, 2); break;
+			case 0x0c: v = rd_u(&r, 4); break;
+			case 0x0d: v = (uint64_t)(int64_t)(int32_t)rd_u(&r, 4); break;
+			case 0x0e: case 0x0f: v = rd_u(&r, 8); break;
+			case 0x10: v = rd_uleb(&r); break;
+			case 0x11: v = (uint64_t)rd_sleb(&r); break;
+			case 0x92: {
+				uint64_t reg = rd_uleb(&r);
+				int64_t off = rd_sleb(&r);
+				if (reg_value(arch, reg, regs, &v) < 0)
+					return CFI_E_UNSUPPORTED;
+				v += (uint64_t)off;
+				break;
+			}
+			case 0x12:      /* dup */
+				if (n < 1)
+					return CFI_E_CORRUPT;
+				v = st[n - 1];
+				break;
+			case 0x13:      /* drop */
+				if (n < 1)
+					return CFI_E_CORRUPT;
+				n--;
+				push = 0;
+				break;
+			case 0x16:      /* swap */
+				if (n < 2)
+					return CFI_E_CORRUPT;
+				a = st[n - 1];
+				st[n - 1] = st[n - 2];
+				st[n - 2] = a;
+				push = 0;
+				break;
+			case 0x23:      /* plus_uconst */
+				if (n < 1)
+					return CFI_E_CORRUPT;
+				st[n - 1] += rd_uleb(&r);
+				push = 0;
+				break;
+			case 0x1a: case 0x1c: case 0x1e: case 0x21: case 0x22: case 0x24:
+			case 0x25: case 0x26: case 0x27: case 0x29: case 0x2a: case 0x2b:
+			case 0x2c: case 0x2d: case 0x2e:
+				if (n < 2)
+					return CFI_E_CORRUPT;
+				b = st[--n];
+				a = st[--n];
+				switch (op) {
+				case 0x1a: v = a & b; break;
+				case 0x1c: v = a - b; break;
+				case 0x1e: v = a * b; break;
+				case 0x21: v = a | b; break;
+				case 0x22: v = a + b; break;
+				case 0x24: v = b >= 64 ? 0 : a << b; break;
+				case 0x25: v = b >= 64 ? 0 : a >> b; break;
+				case 0x26: v = b >= 64 ? (uint64_t)((int64_t)a < 0 ? -1 : 0) : (uint64_t)((int64_t)a >> b); break;
+				case 0x27: v = a ^ b; break;
+				case 0x29: v = (int64_t)a == (int64_t)b; break;
+				case 0x2a: v = (int64_t)a >= (int64_t)b; break;
+				case 0x2b: v = (int64_t)a > (int64_t)b; break;
+				case 0x2c: v = (int64_t)a <= (int64_t)b; break;
+				case 0x2d: v = (int64_t)a < (int64_t)b; break;
+				case 0x2e: v = (int64_t)a != (int64_t)b; break;
+				}
+				break;
+			default:
+				return CFI_E_UNSUPPORTED;
+			}
+		}
+		if (!r.ok)
+			return CFI_E_CORRUPT;
+		if (push) {
+			if (n == MAX_STACK)
+				return CFI_E_UNSUPPORTED;
+			st[n++] = v;
+		}
+	}
+	if (n == 0)
+		return CFI_E_CORRUPT;
+	*out = st[n - 1];
+	return 0;
+}
