@@ -4,23 +4,31 @@
  *
  * libdwarf sees the caller's sections through its object access interface
  * (dwarf_object_init_b), so the file format stays the caller's business;
- * compressed ELF sections are inflated here on libdwarf's first request.
- * dwinfo_new() reads only the unit headers and each unit's own address
- * ranges, and folds them into one sorted array of disjoint spans, unit by
- * address. The first lookup inside a unit walks that unit's DIE tree once:
- * each subprogram and inlined subroutine becomes a scope (its parent, its
- * call site), and their ranges are folded into disjoint spans, each owned
- * by the innermost scope; the unit's line table becomes a sorted array of
- * rows, and its file table a list of joined paths. A lookup is then two
- * binary searches and a walk up the scopes. Names are resolved when a
- * scope is first returned, since most functions are never sampled.
+ * compressed ELF sections are inflated here on first use. dwinfo_new()
+ * reads only the unit headers and each unit's own address ranges, and
+ * folds them into one sorted array of disjoint spans, unit by address. The
+ * first lookup inside a unit walks that unit's DIE tree once: each
+ * subprogram and inlined subroutine becomes a scope (its parent, its call
+ * site, the naming attributes on its DIE), and their ranges are folded
+ * into disjoint spans, each owned by the innermost scope; the unit's line
+ * table becomes a sorted array of rows and a list of joined paths. A
+ * lookup is then two binary searches and a walk up the scopes. Names are
+ * resolved when a scope is first returned, through the scopes already
+ * read, since most functions are never sampled.
  *
  * The choices follow llvm-symbolizer, the oracle of the tests: the unit
  * with the lowest offset owns an address claimed by several; the deepest
  * (latest in DIE order) function range owns an address; of line rows at
- * one address, the last counts; paths join as LLVM joins them. libdwarf is
- * given an error handler that returns, and every call an error pointer, so
- * nothing in it aborts; each Dwarf_Error, DIE and attribute is released.
+ * one address, the last counts; paths join as LLVM joins them.
+ *
+ * libdwarf 20210528 is used for what it does well (DIEs, attributes, range
+ * lists) and kept away from what it does not: the line table is read here
+ * (see load_lines()), and range list offsets and headers are checked here
+ * before libdwarf follows them, because it loops or reads out of bounds on
+ * some damage. It gets an error handler that returns and every call an
+ * error pointer, so nothing in it aborts; each Dwarf_Error, DIE and
+ * attribute is released, and its allocation tracking (on by default)
+ * frees at dwarf_finish() what its own error paths leak.
  */
 #include "dwinfo.h"
 
@@ -87,9 +95,11 @@ struct dw_cu {
 	Dwarf_Off off;           /* of the unit's DIE in .debug_info */
 	Dwarf_Die die;           /* kept: libdwarf finds a unit by offset with a
 	                          * linear search, so dwarf_offdie_b() is avoided */
-	Dwarf_Half version, lang;
+	Dwarf_Half version, lang, addr_size;
 	uint8_t state;
 	uint64_t base;           /* DW_AT_low_pc of the unit DIE */
+	uint64_t rnglists_base;  /* DW_AT_rnglists_base, if has_rnglists_base */
+	uint8_t has_rnglists_base, bad_rnglists_base;
 	struct dw_scope *scopes;
 	size_t nscopes, capscopes;
 	struct dw_span *spans;   /* owner: scope index */
@@ -105,6 +115,14 @@ struct dw_block {
 	struct dw_block *next;
 	size_t used, cap;
 	char data[];
+};
+
+/* One table of .debug_rnglists: header at off, its offset array at
+ * offsets (the value DW_AT_rnglists_base names), lists up to end. */
+struct dw_rnglists {
+	uint64_t off, offsets, lists, end;
+	uint32_t count;
+	uint8_t offsize;
 };
 
 /* An interval waiting to be folded into spans: higher prio wins. */
@@ -127,6 +145,8 @@ struct dwinfo {
 	struct dw_interval *iv;  /* scratch for folding */
 	size_t niv, capiv;
 	struct buf path;         /* scratch for joining paths */
+	struct dw_rnglists *rl;  /* the .debug_rnglists tables, checked */
+	size_t nrl;
 };
 
 const char *dwinfo_strerror(int err)
@@ -431,6 +451,26 @@ static const char *die_string(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at)
 }
 
 /* An unsigned constant attribute. Returns 1 if present and readable. */
+/* An attribute's unsigned constant. Returns 1 if readable. */
+static int attr_udata(struct dwinfo *d, Dwarf_Attribute a, Dwarf_Unsigned *v)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Half form = 0;
+	Dwarf_Signed sv = 0;
+	int ok;
+
+	/* libdwarf 20210528's dwarf_formudata() refuses DW_FORM_implicit_const
+	 * (which GCC uses for call_file/line/column); formsdata reads it. */
+	if (dwarf_whatform(a, &form, &e) == DW_DLV_OK && form == DW_FORM_implicit_const) {
+		ok = dwarf_formsdata(a, &sv, &e) == DW_DLV_OK && sv >= 0;
+		*v = ok ? (Dwarf_Unsigned)sv : 0;
+	} else {
+		ok = dwarf_formudata(a, v, &e) == DW_DLV_OK;
+	}
+	drop(d, &e);
+	return ok;
+}
+
 static int die_udata(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Unsigned *v)
 {
 	Dwarf_Attribute a = NULL;
@@ -438,19 +478,42 @@ static int die_udata(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Unsig
 	int res = dwarf_attr(die, at, &a, &e), ok = 0;
 
 	if (res == DW_DLV_OK) {
-		Dwarf_Half form = 0;
-		Dwarf_Signed sv = 0;
-
-		/* libdwarf 20210528's dwarf_formudata() refuses DW_FORM_implicit_const
-		 * (which GCC uses for call_file/line/column); formsdata reads it. */
-		if (dwarf_whatform(a, &form, &e) == DW_DLV_OK && form == DW_FORM_implicit_const) {
-			ok = dwarf_formsdata(a, &sv, &e) == DW_DLV_OK && sv >= 0;
-			*v = ok ? (Dwarf_Unsigned)sv : 0;
-		} else {
-			ok = dwarf_formudata(a, v, &e) == DW_DLV_OK;
-		}
+		ok = attr_udata(d, a, v);
 		dwarf_dealloc_attribute(a);
 	}
+	drop(d, &e);
+	return ok;
+}
+
+/* DW_AT_low_pc or DW_AT_high_pc: 1 and *v if present and readable, with
+ * *is_offset set for a high_pc that is a length (a constant form). Not
+ * dwarf_lowpc()/dwarf_highpc_b(): on some damage 20210528's highpc reports
+ * two errors through one pointer and the first leaks. */
+static int die_pc(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Addr *v, int *is_offset)
+{
+	Dwarf_Attribute a = NULL;
+	Dwarf_Error e = NULL;
+	Dwarf_Half form = 0;
+	int ok = 0;
+
+	*is_offset = 0;
+	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK) {
+		drop(d, &e);
+		return 0;
+	}
+	if (dwarf_whatform(a, &form, &e) == DW_DLV_OK) {
+		switch (form) {
+		case DW_FORM_addr: case DW_FORM_addrx: case DW_FORM_addrx1: case DW_FORM_addrx2:
+		case DW_FORM_addrx3: case DW_FORM_addrx4: case DW_FORM_GNU_addr_index:
+			ok = dwarf_formaddr(a, v, &e) == DW_DLV_OK;
+			break;
+		default:
+			ok = at == DW_AT_high_pc && attr_udata(d, a, v);
+			*is_offset = 1;
+			break;
+		}
+	}
+	dwarf_dealloc_attribute(a);
 	drop(d, &e);
 	return ok;
 }
@@ -472,6 +535,92 @@ static int die_ref(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *of
 
 /* ---- address ranges of a DIE ---- */
 
+/* Indexes the tables of .debug_rnglists into d->rl. Returns 0, or -1 if
+ * a header is malformed: libdwarf 20210528 reads these headers as soon as
+ * it loads .debug_info, and on a bad one loops forever (it neither stops
+ * nor advances), so such a section is never shown to it. */
+static int index_rnglists(struct dwinfo *d, const uint8_t *p, uint64_t size)
+{
+	uint64_t off = 0;
+	size_t cap = 0;
+
+	while (off < size) {
+		uint64_t len, hdr = 4, version, asize;
+		struct dw_rnglists *r;
+
+		if (size - off < 4)
+			return -1;
+		len = get_le32(p + off);
+		if (len == 0xffffffffu) {
+			if (size - off < 12)
+				return -1;
+			len = get_le64(p + off + 4);
+			hdr = 12;
+		} else if (len >= 0xfffffff0u) {
+			return -1;
+		}
+		/* version (2), address size (1), selector size (1), count (4) */
+		if (len < 8 || len > size - off - hdr)
+			return -1;
+		version = get_le16(p + off + hdr);
+		asize = p[off + hdr + 2];
+		if (version != 5 || (asize != 2 && asize != 4 && asize != 8))
+			return -1;
+		d->rl = xgrow(d->rl, &cap, d->nrl + 1, sizeof(*d->rl));
+		r = &d->rl[d->nrl++];
+		r->off = off;
+		r->offsize = hdr == 12 ? 8 : 4;
+		r->count = get_le32(p + off + hdr + 4);
+		r->offsets = off + hdr + 8;
+		r->end = off + hdr + len;
+		if ((uint64_t)r->count * r->offsize > r->end - r->offsets)
+			return -1;
+		r->lists = r->offsets + (uint64_t)r->count * r->offsize;
+		off = r->end;
+	}
+	return 0;
+}
+
+/* The .debug_rnglists offset of the list a DW_AT_ranges of this form and
+ * value names, checked the way libdwarf will not check it: libdwarf
+ * 20210528 reads a DW_FORM_rnglistx entry's target, or a section offset
+ * in a unit with DW_AT_rnglists_base, without bounds. Returns 0 or -1. */
+static int rnglist_target(const struct dwinfo *d, const struct dw_cu *cu, Dwarf_Half form,
+			  uint64_t val, uint64_t *target)
+{
+	const struct dw_section *sec = NULL;
+	const struct dw_rnglists *r = NULL;
+	size_t i;
+
+	for (i = 1; i < d->nsecs; i++)
+		if (!strcmp(d->secs[i].name, ".debug_rnglists"))
+			sec = &d->secs[i];
+	if (!sec || !sec->data || cu->bad_rnglists_base)
+		return -1;
+	/* The table libdwarf will pick: by the unit's base, else the one
+	 * holding the offset. */
+	for (i = 0; i < d->nrl && !r; i++) {
+		if (cu->has_rnglists_base ? d->rl[i].offsets == cu->rnglists_base
+					  : form != DW_FORM_rnglistx && val >= d->rl[i].off &&
+					    val < d->rl[i].end)
+			r = &d->rl[i];
+	}
+	if (!r)
+		return -1;
+	if (form == DW_FORM_rnglistx) {
+		uint64_t at;
+
+		if (val >= r->count)
+			return -1;
+		at = r->offsets + val * r->offsize;
+		val = r->offsets + (r->offsize == 8 ? get_le64(sec->data + at) : get_le32(sec->data + at));
+	}
+	if (val < r->lists || val >= r->end)
+		return -1;
+	*target = val;
+	return 0;
+}
+
 /* The highest address of this size: DWARF 5's tombstone for code that the
  * linker dropped (lld writes it; -2 in .debug_ranges). */
 static int tombstone(uint64_t lo, Dwarf_Half addr_size)
@@ -487,11 +636,9 @@ static int die_ranges(struct dwinfo *d, const struct dw_cu *cu, Dwarf_Die die,
 {
 	Dwarf_Attribute a = NULL;
 	Dwarf_Error e = NULL;
-	Dwarf_Half form = 0, addr_size = 8;
+	Dwarf_Half form = 0, addr_size = cu->addr_size;
 	int res, ret = 0;
 
-	dwarf_get_die_address_size(die, &addr_size, &e);
-	drop(d, &e);
 	res = dwarf_attr(die, DW_AT_ranges, &a, &e);
 	if (res == DW_DLV_ERROR) {
 		drop(d, &e);
@@ -499,17 +646,12 @@ static int die_ranges(struct dwinfo *d, const struct dw_cu *cu, Dwarf_Die die,
 	}
 	if (res == DW_DLV_NO_ENTRY) {
 		Dwarf_Addr lo = 0, hi = 0;
-		enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
+		int is_offset;
 
-		res = dwarf_lowpc(die, &lo, &e);
-		drop(d, &e);
-		if (res != DW_DLV_OK)
-			return res == DW_DLV_ERROR ? -1 : 0;
-		res = dwarf_highpc_b(die, &hi, &form, &cls, &e);
-		drop(d, &e);
-		if (res != DW_DLV_OK)
-			return res == DW_DLV_ERROR ? -1 : 0;
-		if (cls == DW_FORM_CLASS_CONSTANT)
+		if (!die_pc(d, die, DW_AT_low_pc, &lo, &is_offset) ||
+		    !die_pc(d, die, DW_AT_high_pc, &hi, &is_offset))
+			return 0;
+		if (is_offset)
 			hi = hi > UINT64_MAX - lo ? UINT64_MAX : lo + hi;
 		if (!tombstone(lo, addr_size))
 			add_interval(d, lo, hi, prio, owner);
@@ -520,12 +662,14 @@ static int die_ranges(struct dwinfo *d, const struct dw_cu *cu, Dwarf_Die die,
 	if (cu->version >= 5) {
 		Dwarf_Rnglists_Head head = NULL;
 		Dwarf_Unsigned val = 0, count = 0, global = 0, i;
+		uint64_t target = 0;
 
 		res = form == DW_FORM_rnglistx ? dwarf_formudata(a, &val, &e)
 					       : dwarf_global_formref(a, &val, &e);
-		if (res != DW_DLV_OK)
+		if (res != DW_DLV_OK || rnglist_target(d, cu, form, val, &target) != 0)
 			goto bad;
-		res = dwarf_rnglists_get_rle_head(a, form, val, &head, &count, &global, &e);
+		/* Handed over as the checked section offset it resolves to. */
+		res = dwarf_rnglists_get_rle_head(a, DW_FORM_sec_offset, target, &head, &count, &global, &e);
 		if (res != DW_DLV_OK)
 			goto bad;
 		for (i = 0; i < count && i < MAX_RANGES; i++) {
@@ -627,18 +771,40 @@ static int index_units(struct dwinfo *d)
 		cu = &d->cus[d->ncus];
 		memset(cu, 0, sizeof(*cu));
 		cu->version = version;
+		cu->addr_size = addr_size;
 		if (dwarf_dieoffset(die, &cu->off, &e) != DW_DLV_OK) {
 			drop(d, &e);
 			dwarf_dealloc_die(die);
 			continue;
 		}
-		if (dwarf_lowpc(die, &base, &e) == DW_DLV_OK)
-			cu->base = base;
-		drop(d, &e);
+		{
+			int is_offset;
+			if (die_pc(d, die, DW_AT_low_pc, &base, &is_offset))
+				cu->base = base;
+		}
 		{
 			Dwarf_Unsigned lang = 0;
 			if (die_udata(d, die, DW_AT_language, &lang))
 				cu->lang = (Dwarf_Half)lang;
+		}
+		{
+			Dwarf_Attribute a = NULL;
+			Dwarf_Half form = 0;
+			Dwarf_Unsigned v = 0;
+
+			if (dwarf_attr(die, DW_AT_rnglists_base, &a, &e) == DW_DLV_OK) {
+				/* Only the standard form is read; anything else makes
+				 * the unit's range lists unusable. */
+				if (dwarf_whatform(a, &form, &e) == DW_DLV_OK && form == DW_FORM_sec_offset &&
+				    dwarf_global_formref(a, &v, &e) == DW_DLV_OK) {
+					cu->rnglists_base = v;
+					cu->has_rnglists_base = 1;
+				} else {
+					cu->bad_rnglists_base = 1;
+				}
+				dwarf_dealloc_attribute(a);
+			}
+			drop(d, &e);
 		}
 		/* The unit's ranges, lower units first on overlap. */
 		die_ranges(d, cu, die, UINT64_MAX - d->ncus, (uint32_t)d->ncus);
@@ -649,86 +815,35 @@ static int index_units(struct dwinfo *d)
 	return ret;
 }
 
-/* ---- one unit: its file table and line rows ---- */
+/* ---- one unit: its line table ---- */
 
-static int is_absolute(const char *p)
+/* The line table is read here rather than through libdwarf. 20210528
+ * starts each DWARF 5 sequence with file 0 where the standard (and GCC,
+ * and LLVM) say 1, and its dwarf_srclines_b() decodes every row into an
+ * allocation of its own, which was a third of a symbolization's time. The
+ * header and program are short, well specified, and read here with every
+ * length checked. */
+
+/* The bytes of a section, inflating it first if need be; NULL if absent
+ * or broken. */
+static const struct dw_section *section(struct dwinfo *d, const char *name)
 {
-	return p[0] == '/';
-}
+	for (size_t i = 1; i < d->nsecs; i++) {
+		struct dw_section *s = &d->secs[i];
 
-/* Appends one component to a path the way LLVM's sys::path::append does:
- * one '/' between components, none doubled. */
-static void path_append(struct buf *b, const char *c)
-{
-	if (b->len && b->data[b->len - 1] == '/') {
-		while (*c == '/')
-			c++;
-	} else if (b->len && *c != '/') {
-		buf_addch(b, '/');
-	}
-	buf_addstr(b, c);
-}
-
-static const char *line_dir(struct dwinfo *d, Dwarf_Line_Context ctx, const struct dw_cu *cu,
-			    Dwarf_Unsigned dir, Dwarf_Signed ndirs)
-{
-	Dwarf_Error e = NULL;
-	const char *s = NULL;
-
-	/* libdwarf 20210528 numbers include directories as the line table
-	 * does: from 0 (the unit's own directory) in DWARF 5, from 1 before,
-	 * where 0 means the compilation directory and is not in the list. */
-	if (cu->version >= 5 ? dir >= (Dwarf_Unsigned)ndirs : dir < 1 || dir > (Dwarf_Unsigned)ndirs)
-		return "";
-	if (dwarf_srclines_include_dir_data(ctx, (Dwarf_Signed)dir, &s, &e) != DW_DLV_OK || !s)
-		s = "";
-	drop(d, &e);
-	return s;
-}
-
-static void load_files(struct dwinfo *d, struct dw_cu *cu, Dwarf_Line_Context ctx, const char *comp_dir)
-{
-	Dwarf_Error e = NULL;
-	Dwarf_Signed base = 0, count = 0, end = 0, ndirs = 0, i;
-
-	if (dwarf_srclines_files_indexes(ctx, &base, &count, &end, &e) != DW_DLV_OK ||
-	    count <= 0 || count > (1 << 20) || end - base != count) {
-		drop(d, &e);
-		return;
-	}
-	if (dwarf_srclines_include_dir_count(ctx, &ndirs, &e) != DW_DLV_OK)
-		ndirs = 0;
-	drop(d, &e);
-	cu->files = xcalloc((size_t)count, sizeof(*cu->files));
-	cu->nfiles = (uint32_t)count;
-	cu->filebase = base;
-	for (i = base; i < end; i++) {
-		const char *name = NULL, *dir;
-		Dwarf_Unsigned diridx = 0, mtime, len;
-		Dwarf_Form_Data16 *md5 = NULL;
-
-		if (dwarf_srclines_files_data_b(ctx, i, &name, &diridx, &mtime, &len, &md5, &e) != DW_DLV_OK ||
-		    !name) {
-			drop(d, &e);
+		if (strcmp(s->name, name))
 			continue;
+		if (s->ctype && !s->inflated && (s->failed || inflate_section(s) != 0)) {
+			s->failed = 1;
+			return NULL;
 		}
-		if (is_absolute(name)) {
-			cu->files[i - base] = name;
-			continue;
-		}
-		dir = line_dir(d, ctx, cu, diridx, ndirs);
-		buf_reset(&d->path);
-		if (comp_dir && comp_dir[0] && !is_absolute(dir))
-			path_append(&d->path, comp_dir);
-		if (dir[0])
-			path_append(&d->path, dir);
-		path_append(&d->path, name);
-		cu->files[i - base] = keep_string(d, (const char *)d->path.data, d->path.len);
+		return s->data ? s : NULL;
 	}
+	return NULL;
 }
 
-/* A bounded reader of the line program. Every read checks what is left
- * and poisons the reader (ok = 0) when it runs out. */
+/* A bounded reader. Every read checks what is left and poisons the reader
+ * (ok = 0) when it runs out; reads after that return 0. */
 struct lp {
 	const uint8_t *p, *end;
 	int ok;
@@ -785,6 +900,192 @@ static int64_t lp_sleb(struct lp *r)
 	return 0;
 }
 
+static void lp_skip(struct lp *r, uint64_t n)
+{
+	if (!r->ok || (uint64_t)(r->end - r->p) < n)
+		r->ok = 0;
+	else
+		r->p += n;
+}
+
+/* A NUL-terminated string inline in the reader, or NULL. */
+static const char *lp_cstr(struct lp *r)
+{
+	const uint8_t *z;
+
+	if (!r->ok || !(z = memchr(r->p, 0, (size_t)(r->end - r->p)))) {
+		r->ok = 0;
+		return NULL;
+	}
+	{
+		const char *s = (const char *)r->p;
+		r->p = z + 1;
+		return s;
+	}
+}
+
+/* The string at off in a string section, if it ends inside it. */
+static const char *section_string(struct dwinfo *d, const char *name, uint64_t off)
+{
+	const struct dw_section *s = section(d, name);
+
+	if (!s || off >= s->size || !memchr(s->data + off, 0, (size_t)(s->size - off)))
+		return NULL;
+	return (const char *)s->data + off;
+}
+
+/* One DWARF 5 entry field of this form: a string if it is one (or NULL),
+ * a number in *num otherwise. Unknown forms poison the reader. */
+static const char *lp_field(struct dwinfo *d, struct lp *r, uint64_t form, unsigned offsize,
+			    uint64_t *num)
+{
+	*num = 0;
+	switch (form) {
+	case DW_FORM_string: return lp_cstr(r);
+	case DW_FORM_line_strp: return section_string(d, ".debug_line_str", lp_fixed(r, offsize));
+	case DW_FORM_strp: return section_string(d, ".debug_str", lp_fixed(r, offsize));
+	case DW_FORM_udata: *num = lp_uleb(r); return NULL;
+	case DW_FORM_data1: *num = lp_fixed(r, 1); return NULL;
+	case DW_FORM_data2: *num = lp_fixed(r, 2); return NULL;
+	case DW_FORM_data4: *num = lp_fixed(r, 4); return NULL;
+	case DW_FORM_data8: *num = lp_fixed(r, 8); return NULL;
+	case DW_FORM_data16: lp_skip(r, 16); return NULL;
+	case DW_FORM_sdata: lp_sleb(r); return NULL;
+	case DW_FORM_block: lp_skip(r, lp_uleb(r)); return NULL;
+	case DW_FORM_block1: lp_skip(r, lp_fixed(r, 1)); return NULL;
+	case DW_FORM_block2: lp_skip(r, lp_fixed(r, 2)); return NULL;
+	case DW_FORM_block4: lp_skip(r, lp_fixed(r, 4)); return NULL;
+	/* strx forms need the unit's string offsets, which a line table
+	 * cannot name: read past them, as no string. */
+	case DW_FORM_strx: case DW_FORM_GNU_str_index: lp_uleb(r); return NULL;
+	case DW_FORM_strx1: lp_skip(r, 1); return NULL;
+	case DW_FORM_strx2: lp_skip(r, 2); return NULL;
+	case DW_FORM_strx3: lp_skip(r, 3); return NULL;
+	case DW_FORM_strx4: lp_skip(r, 4); return NULL;
+	default: r->ok = 0; return NULL;
+	}
+}
+
+struct lp_entry {
+	const char *path;
+	uint64_t dir;
+};
+
+/* Reads a DWARF 5 directory or file name table: its entry format, then
+ * its entries (at most 1 << 20). Caller frees *out. */
+static int lp_table(struct dwinfo *d, struct lp *r, unsigned offsize, struct lp_entry **out, size_t *n)
+{
+	uint64_t fmt[2 * 255], count;
+	unsigned nfmt = (unsigned)lp_fixed(r, 1);
+
+	*out = NULL;
+	*n = 0;
+	for (unsigned k = 0; k < nfmt; k++) {
+		fmt[2 * k] = lp_uleb(r);
+		fmt[2 * k + 1] = lp_uleb(r);
+	}
+	count = lp_uleb(r);
+	if (!r->ok || count > (1u << 20) || count > (uint64_t)(r->end - r->p))
+		return -1;
+	*out = xcalloc(count ? count : 1, sizeof(**out));
+	for (uint64_t i = 0; i < count && r->ok; i++) {
+		for (unsigned k = 0; k < nfmt; k++) {
+			uint64_t num;
+			const char *str = lp_field(d, r, fmt[2 * k + 1], offsize, &num);
+
+			if (fmt[2 * k] == DW_LNCT_path)
+				(*out)[i].path = str;
+			else if (fmt[2 * k] == DW_LNCT_directory_index)
+				(*out)[i].dir = num;
+		}
+	}
+	*n = (size_t)count;
+	return r->ok ? 0 : -1;
+}
+
+/* Reads a DWARF 2-4 directory or file name list, which ends with an empty
+ * name; a file also has its directory, time and size. */
+static int lp_list(struct lp *r, int files, struct lp_entry **out, size_t *n)
+{
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	while (r->ok) {
+		const char *name = lp_cstr(r);
+
+		if (!name || !name[0])
+			break;
+		if (*n >= (1u << 20)) {
+			r->ok = 0;
+			break;
+		}
+		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
+		(*out)[*n].path = name;
+		(*out)[*n].dir = 0;
+		if (files) {
+			(*out)[*n].dir = lp_uleb(r);
+			lp_uleb(r);
+			lp_uleb(r);
+		}
+		(*n)++;
+	}
+	return r->ok ? 0 : -1;
+}
+
+static int is_absolute(const char *p)
+{
+	return p[0] == '/';
+}
+
+/* Appends one component to a path the way LLVM's sys::path::append does:
+ * one '/' between components, none doubled. */
+static void path_append(struct buf *b, const char *c)
+{
+	if (b->len && b->data[b->len - 1] == '/') {
+		while (*c == '/')
+			c++;
+	} else if (b->len && *c != '/') {
+		buf_addch(b, '/');
+	}
+	buf_addstr(b, c);
+}
+
+/* The unit's file table as full paths, joined as LLVM joins them for
+ * llvm-symbolizer: an absolute name stands; otherwise its directory (entry
+ * dir of the list, counted from 0 in DWARF 5 and from 1 before, where 0
+ * is the compilation directory), preceded by DW_AT_comp_dir unless that
+ * directory is absolute. */
+static void make_files(struct dwinfo *d, struct dw_cu *cu, unsigned version, const char *comp_dir,
+		       const struct lp_entry *dirs, size_t ndirs, const struct lp_entry *files, size_t nfiles)
+{
+	cu->files = xcalloc(nfiles ? nfiles : 1, sizeof(*cu->files));
+	cu->nfiles = (uint32_t)nfiles;
+	cu->filebase = version >= 5 ? 0 : 1;
+	for (size_t i = 0; i < nfiles; i++) {
+		const char *name = files[i].path, *dir = "";
+		uint64_t k = files[i].dir;
+
+		if (!name)
+			continue;
+		if (is_absolute(name)) {
+			cu->files[i] = name;
+			continue;
+		}
+		if (version >= 5 ? k < ndirs : k >= 1 && k <= ndirs)
+			dir = dirs[version >= 5 ? k : k - 1].path;
+		if (!dir)
+			dir = "";
+		buf_reset(&d->path);
+		if (comp_dir && comp_dir[0] && !is_absolute(dir))
+			path_append(&d->path, comp_dir);
+		if (dir[0])
+			path_append(&d->path, dir);
+		path_append(&d->path, name);
+		cu->files[i] = keep_string(d, (const char *)d->path.data, d->path.len);
+	}
+}
+
 struct lp_state {
 	uint64_t addr;
 	uint32_t file, line, column;
@@ -816,23 +1117,109 @@ static void lp_emit(struct dw_cu *cu, size_t *cap, struct lp_state *prev, const 
 	*prev = *st;
 }
 
-/* Runs the line program of the table at off in .debug_line. libdwarf
- * 20210528 reads the header (files, directories) well, but starts each
- * DWARF 5 sequence with file 0 where the standard says 1, and GCC relies
- * on the 1; so the rows are decoded here, as the DWARF 2-5 standards and
- * LLVM define them. A damaged program ends the rows where it breaks. */
-static void run_line_program(struct dwinfo *d, struct dw_cu *cu, const struct dw_section *sec, uint64_t off)
+/* Runs a line program (DWARF 2 to 5 opcodes) into the unit's rows. A
+ * damaged program ends the rows where it breaks. */
+static void lp_run(struct dw_cu *cu, struct lp *r, unsigned min_inst, int line_base, unsigned range,
+		   unsigned opbase, const uint8_t *oplen, unsigned addr_size)
 {
-	struct lp r = { NULL, NULL, 1 };
 	struct lp_state st, prev;
+	size_t cap = 0;
+
+	lp_reset(&st);
+	prev = st;
+	prev.end = 1;
+	while (r->ok && r->p < r->end) {
+		unsigned op = *r->p++;
+
+		if (op >= opbase) {
+			unsigned adj = op - opbase;
+			st.addr += (uint64_t)(adj / range) * min_inst;
+			st.line += (uint32_t)(line_base + (int)(adj % range));
+			lp_emit(cu, &cap, &prev, &st);
+			continue;
+		}
+		switch (op) {
+		case 0: {
+			uint64_t n = lp_uleb(r);
+			const uint8_t *next;
+			unsigned sub;
+
+			if (!r->ok || n == 0 || n > (uint64_t)(r->end - r->p)) {
+				r->ok = 0;
+				break;
+			}
+			next = r->p + n;
+			sub = (unsigned)lp_fixed(r, 1);
+			if (sub == DW_LNE_end_sequence) {
+				st.end = 1;
+				lp_emit(cu, &cap, &prev, &st);
+				lp_reset(&st);
+			} else if (sub == DW_LNE_set_address) {
+				unsigned w = (unsigned)(n - 1);
+				st.addr = lp_fixed(r, w == 4 || w == 8 ? w : addr_size);
+			}
+			r->p = next;
+			break;
+		}
+		case DW_LNS_copy:
+			lp_emit(cu, &cap, &prev, &st);
+			break;
+		case DW_LNS_advance_pc:
+			st.addr += lp_uleb(r) * min_inst;
+			break;
+		case DW_LNS_advance_line:
+			st.line += (uint32_t)lp_sleb(r);
+			break;
+		case DW_LNS_set_file:
+			st.file = (uint32_t)lp_uleb(r);
+			break;
+		case DW_LNS_set_column:
+			st.column = (uint32_t)lp_uleb(r);
+			break;
+		case DW_LNS_const_add_pc:
+			st.addr += (uint64_t)((255 - opbase) / range) * min_inst;
+			break;
+		case DW_LNS_fixed_advance_pc:
+			st.addr += lp_fixed(r, 2);
+			break;
+		default:
+			/* negate_stmt, basic_block, prologue_end, epilogue_begin,
+			 * set_isa and any unknown standard opcode: skip its
+			 * arguments, which the header counts. */
+			for (unsigned i = 0; i < oplen[op] && r->ok; i++)
+				lp_uleb(r);
+			break;
+		}
+	}
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct dw_row *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Reads the line table at off in .debug_line: its file table, then its
+ * rows. Of several rows at one address the last wins, as in LLVM's
+ * lookup. A damaged header leaves the unit without lines. */
+static void load_lines(struct dwinfo *d, struct dw_cu *cu, uint64_t off, const char *comp_dir)
+{
+	const struct dw_section *sec = section(d, ".debug_line");
+	struct lp r = { NULL, NULL, 1 };
+	struct lp_entry *dirs = NULL, *files = NULL;
+	size_t ndirs = 0, nfiles = 0;
 	uint64_t len, hlen;
 	unsigned offsize = 4, version, opbase, range, min_inst, addr_size = 8;
 	int line_base;
 	uint8_t oplen[256];
 	const uint8_t *prog;
-	size_t cap = 0;
 
-	if (!sec || !sec->data || off >= sec->size)
+	if (!sec || off >= sec->size)
 		return;
 	r.p = sec->data + off;
 	r.end = sec->data + sec->size;
@@ -867,116 +1254,25 @@ static void run_line_program(struct dwinfo *d, struct dw_cu *cu, const struct dw
 	memset(oplen, 0, sizeof(oplen));
 	for (unsigned i = 1; i < opbase; i++)
 		oplen[i] = (uint8_t)lp_fixed(&r, 1);
-	if (!r.ok || range == 0 || opbase == 0 || r.p > prog)
+	if (!r.ok || range == 0 || opbase == 0)
 		return;
+	{
+		/* The tables end where the program begins. */
+		struct lp h = { r.p, prog, 1 };
+		int ok;
+
+		if (version >= 5)
+			ok = lp_table(d, &h, offsize, &dirs, &ndirs) == 0 &&
+			     lp_table(d, &h, offsize, &files, &nfiles) == 0;
+		else
+			ok = lp_list(&h, 0, &dirs, &ndirs) == 0 && lp_list(&h, 1, &files, &nfiles) == 0;
+		if (ok)
+			make_files(d, cu, version, comp_dir, dirs, ndirs, files, nfiles);
+		free(dirs);
+		free(files);
+	}
 	r.p = prog;
-	lp_reset(&st);
-	prev = st;
-	prev.end = 1;
-	while (r.ok && r.p < r.end) {
-		unsigned op = *r.p++;
-
-		if (op >= opbase) {
-			unsigned adj = op - opbase;
-			st.addr += (uint64_t)(adj / range) * min_inst;
-			st.line += (uint32_t)(line_base + (int)(adj % range));
-			lp_emit(cu, &cap, &prev, &st);
-			continue;
-		}
-		switch (op) {
-		case 0: {
-			uint64_t n = lp_uleb(&r);
-			const uint8_t *next;
-			unsigned sub;
-
-			if (!r.ok || n == 0 || n > (uint64_t)(r.end - r.p)) {
-				r.ok = 0;
-				break;
-			}
-			next = r.p + n;
-			sub = (unsigned)lp_fixed(&r, 1);
-			if (sub == DW_LNE_end_sequence) {
-				st.end = 1;
-				lp_emit(cu, &cap, &prev, &st);
-				lp_reset(&st);
-			} else if (sub == DW_LNE_set_address) {
-				unsigned w = (unsigned)(n - 1);
-				st.addr = w == 4 || w == 8 ? lp_fixed(&r, w) : lp_fixed(&r, addr_size);
-			}
-			r.p = next;
-			break;
-		}
-		case DW_LNS_copy:
-			lp_emit(cu, &cap, &prev, &st);
-			break;
-		case DW_LNS_advance_pc:
-			st.addr += lp_uleb(&r) * min_inst;
-			break;
-		case DW_LNS_advance_line:
-			st.line += (uint32_t)lp_sleb(&r);
-			break;
-		case DW_LNS_set_file:
-			st.file = (uint32_t)lp_uleb(&r);
-			break;
-		case DW_LNS_set_column:
-			st.column = (uint32_t)lp_uleb(&r);
-			break;
-		case DW_LNS_const_add_pc:
-			st.addr += (uint64_t)((255 - opbase) / range) * min_inst;
-			break;
-		case DW_LNS_fixed_advance_pc:
-			st.addr += lp_fixed(&r, 2);
-			break;
-		default:
-			/* negate_stmt, basic_block, prologue_end, epilogue_begin,
-			 * set_isa and any unknown standard opcode: skip its
-			 * arguments, which the header counts. */
-			for (unsigned i = 0; i < oplen[op] && r.ok; i++)
-				lp_uleb(&r);
-			break;
-		}
-	}
-}
-
-static const struct dw_section *find_section(const struct dwinfo *d, const char *name)
-{
-	for (size_t i = 1; i < d->nsecs; i++)
-		if (!strcmp(d->secs[i].name, name))
-			return &d->secs[i];
-	return NULL;
-}
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct dw_row *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->hi != y->hi)
-		return x->hi < y->hi ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* Reads the unit's line table: its file table through libdwarf, its rows
- * by running the program. Of several rows at one address the last wins,
- * as in LLVM's lookup. A damaged table leaves the unit without lines. */
-static void load_lines(struct dwinfo *d, struct dw_cu *cu, Dwarf_Die cudie, const char *comp_dir)
-{
-	Dwarf_Line_Context ctx = NULL;
-	Dwarf_Unsigned version = 0, off = 0;
-	Dwarf_Small tables = 0;
-	Dwarf_Error e = NULL;
-
-	/* This reads only the header. */
-	if (dwarf_srclines_b(cudie, &version, &tables, &ctx, &e) != DW_DLV_OK) {
-		drop(d, &e);
-		return;
-	}
-	load_files(d, cu, ctx, comp_dir);
-	if (dwarf_srclines_table_offset(ctx, &off, &e) == DW_DLV_OK)
-		run_line_program(d, cu, find_section(d, ".debug_line"), off);
-	drop(d, &e);
-	dwarf_srclines_dealloc_b(ctx);
+	lp_run(cu, &r, min_inst, line_base, range, opbase, oplen, addr_size);
 	/* Sequences come in any order; rows within one ascend. */
 	if (cu->nrows > 1)
 		qsort(cu->rows, cu->nrows, sizeof(*cu->rows), cmp_row);
@@ -1149,7 +1445,25 @@ static void walk_unit(struct dwinfo *d, struct dw_cu *cu, Dwarf_Die cudie)
 
 static void load_unit(struct dwinfo *d, struct dw_cu *cu)
 {
-	load_lines(d, cu, cu->die, die_string(d, cu->die, DW_AT_comp_dir));
+	Dwarf_Attribute a = NULL;
+	Dwarf_Error e = NULL;
+
+	if (dwarf_attr(cu->die, DW_AT_stmt_list, &a, &e) == DW_DLV_OK) {
+		Dwarf_Unsigned off = 0;
+		Dwarf_Off ref = 0;
+
+		/* DW_FORM_sec_offset, or data4/data8 before DWARF 4. */
+		if (dwarf_global_formref(a, &ref, &e) == DW_DLV_OK) {
+			off = ref;
+		} else {
+			drop(d, &e);
+			if (!attr_udata(d, a, &off))
+				off = UINT64_MAX;
+		}
+		dwarf_dealloc_attribute(a);
+		load_lines(d, cu, off, die_string(d, cu->die, DW_AT_comp_dir));
+	}
+	drop(d, &e);
 	walk_unit(d, cu, cu->die);
 	fold_intervals(d, &cu->spans, &cu->nspans);
 	cu->state = CU_READ;
@@ -1324,40 +1638,6 @@ static int wanted_section(const char *name)
 	return 0;
 }
 
-/* Does .debug_rnglists hold a well-formed chain of DWARF 5 headers?
- * libdwarf 20210528 reads these headers as soon as it loads .debug_info,
- * and on a bad one loops forever (it neither stops nor advances), so a
- * section that would fail there is never shown to it. */
-static int rnglists_headers_ok(const uint8_t *p, uint64_t size)
-{
-	uint64_t off = 0;
-
-	while (off < size) {
-		uint64_t len, hdr = 4, version, asize;
-
-		if (size - off < 4)
-			return 0;
-		len = get_le32(p + off);
-		if (len == 0xffffffffu) {
-			if (size - off < 12)
-				return 0;
-			len = get_le64(p + off + 4);
-			hdr = 12;
-		} else if (len >= 0xfffffff0u) {
-			return 0;
-		}
-		/* version (2), address size (1), selector size (1), count (4) */
-		if (len < 8 || len > size - off - hdr)
-			return 0;
-		version = get_le16(p + off + hdr);
-		asize = p[off + hdr + 2];
-		if (version != 5 || (asize != 2 && asize != 4 && asize != 8))
-			return 0;
-		off += hdr + len;
-	}
-	return 1;
-}
-
 /* Copies the wanted sections for libdwarf, the first of each name, with
  * compressed ones described by their inflated size. */
 static int take_sections(struct dwinfo *d, const struct dwinfo_section *secs, size_t nsecs)
@@ -1406,9 +1686,12 @@ static int take_sections(struct dwinfo *d, const struct dwinfo_section *secs, si
 				memset(s, 0, sizeof(*s));
 				continue;
 			}
-			if (!rnglists_headers_ok(s->data, s->size)) {
+			if (index_rnglists(d, s->data, s->size) != 0) {
 				free(s->inflated);
 				memset(s, 0, sizeof(*s));
+				free(d->rl);
+				d->rl = NULL;
+				d->nrl = 0;
 				continue;
 			}
 		}
@@ -1431,12 +1714,6 @@ int dwinfo_new(const struct dwinfo_section *secs, size_t nsecs, struct dwinfo **
 	err = take_sections(d, secs, nsecs);
 	if (err < 0)
 		goto fail;
-	/* libdwarf records every allocation in a search tree so that
-	 * dwarf_finish() can free what callers forgot; that bookkeeping is a
-	 * third of a symbolization's time. Everything here is released
-	 * explicitly (LeakSanitizer checks it), so turn it off. The flag is
-	 * libdwarf's, for the whole process. */
-	dwarf_set_de_alloc_flag(0);
 	d->iface.object = d;
 	d->iface.methods = &obj_methods;
 	res = dwarf_object_init_b(&d->iface, on_dwarf_error, d, DW_GROUPNUMBER_ANY, &d->dbg, &e);
@@ -1491,6 +1768,7 @@ void dwinfo_free(struct dwinfo *d)
 		free(b);
 	}
 	free(d->iv);
+	free(d->rl);
 	buf_release(&d->path);
 	free(d);
 }

@@ -11,10 +11,6 @@
  * DWARF 2 to 5 are read, with .debug_ranges or .debug_rnglists, and ELF
  * SHF_COMPRESSED sections (zlib, zstd) are inflated here, with a cap.
  *
- * dwinfo_new() turns off libdwarf's allocation tracking for the process
- * (dwarf_set_de_alloc_flag(0)): everything here is released explicitly,
- * and other libdwarf users in the process must do the same.
- *
  * Objects are 64-bit little-endian (x86_64 and arm64, ELF or Mach-O).
  * Everything in the sections is untrusted: damage gives an error or fewer
  * frames, never a crash or a hang. Library code: returns 0 or a count, or
