@@ -16,6 +16,26 @@
  * x86_64 has the same problem without an lr: there the caller of a
  * frameless leaf is looked for among the words between sp and the first
  * frame record, if the caller gave a way to recognise return addresses.
+ *
+ * With a CFI lookup the walk carries (pc, sp, fp) from frame to frame
+ * instead of just fp. The policy, per frame:
+ *  1. If the frame's pc (the return address minus 1 above the leaf) has a
+ *     row, and sp is known, the row gives the CFA (sp, fp or a PLT-style
+ *     expression plus an offset), the return address (saved at CFA + n;
+ *     on arm64 also lr, in the leaf) and the caller's fp (saved at CFA + n,
+ *     or unchanged); the caller's sp is the CFA. A return address marked
+ *     undefined is the outermost frame (_start): the walk ends there.
+ *  2. Otherwise (no row: JIT code, the vDSO, an image without .eh_frame;
+ *     or a row this walker cannot apply: a register-based CFA other than
+ *     sp/fp, a memory-reading expression, a save slot that is unreadable
+ *     or a CFA that is not above sp), the frame-pointer step is taken from
+ *     the current fp, checked as in the plain walk, and gives pc = [fp+8],
+ *     sp = fp + 16, fp = [fp]. In a leaf without a row, the is_return
+ *     search comes first, as in the plain walk.
+ * So frame-pointer code is still walked through its records (its rows say
+ * the same thing, CFA = fp + 16), code without frame pointers through its
+ * CFI, and the walk passes from one to the other at any frame. Each step
+ * must move sp strictly up, which with max_depth bounds every walk.
  */
 #include "unwind.h"
 #include "format/trace.h"
@@ -52,6 +72,210 @@ static uint64_t fix_ret(const struct unwind_config *cfg, uint64_t ret)
 	return ret;
 }
 
+/* Where the hybrid walk stands: a frame's pc, sp and fp. */
+struct frame_state {
+	uint64_t pc, sp, fp, lr;
+	int leaf, have_sp;
+};
+
+/* Step results, apart from the enum unwind_stop values. */
+enum { STEP_OK = 100, STEP_CANNOT = 101 };
+
+static int reg_of(const struct unwind_config *cfg, const struct frame_state *f, unsigned reg,
+		  uint64_t *v)
+{
+	if (cfg->arch == UNWIND_ARCH_ARM64) {
+		if (reg == CFI_ARM64_SP) { *v = f->sp; return 0; }
+		if (reg == CFI_ARM64_FP) { *v = f->fp; return 0; }
+		return -1;
+	}
+	if (reg == CFI_X86_64_RSP) { *v = f->sp; return 0; }
+	if (reg == CFI_X86_64_RBP) { *v = f->fp; return 0; }
+	return -1;
+}
+
+/* One step by a CFI row: STEP_OK with the caller in *next, STEP_CANNOT,
+ * or UNWIND_STOP_END when the row says there is no caller. */
+static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory *mem,
+		    const struct cfi_row *row, const struct frame_state *f, struct frame_state *next)
+{
+	uint64_t cfa, ra, fp = f->fp;
+
+	if (row->cfa_kind == CFI_CFA_EXPR) {
+		struct cfi_regs r = { f->pc, f->sp, f->fp, f->lr };
+		if (cfi_expr_eval(cfg->arch == UNWIND_ARCH_ARM64 ? CFI_ARCH_ARM64 : CFI_ARCH_X86_64,
+				  row->expr, row->expr_len, &r, &cfa) < 0)
+			return STEP_CANNOT;
+	} else {
+		if (reg_of(cfg, f, row->cfa_reg, &cfa) < 0)
+			return STEP_CANNOT;
+		cfa += (uint64_t)row->cfa_offset;
+	}
+	if (cfa <= f->sp || (cfa & 7))
+		return STEP_CANNOT;
+	switch (row->ra.kind) {
+	case CFI_RULE_UNDEFINED:
+		return UNWIND_STOP_END;
+	case CFI_RULE_OFFSET:
+		if (mem_read(mem, cfa + (uint64_t)row->ra.offset, &ra, 8) < 0)
+			return STEP_CANNOT;
+		break;
+	case CFI_RULE_SAME:
+	case CFI_RULE_REGISTER:
+		/* Only an arm64 leaf still has its return address in lr. */
+		if (cfg->arch != UNWIND_ARCH_ARM64 || !f->leaf || !f->lr ||
+		    (row->ra.kind == CFI_RULE_REGISTER && row->ra.reg != CFI_ARM64_LR))
+			return STEP_CANNOT;
+		ra = f->lr;
+		break;
+	default:
+		return STEP_CANNOT;
+	}
+	switch (row->fp.kind) {
+	case CFI_RULE_SAME:
+		break;
+	case CFI_RULE_OFFSET:
+		if (mem_read(mem, cfa + (uint64_t)row->fp.offset, &fp, 8) < 0)
+			return STEP_CANNOT;
+		break;
+	case CFI_RULE_VAL_OFFSET:
+		fp = cfa + (uint64_t)row->fp.offset;
+		break;
+	default:
+		fp = 0;   /* unknown: a later frame-pointer step will stop on it */
+		break;
+	}
+	next->pc = fix_ret(cfg, ra);
+	next->sp = cfa;
+	next->fp = fp;
+	next->lr = 0;
+	next->leaf = 0;
+	next->have_sp = 1;
+	return STEP_OK;
+}
+
+/* The frame-pointer step from f->fp: STEP_OK or an enum unwind_stop. */
+static int fp_step(const struct unwind_config *cfg, const struct unwind_memory *mem,
+		   const struct frame_state *f, uint64_t lower, int first, struct frame_state *next)
+{
+	uint8_t rec[16];
+	uint64_t up, ret;
+
+	if (f->fp == 0)
+		return UNWIND_STOP_END;
+	if (f->fp & 7)
+		return UNWIND_STOP_MISALIGNED;
+	if (f->fp < lower || (!first && f->fp == lower))
+		return UNWIND_STOP_NOT_UP;
+	if (f->fp > UINT64_MAX - 16 || mem_read(mem, f->fp, rec, sizeof(rec)) < 0)
+		return UNWIND_STOP_UNREADABLE;
+	memcpy(&up, rec, 8);
+	memcpy(&ret, rec + 8, 8);
+	ret = fix_ret(cfg, ret);
+	if (f->leaf && cfg->arch == UNWIND_ARCH_ARM64 && f->lr && fix_ret(cfg, f->lr) != ret) {
+		/* A leaf without a record of its own: its caller is in lr,
+		 * and the record at fp is the caller's. */
+		*next = *f;
+		next->pc = fix_ret(cfg, f->lr);
+		next->lr = 0;
+		next->leaf = 0;
+		return STEP_OK;
+	}
+	if (up == f->fp)
+		return UNWIND_STOP_LOOP;
+	next->pc = ret;
+	next->sp = f->fp + 16;
+	next->fp = up;
+	next->lr = 0;
+	next->leaf = 0;
+	next->have_sp = 1;
+	return STEP_OK;
+}
+
+/* The leaf search of the plain walk, for a leaf without CFI. Returns 1 and
+ * the caller in *next if a return address was found between sp and fp. */
+static int leaf_scan(const struct unwind_config *cfg, const struct unwind_memory *mem,
+		     const struct frame_state *f, struct frame_state *next)
+{
+	uint64_t limit = f->sp + 8 * UNWIND_LEAF_SCAN_WORDS;
+
+	if (cfg->arch != UNWIND_ARCH_X86_64 || !cfg->is_return || !f->sp || (f->sp & 7))
+		return 0;
+	if (f->fp >= f->sp && !(f->fp & 7) && f->fp < limit)
+		limit = f->fp;
+	for (uint64_t a = f->sp; a < limit; a += 8) {
+		uint64_t w;
+		if (mem_read(mem, a, &w, 8) < 0)
+			return 0;
+		if (cfg->is_return(cfg->is_return_ctx, w)) {
+			next->pc = w;
+			next->sp = a + 8;
+			next->fp = f->fp;
+			next->lr = 0;
+			next->leaf = 0;
+			next->have_sp = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_regs *regs,
+			 const struct unwind_memory *mem, uint64_t *out, size_t *n)
+{
+	size_t max = cfg->max_depth ? cfg->max_depth : 1;
+	size_t k = 0;
+	struct frame_state f = { fix_ret(cfg, regs->pc), regs->sp, regs->fp, regs->lr, 1, regs->sp != 0 };
+	uint64_t lower = regs->sp;   /* the plain walk's bound for fp */
+	int stop, first_fp = 1;
+
+	out[k++] = f.pc;
+	for (;;) {
+		struct frame_state next = { 0 };
+		struct cfi_row row;
+		int r = STEP_CANNOT;
+
+		if (f.have_sp && cfg->cfi(cfg->cfi_ctx, f.leaf ? f.pc : f.pc - 1, &row) == 0) {
+			r = cfi_step(cfg, mem, &row, &f, &next);
+			if (r == UNWIND_STOP_END) {
+				stop = r;
+				break;
+			}
+			if (r == STEP_OK && cfg->cfi_frames)
+				(*cfg->cfi_frames)++;
+		} else if (f.leaf && leaf_scan(cfg, mem, &f, &next)) {
+			r = STEP_OK;
+		}
+		if (r != STEP_OK) {
+			if (f.have_sp && f.sp > lower)
+				lower = f.sp;
+			r = fp_step(cfg, mem, &f, lower, first_fp, &next);
+			first_fp = 0;
+			if (r != STEP_OK) {
+				stop = r;
+				break;
+			}
+			lower = f.fp;
+		}
+		if (next.pc == 0) {
+			stop = UNWIND_STOP_END;
+			break;
+		}
+		if (f.have_sp && next.sp < f.sp) {
+			stop = UNWIND_STOP_NOT_UP;
+			break;
+		}
+		if (k == max) {
+			stop = UNWIND_STOP_DEPTH;
+			break;
+		}
+		out[k++] = next.pc;
+		f = next;
+	}
+	*n = k;
+	return stop;
+}
+
 int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs,
 		 const struct unwind_memory *mem, uint64_t *out, size_t *n)
 {
@@ -60,6 +284,8 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 	uint64_t fp = regs->fp, lower = regs->sp;
 	int stop;
 
+	if (cfg->cfi)
+		return unwind_hybrid(cfg, regs, mem, out, n);
 	out[k++] = fix_ret(cfg, regs->pc);
 	if (cfg->arch == UNWIND_ARCH_X86_64 && cfg->is_return && regs->sp && !(regs->sp & 7)) {
 		uint64_t limit = regs->sp + 8 * UNWIND_LEAF_SCAN_WORDS;

@@ -8,6 +8,13 @@
  * callback. So the same code walks a real stopped thread and a synthetic
  * memory image in a unit test.
  *
+ * With a CFI lookup (struct unwind_config's cfi callback), the walk is a
+ * hybrid: each frame whose pc has a .eh_frame row is unwound by that row
+ * (CFA, return address, frame pointer), which is right in frameless leaves,
+ * prologues and code built without frame pointers; a frame without a row,
+ * or whose row cannot be applied, takes the frame-pointer step. Without the
+ * callback the walk is the plain frame-pointer walk.
+ *
  * Frames are written leaf first. out[0] is the interrupted pc, exactly.
  * Every later entry is a return address stored as found (after arm64
  * pointer-authentication bits are stripped): it points just past the call
@@ -18,6 +25,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cfi.h"
 
 enum unwind_arch { UNWIND_ARCH_X86_64, UNWIND_ARCH_ARM64 };
 
@@ -59,6 +68,17 @@ struct unwind_config {
 	 * wrapper, or any function caught in its prologue) is not lost. */
 	int (*is_return)(void *ctx, uint64_t addr);
 	void *is_return_ctx;
+	/* Optional: the .eh_frame row for a code address of the target.
+	 * Returns 0 and fills *row (whose expr stays valid for the walk), or
+	 * negative when the address has no usable CFI. The walker asks with
+	 * the pc itself for the interrupted frame and with the return address
+	 * minus 1 for the others, so a call at a function's very end is looked
+	 * up in that function. When set, the words-above-sp search of
+	 * is_return is only made for a leaf that has no row. */
+	int (*cfi)(void *ctx, uint64_t pc, struct cfi_row *row);
+	void *cfi_ctx;
+	/* Optional: incremented once per frame unwound through a CFI row. */
+	size_t *cfi_frames;
 };
 
 #define UNWIND_LEAF_SCAN_WORDS 64

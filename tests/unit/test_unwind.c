@@ -405,3 +405,201 @@ Test(unwind, x86_64_leaf_with_frame_is_not_scanned)
 	cr_assert_eq(out[1], 0x401111);
 	cr_assert_eq(out[2], 0x402222);
 }
+
+/*
+ * The hybrid walk: synthetic CFI rows by pc range, as images_cfi_row()
+ * would give them. Code at 0x40xxxx has frame pointers; 0x50xxxx is
+ * "libc", built without them.
+ */
+struct span {
+	uint64_t lo, hi;
+	struct cfi_row row;
+};
+
+struct rows {
+	struct span s[8];
+	int n, asked;
+};
+
+static int rows_lookup(void *ctx, uint64_t pc, struct cfi_row *row)
+{
+	struct rows *r = ctx;
+	r->asked++;
+	for (int i = 0; i < r->n; i++)
+		if (pc >= r->s[i].lo && pc < r->s[i].hi) {
+			*row = r->s[i].row;
+			return 0;
+		}
+	return CFI_E_NOTFOUND;
+}
+
+static struct cfi_row rsp_row(int64_t cfa_off, int64_t rbp_at)
+{
+	struct cfi_row row = { .cfa_kind = CFI_CFA_REG, .cfa_reg = CFI_X86_64_RSP, .cfa_offset = cfa_off,
+			       .ra_reg = CFI_X86_64_RA, .ra = { CFI_RULE_OFFSET, 0, -8 } };
+	if (rbp_at)
+		row.fp = (struct cfi_rule){ CFI_RULE_OFFSET, 0, rbp_at };
+	return row;
+}
+
+static struct cfi_row rbp_row(void)
+{
+	struct cfi_row row = rsp_row(16, -16);
+	row.cfa_reg = CFI_X86_64_RBP;
+	return row;
+}
+
+static int hwalk(struct fake *f, struct rows *rs, uint64_t pc, uint64_t sp, uint64_t fp, size_t max,
+		 uint64_t *out, size_t *n, size_t *cfi_frames)
+{
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = max, .cfi = rows_lookup,
+				     .cfi_ctx = rs, .cfi_frames = cfi_frames };
+	struct unwind_regs r = { .pc = pc, .sp = sp, .fp = fp };
+	struct unwind_memory m = memory(f);
+	return unwind_stack(&cfg, &r, &m, out, n);
+}
+
+/* A frameless leaf (CFA = rsp + 8) in FP code: its caller comes from the
+ * row, then the frame records take over. */
+Test(unwind, cfi_frameless_leaf)
+{
+	static struct fake f;
+	struct rows rs = { .n = 1 };
+	uint64_t out[16];
+	size_t n, cf = 0;
+
+	chain3(&f);
+	f.mem[4] = 0x400500;                  /* [sp] = return into the caller */
+	rs.s[0] = (struct span){ 0x400000, 0x400100, rsp_row(8, 0) };
+	int stop = hwalk(&f, &rs, 0x400010, at(4), at(10), 16, out, &n, &cf);
+	cr_assert_eq(stop, UNWIND_STOP_END);
+	cr_assert_eq(n, 5);
+	cr_assert_eq(out[1], 0x400500);
+	cr_assert_eq(out[2], 0x401111);
+	cr_assert_eq(out[4], 0x403333);
+	cr_assert_eq(cf, 1);
+}
+
+/* FP leaf -> libc (no frame pointer, rbp used as data, saved at CFA-16)
+ * -> FP caller. The plain walk stops in libc; the hybrid restores rbp from
+ * libc's save slot and walks on through the caller's records. */
+Test(unwind, cfi_through_code_without_frame_pointers)
+{
+	static struct fake f;
+	struct rows rs = { .n = 2 };
+	uint64_t out[16];
+	size_t n, cf = 0;
+
+	memset(&f, 0, sizeof(f));
+	/* leaf record at word 10: rbp of libc's (garbage) and the return into libc */
+	frame(&f, 10, 0x1235, 0x500123);
+	/* libc's frame: sp = word 12 after the leaf returns; CFA = sp + 48
+	 * = word 18; ra at word 17, rbp saved at word 16. */
+	f.mem[16] = at(30);
+	f.mem[17] = 0x402222;
+	frame(&f, 30, at(40), 0x403333);
+	frame(&f, 40, 0, 0x404444);
+	rs.s[0] = (struct span){ 0x400000, 0x401000, rbp_row() };
+	rs.s[1] = (struct span){ 0x500000, 0x501000, rsp_row(48, -16) };
+	int stop = hwalk(&f, &rs, 0x400010, at(2), at(10), 16, out, &n, &cf);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 5);
+	cr_assert_eq(out[1], 0x500123);
+	cr_assert_eq(out[2], 0x402222);
+	cr_assert_eq(out[3], 0x403333);
+	cr_assert_eq(out[4], 0x404444);
+	cr_assert_eq(cf, 2);
+	/* The same frames without rows for the FP code: frame records. */
+	rs.s[0].hi = rs.s[0].lo;
+	cf = 0;
+	stop = hwalk(&f, &rs, 0x400010, at(2), at(10), 16, out, &n, &cf);
+	cr_assert_eq(n, 5);
+	cr_assert_eq(out[2], 0x402222);
+	cr_assert_eq(out[4], 0x404444);
+	cr_assert_eq(cf, 1);
+	/* And without any CFI, the plain walk stops in libc. */
+	stop = walk(&f, UNWIND_ARCH_X86_64, 0x400010, at(2), at(10), 0, 16, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_NOT_UP);
+	cr_assert_eq(n, 2);
+}
+
+/* A return address the row marks undefined is the outermost frame. */
+Test(unwind, cfi_undefined_ra_ends)
+{
+	static struct fake f;
+	struct rows rs = { .n = 1 };
+	uint64_t out[8];
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	rs.s[0] = (struct span){ 0x400000, 0x400100, rsp_row(8, 0) };
+	rs.s[0].row.ra.kind = CFI_RULE_UNDEFINED;
+	cr_assert_eq(hwalk(&f, &rs, 0x400010, at(2), 0x1234, 8, out, &n, NULL), UNWIND_STOP_END);
+	cr_assert_eq(n, 1);
+}
+
+/* A PLT entry's expression CFA: rsp + 8, or + 16 past the push. */
+Test(unwind, cfi_plt_expression)
+{
+	static const uint8_t expr[] = { 0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22 };
+	static struct fake f;
+	struct rows rs = { .n = 1 };
+	uint64_t out[8];
+	size_t n;
+
+	chain3(&f);
+	f.mem[2] = 0x400777;   /* pushed by the PLT entry */
+	f.mem[3] = 0x400500;   /* the return into the caller */
+	rs.s[0] = (struct span){ 0x600000, 0x600100, rsp_row(0, 0) };
+	rs.s[0].row.cfa_kind = CFI_CFA_EXPR;
+	rs.s[0].row.expr = expr;
+	rs.s[0].row.expr_len = sizeof(expr);
+	hwalk(&f, &rs, 0x60002b, at(2), at(10), 8, out, &n, NULL);
+	cr_assert_eq(out[1], 0x400500);
+	hwalk(&f, &rs, 0x600020, at(3), at(10), 8, out, &n, NULL);
+	cr_assert_eq(out[1], 0x400500);
+	cr_assert_eq(out[2], 0x401111);
+}
+
+/* A row that would move sp down is not applied: the frame record is. */
+Test(unwind, cfi_bad_row_falls_back)
+{
+	static struct fake f;
+	struct rows rs = { .n = 1 };
+	uint64_t out[8];
+	size_t n;
+
+	chain3(&f);
+	rs.s[0] = (struct span){ 0x400000, 0x400100, rsp_row(-64, 0) };
+	cr_assert_eq(hwalk(&f, &rs, 0x400010, at(4), at(10), 8, out, &n, NULL), UNWIND_STOP_END);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[1], 0x401111);
+	/* A save slot outside readable memory: likewise. */
+	rs.s[0].row = rsp_row(0x100000, 0);
+	cr_assert_eq(hwalk(&f, &rs, 0x400010, at(4), at(10), 8, out, &n, NULL), UNWIND_STOP_END);
+	cr_assert_eq(n, 4);
+}
+
+/* Deep recursion through CFI rows: cut at max_depth, marked depth. */
+Test(unwind, cfi_depth_cap)
+{
+	static struct fake f;
+	struct rows rs = { .n = 1 };
+	uint64_t out[64];
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	for (int w = 4; w < WORDS - 4; w += 2)
+		f.mem[w + 1] = 0x500100;   /* each frame: 16 bytes, ra at CFA - 8 */
+	rs.s[0] = (struct span){ 0x500000, 0x501000, rsp_row(16, 0) };
+	int stop = hwalk(&f, &rs, 0x500010, at(4), 0, 64, out, &n, NULL);
+	cr_assert_eq(stop, UNWIND_STOP_DEPTH);
+	cr_assert_eq(n, 64);
+	cr_assert_eq(out[63], 0x500100);
+	/* Without the cap, the walk runs off the end of memory: the last
+	 * row cannot be applied, the frame-pointer step (fp 0) ends it. */
+	static uint64_t big[WORDS];
+	stop = hwalk(&f, &rs, 0x500010, at(4), 0, WORDS, big, &n, NULL);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_lt(n, (size_t)WORDS / 2);
+}
