@@ -14,6 +14,7 @@
 
 #include "format/trace.h"
 #include "record/target.h"
+#include "record/cfi.h"
 
 struct images;
 
@@ -26,6 +27,14 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now);
 /* Whether addr lies in a recorded image (executable file mapping or vDSO)
  * that is still loaded. */
 int images_covers(const struct images *im, uint64_t addr);
+/* The .eh_frame row for target address pc, from the image that covers it
+ * (its file read and indexed on first use, and only if its build-id is
+ * the recorded one). Returns 0, or a negative cfi_* error: no image, no
+ * usable CFI, or none for the pc. row->expr is borrowed until
+ * images_free(): tables are kept for the session. */
+int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row);
+/* Files whose CFI has been loaded so far. */
+size_t images_cfi_loaded(const struct images *im);
 /* Images recorded so far. */
 size_t images_count(const struct images *im);
 

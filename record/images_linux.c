@@ -9,6 +9,13 @@
  * the right build-id), mmapped read-only and parsed with common/elf.c for
  * its GNU build-id, machine and load bias. The vDSO has no file: its ELF
  * image is read from target memory instead.
+ *
+ * The .eh_frame (and .eh_frame_hdr) of an image is loaded the first time
+ * the unwinder asks about one of its addresses: the file is opened again,
+ * its build-id must be the one recorded, and the two sections are copied
+ * out and indexed (record/cfi.c). A loaded table is kept for the session,
+ * keyed by build-id, so an image mapped twice or re-loaded is not read
+ * twice; an image whose sections cannot be had is remembered as such.
  */
 #include "images.h"
 #include "maps.h"
@@ -25,12 +32,25 @@
 #include <xxhash.h>
 
 #define VDSO_MAX (1u << 20)
+#define EH_FRAME_MAX (64u << 20)   /* larger sections are not copied */
+
+/* One file's call-frame information, kept for the session. */
+struct image_cfi {
+	uint8_t ident[TRACE_MAX_IDENT];
+	uint8_t ident_len;
+	uint8_t *eh_frame, *hdr;   /* owned copies */
+	struct cfi_table *table;   /* NULL if the file had none we could use */
+};
 
 struct known {
 	char *path;
 	uint64_t start, end, inode;
 	uint32_t id;
 	int seen;
+	uint64_t bias;
+	uint8_t ident[TRACE_MAX_IDENT];
+	uint8_t ident_len;
+	int cfi;                   /* index into images.cfi + 1; 0: not looked at yet */
 };
 
 struct images {
@@ -42,6 +62,9 @@ struct images {
 	size_t nk, cap;
 	uint32_t next_id;
 	size_t recorded;
+	struct image_cfi *cfi;
+	size_t ncfi, cfi_cap;
+	size_t last;               /* the known image of the last lookup */
 };
 
 struct images *images_new(struct target *t)
@@ -60,6 +83,12 @@ void images_free(struct images *im)
 	for (size_t i = 0; i < im->nk; i++)
 		free(im->k[i].path);
 	free(im->k);
+	for (size_t i = 0; i < im->ncfi; i++) {
+		cfi_table_free(im->cfi[i].table);
+		free(im->cfi[i].eh_frame);
+		free(im->cfi[i].hdr);
+	}
+	free(im->cfi);
 	buf_release(&im->text);
 	free(im);
 }
@@ -188,8 +217,13 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 			identify_file(im, &img, &g[i]);
 		r = trace_writer_image(w, &img);
 		im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
-		im->k[im->nk++] = (struct known){ xstrdup(g[i].path), g[i].start, g[i].end,
-						 g[i].inode, img.id, 1 };
+		im->k[im->nk] = (struct known){ xstrdup(g[i].path), g[i].start, g[i].end,
+						 g[i].inode, img.id, 1, img.bias, { 0 }, 0, 0 };
+		if (img.ident_kind == TRACE_IDENT_GNU_BUILD_ID) {
+			memcpy(im->k[im->nk].ident, img.ident, img.ident_len);
+			im->k[im->nk].ident_len = img.ident_len;
+		}
+		im->nk++;
 		im->recorded++;
 	}
 	for (size_t i = 0; i < im->nk && r == 0;) {
@@ -203,4 +237,119 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 	}
 	maps_groups_free(g, n);
 	return r;
+}
+
+/* Copies .eh_frame and .eh_frame_hdr out of an ELF image whose build-id
+ * must be k's, and indexes them into c. */
+static void cfi_from_elf(struct image_cfi *c, const struct known *k, const void *p, size_t n)
+{
+	struct elf_file e;
+	struct elf_section eh, hdr;
+	struct cfi_sections s = { .arch = CFI_ARCH_X86_64 };
+	const uint8_t *id;
+	size_t idlen;
+
+	if (elf_parse(&e, p, n) < 0)
+		return;
+	if (e.machine == 183)   /* EM_AARCH64 */
+		s.arch = CFI_ARCH_ARM64;
+	else if (e.machine != 62)
+		return;
+	/* The file on disk must be the one that is mapped. */
+	if (elf_build_id(&e, &id, &idlen) < 0 || idlen != k->ident_len || memcmp(id, k->ident, idlen) != 0)
+		return;
+	if (elf_section_by_name(&e, ".eh_frame", &eh) < 0 || !eh.data || eh.size == 0 || eh.size > EH_FRAME_MAX)
+		return;
+	c->eh_frame = xmalloc((size_t)eh.size);
+	memcpy(c->eh_frame, eh.data, (size_t)eh.size);
+	s.eh_frame = c->eh_frame;
+	s.eh_frame_len = (size_t)eh.size;
+	s.eh_frame_addr = eh.addr;
+	if (elf_section_by_name(&e, ".eh_frame_hdr", &hdr) == 0 && hdr.data && hdr.size && hdr.size <= EH_FRAME_MAX) {
+		c->hdr = xmalloc((size_t)hdr.size);
+		memcpy(c->hdr, hdr.data, (size_t)hdr.size);
+		s.hdr = c->hdr;
+		s.hdr_len = (size_t)hdr.size;
+		s.hdr_addr = hdr.addr;
+	}
+	if (cfi_table_new(&s, &c->table) < 0) {
+		free(c->eh_frame);
+		free(c->hdr);
+		c->eh_frame = c->hdr = NULL;
+		c->table = NULL;
+	}
+}
+
+/* The CFI of k, loaded on first use. */
+static const struct image_cfi *cfi_of(struct images *im, struct known *k)
+{
+	struct image_cfi c;
+
+	if (k->cfi)
+		return &im->cfi[k->cfi - 1];
+	for (size_t i = 0; k->ident_len && i < im->ncfi; i++)
+		if (im->cfi[i].ident_len == k->ident_len && memcmp(im->cfi[i].ident, k->ident, k->ident_len) == 0) {
+			k->cfi = (int)i + 1;
+			return &im->cfi[i];
+		}
+	memset(&c, 0, sizeof(c));
+	memcpy(c.ident, k->ident, k->ident_len);
+	c.ident_len = k->ident_len;
+	if (k->ident_len && strcmp(k->path, "[vdso]") == 0) {
+		size_t n = (size_t)(k->end - k->start);
+		if (n && n <= VDSO_MAX) {
+			uint8_t *p = xmalloc(n);
+			if (target_read(im->t, k->start, p, n) == 0)
+				cfi_from_elf(&c, k, p, n);
+			free(p);
+		}
+	} else if (k->ident_len && k->path[0] == '/') {
+		int fd = target_open_mapped(im->t, k->start, k->end, k->path);
+		struct stat st;
+		if (fd >= 0) {
+			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+				void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+				if (p != MAP_FAILED) {
+					cfi_from_elf(&c, k, p, (size_t)st.st_size);
+					munmap(p, (size_t)st.st_size);
+				}
+			}
+			close(fd);
+		}
+	}
+	im->cfi = xgrow(im->cfi, &im->cfi_cap, im->ncfi + 1, sizeof(*im->cfi));
+	im->cfi[im->ncfi++] = c;
+	k->cfi = (int)im->ncfi;
+	return &im->cfi[im->ncfi - 1];
+}
+
+int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row)
+{
+	struct known *k = NULL;
+	const struct image_cfi *c;
+
+	if (im->last < im->nk && pc >= im->k[im->last].start && pc < im->k[im->last].end) {
+		k = &im->k[im->last];
+	} else {
+		for (size_t i = 0; i < im->nk; i++)
+			if (pc >= im->k[i].start && pc < im->k[i].end) {
+				k = &im->k[i];
+				im->last = i;
+				break;
+			}
+	}
+	if (!k)
+		return CFI_E_NOTFOUND;
+	c = cfi_of(im, k);
+	if (!c->table)
+		return CFI_E_NOTFOUND;
+	return cfi_table_row(c->table, pc - k->bias, row);
+}
+
+size_t images_cfi_loaded(const struct images *im)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < im->ncfi; i++)
+		n += im->cfi[i].table != NULL;
+	return n;
 }

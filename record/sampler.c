@@ -193,6 +193,13 @@ static int is_return(void *ctx, uint64_t addr)
 	return unwind_x86_64_after_call(code);
 }
 
+/* The unwinder's CFI lookup: the .eh_frame row of the image at pc. */
+static int cfi_lookup(void *ctx, uint64_t pc, struct cfi_row *row)
+{
+	struct loop *l = ctx;
+	return images_cfi_row(l->images, pc, row);
+}
+
 /* Code outside every known image usually means a library was mapped since
  * the last look: look again now, so the image precedes its samples. Not
  * more than once per maintenance interval, for code that is in no image
@@ -214,7 +221,7 @@ static int sample_thread(struct loop *l, uint32_t tid)
 {
 	struct target_stop s;
 	struct unwind_config uc = { .max_depth = l->cfg->max_depth, .is_return = is_return,
-				    .is_return_ctx = l };
+				    .is_return_ctx = l, .cfi = cfi_lookup, .cfi_ctx = l };
 	struct unwind_memory mem = { .read = cached_read, .ctx = l->cache };
 	size_t n = 0;
 	int stop, r;
