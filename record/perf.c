@@ -1,0 +1,188 @@
+/*
+ * perf.c: parsing perf_event ring-buffer records from bytes.
+ *
+ * The layouts are those of include/uapi/linux/perf_event.h for the one
+ * configuration target_linux_perf.c asks for: sample_type TID | TIME |
+ * CALLCHAIN | REGS_USER | STACK_USER, sample_regs_user bp, sp, ip, and
+ * sample_id_all, which appends the TID and TIME fields to every other
+ * record. A reader cursor checks each field against what remains of the
+ * record (common/bytes.h), so a torn or hostile record is refused rather
+ * than overrun.
+ */
+#include "perf.h"
+#include "common/bytes.h"
+
+#include <string.h>
+
+/* Fields in order; a short record leaves c->ok 0 and later reads 0. */
+static uint64_t take64(struct cursor *c)
+{
+	uint64_t v;
+	cursor_le64(c, &v);
+	return v;
+}
+
+static uint32_t take32(struct cursor *c)
+{
+	uint32_t v;
+	cursor_le32(c, &v);
+	return v;
+}
+
+static const uint8_t *take(struct cursor *c, uint64_t n)
+{
+	const uint8_t *at = NULL;
+	if (n > c->left) {
+		c->ok = 0;
+		return NULL;
+	}
+	cursor_take(c, (size_t)n, &at);
+	return at;
+}
+
+/* The sample_id trailer (sample_id_all) is the last 16 bytes: pid, tid,
+ * time. The variable-length part before it ends with a NUL string. */
+static int trailer(const uint8_t *body, size_t n, struct perf_record *rec)
+{
+	if (n < 16)
+		return -1;
+	rec->time = get_le64(body + n - 8);
+	return 0;
+}
+
+/* A NUL-terminated string in p[0..n), else NULL. */
+static const char *string_in(const uint8_t *p, size_t n)
+{
+	return p && memchr(p, 0, n) ? (const char *)p : NULL;
+}
+
+size_t perf_record_size(const uint8_t *p)
+{
+	return get_le16(p + 6);
+}
+
+uint64_t perf_ip(const struct perf_record *rec, size_t i)
+{
+	return i < rec->nips ? get_le64(rec->ips + 8 * i) : 0;
+}
+
+static int parse_sample(struct cursor *c, struct perf_record *rec)
+{
+	uint64_t nr, abi, size;
+	const uint8_t *chain;
+	size_t i = 0;
+
+	rec->pid = take32(c);
+	rec->tid = take32(c);
+	rec->time = take64(c);
+	nr = take64(c);
+	if (!c->ok || nr > c->left / 8)
+		return -1;
+	chain = take(c, nr * 8);
+	if (!chain || !nr)
+		goto regs;
+	/* User-only callchains start with PERF_CONTEXT_USER; a marker later
+	 * on would start another context, which is not ours: stop there. */
+	while (i < nr && get_le64(chain + 8 * i) >= PERF_CONTEXT_MAX_ADDR)
+		i++;
+	rec->ips = chain + 8 * i;
+	rec->nips = 0;
+	while (i + rec->nips < nr && get_le64(rec->ips + 8 * rec->nips) < PERF_CONTEXT_MAX_ADDR)
+		rec->nips++;
+regs:
+	abi = take64(c);
+	if (abi) {
+		rec->has_regs = 1;
+		rec->bp = take64(c);
+		rec->sp = take64(c);
+		rec->ip = take64(c);
+	}
+	size = take64(c);
+	if (size) {
+		const uint8_t *data = take(c, size);
+		uint64_t dyn = take64(c);
+		if (!c->ok || dyn > size)
+			return -1;
+		rec->stack = data;
+		rec->stack_len = (size_t)dyn;
+	}
+	return !c->ok ? -1 : 0;
+}
+
+int perf_parse_record(const uint8_t *p, size_t n, struct perf_record *rec)
+{
+	struct cursor c;
+	size_t size;
+	const uint8_t *body;
+	size_t blen;
+
+	memset(rec, 0, sizeof(*rec));
+	if (n < PERF_HEADER_BYTES)
+		return PERF_E_CORRUPT;
+	size = perf_record_size(p);
+	if (size < PERF_HEADER_BYTES || size > n)
+		return PERF_E_CORRUPT;
+	rec->type = get_le32(p);
+	rec->misc = get_le16(p + 4);
+	body = p + PERF_HEADER_BYTES;
+	blen = size - PERF_HEADER_BYTES;
+	cursor_init(&c, body, blen);
+
+	switch (rec->type) {
+	case PERF_REC_SAMPLE:
+		if (parse_sample(&c, rec) < 0)
+			return PERF_E_CORRUPT;
+		break;
+	case PERF_REC_LOST:
+		take64(&c);  /* the event id */
+		rec->lost = take64(&c);
+		if (!c.ok || trailer(body, blen, rec) < 0 || blen < 32)
+			return PERF_E_CORRUPT;
+		break;
+	case PERF_REC_COMM:
+		rec->pid = take32(&c);
+		rec->tid = take32(&c);
+		if (!c.ok || trailer(body, blen, rec) < 0 || blen < 8 + 16)
+			return PERF_E_CORRUPT;
+		rec->name = string_in(c.p, blen - 8 - 16);
+		if (!rec->name)
+			return PERF_E_CORRUPT;
+		break;
+	case PERF_REC_FORK:
+	case PERF_REC_EXIT:
+		rec->pid = take32(&c);
+		take32(&c);  /* ppid */
+		rec->tid = take32(&c);
+		take32(&c);  /* ptid */
+		rec->time = take64(&c);
+		if (!c.ok)
+			return PERF_E_CORRUPT;
+		break;
+	case PERF_REC_MMAP2:
+		rec->pid = take32(&c);
+		rec->tid = take32(&c);
+		rec->addr = take64(&c);
+		rec->len = take64(&c);
+		rec->pgoff = take64(&c);
+		take(&c, 24);  /* maj, min, ino, ino_generation (or build-id) */
+		rec->prot = take32(&c);
+		take32(&c);  /* flags */
+		if (!c.ok || trailer(body, blen, rec) < 0 || c.left < 16)
+			return PERF_E_CORRUPT;
+		rec->name = string_in(c.p, c.left - 16);
+		if (!rec->name)
+			return PERF_E_CORRUPT;
+		break;
+	default:
+		break;  /* other types are skipped by their size */
+	}
+	return (int)size;
+}
+
+const char *perf_strerror(int err)
+{
+	switch (err) {
+	case PERF_E_CORRUPT: return "malformed perf_event record";
+	default: return "unknown perf error";
+	}
+}

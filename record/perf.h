@@ -1,0 +1,94 @@
+/*
+ * perf.h: the records of a perf_event ring buffer, parsed from bytes.
+ *
+ * cpu mode (target_linux_perf.c) opens one perf_event per thread with a
+ * fixed sample layout, and this module reads the records it finds in the
+ * ring buffers: samples (tid, time, the kernel's user callchain, user
+ * registers bp/sp/ip and a copy of the stack from sp), lost-record
+ * notices, executable mappings (MMAP2), renames and execs (COMM), thread
+ * starts (FORK) and ends (EXIT). It never touches the OS, so the unit
+ * tests feed it synthetic buffers. The numbers are the kernel's ABI
+ * (include/uapi/linux/perf_event.h), restated here so that the parser
+ * builds on any system.
+ *
+ * Every length is checked against the bytes given; a record that does not
+ * fit its own header is PERF_E_CORRUPT, never read past.
+ */
+#ifndef RECORD_PERF_H
+#define RECORD_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum perf_error {
+	PERF_E_CORRUPT = -5000, /* a record is shorter than its fields say */
+};
+
+/* PERF_RECORD_* record types. */
+enum perf_type {
+	PERF_REC_MMAP = 1,
+	PERF_REC_LOST = 2,
+	PERF_REC_COMM = 3,
+	PERF_REC_EXIT = 4,
+	PERF_REC_THROTTLE = 5,
+	PERF_REC_UNTHROTTLE = 6,
+	PERF_REC_FORK = 7,
+	PERF_REC_SAMPLE = 9,
+	PERF_REC_MMAP2 = 10,
+};
+
+/* The sample_type and sample_regs_user that the parser expects; the
+ * sampler asks the kernel for exactly these. */
+#define PERF_SAMPLE_LAYOUT_TID (1u << 1)
+#define PERF_SAMPLE_LAYOUT_TIME (1u << 2)
+#define PERF_SAMPLE_LAYOUT_CALLCHAIN (1u << 5)
+#define PERF_SAMPLE_LAYOUT_REGS_USER (1u << 12)
+#define PERF_SAMPLE_LAYOUT_STACK_USER (1u << 13)
+#define PERF_SAMPLE_LAYOUT (PERF_SAMPLE_LAYOUT_TID | PERF_SAMPLE_LAYOUT_TIME | \
+			    PERF_SAMPLE_LAYOUT_CALLCHAIN | PERF_SAMPLE_LAYOUT_REGS_USER | \
+			    PERF_SAMPLE_LAYOUT_STACK_USER)
+/* x86_64 PERF_REG_X86_BP, _SP, _IP: the kernel stores them in bit order. */
+#define PERF_REGS_X86_64 ((1ull << 6) | (1ull << 7) | (1ull << 8))
+
+/* Callchain entries at or above this are context markers
+ * (PERF_CONTEXT_USER, PERF_CONTEXT_KERNEL...), not addresses. */
+#define PERF_CONTEXT_MAX_ADDR ((uint64_t)-4095)
+#define PERF_MISC_COMM_EXEC (1u << 13)
+#define PERF_HEADER_BYTES 8
+
+/* One parsed record. Pointers borrow from the bytes given to
+ * perf_parse_record() and live as long as they do. */
+struct perf_record {
+	uint32_t type;          /* enum perf_type, or anything else (skip it) */
+	uint16_t misc;
+	uint32_t pid, tid;      /* SAMPLE, COMM, FORK, EXIT, MMAP2 */
+	uint64_t time;          /* 0 if the record carries none */
+	/* SAMPLE: the user callchain with the context markers removed, leaf
+	 * first (ips[0] is the sampled pc). */
+	const uint8_t *ips;     /* nips little-endian u64 entries */
+	size_t nips;
+	int has_regs;
+	uint64_t bp, sp, ip;
+	const uint8_t *stack;   /* stack bytes from sp, stack_len of them */
+	size_t stack_len;
+	/* LOST */
+	uint64_t lost;
+	/* MMAP2 */
+	uint64_t addr, len, pgoff;
+	uint32_t prot;
+	/* COMM (NUL-terminated in the record), MMAP2 (the path) */
+	const char *name;
+};
+
+/* Reads the record at p[0..n): n must be at least the record's own size
+ * (from its header). Returns the record's size (> 0) with *rec filled, or
+ * PERF_E_CORRUPT. The record's u64 callchain entries are read with
+ * perf_ip(). */
+int perf_parse_record(const uint8_t *p, size_t n, struct perf_record *rec);
+/* The size field of the record header at p (8 bytes readable). */
+size_t perf_record_size(const uint8_t *p);
+/* The i-th callchain address of a parsed sample. */
+uint64_t perf_ip(const struct perf_record *rec, size_t i);
+const char *perf_strerror(int err);
+
+#endif
