@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "common/elf.h"
+#include "common/macho.h"
 #include "report/dwinfo.h"
 
 #define SHF_COMPRESSED_FLAG 0x800
@@ -441,6 +442,220 @@ Test(dwinfo, variants_match_llvm_symbolizer)
 	}
 	cr_expect_geq(built, 2, "only %zu variants could be built", built);
 	printf("dwinfo: %zu variants, %zu addresses, all as llvm-symbolizer says\n", built, total);
+}
+
+/* ---- Mach-O dSYMs (DWARF 4 from clang and dsymutil) ---- */
+
+struct dsym {
+	struct mapped m;
+	struct macho_file mf;
+	struct dwinfo_section secs[64];
+	char names[64][32];
+	size_t nsecs;
+	uint64_t text_lo, text_hi;
+};
+
+/* Mach-O names its DWARF sections "__debug_info" in segment __DWARF, cut
+ * to 16 characters; the caller of dwinfo gives them their ELF names. */
+static int dsym_section(void *ctx, const struct macho_section *ms)
+{
+	struct dsym *ds = ctx;
+
+	if (!strcmp(ms->segname, "__TEXT") && !strcmp(ms->sectname, "__text")) {
+		ds->text_lo = ms->addr;
+		ds->text_hi = ms->addr + ms->size;
+	}
+	if (strcmp(ms->segname, "__DWARF") || strncmp(ms->sectname, "__", 2) || !ms->data ||
+	    ds->nsecs == 64)
+		return 0;
+	if (!strcmp(ms->sectname, "__debug_str_offs"))
+		strcpy(ds->names[ds->nsecs], ".debug_str_offsets");
+	else
+		snprintf(ds->names[ds->nsecs], sizeof(ds->names[0]), ".%s", ms->sectname + 2);
+	ds->secs[ds->nsecs].name = ds->names[ds->nsecs];
+	ds->secs[ds->nsecs].data = ms->data;
+	ds->secs[ds->nsecs].size = ms->size;
+	ds->secs[ds->nsecs].addr = ms->addr;
+	ds->nsecs++;
+	return 0;
+}
+
+static void dsym_open(struct dsym *ds, const char *path, uint32_t cputype)
+{
+	struct macho_slice sl[4];
+	size_t n = 0, i;
+
+	memset(ds, 0, sizeof(*ds));
+	cr_assert_eq(map_file(path, &ds->m), 0, "cannot map %s", path);
+	cr_assert_eq(macho_slices(ds->m.p, ds->m.n, sl, 4, &n), 0, "%s is not Mach-O", path);
+	for (i = 0; i < n && i < 4 && sl[i].cputype != cputype; i++)
+		;
+	cr_assert_lt(i, n, "%s has no slice of cpu type 0x%x", path, cputype);
+	cr_assert_eq(macho_parse(&ds->mf, ds->m.p + sl[i].offset, sl[i].size), 0);
+	cr_assert_eq(macho_sections(&ds->mf, dsym_section, ds), 0);
+	cr_assert_lt(ds->text_lo, ds->text_hi, "%s has no __TEXT,__text", path);
+}
+
+Test(dwinfo, dsyms_match_llvm_symbolizer)
+{
+	static const struct { const char *name; uint32_t cpu; const char *arch; } v[] = {
+		{ "app-arm64", MACHO_CPU_TYPE_ARM64, "arm64" },
+		{ "app-x86_64", MACHO_CPU_TYPE_X86_64, "x86_64" },
+		{ "libwork.dylib", MACHO_CPU_TYPE_ARM64, "arm64" },
+		{ "app-universal", MACHO_CPU_TYPE_ARM64, "arm64" },
+		{ "app-universal", MACHO_CPU_TYPE_X86_64, "x86_64" },
+	};
+	size_t done = 0, total = 0;
+
+	need_oracle();
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		char path[512], obj[600];
+		struct dsym ds;
+		struct dwinfo *d;
+		struct answer *ans;
+		struct tally t;
+		uint64_t *addrs;
+		size_t n = 0;
+
+		snprintf(path, sizeof(path), "%s/testdata/macho/%s.dSYM/Contents/Resources/DWARF/%s",
+			 build_dir(), v[k].name, v[k].name);
+		if (access(path, R_OK) != 0) {
+			printf("dwinfo: no %s (the Mach-O fixtures need clang, ld64.lld, dsymutil)\n", path);
+			continue;
+		}
+		dsym_open(&ds, path, v[k].cpu);
+		addrs = malloc((ds.text_hi - ds.text_lo) * sizeof(*addrs));
+		cr_assert_not_null(addrs);
+		for (uint64_t a = ds.text_lo; a < ds.text_hi; a++)
+			addrs[n++] = a;
+		cr_assert_eq(dwinfo_new(ds.secs, ds.nsecs, &d), 0, "%s: no DWARF", path);
+		/* llvm-symbolizer picks a slice of a universal file by name. */
+		snprintf(obj, sizeof(obj), "%s:%s", path, v[k].arch);
+		ans = oracle(obj, addrs, n, NULL);
+		compare(d, obj, addrs, n, ans, &t);
+		printf("dwinfo: %s: %zu addresses compared with llvm-symbolizer, %zu in functions, "
+		       "%zu inlined, up to %zu frames\n", obj, t.compared, t.in_function, t.inlined,
+		       t.max_depth);
+		cr_expect_gt(t.in_function, n / 2, "%s", obj);
+		total += t.compared;
+		done++;
+		answers_free(ans, n);
+		dwinfo_free(d);
+		free(addrs);
+		munmap(ds.m.p, ds.m.n);
+	}
+	if (!done)
+		cr_skip_test("no Mach-O dSYM fixtures were built here");
+	printf("dwinfo: %zu dSYM slices, %zu addresses, all as llvm-symbolizer says\n", done, total);
+}
+
+/* ---- linkage names: C++ and Rust ---- */
+
+/* Writes src to tmpdir/name.ext and builds it into tmpdir/name with
+ * cmd_fmt (output, then source). */
+static void build_source(const char *name, const char *ext, const char *src, const char *cmd_fmt,
+			 char *out, size_t n)
+{
+	char path[128], cmd[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", tmpdir, name, ext);
+	snprintf(out, n, "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(src, f);
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), cmd_fmt, out, path);
+	cr_assert_eq(system(cmd), 0, "cannot build: %s", cmd);
+}
+
+static const char cxx_program[] =
+	"namespace shapes {\n"
+	"struct Circle {\n"
+	"	double r;\n"
+	"	__attribute__((always_inline)) inline double squared(int k) const { return r * r * k; }\n"
+	"	__attribute__((noinline)) double area(int k) const;\n"
+	"};\n"
+	"double Circle::area(int k) const { return squared(k) * 3.14159; }\n"
+	"template <typename T> __attribute__((noinline)) T twice(T x) { return x + x; }\n"
+	"}\n"
+	"volatile int sink;\n"
+	"int main(int argc, char **) {\n"
+	"	shapes::Circle c{(double)argc};\n"
+	"	sink = (int)c.area(sink) + shapes::twice<int>(sink);\n"
+	"	return 0;\n"
+	"}\n";
+
+/* Resolves every byte of obj and returns how many addresses had a frame
+ * named want (anywhere in the chain). */
+static size_t frames_named(const char *obj, const char *want, const char *inner)
+{
+	struct object o;
+	struct dwinfo *d;
+	size_t found = 0;
+
+	object_open(&o, obj);
+	cr_assert_eq(dwinfo_new(o.secs, o.nsecs, &d), 0, "%s: no DWARF", obj);
+	for (uint64_t a = o.text_lo; a < o.text_hi; a++) {
+		struct dwinfo_frame f[DWINFO_MAX_FRAMES];
+		int n = dwinfo_lookup(d, a, f, DWINFO_MAX_FRAMES);
+
+		if (n <= 0 || strcmp(f[n - 1].function, want))
+			continue;
+		if (inner && (n < 2 || strcmp(f[0].function, inner)))
+			continue;
+		found++;
+	}
+	dwinfo_free(d);
+	object_close(&o);
+	return found;
+}
+
+/* C++: the linkage name, demangled as c++filt prints it, with the
+ * parameter list; an inlined method is named the same way. */
+Test(dwinfo, cxx_names_are_demangled_linkage_names)
+{
+	char obj[256];
+
+	if (!have("c++"))
+		cr_skip_test("no C++ compiler");
+	build_source("circle", "cc", cxx_program, "c++ -O2 -g -o %s %s", obj, sizeof(obj));
+	cr_expect_gt(frames_named(obj, "shapes::Circle::area(int) const", "shapes::Circle::squared(int) const"), 0,
+		     "no shapes::Circle::squared inlined into shapes::Circle::area");
+	cr_expect_gt(frames_named(obj, "int shapes::twice<int>(int)", NULL), 0);
+	cr_expect_gt(frames_named(obj, "main", NULL), 0);
+}
+
+static const char rust_program[] =
+	"mod shapes {\n"
+	"    pub struct Circle { pub r: f64 }\n"
+	"    impl Circle {\n"
+	"        #[inline(never)]\n"
+	"        pub fn area(&self) -> f64 { self.r * self.r * 3.0 }\n"
+	"    }\n"
+	"}\n"
+	"fn main() {\n"
+	"    let c = shapes::Circle { r: std::env::args().count() as f64 };\n"
+	"    println!(\"{}\", c.area());\n"
+	"}\n";
+
+/* Rust: crate::module::Type::method, without the legacy hash, or with v0
+ * mangling <crate::module::Type>::method. */
+Test(dwinfo, rust_names_are_demangled_without_hashes)
+{
+	char obj[256];
+
+	if (!have("rustc"))
+		cr_skip_test("rustc is not installed");
+	build_source("demo", "rs", rust_program, "rustc -C force-frame-pointers=yes -g -O -o %s %s 2>&1",
+		     obj, sizeof(obj));
+	cr_expect_gt(frames_named(obj, "demo::shapes::Circle::area", NULL), 0,
+		     "no frame named demo::shapes::Circle::area in %s", obj);
+	build_source("demo_v0", "rs", rust_program,
+		     "rustc -C force-frame-pointers=yes -g -O -C symbol-mangling-version=v0 -o %s %s 2>&1",
+		     obj, sizeof(obj));
+	cr_expect_gt(frames_named(obj, "<demo_v0::shapes::Circle>::area", NULL), 0,
+		     "no frame named <demo_v0::shapes::Circle>::area in %s", obj);
 }
 
 /* ---- libc through libc6-dbg ---- */
