@@ -89,7 +89,7 @@ struct dw_scope {
 	uint8_t named;
 };
 
-enum { CU_UNREAD, CU_READ, CU_BROKEN };
+enum { CU_UNREAD, CU_READ };
 
 struct dw_cu {
 	Dwarf_Off off;           /* of the unit's DIE in .debug_info */
@@ -236,9 +236,14 @@ static int inflate_section(struct dw_section *s)
 		memset(&z, 0, sizeof(z));
 		if (inflateInit(&z) != Z_OK)
 			goto fail;
+		/* zlib counts in uInt; the inflated size is capped far below
+		 * 4 GiB, and a larger input cannot be honest. */
+		if (len > UINT32_MAX) {
+			inflateEnd(&z);
+			goto fail;
+		}
 		z.next_in = (Bytef *)src;
 		z.next_out = out;
-		/* zlib counts in uInt; sections are capped far below 4 GiB. */
 		z.avail_in = (uInt)len;
 		z.avail_out = (uInt)s->size;
 		zr = inflate(&z, Z_FINISH);
@@ -450,7 +455,6 @@ static const char *die_string(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at)
 	return s;
 }
 
-/* An unsigned constant attribute. Returns 1 if present and readable. */
 /* An attribute's unsigned constant. Returns 1 if readable. */
 static int attr_udata(struct dwinfo *d, Dwarf_Attribute a, Dwarf_Unsigned *v)
 {
@@ -471,6 +475,7 @@ static int attr_udata(struct dwinfo *d, Dwarf_Attribute a, Dwarf_Unsigned *v)
 	return ok;
 }
 
+/* An unsigned constant attribute. Returns 1 if present and readable. */
 static int die_udata(struct dwinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Unsigned *v)
 {
 	Dwarf_Attribute a = NULL;
@@ -1584,8 +1589,6 @@ int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, 
 	cu = &d->cus[sp->owner];
 	if (cu->state == CU_UNREAD)
 		load_unit(d, cu);
-	if (cu->state == CU_BROKEN)
-		return DWINFO_E_CORRUPT;
 	sp = find_span(cu->spans, cu->nspans, addr);
 	if (!sp)
 		return 0;

@@ -24,7 +24,7 @@
 
 enum dwinfo_error {
 	DWINFO_E_NODEBUG = -3200, /* no (or an empty) .debug_info */
-	DWINFO_E_CORRUPT,         /* libdwarf refused the DWARF, or this part of it */
+	DWINFO_E_CORRUPT,         /* libdwarf refused the DWARF: not one unit reads */
 	DWINFO_E_COMPRESSED,      /* a compressed section is malformed, of an unknown
 	                           * kind, or larger than DWINFO_MAX_SECTION */
 };
@@ -35,10 +35,13 @@ enum dwinfo_error {
  * never too short. */
 #define DWINFO_MAX_FRAMES 64
 
+/* The sections read are .debug_info, _abbrev, _line, _line_str, _str,
+ * _str_offsets, _addr, _ranges and _rnglists; any others are ignored, and
+ * of two with one name the first counts. Mach-O names them "__debug_info"
+ * in segment __DWARF, cut to 16 characters ("__debug_str_offs"): the
+ * caller passes the ELF names. */
 struct dwinfo_section {
-	const char *name;      /* ".debug_info", ".debug_line", ...: ELF names (the
-	                        * caller translates Mach-O "__debug_info"); other
-	                        * sections may be passed too and are ignored */
+	const char *name;      /* ".debug_info", ".debug_line", ... */
 	const uint8_t *data;   /* borrowed for the life of the dwinfo */
 	uint64_t size, addr;
 	int compressed;        /* ELF SHF_COMPRESSED: data starts with an Elf64_Chdr
@@ -66,7 +69,8 @@ const char *dwinfo_strerror(int err);
  * the address ranges of every compilation unit now; each unit's functions
  * and lines are read on the first lookup that falls in it. Returns 0 and a
  * new dwinfo in *out (caller frees with dwinfo_free()), DWINFO_E_NODEBUG
- * if there is no .debug_info, or another negative dwinfo_* error. */
+ * if there is no .debug_info, DWINFO_E_COMPRESSED, or DWINFO_E_CORRUPT.
+ * Units after a damaged unit header are lost, the ones before it kept. */
 int dwinfo_new(const struct dwinfo_section *secs, size_t nsecs, struct dwinfo **out);
 void dwinfo_free(struct dwinfo *d);
 
@@ -75,10 +79,12 @@ void dwinfo_free(struct dwinfo *d);
  * from the line table; each next frame is the function the previous one
  * was inlined into, with the DW_AT_call_file/line/column of that inlining;
  * the last is the concrete (out-of-line) function. A function without any
- * name gives no frame. Returns the number of frames stored (0 if addr is in
- * no function the DWARF describes), or DWINFO_E_CORRUPT if the unit that
- * covers addr cannot be read. The strings are borrowed until dwinfo_free().
- * Not thread-safe: a lookup may parse a unit. */
+ * name gives no frame; a chain longer than max keeps its innermost max.
+ * Returns the number of frames stored: 0 if addr is in no function the
+ * DWARF describes, and damage in a unit only means fewer frames, so no
+ * error is returned today (a negative dwinfo_* value would be one). The
+ * strings are borrowed until dwinfo_free(). Not thread-safe: a lookup may
+ * read a unit. */
 int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, size_t max);
 
 /* The number of compilation units indexed, and how many of them have been
