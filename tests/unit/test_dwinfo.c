@@ -1,19 +1,21 @@
 /*
  * test_dwinfo.c: the DWARF symbolizer against llvm-symbolizer, the oracle.
  *
- * The inline fixture (testdata/inline.c) is resolved at every byte of its
- * .text, as the Makefile built it and rebuilt here with GCC's DWARF 4,
- * with clang's DWARF 4 and 5, and with compressed debug sections; Debian's
- * libc debug file (libc6-dbg) at addresses spread over its functions. Every
- * frame must match llvm-symbolizer --inlining exactly: count, names,
- * files, lines and columns. Then the cases around it: static libc
- * functions by name, files without DWARF, damaged DWARF (which must give
- * errors or fewer frames, never a crash), and throughput against
- * llvm-symbolizer, printed as a ratio.
+ * Every frame must match llvm-symbolizer --inlining exactly (count, names,
+ * files, lines, columns) on: the inline fixture (testdata/inline.c) at
+ * every byte of its .text, as the Makefile built it and rebuilt here with
+ * GCC's DWARF 4 and 5, clang's DWARF 4 and 5, and compressed sections; the
+ * Mach-O fixtures' dSYMs (clang and dsymutil, DWARF 4, arm64 and x86_64,
+ * universal slices); and Debian's libc debug file (libc6-dbg) at addresses
+ * spread over its functions. Then the cases around it: C++ and Rust names
+ * from their linkage names, static libc functions by name, files without
+ * DWARF, damaged DWARF (errors or fewer frames, never a crash or a hang),
+ * and throughput against llvm-symbolizer, printed as a ratio.
  *
  * llvm-symbolizer runs with --functions=short: with =linkage it replaces
  * the outermost name by the symbol table's (fixture_spin.constprop.0),
- * while for C, the only language here, short names are what dwinfo gives.
+ * while for C, the language of every oracle case, short names are what
+ * dwinfo gives.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
