@@ -286,6 +286,28 @@ Test(demangle, plain_c_names_unchanged)
 	}
 }
 
+/* The mangling read is reported with the name. */
+Test(demangle, language_of_the_mangling)
+{
+	static const struct { const char *name; unsigned flags; int lang; } v[] = {
+		{ "_ZN2ns5Outer5innerEPKcm", 0, DEMANGLE_LANG_CXX },
+		{ "__ZN2ns5Outer5innerEPKcm", DEMANGLE_MACHO, DEMANGLE_LANG_CXX },
+		{ "_ZN4core3fmt5write17h0123456789abcdefE", 0, DEMANGLE_LANG_RUST },
+		{ "_RNvCs1234_7mycrate3foo", 0, DEMANGLE_LANG_RUST },
+		{ "main", 0, DEMANGLE_LANG_NONE },
+		{ "_Zebra", 0, DEMANGLE_LANG_NONE },
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		int lang = -1;
+		char *got = demangle_name_lang(v[i].name, v[i].flags, &lang);
+
+		cr_expect_eq(lang, v[i].lang, "'%s': language %d, want %d", v[i].name, lang, v[i].lang);
+		cr_expect_eq(got != NULL, v[i].lang != DEMANGLE_LANG_NONE, "'%s'", v[i].name);
+		free(got);
+	}
+}
+
 Test(demangle, macho_underscore)
 {
 	expect("__ZN2ns5Outer5innerEPKcm", DEMANGLE_MACHO, "ns::Outer::inner(char const*, unsigned long)");
