@@ -300,19 +300,22 @@ static size_t build_stack(struct run *l, const struct perf_record *rec, int *sto
 		*stop = unwind_stack(&uc, &regs, &mem, l->frames, &n);
 		if (*stop == UNWIND_STOP_END || *stop == UNWIND_STOP_DEPTH || n == 0)
 			return n;
-		/* The walk left the window: the kernel read on from bp. */
+		/* The walk left the window or broke: the kernel read on from
+		 * bp, so continue with its chain after the frame both have. */
 		for (size_t j = 0; j < nk; j++) {
 			if (l->chain[j] != l->frames[n - 1])
 				continue;
 			if (j + 1 >= nk)
-				break;
+				return n;
 			while (++j < nk && n < max)
 				l->frames[n++] = l->chain[j];
-			*stop = n == max && j < nk ? UNWIND_STOP_DEPTH
-			      : nk >= l->kernel_max_stack ? UNWIND_STOP_DEPTH : UNWIND_STOP_END;
-			break;
+			*stop = j < nk || nk >= l->kernel_max_stack ? UNWIND_STOP_DEPTH : UNWIND_STOP_END;
+			return n;
 		}
-		return n;
+		/* No frame in common, so the walks disagree: the kernel's
+		 * frame-pointer chain is the one to trust when it is longer. */
+		if (nk <= n)
+			return n;
 	}
 	for (n = 0; n < nk && n < max; n++)
 		l->frames[n] = l->chain[n];
@@ -433,12 +436,12 @@ static int drain(struct run *l, struct pthread *p, int *ended)
 	size_t size = p->data_size;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = pg->data_tail;
-	int r = 0;
+	int r = 0, torn = 0;
 
 	if (pg->data_size)
 		size = (size_t)pg->data_size;
 	*ended = 0;
-	while (r == 0 && tail + PERF_HEADER_BYTES <= head) {
+	while (r == 0 && !torn && tail + PERF_HEADER_BYTES <= head) {
 		size_t off = (size_t)(tail % size), len;
 		uint8_t hdr[PERF_HEADER_BYTES];
 		const uint8_t *rec_p;
@@ -447,8 +450,10 @@ static int drain(struct run *l, struct pthread *p, int *ended)
 		/* Records are 8-byte aligned, so a header never wraps. */
 		memcpy(hdr, data + off, sizeof(hdr));
 		len = perf_record_size(hdr);
-		if (len < PERF_HEADER_BYTES || len > head - tail || len > size)
-			break;  /* torn: the kernel never writes this; give up on the rest */
+		if (len < PERF_HEADER_BYTES || len > head - tail || len > size) {
+			torn = 1;  /* the kernel never writes this: drop the rest */
+			break;
+		}
 		if (off + len <= size) {
 			rec_p = data + off;
 		} else {
@@ -462,7 +467,7 @@ static int drain(struct run *l, struct pthread *p, int *ended)
 			r = handle_record(l, &rec, ended);
 		tail += len;
 	}
-	if (tail + PERF_HEADER_BYTES > head || r < 0)
+	if (torn || r < 0 || tail + PERF_HEADER_BYTES > head)
 		tail = head;
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 	return r;
@@ -479,6 +484,9 @@ static int thread_end(struct run *l, uint32_t tid, uint64_t now)
 	p = find(l, tid);  /* draining may have added threads */
 	unmap(p);
 	*p = l->th[--l->nth];
+	/* Its samples go before its end. */
+	if (r == 0)
+		r = write_pending(l);
 	if (r == 0)
 		r = trace_writer_thread_end(l->w, tid, now);
 	return r;
@@ -516,8 +524,6 @@ static int handle_events(struct run *l, uint64_t now)
 			break;
 		case TARGET_EVENT_THREAD_END:
 			r = thread_end(l, ev.tid, now);
-			if (r == 0)
-				r = write_pending(l);
 			break;
 		case TARGET_EVENT_EXEC: {
 			struct pthread *p = find(l, ev.tid);

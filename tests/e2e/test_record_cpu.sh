@@ -48,7 +48,7 @@ done
 	|| fail "cpu-thread-rename-history" "no compute thread in info"
 busy=$(awk '$2 == "compute-2" { print $3 }' "$TMP/threads.txt")
 idle=$(awk '$2 == "blocked" { print $3 }' "$TMP/threads.txt")
-[ "${busy:-0}" -gt 1000 ] && [ "${idle:-1}" -lt 20 ] && ok "cpu-only-running-threads (compute-2 $busy, blocked $idle)" \
+[ "${busy:-0}" -gt 200 ] && [ "${idle:-1}" -lt 20 ] && ok "cpu-only-running-threads (compute-2 $busy, blocked $idle)" \
 	|| fail "cpu-only-running-threads" "compute-2 '$busy', blocked '$idle': $(cat "$TMP/threads.txt")"
 
 # --- a library loaded mid-capture is recorded with its build-id and named
