@@ -368,7 +368,8 @@ static void build_index(struct cfi_table *t)
 		}
 		off = end;
 	}
-	qsort(t->idx, t->nidx, sizeof(*t->idx), cmp_ref);
+	if (t->nidx)
+		qsort(t->idx, t->nidx, sizeof(*t->idx), cmp_ref);
 }
 
 int cfi_table_new(const struct cfi_sections *s, struct cfi_table **out)

@@ -342,6 +342,30 @@ Test(cfi, hostile_truncated_and_garbage, .timeout = 60)
 		}
 	}
 	free(copy);
+	/* A garbage .eh_frame_hdr over a good .eh_frame: its table may point
+	 * anywhere, and every FDE it names is checked before use. */
+	if (l.s.hdr) {
+		uint8_t *hdr = malloc(l.s.hdr_len);
+		for (int round = 0; round < 300; round++) {
+			struct cfi_sections s = l.s;
+			struct cfi_table *t;
+			struct cfi_row row;
+			memcpy(hdr, l.s.hdr, l.s.hdr_len);
+			for (int k = 0; k < 4; k++) {
+				seed = seed * 1103515245u + 12345u;
+				hdr[(seed >> 8) % l.s.hdr_len] = (uint8_t)(seed >> 3);
+			}
+			if (round % 3 == 0)
+				s.hdr_len = (seed >> 4) % l.s.hdr_len;
+			s.hdr = hdr;
+			if (cfi_table_new(&s, &t) == 0) {
+				for (uint64_t pc = 0x1000; pc < 0x1400; pc += 5)
+					cfi_table_row(t, pc, &row);
+				cfi_table_free(t);
+			}
+		}
+		free(hdr);
+	}
 	munmap(l.map, l.size);
 }
 
