@@ -376,6 +376,8 @@ static int write_pending(struct run *l)
 {
 	int r = 0;
 
+	if (!l->npend)
+		return 0;
 	qsort(l->pend, l->npend, sizeof(*l->pend), cmp_pending);
 	for (size_t i = 0; i < l->npend && r == 0; i++) {
 		struct pending *p = &l->pend[i];
