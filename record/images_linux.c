@@ -33,6 +33,16 @@
 
 #define VDSO_MAX (1u << 20)
 #define EH_FRAME_MAX (64u << 20)   /* larger sections are not copied */
+#define ROW_CACHE 1024              /* a power of two */
+
+/* Rows already looked up, by pc: a profile asks about the same return
+ * addresses over and over. Emptied whenever the map changes. */
+struct row_slot {
+	uint64_t pc;
+	int err;                   /* 0, or what cfi_table_row() said */
+	int valid;
+	struct cfi_row row;
+};
 
 /* One file's call-frame information, kept for the session. */
 struct image_cfi {
@@ -65,6 +75,7 @@ struct images {
 	struct image_cfi *cfi;
 	size_t ncfi, cfi_cap;
 	size_t last;               /* the known image of the last lookup */
+	struct row_slot *rows;     /* ROW_CACHE slots */
 };
 
 struct images *images_new(struct target *t)
@@ -89,6 +100,7 @@ void images_free(struct images *im)
 		free(im->cfi[i].hdr);
 	}
 	free(im->cfi);
+	free(im->rows);
 	buf_release(&im->text);
 	free(im);
 }
@@ -188,6 +200,8 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 		return 0;  /* a torn read: try again next time */
 	im->hash = h;
 	im->have_hash = 1;
+	if (im->rows)
+		memset(im->rows, 0, ROW_CACHE * sizeof(*im->rows));
 
 	for (size_t i = 0; i < im->nk; i++)
 		im->k[i].seen = 0;
@@ -323,7 +337,7 @@ static const struct image_cfi *cfi_of(struct images *im, struct known *k)
 	return &im->cfi[im->ncfi - 1];
 }
 
-int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row)
+static int lookup_row(struct images *im, uint64_t pc, struct cfi_row *row)
 {
 	struct known *k = NULL;
 	const struct image_cfi *c;
@@ -344,6 +358,23 @@ int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row)
 	if (!c->table)
 		return CFI_E_NOTFOUND;
 	return cfi_table_row(c->table, pc - k->bias, row);
+}
+
+int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row)
+{
+	struct row_slot *slot;
+
+	if (!im->rows)
+		im->rows = xcalloc(ROW_CACHE, sizeof(*im->rows));
+	slot = &im->rows[(pc ^ (pc >> 12)) & (ROW_CACHE - 1)];
+	if (!slot->valid || slot->pc != pc) {
+		slot->pc = pc;
+		slot->err = lookup_row(im, pc, &slot->row);
+		slot->valid = 1;
+	}
+	if (slot->err == 0)
+		*row = slot->row;
+	return slot->err;
 }
 
 size_t images_cfi_loaded(const struct images *im)
