@@ -274,11 +274,16 @@ static int add_macho_section(void *ctx, const struct macho_section *s)
 	struct section_list *l = ctx;
 	size_t i;
 
-	if (strcmp(s->segname, "__DWARF") || strncmp(s->sectname, "__", 2) || !s->data)
+	if (strcmp(s->segname, "__DWARF") || !s->data)
 		return 0;
-	for (i = 0; i < sizeof(macho_dwarf_names) / sizeof(*macho_dwarf_names); i++)
-		if (!strcmp(s->sectname + 2, macho_dwarf_names[i] + 1))
+	for (i = 0; i < sizeof(macho_dwarf_names) / sizeof(*macho_dwarf_names); i++) {
+		/* Mach-O cuts section names at 16 bytes: "__debug_str_offs". */
+		char want[17];
+
+		snprintf(want, sizeof(want), "__%s", macho_dwarf_names[i] + 1);
+		if (!strcmp(s->sectname, want))
 			add_section(l, macho_dwarf_names[i], s->data, s->size, s->addr, 0);
+	}
 	return 0;
 }
 
