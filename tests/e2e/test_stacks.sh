@@ -19,7 +19,7 @@ among() {
 }
 
 # --- a frameless leaf: its caller is in >= 99% of its samples
-"$RECORD" -q -o "$TMP/frameless.trace" -- "$FIX/frameless" 2 > /dev/null
+"$RECORD" -q --mode wall -o "$TMP/frameless.trace" -- "$FIX/frameless" 2 > /dev/null
 rc=$?
 "$REPORT" folded "$TMP/frameless.trace" > "$TMP/frameless.folded"
 p=$(among "$TMP/frameless.folded" ';frameless_leaf(\.[a-z0-9.]+)?$' ';run;frameless_caller;frameless_leaf')
@@ -30,7 +30,7 @@ else
 fi
 
 # --- a comparator called from libc's qsort: >= 95% reach qsort's caller
-"$RECORD" -q -o "$TMP/qsort.trace" -- "$FIX/qsort_cmp" 2 > /dev/null
+"$RECORD" -q --mode wall -o "$TMP/qsort.trace" -- "$FIX/qsort_cmp" 2 > /dev/null
 rc=$?
 "$REPORT" folded "$TMP/qsort.trace" > "$TMP/qsort.folded"
 p=$(among "$TMP/qsort.folded" ';qsort_compare$' ';main;run;sort_keys;[^;]*qsort')
@@ -41,7 +41,7 @@ else
 fi
 
 # --- recursion 10,000 deep: cut at --max-depth, marked truncated, no hang
-timeout 60 "$RECORD" -q --max-depth 300 -o "$TMP/deep.trace" -- "$FIX/deep" 1 > /dev/null
+timeout 60 "$RECORD" -q --mode wall --max-depth 300 -o "$TMP/deep.trace" -- "$FIX/deep" 1 > /dev/null
 rc=$?
 "$REPORT" info "$TMP/deep.trace" > "$TMP/deep.info"
 trunc=$(awk '/^truncated stacks:/ { print $3 }' "$TMP/deep.info")
@@ -59,7 +59,7 @@ fi
 if [ ! -x "$FIX/rust/sinloop" ]; then
 	skip "rust-sin-caller" "no rustc, so $FIX/rust/sinloop was not built"
 else
-	"$RECORD" -q -o "$TMP/sin.trace" -- "$FIX/rust/sinloop" 2 > /dev/null
+	"$RECORD" -q --mode wall -o "$TMP/sin.trace" -- "$FIX/rust/sinloop" 2 > /dev/null
 	rc=$?
 	"$REPORT" folded "$TMP/sin.trace" > "$TMP/sin.folded"
 	p=$(among "$TMP/sin.folded" ';__sin[a-z_]*(;|$)' ';sinloop::sin_caller;')
