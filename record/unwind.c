@@ -111,7 +111,10 @@ static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory 
 			return STEP_CANNOT;
 		cfa += (uint64_t)row->cfa_offset;
 	}
-	if (cfa <= f->sp || (cfa & 7))
+	/* The CFA lies above sp, except in an arm64 leaf that has pushed
+	 * nothing and still has its return address in lr. */
+	if (cfa < f->sp || (cfa & 7) ||
+	    (cfa == f->sp && (cfg->arch != UNWIND_ARCH_ARM64 || !f->leaf || row->ra.kind == CFI_RULE_OFFSET)))
 		return STEP_CANNOT;
 	switch (row->ra.kind) {
 	case CFI_RULE_UNDEFINED:

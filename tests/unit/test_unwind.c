@@ -603,3 +603,35 @@ Test(unwind, cfi_depth_cap)
 	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
 	cr_assert_lt(n, (size_t)WORDS / 2);
 }
+
+/* arm64: a leaf whose row keeps the return address in lr (x30 same value)
+ * gets lr as its caller; the caller's row (CFA = sp + 16, x29 and x30
+ * saved at CFA-16 and CFA-8) then leads to the frame records. */
+Test(unwind, cfi_arm64_leaf_lr)
+{
+	static struct fake f;
+	struct rows rs = { .n = 2 };
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_ARM64, .max_depth = 16, .cfi = rows_lookup, .cfi_ctx = &rs };
+	struct unwind_regs r = { .pc = 0x400010, .sp = at(4), .fp = at(4), .lr = 0x400508 };
+	struct unwind_memory m = memory(&f);
+	uint64_t out[16];
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	frame(&f, 4, at(20), 0x401111);   /* the caller's record, at its sp */
+	frame(&f, 20, 0, 0x402222);
+	rs.s[0] = (struct span){ 0x400000, 0x400100, { .cfa_kind = CFI_CFA_REG, .cfa_reg = CFI_ARM64_SP,
+						       .ra_reg = CFI_ARM64_LR, .ra = { CFI_RULE_SAME, 0, 0 } } };
+	rs.s[1] = (struct span){ 0x400500, 0x400600, { .cfa_kind = CFI_CFA_REG, .cfa_reg = CFI_ARM64_SP,
+						       .cfa_offset = 16, .ra_reg = CFI_ARM64_LR,
+						       .ra = { CFI_RULE_OFFSET, 0, -8 }, .fp = { CFI_RULE_OFFSET, 0, -16 } } };
+	size_t cf = 0;
+	cfg.cfi_frames = &cf;
+	int stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[1], 0x400508);
+	cr_assert_eq(out[2], 0x401111);
+	cr_assert_eq(out[3], 0x402222);
+	cr_assert_eq(cf, 2);
+}
