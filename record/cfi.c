@@ -568,12 +568,19 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 			}
 			case 0x10: case 0x16: {     /* expression, val_expression */
 				uint64_t n;
+				struct cfi_rule *col;
 				reg = rd_uleb(&r);
 				n = rd_uleb(&r);
 				if (!r.ok || n > r.end - r.pos)
 					return CFI_E_CORRUPT;
+				col = column(in, st, reg);
+				if (col) {
+					col->kind = op == 0x10 ? CFI_RULE_EXPR : CFI_RULE_VAL_EXPR;
+					col->offset = 0;
+					col->expr = r.buf + r.pos;
+					col->expr_len = (size_t)n;
+				}
 				r.pos += (size_t)n;
-				set_rule(in, st, reg, CFI_RULE_EXPR, 0, 0);
 				break;
 			}
 			case 0x11:
@@ -691,6 +698,13 @@ static int reg_value(int arch, uint64_t reg, const struct cfi_regs *regs, uint64
 int cfi_expr_eval(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
 		  uint64_t *out)
 {
+	return cfi_expr_eval_mem(arch, expr, len, regs, NULL, NULL, out);
+}
+
+int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
+		      int (*read)(void *ctx, uint64_t addr, void *buf, size_t len), void *ctx,
+		      uint64_t *out)
+{
 	struct rd r = { expr, 0, len, 0, 1 };
 	uint64_t st[MAX_STACK];
 	unsigned n = 0, steps = 0;
@@ -726,6 +740,23 @@ int cfi_expr_eval(int arch, const uint8_t *expr, size_t len, const struct cfi_re
 				if (reg_value(arch, reg, regs, &v) < 0)
 					return CFI_E_UNSUPPORTED;
 				v += (uint64_t)off;
+				break;
+			}
+			case 0x06: case 0x94: {     /* deref, deref_size */
+				unsigned size = op == 0x06 ? 8 : (unsigned)rd_u(&r, 1);
+				uint8_t b[8];
+				if (!r.ok)
+					return CFI_E_CORRUPT;
+				if (n < 1)
+					return CFI_E_CORRUPT;
+				if (!read || size == 0 || size > 8)
+					return CFI_E_UNSUPPORTED;
+				if (read(ctx, st[n - 1], b, size) < 0)
+					return CFI_E_UNSUPPORTED;
+				v = 0;
+				for (unsigned i = 0; i < size; i++)
+					v |= (uint64_t)b[i] << (8 * i);
+				n--;
 				break;
 			}
 			case 0x12:      /* dup */

@@ -47,13 +47,16 @@ enum cfi_rule_kind {
 	CFI_RULE_OFFSET,    /* saved at CFA + offset */
 	CFI_RULE_VAL_OFFSET,/* the value is CFA + offset */
 	CFI_RULE_REGISTER,  /* in register reg */
-	CFI_RULE_EXPR,      /* a DWARF expression (not evaluated by the unwinder) */
+	CFI_RULE_EXPR,      /* saved at the address expr computes */
+	CFI_RULE_VAL_EXPR,  /* the value is what expr computes */
 };
 
 struct cfi_rule {
 	uint8_t kind;       /* enum cfi_rule_kind */
 	uint16_t reg;       /* for CFI_RULE_REGISTER */
 	int64_t offset;     /* for CFI_RULE_OFFSET and CFI_RULE_VAL_OFFSET */
+	const uint8_t *expr;/* for the _EXPR kinds: borrowed from the table's buffer */
+	size_t expr_len;
 };
 
 /* The unwind row in force at a pc. */
@@ -67,7 +70,8 @@ struct cfi_row {
 	uint16_t ra_reg;            /* the CIE's return-address column */
 	struct cfi_rule ra;         /* the return address */
 	struct cfi_rule fp;         /* rbp on x86_64, x29 on arm64 */
-	int signal_frame;           /* the CIE has augmentation 'S' */
+	int signal_frame;           /* the CIE has augmentation 'S': the caller was
+				     * interrupted, its pc is exact, not a return address */
 };
 
 /* The registers an expression may read. */
@@ -107,5 +111,10 @@ int cfi_table_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row);
  * are refused. Returns 0 and *out, or CFI_E_UNSUPPORTED/CFI_E_CORRUPT. */
 int cfi_expr_eval(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
 		  uint64_t *out);
+/* The same, with DW_OP_deref and DW_OP_deref_size served by read (which
+ * returns 0, or negative if the bytes are unreadable). */
+int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
+		      int (*read)(void *ctx, uint64_t addr, void *buf, size_t len), void *ctx,
+		      uint64_t *out);
 
 #endif

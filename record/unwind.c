@@ -25,6 +25,9 @@
  *     on arm64 also lr, in the leaf) and the caller's fp (saved at CFA + n,
  *     or unchanged); the caller's sp is the CFA. A return address marked
  *     undefined is the outermost frame (_start): the walk ends there.
+ *     A signal frame's row (glibc's __restore_rt: expressions that read
+ *     the saved context) gives the interrupted pc, sp and fp, and that pc
+ *     is then looked up as it is, not minus 1.
  *  2. Otherwise (no row: JIT code, the vDSO, an image without .eh_frame;
  *     or a row this walker cannot apply: a register-based CFA other than
  *     sp/fp, a memory-reading expression, a save slot that is unreadable
@@ -76,7 +79,14 @@ static uint64_t fix_ret(const struct unwind_config *cfg, uint64_t ret)
 struct frame_state {
 	uint64_t pc, sp, fp, lr;
 	int leaf, have_sp;
+	int exact;              /* pc is exact (the frame above was a signal frame) */
 };
+
+/* Memory reads for DW_OP_deref in CFA and register expressions. */
+static int expr_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return mem_read(ctx, addr, buf, len);
+}
 
 /* Step results, apart from the enum unwind_stop values. */
 enum { STEP_OK = 100, STEP_CANNOT = 101 };
@@ -99,12 +109,12 @@ static int reg_of(const struct unwind_config *cfg, const struct frame_state *f, 
 static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory *mem,
 		    const struct cfi_row *row, const struct frame_state *f, struct frame_state *next)
 {
-	uint64_t cfa, ra, fp = f->fp;
+	uint64_t cfa, ra, fp = f->fp, a;
+	struct cfi_regs r = { f->pc, f->sp, f->fp, f->lr };
+	int arch = cfg->arch == UNWIND_ARCH_ARM64 ? CFI_ARCH_ARM64 : CFI_ARCH_X86_64;
 
 	if (row->cfa_kind == CFI_CFA_EXPR) {
-		struct cfi_regs r = { f->pc, f->sp, f->fp, f->lr };
-		if (cfi_expr_eval(cfg->arch == UNWIND_ARCH_ARM64 ? CFI_ARCH_ARM64 : CFI_ARCH_X86_64,
-				  row->expr, row->expr_len, &r, &cfa) < 0)
+		if (cfi_expr_eval_mem(arch, row->expr, row->expr_len, &r, expr_read, (void *)mem, &cfa) < 0)
 			return STEP_CANNOT;
 	} else {
 		if (reg_of(cfg, f, row->cfa_reg, &cfa) < 0)
@@ -121,6 +131,11 @@ static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory 
 		return UNWIND_STOP_END;
 	case CFI_RULE_OFFSET:
 		if (mem_read(mem, cfa + (uint64_t)row->ra.offset, &ra, 8) < 0)
+			return STEP_CANNOT;
+		break;
+	case CFI_RULE_EXPR:     /* a signal frame's saved pc */
+		if (cfi_expr_eval_mem(arch, row->ra.expr, row->ra.expr_len, &r, expr_read, (void *)mem, &a) < 0 ||
+		    mem_read(mem, a, &ra, 8) < 0)
 			return STEP_CANNOT;
 		break;
 	case CFI_RULE_SAME:
@@ -144,6 +159,11 @@ static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory 
 	case CFI_RULE_VAL_OFFSET:
 		fp = cfa + (uint64_t)row->fp.offset;
 		break;
+	case CFI_RULE_EXPR:
+		if (cfi_expr_eval_mem(arch, row->fp.expr, row->fp.expr_len, &r, expr_read, (void *)mem, &a) < 0 ||
+		    mem_read(mem, a, &fp, 8) < 0)
+			fp = 0;
+		break;
 	default:
 		fp = 0;   /* unknown: a later frame-pointer step will stop on it */
 		break;
@@ -153,6 +173,9 @@ static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory 
 	next->fp = fp;
 	next->lr = 0;
 	next->leaf = 0;
+	/* Past a signal frame the pc was interrupted, not a return address:
+	 * it is looked up as it is. */
+	next->exact = row->signal_frame;
 	next->have_sp = 1;
 	return STEP_OK;
 }
@@ -182,6 +205,7 @@ static int fp_step(const struct unwind_config *cfg, const struct unwind_memory *
 		next->pc = fix_ret(cfg, f->lr);
 		next->lr = 0;
 		next->leaf = 0;
+		next->exact = 0;
 		return STEP_OK;
 	}
 	if (up == f->fp)
@@ -191,6 +215,7 @@ static int fp_step(const struct unwind_config *cfg, const struct unwind_memory *
 	next->fp = up;
 	next->lr = 0;
 	next->leaf = 0;
+	next->exact = 0;
 	next->have_sp = 1;
 	return STEP_OK;
 }
@@ -216,6 +241,7 @@ static int leaf_scan(const struct unwind_config *cfg, const struct unwind_memory
 			next->fp = f->fp;
 			next->lr = 0;
 			next->leaf = 0;
+			next->exact = 0;
 			next->have_sp = 1;
 			return 1;
 		}
@@ -228,7 +254,7 @@ static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_re
 {
 	size_t max = cfg->max_depth ? cfg->max_depth : 1;
 	size_t k = 0;
-	struct frame_state f = { fix_ret(cfg, regs->pc), regs->sp, regs->fp, regs->lr, 1, regs->sp != 0 };
+	struct frame_state f = { fix_ret(cfg, regs->pc), regs->sp, regs->fp, regs->lr, 1, regs->sp != 0, 1 };
 	uint64_t lower = regs->sp;   /* the plain walk's bound for fp */
 	int stop, first_fp = 1;
 
@@ -238,7 +264,7 @@ static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_re
 		struct cfi_row row;
 		int r = STEP_CANNOT;
 
-		if (f.have_sp && cfg->cfi(cfg->cfi_ctx, f.leaf ? f.pc : f.pc - 1, &row) == 0) {
+		if (f.have_sp && cfg->cfi(cfg->cfi_ctx, f.exact ? f.pc : f.pc - 1, &row) == 0) {
 			r = cfi_step(cfg, mem, &row, &f, &next);
 			if (r == UNWIND_STOP_END) {
 				stop = r;

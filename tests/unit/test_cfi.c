@@ -90,8 +90,10 @@ static int rule_matches(const struct cfi_rule *r, const char *cell)
 		return r->kind == CFI_RULE_OFFSET && r->offset == strtoll(cell + 1, NULL, 10);
 	if (cell[0] == 'v' && (cell[1] == '-' || cell[1] == '+'))
 		return r->kind == CFI_RULE_VAL_OFFSET && r->offset == strtoll(cell + 1, NULL, 10);
-	if (strcmp(cell, "exp") == 0 || strcmp(cell, "vexp") == 0)
-		return r->kind == CFI_RULE_EXPR;
+	if (strcmp(cell, "exp") == 0)
+		return r->kind == CFI_RULE_EXPR && r->expr_len > 0;
+	if (strcmp(cell, "vexp") == 0)
+		return r->kind == CFI_RULE_VAL_EXPR && r->expr_len > 0;
 	if (cell[0] == 'r' && cell[1] >= '0' && cell[1] <= '9')
 		return r->kind == CFI_RULE_REGISTER && r->reg == atoi(cell + 1);
 	return r->kind == CFI_RULE_REGISTER && r->reg == x86_reg(cell);

@@ -436,9 +436,9 @@ static int rows_lookup(void *ctx, uint64_t pc, struct cfi_row *row)
 static struct cfi_row rsp_row(int64_t cfa_off, int64_t rbp_at)
 {
 	struct cfi_row row = { .cfa_kind = CFI_CFA_REG, .cfa_reg = CFI_X86_64_RSP, .cfa_offset = cfa_off,
-			       .ra_reg = CFI_X86_64_RA, .ra = { CFI_RULE_OFFSET, 0, -8 } };
+			       .ra_reg = CFI_X86_64_RA, .ra = { .kind = CFI_RULE_OFFSET, .offset = -8 } };
 	if (rbp_at)
-		row.fp = (struct cfi_rule){ CFI_RULE_OFFSET, 0, rbp_at };
+		row.fp = (struct cfi_rule){ .kind = CFI_RULE_OFFSET, .offset = rbp_at };
 	return row;
 }
 
@@ -621,10 +621,10 @@ Test(unwind, cfi_arm64_leaf_lr)
 	frame(&f, 4, at(20), 0x401111);   /* the caller's record, at its sp */
 	frame(&f, 20, 0, 0x402222);
 	rs.s[0] = (struct span){ 0x400000, 0x400100, { .cfa_kind = CFI_CFA_REG, .cfa_reg = CFI_ARM64_SP,
-						       .ra_reg = CFI_ARM64_LR, .ra = { CFI_RULE_SAME, 0, 0 } } };
+						       .ra_reg = CFI_ARM64_LR, .ra = { .kind = CFI_RULE_SAME, .offset = 0 } } };
 	rs.s[1] = (struct span){ 0x400500, 0x400600, { .cfa_kind = CFI_CFA_REG, .cfa_reg = CFI_ARM64_SP,
 						       .cfa_offset = 16, .ra_reg = CFI_ARM64_LR,
-						       .ra = { CFI_RULE_OFFSET, 0, -8 }, .fp = { CFI_RULE_OFFSET, 0, -16 } } };
+						       .ra = { .kind = CFI_RULE_OFFSET, .offset = -8 }, .fp = { .kind = CFI_RULE_OFFSET, .offset = -16 } } };
 	size_t cf = 0;
 	cfg.cfi_frames = &cf;
 	int stop = unwind_stack(&cfg, &r, &m, out, &n);
@@ -634,4 +634,41 @@ Test(unwind, cfi_arm64_leaf_lr)
 	cr_assert_eq(out[2], 0x401111);
 	cr_assert_eq(out[3], 0x402222);
 	cr_assert_eq(cf, 2);
+}
+
+/* A signal handler's stack: handler (FP code) -> __restore_rt (a signal
+ * frame whose rows read the saved context with DW_OP_deref) -> the
+ * interrupted frameless function, whose pc is exact -> FP code. */
+Test(unwind, cfi_signal_frame)
+{
+	static const uint8_t cfa_expr[] = { 0x77, 0xa0, 0x01, 0x06 };   /* *(rsp + 160) */
+	static const uint8_t rip_at[] = { 0x77, 0xa8, 0x01 };          /* rsp + 168 */
+	static const uint8_t rbp_at[] = { 0x77, 0xf8, 0x00 };          /* rsp + 120 */
+	static struct fake f;
+	struct rows rs = { .n = 3 };
+	uint64_t out[16];
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, 0x999, 0x500040);     /* the handler's record: back into __restore_rt */
+	f.mem[32] = at(60);                 /* the saved context: rsp, rip, rbp */
+	f.mem[33] = 0x600020;
+	f.mem[27] = at(80);
+	f.mem[60] = 0x400700;               /* the interrupted leaf's return address */
+	frame(&f, 80, 0, 0x400900);
+	rs.s[0] = (struct span){ 0x400000, 0x401000, rbp_row() };
+	rs.s[1] = (struct span){ 0x50003f, 0x500049, { .cfa_kind = CFI_CFA_EXPR, .expr = cfa_expr,
+			.expr_len = sizeof(cfa_expr), .ra_reg = CFI_X86_64_RA,
+			.ra = { .kind = CFI_RULE_EXPR, .expr = rip_at, .expr_len = sizeof(rip_at) },
+			.fp = { .kind = CFI_RULE_EXPR, .expr = rbp_at, .expr_len = sizeof(rbp_at) }, .signal_frame = 1 } };
+	/* The interrupted function starts at 0x600020: looked up at pc - 1
+	 * it would not be found. */
+	rs.s[2] = (struct span){ 0x600020, 0x600100, rsp_row(8, 0) };
+	int stop = hwalk(&f, &rs, 0x400010, at(8), at(10), 16, out, &n, NULL);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 5);
+	cr_assert_eq(out[1], 0x500040);
+	cr_assert_eq(out[2], 0x600020);
+	cr_assert_eq(out[3], 0x400700);
+	cr_assert_eq(out[4], 0x400900);
 }
