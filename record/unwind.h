@@ -71,9 +71,10 @@ struct unwind_config {
 	/* Optional: the .eh_frame row for a code address of the target.
 	 * Returns 0 and fills *row (whose expr stays valid for the walk), or
 	 * negative when the address has no usable CFI. The walker asks with
-	 * the pc itself for the interrupted frame and with the return address
-	 * minus 1 for the others, so a call at a function's very end is looked
-	 * up in that function. When set, the words-above-sp search of
+	 * the pc itself for the interrupted frame (and for a frame that a
+	 * signal interrupted) and with the return address minus 1 for the
+	 * others, so a call at a function's very end is looked up in that
+	 * function. When set, the words-above-sp search of
 	 * is_return is only made for a leaf that has no row. */
 	int (*cfi)(void *ctx, uint64_t pc, struct cfi_row *row);
 	void *cfi_ctx;
