@@ -218,47 +218,52 @@ static int check_name(struct run *l, struct pthread *p, uint64_t now)
 	return set_name(l, p, name, now);
 }
 
-/* Opens and maps the event of a new thread. A thread already gone is not
- * an error; nor is one refused (it is left out, the first refusal kept). */
-static int thread_start(struct run *l, uint32_t tid, uint64_t now)
+/* Opens and maps tid's event into *p. Returns 0, or -1 when it cannot
+ * (a thread already gone is counted; the first other refusal is kept). */
+static int open_ring(struct run *l, uint32_t tid, struct pthread *p)
 {
-	struct pthread p;
-	int fd, r;
+	int fd = event_open((pid_t)tid, l->cfg->rate_hz);
 
-	if (!selected(l->cfg, tid) || find(l, tid))
-		return 0;
-	fd = event_open((pid_t)tid, l->cfg->rate_hz);
 	if (fd < 0) {
 		if (fd == -ESRCH)
 			l->st->counters[TRACE_COUNTER_THREADS_VANISHED]++;
 		else if (!l->open_error)
 			l->open_error = fd;
-		return 0;
+		return -1;
 	}
-	memset(&p, 0, sizeof(p));
-	p.tid = tid;
-	p.fd = fd;
+	p->tid = tid;
+	p->fd = fd;
 	/* Without CAP_IPC_LOCK, ring buffers count against
 	 * perf_event_mlock_kb: smaller ones lose more, but still sample. */
 	for (;;) {
 		size_t page = (size_t)sysconf(_SC_PAGESIZE);
-		p.data_size = l->ring_pages * page;
-		p.map_len = p.data_size + page;
-		p.base = mmap(NULL, p.map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (p.base != MAP_FAILED)
-			break;
-		if (errno != EPERM && errno != ENOMEM)
-			break;
-		if (l->ring_pages == 1)
+		p->data_size = l->ring_pages * page;
+		p->map_len = p->data_size + page;
+		p->base = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p->base != MAP_FAILED)
+			return 0;
+		if ((errno != EPERM && errno != ENOMEM) || l->ring_pages == 1)
 			break;
 		l->ring_pages /= 2;
 	}
-	if (p.base == MAP_FAILED) {
-		if (!l->open_error)
-			l->open_error = PERF_SAMPLER_E_MLOCK;
-		close(fd);
+	if (!l->open_error)
+		l->open_error = PERF_SAMPLER_E_MLOCK;
+	close(fd);
+	return -1;
+}
+
+/* Opens the event of a new thread and records the thread. One that cannot
+ * be sampled is left out, which is not an error. */
+static int thread_start(struct run *l, uint32_t tid, uint64_t now)
+{
+	struct pthread p;
+	int r;
+
+	if (!selected(l->cfg, tid) || find(l, tid))
 		return 0;
-	}
+	memset(&p, 0, sizeof(p));
+	if (open_ring(l, tid, &p) < 0)
+		return 0;
 	l->th = xgrow(l->th, &l->th_cap, l->nth + 1, sizeof(*l->th));
 	l->th[l->nth++] = p;
 	l->st->threads++;
@@ -505,6 +510,32 @@ static int thread_end(struct run *l, uint32_t tid, uint64_t now)
 	return r;
 }
 
+/*
+ * After an execve only the leader's tid remains, and if another thread
+ * called it, the leader's task (and its event) is gone and that thread
+ * carries on under the leader's tid. So the leader's event is opened anew,
+ * after what its old ring holds is read.
+ */
+static int exec_leader(struct run *l, uint32_t tid, uint64_t now)
+{
+	struct pthread *p = find(l, tid), fresh;
+	int ended, r;
+
+	if (!p)
+		return thread_start(l, tid, now);
+	r = drain(l, p, &ended);
+	if (r < 0)
+		return r;
+	memset(&fresh, 0, sizeof(fresh));
+	if (open_ring(l, tid, &fresh) < 0)
+		return thread_end(l, tid, now);
+	p = find(l, tid);
+	unmap(p);
+	snprintf(fresh.name, sizeof(fresh.name), "%s", p->name);
+	*p = fresh;
+	return check_name(l, p, now);
+}
+
 static int drain_all(struct run *l)
 {
 	int r = 0;
@@ -513,7 +544,9 @@ static int drain_all(struct run *l)
 		int ended = 0;
 		uint32_t tid = l->th[i].tid;
 		r = drain(l, &l->th[i], &ended);
-		if (r == 0 && ended) {
+		/* The leader ends with the process, as ptrace reports it: its
+		 * EXIT record may only be an execve from another thread. */
+		if (r == 0 && ended && tid != (uint32_t)target_pid(l->t)) {
 			r = thread_end(l, tid, sampler_now());
 			continue;  /* slot i now holds another thread */
 		}
@@ -538,13 +571,11 @@ static int handle_events(struct run *l, uint64_t now)
 		case TARGET_EVENT_THREAD_END:
 			r = thread_end(l, ev.tid, now);
 			break;
-		case TARGET_EVENT_EXEC: {
-			struct pthread *p = find(l, ev.tid);
+		case TARGET_EVENT_EXEC:
 			r = images_update(l->images, l->w, now);
-			if (r == 0 && p)
-				r = check_name(l, p, now);
+			if (r == 0)
+				r = exec_leader(l, ev.tid, now);
 			break;
-		}
 		case TARGET_EVENT_EXIT:
 			l->exited = 1;
 			break;
