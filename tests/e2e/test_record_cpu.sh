@@ -134,6 +134,29 @@ n=$(samples_of "$TMP/kill.trace")
 rc=$?
 [ $rc -eq 3 ] && ok "cpu-exit-status-propagated" || fail "cpu-exit-status-propagated" "got $rc"
 
+"$RECORD" -q --mode cpu -o "$TMP/sig.trace" -- sh -c 'kill -SEGV $$'
+rc=$?
+[ $rc -eq 139 ] && ok "cpu-exit-signal-propagated" || fail "cpu-exit-signal-propagated" "got $rc, want 139"
+
+# --- -t: only the chosen thread has samples; --max-depth cuts and marks
+"$FIX/threads" 2 > /dev/null &
+pid=$!
+sleep 0.3
+# the busy thread, named compute, later compute-2
+tid=$(for t in /proc/$pid/task/*; do case $(cat $t/comm) in compute*) basename $t ;; esac; done)
+"$RECORD" -q --mode cpu -o "$TMP/tid.trace" -p $pid -t "$tid" -d 0.5
+wait $pid
+"$REPORT" threads "$TMP/tid.trace" > "$TMP/tid.txt"
+others=$(awk -v tid="$tid" 'NF >= 5 && $1 ~ /^[0-9]+$/ && $1 != tid { s += $3 } END { print s + 0 }' "$TMP/tid.txt")
+mine=$(awk -v tid="$tid" '$1 == tid { print $3 }' "$TMP/tid.txt")
+[ -n "$tid" ] && [ "${mine:-0}" -gt 50 ] && [ "$others" -eq 0 ] && ok "cpu-tid-filter ($mine samples of $tid, $others of others)" \
+	|| fail "cpu-tid-filter" "tid '$tid': $(cat "$TMP/tid.txt")"
+"$RECORD" -q --mode cpu -o "$TMP/depth.trace" --max-depth 3 -- "$FIX/split" 0.5 > /dev/null
+depth=$("$REPORT" folded --no-inline "$TMP/depth.trace" | awk '{ n = split($1, f, ";"); if (n > m) m = n } END { print m }')
+trunc=$("$REPORT" info "$TMP/depth.trace" | awk '$1 == "truncated" { print $3 }')
+[ "$depth" -le 4 ] && [ "${trunc:-0}" -gt 0 ] && ok "cpu-max-depth-truncates (depth $depth, $trunc truncated)" \
+	|| fail "cpu-max-depth-truncates" "depth $depth, truncated '$trunc'"
+
 # --- a rate above kernel.perf_event_max_sample_rate is named
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo 100000)
 if [ "$max" -lt 100000 ]; then
