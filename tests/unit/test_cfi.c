@@ -2,7 +2,8 @@
  * test_cfi.c: the .eh_frame reader against readelf, and against hostile
  * bytes.
  *
- * For the fixtures and this machine's libc, `readelf --debug-dump=
+ * For the fixtures and this machine's libc, libm and libstdc++ (whose CIEs
+ * have personalities, "zPLR"), `readelf --debug-dump=
  * frames-interp` prints every FDE's table of rows (LOC, CFA, then one
  * column per register it mentions). Each row's first and last address is
  * looked up with cfi_table_row(), through .eh_frame_hdr and through the
@@ -256,6 +257,8 @@ Test(cfi, readelf_fixture_qsort_cmp) { cross_check(fixture("qsort_cmp"), 10); }
 Test(cfi, readelf_fixture_split) { cross_check(fixture("split"), 10); }
 Test(cfi, readelf_libc, .timeout = 120) { cross_check("/lib/x86_64-linux-gnu/libc.so.6", 5000); }
 Test(cfi, readelf_libm, .timeout = 120) { cross_check("/lib/x86_64-linux-gnu/libm.so.6", 500); }
+/* C++: CIEs with a personality and LSDA ("zPLR"). */
+Test(cfi, readelf_libstdcxx, .timeout = 120) { cross_check("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", 1000); }
 
 /* glibc's PLT entries: CFA = rsp + 8 + ((rip & 15) >= 11 ? 8 : 0). */
 Test(cfi, plt_expression)
