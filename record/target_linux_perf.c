@@ -100,6 +100,7 @@ struct run {
 	size_t ring_pages;
 	uint64_t next_refresh;
 	int open_error;         /* the first perf_event_open failure */
+	int started;            /* past the events queued before the run */
 	int exited;
 };
 
@@ -523,6 +524,8 @@ static int exec_leader(struct run *l, uint32_t tid, uint64_t now)
 
 	if (!p)
 		return thread_start(l, tid, now);
+	if (!l->started)  /* the launch's own execve: the event came after */
+		return check_name(l, p, now);
 	r = drain(l, p, &ended);
 	if (r < 0)
 		return r;
@@ -636,11 +639,12 @@ int perf_sampler_run(const struct sampler_config *cfg, struct target *t, struct 
 	r = images_update(l.images, w, 0);
 	if (r == 0)
 		r = handle_events(&l, start);
-	if (r == 0 && !l.nth && !l.exited) {
-		/* Not one event: nothing to record. */
-		*perf_err = l.open_error ? l.open_error : -ESRCH;
+	if (r == 0 && !st->threads && l.open_error) {
+		/* Not one event, and not because the threads were gone. */
+		*perf_err = l.open_error;
 		goto out;
 	}
+	l.started = 1;
 
 	while (r == 0 && !*cfg->stop && !l.exited) {
 		uint64_t wake = now + DRAIN_NS;
