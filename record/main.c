@@ -43,8 +43,9 @@ static const char usage_text[] =
 	"  --max-depth n    stack depth cap (default 1024)\n"
 	"  -q               quiet: no announcement, status or summary\n"
 	"  -v               more detail\n"
-	"  --mode wall|cpu  wall (every thread, blocked ones too, default) or cpu\n"
-	"                   (on-CPU time only, with perf_event; lowest overhead)\n"
+	"  --mode wall|cpu  cpu (on-CPU time only, with perf_event; lowest overhead;\n"
+	"                   the default where perf_event is allowed) or wall (every\n"
+	"                   thread, blocked ones too; the default otherwise)\n"
 	"  -h, --help       show this help\n"
 	"  --version        show the version and the trace format version\n";
 
@@ -142,14 +143,9 @@ static void attach_failed(pid_t pid, int r)
 	die("cannot attach to process %d: %s", (int)pid, target_strerror(r));
 }
 
-/*
- * The modes. AUTO is cpu where perf_event is allowed, else wall, the choice
- * announced. It is not yet the default: the wall-mode end-to-end tests
- * record without --mode and check wall-only behaviour (blocked threads,
- * their states), so the default moves to AUTO once they say --mode wall.
- */
+/* The modes. AUTO, the default, is cpu where perf_event is allowed, else
+ * wall, with the fallback announced. */
 enum { MODE_AUTO, MODE_WALL, MODE_CPU };
-#define MODE_DEFAULT MODE_WALL
 
 /* Why perf_event_open refused, with the fix named. */
 static const char *perf_refusal(int r)
@@ -194,7 +190,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	char **cmd_argv = NULL, *host;
 	uint32_t cmd_argc = 0;
-	int launched, exec_errno = 0, status = 0, mode = MODE_DEFAULT, perf_err = 0;
+	int launched, exec_errno = 0, status = 0, mode = MODE_AUTO, perf_err = 0;
 
 	diag_set_progname("prof-record");
 	opterr = 0;  /* our own messages, in our own voice */
