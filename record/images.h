@@ -15,6 +15,7 @@
 #include "format/trace.h"
 #include "record/target.h"
 #include "record/cfi.h"
+#include "record/unwind.h"
 
 struct images;
 
@@ -33,6 +34,10 @@ int images_covers(const struct images *im, uint64_t addr);
  * usable CFI, or none for the pc. row->expr is borrowed until
  * images_free(): tables are kept for the session. */
 int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row);
+/* Points cfg's return-address test and CFI lookup at im: a return address
+ * lies in an image, just after a call instruction read from the target's
+ * code; a pc's CFI row is images_cfi_row()'s. Both modes unwind so. */
+void images_unwind_hooks(struct images *im, struct unwind_config *cfg);
 /* Files whose CFI has been loaded so far. */
 size_t images_cfi_loaded(const struct images *im);
 /* Images recorded so far. */

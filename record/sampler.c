@@ -179,27 +179,6 @@ static int cached_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
-/* The unwinder's test for a return address: inside a mapped image, and
- * just after a call instruction in the target's code. */
-static int is_return(void *ctx, uint64_t addr)
-{
-	struct loop *l = ctx;
-	uint8_t code[7];
-
-	if (addr < 4096 || !images_covers(l->images, addr))
-		return 0;
-	if (target_read(l->t, addr - 7, code, sizeof(code)) < 0)
-		return 0;
-	return unwind_x86_64_after_call(code);
-}
-
-/* The unwinder's CFI lookup: the .eh_frame row of the image at pc. */
-static int cfi_lookup(void *ctx, uint64_t pc, struct cfi_row *row)
-{
-	struct loop *l = ctx;
-	return images_cfi_row(l->images, pc, row);
-}
-
 /* Code outside every known image usually means a library was mapped since
  * the last look: look again now, so the image precedes its samples. Not
  * more than once per maintenance interval, for code that is in no image
@@ -220,13 +199,13 @@ static int refresh_if_unknown(struct loop *l, const uint64_t *frames, size_t n, 
 static int sample_thread(struct loop *l, uint32_t tid)
 {
 	struct target_stop s;
-	struct unwind_config uc = { .max_depth = l->cfg->max_depth, .is_return = is_return,
-				    .is_return_ctx = l, .cfi = cfi_lookup, .cfi_ctx = l };
+	struct unwind_config uc = { .max_depth = l->cfg->max_depth };
 	struct unwind_memory mem = { .read = cached_read, .ctx = l->cache };
 	size_t n = 0;
 	int stop, r;
 	uint64_t time;
 
+	images_unwind_hooks(l->images, &uc);
 	r = target_stop_thread(l->t, tid, &s);
 	if (r == -ESRCH) {
 		l->st->counters[TRACE_COUNTER_THREADS_VANISHED]++;

@@ -279,28 +279,6 @@ static void unmap(struct pthread *p)
 	close(p->fd);
 }
 
-/* The unwinder's test for a return address, as in wall mode: inside a
- * mapped image, just after a call instruction. */
-static int is_return(void *ctx, uint64_t addr)
-{
-	struct run *l = ctx;
-	uint8_t code[7];
-
-	if (addr < 4096 || !images_covers(l->images, addr))
-		return 0;
-	if (target_read(l->t, addr - 7, code, sizeof(code)) < 0)
-		return 0;
-	return unwind_x86_64_after_call(code);
-}
-
-/* The unwinder's CFI lookup, as in wall mode: the .eh_frame row of the
- * image at pc. */
-static int cfi_lookup(void *ctx, uint64_t pc, struct cfi_row *row)
-{
-	struct run *l = ctx;
-	return images_cfi_row(l->images, pc, row);
-}
-
 /*
  * The stack of one sample into l->frames: the walk of the copied window,
  * continued with the kernel's callchain from the last frame the walk
@@ -315,13 +293,12 @@ static size_t build_stack(struct run *l, const struct perf_record *rec, int *sto
 	for (size_t i = 0; i < nk; i++)
 		l->chain[i] = perf_ip(rec, i);
 	if (rec->has_regs && rec->stack_len >= 8) {
-		struct unwind_config uc = { .arch = UNWIND_ARCH_X86_64, .max_depth = max,
-					    .is_return = is_return, .is_return_ctx = l,
-					    .cfi = cfi_lookup, .cfi_ctx = l };
+		struct unwind_config uc = { .arch = UNWIND_ARCH_X86_64, .max_depth = max };
 		struct unwind_memory mem = { .read = NULL, .window_addr = rec->sp,
 					     .window = rec->stack, .window_len = rec->stack_len };
 		struct unwind_regs regs = { .pc = rec->ip, .sp = rec->sp, .fp = rec->bp };
 
+		images_unwind_hooks(l->images, &uc);
 		*stop = unwind_stack(&uc, &regs, &mem, l->frames, &n);
 		if (*stop == UNWIND_STOP_END || *stop == UNWIND_STOP_DEPTH || n == 0)
 			return n;
