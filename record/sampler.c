@@ -64,7 +64,7 @@ uint64_t sampler_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int selected(const struct sampler_config *cfg, uint32_t tid)
+int sampler_selected(const struct sampler_config *cfg, uint32_t tid)
 {
 	if (!cfg->ntids)
 		return 1;
@@ -118,7 +118,7 @@ static int handle_events(struct loop *l, uint64_t now)
 	while (r == 0 && target_next_event(l->t, &ev)) {
 		/* With -t, the other threads are not part of the profile. */
 		if ((ev.kind == TARGET_EVENT_THREAD_START || ev.kind == TARGET_EVENT_THREAD_END) &&
-		    !selected(l->cfg, ev.tid))
+		    !sampler_selected(l->cfg, ev.tid))
 			continue;
 		switch (ev.kind) {
 		case TARGET_EVENT_THREAD_START:
@@ -133,7 +133,7 @@ static int handle_events(struct loop *l, uint64_t now)
 			break;
 		case TARGET_EVENT_EXEC:
 			r = images_update(l->images, l->w, now);
-			if (r == 0 && selected(l->cfg, ev.tid))
+			if (r == 0 && sampler_selected(l->cfg, ev.tid))
 				r = check_name(l, ev.tid, now);
 			break;
 		case TARGET_EVENT_EXIT:
@@ -151,7 +151,7 @@ static int maintain(struct loop *l, uint64_t now)
 	int r = images_update(l->images, l->w, now);
 
 	for (size_t i = 0; i < n && r == 0; i++)
-		if (selected(l->cfg, tids[i]))
+		if (sampler_selected(l->cfg, tids[i]))
 			r = check_name(l, tids[i], now);
 	return r;
 }
@@ -289,10 +289,10 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace
 		/* Ask every thread to stop first, so their stop latencies
 		 * overlap; then take and release them one at a time. */
 		for (size_t i = 0; i < n; i++)
-			if (selected(cfg, copy[i]))
+			if (sampler_selected(cfg, copy[i]))
 				target_interrupt_thread(t, copy[i]);
 		for (size_t i = 0; i < n && r == 0; i++) {
-			if (!selected(cfg, copy[i]))
+			if (!sampler_selected(cfg, copy[i]))
 				continue;
 			sampled++;
 			r = sample_thread(&l, copy[i]);

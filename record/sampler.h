@@ -44,6 +44,8 @@ struct sampler_config {
 
 /* Monotonic nanoseconds, the clock of every trace timestamp. */
 uint64_t sampler_now(void);
+/* Whether thread tid is to be sampled under cfg (-t; all if none given). */
+int sampler_selected(const struct sampler_config *cfg, uint32_t tid);
 
 /* Samples t into w until done; *st holds the totals afterwards. Returns 0,
  * or the negative trace_writer error that ended it. The writer is left

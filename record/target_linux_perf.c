@@ -182,16 +182,6 @@ int perf_sampler_probe(pid_t pid, uint32_t rate_hz)
 	return 0;
 }
 
-static int selected(const struct sampler_config *cfg, uint32_t tid)
-{
-	if (!cfg->ntids)
-		return 1;
-	for (size_t i = 0; i < cfg->ntids; i++)
-		if (cfg->tids[i] == tid)
-			return 1;
-	return 0;
-}
-
 static struct pthread *find(struct run *l, uint32_t tid)
 {
 	for (size_t i = 0; i < l->nth; i++)
@@ -259,7 +249,7 @@ static int thread_start(struct run *l, uint32_t tid, uint64_t now)
 	struct pthread p;
 	int r;
 
-	if (!selected(l->cfg, tid) || find(l, tid))
+	if (!sampler_selected(l->cfg, tid) || find(l, tid))
 		return 0;
 	memset(&p, 0, sizeof(p));
 	if (open_ring(l, tid, &p) < 0)
