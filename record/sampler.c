@@ -20,9 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-#define MAINT_NS (100 * 1000000ull)     /* image map and thread names */
-#define PROGRESS_NS (250 * 1000000ull)
-#define FLUSH_NS (500 * 1000000ull)     /* well inside the 1 s promise */
 #define NAME_MAX_BYTES 64
 
 struct tname {
@@ -62,6 +59,42 @@ uint64_t sampler_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void sampler_schedule_init(struct sampler_schedule *s, uint64_t start)
+{
+	s->next_maint = start + SAMPLER_MAINT_NS;
+	s->next_progress = start + SAMPLER_PROGRESS_NS;
+	s->next_flush = start + SAMPLER_FLUSH_NS;
+}
+
+int sampler_maint_due(struct sampler_schedule *s, uint64_t now)
+{
+	if (now < s->next_maint)
+		return 0;
+	s->next_maint = now + SAMPLER_MAINT_NS;
+	return 1;
+}
+
+int sampler_progress_due(struct sampler_schedule *s, const struct sampler_config *cfg,
+			 uint64_t now)
+{
+	if (!cfg->progress || now < s->next_progress)
+		return 0;
+	s->next_progress = now + SAMPLER_PROGRESS_NS;
+	return 1;
+}
+
+int sampler_flush_due(struct sampler_schedule *s, struct trace_writer *w,
+		      const struct sampler_stats *st, uint64_t now)
+{
+	int r;
+
+	if (now < s->next_flush)
+		return 0;
+	s->next_flush = now + SAMPLER_FLUSH_NS;
+	r = trace_writer_counters(w, st->counters);
+	return r ? r : trace_writer_flush(w);
 }
 
 int sampler_selected(const struct sampler_config *cfg, uint32_t tid)
@@ -190,7 +223,7 @@ static int refresh_if_unknown(struct loop *l, const uint64_t *frames, size_t n, 
 			continue;
 		if (now < l->next_refresh)
 			return 0;
-		l->next_refresh = now + MAINT_NS;
+		l->next_refresh = now + SAMPLER_MAINT_NS;
 		return images_update(l->images, l->w, now);
 	}
 	return 0;
@@ -250,7 +283,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace
 	struct loop l = { .cfg = cfg, .t = t, .w = w, .st = st };
 	uint64_t period = 1000000000ull / (cfg->rate_hz ? cfg->rate_hz : 1);
 	uint64_t start = sampler_now(), next = start, now = start;
-	uint64_t next_maint, next_flush, next_progress;
+	struct sampler_schedule sch;
 	int r;
 
 	memset(st, 0, sizeof(*st));
@@ -261,9 +294,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace
 	r = images_update(l.images, w, 0);
 	if (r == 0)
 		r = handle_events(&l, start);
-	next_maint = start + MAINT_NS;
-	next_flush = start + FLUSH_NS;
-	next_progress = start + PROGRESS_NS;
+	sampler_schedule_init(&sch, start);
 
 	while (r == 0 && !*cfg->stop && !l.exited) {
 		struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
@@ -310,22 +341,16 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace
 			st->counters[TRACE_COUNTER_SAMPLES_LOST] += missed * (sampled ? sampled : 1);
 			next += missed * period;
 		}
-		if (now >= next_maint) {
+		if (sampler_maint_due(&sch, now)) {
 			r = handle_events(&l, now);
 			if (r == 0)
 				r = maintain(&l, now);
-			next_maint = now + MAINT_NS;
 		}
-		if (r == 0 && now >= next_flush) {
-			r = trace_writer_counters(w, st->counters);
-			if (r == 0)
-				r = trace_writer_flush(w);
-			next_flush = now + FLUSH_NS;
-		}
-		if (now >= next_progress && cfg->progress) {
+		if (r == 0)
+			r = sampler_flush_due(&sch, w, st, now);
+		if (sampler_progress_due(&sch, cfg, now)) {
 			fill_stats(&l, start, now);
 			cfg->progress(cfg->progress_ctx, st);
-			next_progress = now + PROGRESS_NS;
 		}
 	}
 	if (r == 0)

@@ -44,6 +44,29 @@ struct sampler_config {
 
 /* Monotonic nanoseconds, the clock of every trace timestamp. */
 uint64_t sampler_now(void);
+
+/* How often both recording loops (wall here, cpu in target_linux_perf.c)
+ * look at the image map and thread names, report progress, and write the
+ * counters and flush the trace (well inside the promised once a second). */
+#define SAMPLER_MAINT_NS (100 * 1000000ull)
+#define SAMPLER_PROGRESS_NS (250 * 1000000ull)
+#define SAMPLER_FLUSH_NS (500 * 1000000ull)
+
+struct sampler_schedule {
+	uint64_t next_maint, next_progress, next_flush;
+};
+
+/* The first deadlines, counted from start. */
+void sampler_schedule_init(struct sampler_schedule *s, uint64_t start);
+/* Whether maintenance is due at now; if so the next is scheduled. */
+int sampler_maint_due(struct sampler_schedule *s, uint64_t now);
+/* Whether a progress report is due at now (never without cfg->progress). */
+int sampler_progress_due(struct sampler_schedule *s, const struct sampler_config *cfg,
+			 uint64_t now);
+/* Writes st's counters and flushes w if a flush is due at now. Returns 0
+ * or the negative trace_writer error. */
+int sampler_flush_due(struct sampler_schedule *s, struct trace_writer *w,
+		      const struct sampler_stats *st, uint64_t now);
 /* Whether thread tid is to be sampled under cfg (-t; all if none given). */
 int sampler_selected(const struct sampler_config *cfg, uint32_t tid);
 

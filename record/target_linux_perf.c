@@ -58,9 +58,6 @@
 #define STACK_WINDOW 2048
 #define RING_PAGES 32           /* data pages per thread; halved when refused */
 #define DRAIN_NS (10 * 1000000ull)
-#define MAINT_NS (100 * 1000000ull)
-#define PROGRESS_NS (250 * 1000000ull)
-#define FLUSH_NS (500 * 1000000ull)
 #define NAME_BYTES 64
 
 struct pthread {
@@ -325,7 +322,7 @@ static int refresh_if_unknown(struct run *l, const uint64_t *frames, size_t n, u
 			continue;
 		if (now < l->next_refresh)
 			return 0;
-		l->next_refresh = now + MAINT_NS;
+		l->next_refresh = now + SAMPLER_MAINT_NS;
 		return images_update(l->images, l->w, now);
 	}
 	return 0;
@@ -586,13 +583,13 @@ int perf_sampler_run(const struct sampler_config *cfg, struct target *t, struct 
 	struct run l = { .cfg = cfg, .t = t, .w = w, .st = st, .ring_pages = RING_PAGES };
 	size_t max = cfg->max_depth ? cfg->max_depth : 1;
 	uint64_t start = sampler_now(), now = start;
-	uint64_t next_maint = start + MAINT_NS, next_flush = start + FLUSH_NS;
-	uint64_t next_progress = start + PROGRESS_NS;
+	struct sampler_schedule sch;
 	struct sigaction sa, old_sa;
 	sigset_t block, old_mask, wait_mask;
 	int r;
 
 	memset(st, 0, sizeof(*st));
+	sampler_schedule_init(&sch, start);
 	*perf_err = 0;
 	l.kernel_max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
 	l.images = images_new(t);
@@ -641,20 +638,13 @@ int perf_sampler_run(const struct sampler_config *cfg, struct target *t, struct 
 			r = drain_all(&l);
 		if (r || l.exited)
 			break;
-		if (now >= next_maint) {
+		if (sampler_maint_due(&sch, now))
 			r = maintain(&l, now);
-			next_maint = now + MAINT_NS;
-		}
-		if (r == 0 && now >= next_flush) {
-			r = trace_writer_counters(w, st->counters);
-			if (r == 0)
-				r = trace_writer_flush(w);
-			next_flush = now + FLUSH_NS;
-		}
-		if (now >= next_progress && cfg->progress) {
+		if (r == 0)
+			r = sampler_flush_due(&sch, w, st, now);
+		if (sampler_progress_due(&sch, cfg, now)) {
 			fill_stats(&l, start, now);
 			cfg->progress(cfg->progress_ctx, st);
-			next_progress = now + PROGRESS_NS;
 		}
 	}
 	/* What the buffers still hold, then the threads' ends if it exited. */

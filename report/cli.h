@@ -74,7 +74,13 @@ enum cli_group { CLI_GROUP_FUNCTION, CLI_GROUP_IMAGE, CLI_GROUP_LINE };
 	"  --title TEXT         the title (default \"Flame Graph\")\n" \
 	"  --width PIXELS       the width (default 1200)\n" \
 	"  --minwidth PIXELS    merge frames narrower than this (default 0.1); their\n" \
-	"                       time stays in their callers\n"
+	"                       time stays in their callers\n" \
+	CLI_LAYOUT_HELP
+
+/* How a graph is laid out, for every subcommand that draws graphs. */
+#define CLI_LAYOUT_HELP \
+	"  --reverse            reverse the stacks: leaves at the base, callers above\n" \
+	"  --inverted           an icicle graph, the base at the top\n"
 
 /* Parses the options of a subcommand (argv[0] is its name) into o, which
  * the caller releases with cli_release(). Returns the index in argv of the

@@ -26,8 +26,6 @@ static const char usage[] =
 	"                       (BASE scaled to NEW's total)\n"
 	"  --limit N            rows of each table (default 10)\n"
 	CLI_GRAPH_HELP
-	"  --reverse            reverse the stacks: leaves at the base, callers above\n"
-	"  --inverted           an icicle graph, the base at the top\n"
 	CLI_COMMON_HELP;
 
 int cmd_diff(int argc, char **argv)

@@ -171,7 +171,7 @@ static void format_ident(char *out, const struct trace_image *img)
 	size_t n = img->ident_len <= TRACE_MAX_IDENT ? img->ident_len : 0, i, o = 0;
 
 	if (img->ident_kind != TRACE_IDENT_MACHO_UUID || n != 16) {
-		locate_hex(out, img->ident, n);
+		objfile_hex(out, img->ident, n);
 		return;
 	}
 	for (i = 0; i < 16; i++) {

@@ -25,8 +25,6 @@ static const char usage[] =
 	"Writes the profile as an interactive SVG flame graph.\n"
 	"\n"
 	CLI_GRAPH_HELP
-	"  --reverse            reverse the stacks: leaves at the base, callers above\n"
-	"  --inverted           an icicle graph, the base at the top\n"
 	"  --colors PALETTE     hot (default), image (a hue per image) or lang\n"
 	"                       (Rust, C++, C, unresolved)\n"
 	CLI_COMMON_HELP;

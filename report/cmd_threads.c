@@ -29,8 +29,7 @@ static const char usage[] =
 	"  --width PIXELS       the graphs' width (default 1200)\n"
 	"  --minwidth PIXELS    in the graphs, merge frames narrower than this\n"
 	"                       (default 0.1)\n"
-	"  --reverse            reverse the graphs' stacks: leaves at the base\n"
-	"  --inverted           icicle graphs, the base at the top\n"
+	CLI_LAYOUT_HELP
 	"  --colors PALETTE     hot (default), image or lang\n"
 	CLI_COMMON_HELP;
 

@@ -55,18 +55,6 @@ void locate_result_release(struct locate_result *r)
 	locate_result_init(r);
 }
 
-void locate_hex(char *out, const uint8_t *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 /* --- the --symbols index ---------------------------------------------- */
 
 struct index_entry {
@@ -379,7 +367,7 @@ int locate_image(const struct trace_image *img, const struct locate_opts *o,
 
 	if (!valid_ident(img))
 		return LOCATE_E_NOIDENT;
-	locate_hex(hex, img->ident, img->ident_len);
+	objfile_hex(hex, img->ident, img->ident_len);
 
 	/* Pseudo-images such as "[vdso]" have no file behind them. */
 	if (img->path && img->path[0] == '/')

@@ -84,7 +84,4 @@ void locate_result_release(struct locate_result *r);
 int locate_image(const struct trace_image *img, const struct locate_opts *o,
 		 struct locate_result *r);
 
-/* Writes the hex of n bytes at p into out (2n+1 bytes). */
-void locate_hex(char *out, const uint8_t *p, size_t n);
-
 #endif

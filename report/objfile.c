@@ -90,17 +90,15 @@ out:
 	return why;
 }
 
-static char *hex_of(const uint8_t *p, size_t n)
+void objfile_hex(char *out, const uint8_t *p, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
-	char *s = xmalloc(2 * n + 1);
 
 	for (size_t i = 0; i < n; i++) {
-		s[2 * i] = digits[p[i] >> 4];
-		s[2 * i + 1] = digits[p[i] & 15];
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
 	}
-	s[2 * n] = '\0';
-	return s;
+	out[2 * n] = '\0';
 }
 
 static const char *kind_word(int kind)
@@ -188,13 +186,14 @@ int objfile_open(struct objfile *of, const char *path, int kind, const uint8_t *
 		err = OBJFILE_E_FORMAT;
 	}
 	if (err == 0 && !matches(of, kind, ident, ident_len)) {
-		char *have = hex_of(of->ident, of->ident_len);
+		char have[2 * TRACE_MAX_IDENT + 1];
+
+		objfile_hex(have, of->ident, of->ident_len);
 		*why = of->kind == kind ? xasprintf("%s mismatch (the file has %s%s)", kind_word(kind),
 						    have, nslices > 1 ? " and others" : "")
 					: xasprintf("a %s file, not %s", of->kind == TRACE_IDENT_MACHO_UUID
 									 ? "Mach-O" : "ELF",
 						    kind == TRACE_IDENT_MACHO_UUID ? "Mach-O" : "ELF");
-		free(have);
 		err = OBJFILE_E_MISMATCH;
 	} else if (err < 0) {
 		*why = err == OBJFILE_E_NOIDENT || err == OBJFILE_E_FORMAT

@@ -44,6 +44,10 @@ struct objfile_symbol {
 	int global;
 };
 
+/* Writes the lowercase hex of n bytes at p into out (2n+1 bytes): how an
+ * identity is shown and, only so, put into a path. */
+void objfile_hex(char *out, const uint8_t *p, size_t n);
+
 /* Describes a negative objfile_*, elf_* or macho_* value, or an errno. */
 const char *objfile_strerror(int err);
 

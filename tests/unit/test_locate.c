@@ -175,7 +175,7 @@ Test(locate, build_id_tree_under_debug_root)
 	char hex[2 * TRACE_MAX_IDENT + 1], path[700];
 	struct locate_result r;
 
-	locate_hex(hex, img.ident, img.ident_len);
+	objfile_hex(hex, img.ident, img.ident_len);
 	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", tmp, hex, hex + 2);
 	copy_to(debug, path);
 	locate_result_init(&r);
@@ -192,7 +192,7 @@ Test(locate, debuginfod_client_cache)
 	char hex[2 * TRACE_MAX_IDENT + 1], path[1024], xdg[256];
 	struct locate_result r;
 
-	locate_hex(hex, img.ident, img.ident_len);
+	objfile_hex(hex, img.ident, img.ident_len);
 	snprintf(path, sizeof(path), "%s/cache/%s/debuginfo", tmp, hex);
 	copy_to(debug, path);
 	snprintf(xdg, sizeof(xdg), "%s/cache", tmp);
