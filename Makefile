@@ -60,7 +60,7 @@ FORMAT_SRC := $(wildcard format/*.c)
 RECORD_SRC := $(filter-out record/main.c,$(wildcard record/*.c))
 REPORT_SRC := $(filter-out report/main.c,$(wildcard report/*.c))
 ifneq ($(UNAME),Darwin)
-RECORD_SRC := $(filter-out %_macos.c,$(RECORD_SRC))
+RECORD_SRC := $(filter-out %_macos.c %_darwin.c,$(RECORD_SRC))
 else
 RECORD_SRC := $(filter-out %_linux.c %_linux_ptrace.c %_linux_perf.c,$(RECORD_SRC))
 endif

@@ -4,7 +4,9 @@
  * A struct images remembers which mapped files have been recorded. Each
  * update re-reads the target's map; when its text changed (dlopen,
  * dlclose, exec), new files are identified and written as images with the
- * time they appeared, and vanished ones as unloaded.
+ * time they appeared, and vanished ones as unloaded. On Linux the map is
+ * /proc/PID/maps (images_linux.c); on macOS it is dyld's image list
+ * (images_darwin.c).
  */
 #ifndef RECORD_IMAGES_H
 #define RECORD_IMAGES_H
@@ -34,11 +36,20 @@ int images_covers(const struct images *im, uint64_t addr);
  * usable CFI, or none for the pc. row->expr is borrowed until
  * images_free(): tables are kept for the session. */
 int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row);
+/* On macOS (images_darwin.c) there is no CFI: images_unwind_hooks() sets
+ * only the return-address test, and the two CFI functions above do not
+ * exist. */
 /* Points cfg's return-address test and CFI lookup at im: a return address
  * lies in an image, just after a call instruction read from the target's
  * code; a pc's CFI row is images_cfi_row()'s. Both modes unwind so. */
 void images_unwind_hooks(struct images *im, struct unwind_config *cfg);
-/* Files whose CFI has been loaded so far. */
+/* The target im reads, borrowed. */
+struct target *images_target(const struct images *im);
+/* The is_return test of struct unwind_config on both platforms (ctx is
+ * the struct images; images.c): addr lies in a recorded image, just after
+ * an x86_64 call instruction read from the target's code. */
+int images_is_return(void *ctx, uint64_t addr);
+/* Files whose CFI has been loaded so far (Linux). */
 size_t images_cfi_loaded(const struct images *im);
 /* Images recorded so far. */
 size_t images_count(const struct images *im);

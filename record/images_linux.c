@@ -107,6 +107,8 @@ void images_free(struct images *im)
 
 size_t images_count(const struct images *im) { return im->recorded; }
 
+struct target *images_target(const struct images *im) { return im->t; }
+
 int images_covers(const struct images *im, uint64_t addr)
 {
 	for (size_t i = 0; i < im->nk; i++)
@@ -385,18 +387,6 @@ size_t images_cfi_loaded(const struct images *im)
 	return n;
 }
 
-static int is_return(void *ctx, uint64_t addr)
-{
-	struct images *im = ctx;
-	uint8_t code[7];
-
-	if (addr < 4096 || !images_covers(im, addr))
-		return 0;
-	if (target_read(im->t, addr - 7, code, sizeof(code)) < 0)
-		return 0;
-	return unwind_x86_64_after_call(code);
-}
-
 static int cfi_lookup(void *ctx, uint64_t pc, struct cfi_row *row)
 {
 	return images_cfi_row(ctx, pc, row);
@@ -404,7 +394,7 @@ static int cfi_lookup(void *ctx, uint64_t pc, struct cfi_row *row)
 
 void images_unwind_hooks(struct images *im, struct unwind_config *cfg)
 {
-	cfg->is_return = is_return;
+	cfg->is_return = images_is_return;
 	cfg->is_return_ctx = im;
 	cfg->cfi = cfi_lookup;
 	cfg->cfi_ctx = im;

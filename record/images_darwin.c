@@ -1,0 +1,180 @@
+/*
+ * images_darwin.c: images of a macOS process, from dyld's image list.
+ *
+ * Portable, like target_darwin.c: everything comes through the Mach
+ * layer's memory read. An update reads dyld_all_image_infos (where
+ * TASK_DYLD_INFO says it is) and stops there if infoArrayChangeTimestamp,
+ * the array and its count are as last time, which is the common case and
+ * costs one read of 200 bytes. Otherwise it reads the array, then the
+ * struct again: if dyld changed the list meanwhile the copy is dropped and
+ * the next update tries again. Each new image is identified from its
+ * Mach-O header in memory (record/dyld.c): LC_UUID, __TEXT's size, and the
+ * slide. An image inside the dyld shared cache must slide by the cache's
+ * slide, or its header is not believed. dyld itself is not in the array;
+ * it is recorded from the struct's own fields. macOS has no .eh_frame to
+ * follow here (its unwind tables are __unwind_info), so the walk is by
+ * frame pointers, with the x86_64 leaf search.
+ */
+#include "images.h"
+#include "dyld.h"
+#include "macos.h"
+#include "common/diag.h"
+#include "common/macho.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MH_DYLIB_IN_CACHE 0x80000000u
+
+struct known {
+	uint64_t load_address, start, end;
+	uint32_t id;
+	int seen;
+};
+
+struct images {
+	struct target *t;
+	uint64_t infos_addr, infos_size;
+	int have_list;
+	struct dyld_infos last;    /* the list as last recorded */
+	struct known *k;
+	size_t nk, cap;
+	uint32_t next_id;
+	size_t recorded;
+};
+
+struct images *images_new(struct target *t)
+{
+	struct images *im = xcalloc(1, sizeof(*im));
+	im->t = t;
+	im->next_id = 1;
+	return im;
+}
+
+void images_free(struct images *im)
+{
+	if (!im)
+		return;
+	free(im->k);
+	free(im);
+}
+
+size_t images_count(const struct images *im) { return im->recorded; }
+
+struct target *images_target(const struct images *im) { return im->t; }
+
+int images_covers(const struct images *im, uint64_t addr)
+{
+	for (size_t i = 0; i < im->nk; i++)
+		if (addr >= im->k[i].start && addr < im->k[i].end)
+			return 1;
+	return 0;
+}
+
+static uint8_t arch_of(uint32_t cputype)
+{
+	switch (cputype) {
+	case MACHO_CPU_TYPE_X86_64: return TRACE_ARCH_X86_64;
+	case MACHO_CPU_TYPE_ARM64: return TRACE_ARCH_ARM64;
+	default: return TRACE_ARCH_UNKNOWN;
+	}
+}
+
+static int same_list(const struct dyld_infos *a, const struct dyld_infos *b)
+{
+	return a->timestamp == b->timestamp && a->array == b->array && a->count == b->count;
+}
+
+/* Records the image whose header is at load (path at path_addr, or
+ * fallback when that is 0) unless it is known already. */
+static int add_image(struct images *im, struct trace_writer *w, const struct dyld_infos *in,
+		     uint64_t load, uint64_t path_addr, const char *fallback, uint64_t now)
+{
+	struct macos_task *task = target_darwin_task(im->t);
+	struct dyld_macho m;
+	struct trace_image img;
+	char path[DYLD_PATH_MAX];
+
+	for (size_t i = 0; i < im->nk; i++)
+		if (im->k[i].load_address == load) {
+			im->k[i].seen = 1;
+			return 0;
+		}
+	/* An image whose header cannot be read or believed has no identity
+	 * to record: its frames stay unresolved addresses. */
+	if (dyld_read_macho(macos_read, task, load, &m) < 0)
+		return 0;
+	if ((m.flags & MH_DYLIB_IN_CACHE) && in->has_cache && m.slide != in->cache_slide)
+		return 0;
+	if (!path_addr || dyld_read_string(macos_read, task, path_addr, path, sizeof(path)) < 0)
+		snprintf(path, sizeof(path), "%s", fallback);
+
+	memset(&img, 0, sizeof(img));
+	img.id = im->next_id++;
+	img.path = path;
+	img.start = load;
+	img.size = m.text_vmsize;
+	img.bias = m.slide;
+	img.arch = arch_of(m.cputype);
+	img.time_loaded = now;
+	if (m.has_uuid) {
+		img.ident_kind = TRACE_IDENT_MACHO_UUID;
+		img.ident_len = 16;
+		memcpy(img.ident, m.uuid, 16);
+	}
+	im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
+	im->k[im->nk++] = (struct known){ load, load, load + m.text_vmsize, img.id, 1 };
+	im->recorded++;
+	return trace_writer_image(w, &img);
+}
+
+int images_update(struct images *im, struct trace_writer *w, uint64_t now)
+{
+	struct macos_task *task = target_darwin_task(im->t);
+	struct dyld_infos a, b;
+	struct dyld_image *list = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	/* Before dyld has run (a command spawned suspended) there is no
+	 * list yet; a process that is gone has none any more. Neither is an
+	 * error: the next update looks again. */
+	if (!im->infos_addr && (macos_dyld_info(task, &im->infos_addr, &im->infos_size) < 0 ||
+				!im->infos_addr))
+		return 0;
+	if (dyld_read_infos(macos_read, task, im->infos_addr, im->infos_size, &a) < 0)
+		return 0;
+	if (im->have_list && same_list(&a, &im->last))
+		return 0;
+	if (dyld_read_images(macos_read, task, &a, &list, &n) < 0 ||
+	    dyld_read_infos(macos_read, task, im->infos_addr, im->infos_size, &b) < 0 ||
+	    !same_list(&a, &b))
+		goto out;
+
+	for (size_t i = 0; i < im->nk; i++)
+		im->k[i].seen = 0;
+	if (a.dyld_address)
+		r = add_image(im, w, &a, a.dyld_address, a.dyld_path, "/usr/lib/dyld", now);
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = add_image(im, w, &a, list[i].load_address, list[i].path_address, "[unknown]", now);
+	for (size_t i = 0; i < im->nk && r == 0;) {
+		if (im->k[i].seen) {
+			i++;
+			continue;
+		}
+		r = trace_writer_image_unload(w, im->k[i].id, now);
+		im->k[i] = im->k[--im->nk];
+	}
+	im->last = a;
+	im->have_list = 1;
+out:
+	free(list);
+	return r;
+}
+
+void images_unwind_hooks(struct images *im, struct unwind_config *cfg)
+{
+	cfg->is_return = images_is_return;
+	cfg->is_return_ctx = im;
+}

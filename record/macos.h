@@ -1,0 +1,81 @@
+/*
+ * macos.h: the thin Mach layer under the macOS target.
+ *
+ * target_macos.c implements these functions with Mach calls and nothing
+ * else: it fills the portable structs below and never parses target
+ * memory. Everything above it is portable C compiled on Linux too:
+ * target_darwin.c (the struct target of target.h: threads, events, the
+ * task held suspended while a tick's threads are read) and images_darwin.c
+ * (the image table, from dyld's list through record/dyld.c). So a test can
+ * link those two with a synthetic layer (a memory image and thread
+ * register states) and run the real sampler on it.
+ *
+ * Thread ids are the system-wide 64-bit ids of THREAD_IDENTIFIER_INFO.
+ * Functions return 0 or a negative errno: -ESRCH for a process or thread
+ * that is gone (KERN_TERMINATED, MACH_SEND_INVALID_DEST,
+ * KERN_INVALID_ARGUMENT), -EPERM for a refused task_for_pid, -EFAULT for
+ * unreadable memory, -EIO for any other Mach error.
+ */
+#ifndef RECORD_MACOS_H
+#define RECORD_MACOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/buf.h"
+#include "record/target.h"
+#include "record/unwind.h"
+
+#define MACOS_NAME_MAX 64   /* MAXTHREADNAMESIZE */
+
+struct macos_task;
+
+struct macos_thread_info {
+	uint8_t state;                 /* enum trace_state, from THREAD_BASIC_INFO */
+	char name[MACOS_NAME_MAX];     /* NUL-terminated; empty if unnamed */
+};
+
+/* task_for_pid. On success the caller owns *out (macos_free()). */
+int macos_attach(pid_t pid, struct macos_task **out);
+/* Spawns argv (borrowed; argv[0] looked up on PATH) suspended before its
+ * first instruction, and takes its task. *spawn_errno is set, and 0
+ * returned with *out NULL, when the command could not be executed. */
+int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno);
+pid_t macos_pid(const struct macos_task *t);
+/* Lets a task spawned suspended run (task_resume). */
+int macos_start(struct macos_task *t);
+
+/* Suspends every thread of the task (task_suspend2: the suspension ends
+ * by itself if the recorder dies), or lets them go again. */
+int macos_suspend(struct macos_task *t);
+int macos_resume(struct macos_task *t);
+
+/* The live threads (task_threads), borrowed until the next call. */
+int macos_threads(struct macos_task *t, const uint64_t **ids, size_t *n);
+/* Run state and name of thread id. */
+int macos_thread_info(struct macos_task *t, uint64_t id, struct macos_thread_info *out);
+/* The registers of thread id of a suspended task (thread_get_state), and
+ * its enum unwind_arch. */
+int macos_thread_regs(struct macos_task *t, uint64_t id, int *arch, struct unwind_regs *r);
+
+/* Reads target memory (mach_vm_read_overwrite); ctx is the macos_task.
+ * The dyld_read_fn and unwind_memory read callback. */
+int macos_read(void *ctx, uint64_t addr, void *buf, size_t len);
+/* Where dyld's all_image_infos lies, and its size (TASK_DYLD_INFO); addr
+ * is 0 before dyld has set it. */
+int macos_dyld_info(struct macos_task *t, uint64_t *addr, uint64_t *size);
+/* The raw KERN_PROCARGS2 bytes of the process into out (replaced). */
+int macos_procargs(struct macos_task *t, struct buf *out);
+/* Whether the process has exited: 1 with *status (a wait(2) status) if
+ * it has, 0 if not. Only a spawned process's status is known; an
+ * attached one that is gone gives status 0. */
+int macos_exited(struct macos_task *t, int *status);
+/* Gives up the task and thread ports; NULL is a no-op. Resumes nothing:
+ * call macos_resume() first if suspended. */
+void macos_free(struct macos_task *t);
+
+/* The task under a struct target of target_darwin.c, borrowed. */
+struct macos_task *target_darwin_task(struct target *t);
+
+#endif
