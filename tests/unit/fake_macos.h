@@ -121,7 +121,8 @@ static inline const char *fake_fixture(const char *name, char *path, size_t n)
 {
 	if (!fake_build_dir[0])
 		fake_find_build_dir();
-	snprintf(path, n, "%s/testdata/macho/%s", fake_build_dir, name);
+	if ((size_t)snprintf(path, n, "%s/testdata/macho/%s", fake_build_dir, name) >= n)
+		cr_assert_fail("the path of fixture %s is too long", name);
 	if (access(path, R_OK) != 0)
 		cr_skip_test("no fixture %s (make fixtures says why)", path);
 	return path;

@@ -1,0 +1,529 @@
+/*
+ * test_darwin.c: the macOS target and image table (target_darwin.c,
+ * images_darwin.c) and the real sampler above them, on a synthetic Mach
+ * layer.
+ *
+ * This file implements macos.h itself: a "task" is a memory image (the
+ * Mach-O fixtures of mk/macho.mk mapped at slid addresses, dyld's
+ * all_image_infos, stacks of frame records) and a few threads with
+ * register states, living and dying on a tick count. So everything of the
+ * macOS path but the Mach calls runs here: thread events, the task held
+ * suspended per tick, run states and names, dyld's list and its changes,
+ * Mach-O identities, the arm64 and x86_64 walks of frameless leaves with
+ * signed return addresses, the trace, and prof-report naming each frame
+ * from the dSYMs. The stacks it prints are compared exactly with the
+ * fixture's known call structure (testdata/macho/app.c, libwork.c).
+ *
+ * mk/macos.mk links this test with target_darwin.o and images_darwin.o
+ * instead of Linux's target and images.
+ */
+#include "fake_macos.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "format/trace.h"
+#include "record/images.h"
+#include "record/macos.h"
+#include "record/sampler.h"
+#include "record/target.h"
+
+/* --- the synthetic Mach layer ------------------------------------------- */
+
+#define MAX_THREADS 8
+
+struct fake_thread {
+	uint64_t id;
+	int arch;
+	struct unwind_regs regs;
+	uint8_t state;
+	const char *name;
+	int from_tick, until_tick;  /* alive for ticks in [from, until); until 0: forever */
+};
+
+struct macos_task {
+	struct fake_mem mem;
+	pid_t pid;
+	struct fake_thread th[MAX_THREADS];
+	size_t nth;
+	uint64_t live[MAX_THREADS];
+	uint64_t infos;
+	int ticks, stop_after;
+	volatile sig_atomic_t *stop;
+	void (*on_tick)(struct macos_task *t);
+	int suspended, suspends, resumes, bad_calls, freed;
+	struct buf procargs;
+	int spawn_errno, started;
+};
+
+static struct macos_task *next_task;
+
+static int alive(const struct macos_task *t, const struct fake_thread *th)
+{
+	return t->ticks >= th->from_tick && (th->until_tick == 0 || t->ticks < th->until_tick);
+}
+
+static struct fake_thread *thread_of(struct macos_task *t, uint64_t id)
+{
+	for (size_t i = 0; i < t->nth; i++)
+		if (t->th[i].id == id)
+			return alive(t, &t->th[i]) ? &t->th[i] : NULL;
+	return NULL;
+}
+
+int macos_attach(pid_t pid, struct macos_task **out)
+{
+	if (!next_task || next_task->pid != pid)
+		return -ESRCH;
+	*out = next_task;
+	return 0;
+}
+
+int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno)
+{
+	*out = next_task->spawn_errno ? NULL : next_task;
+	*spawn_errno = next_task->spawn_errno;
+	return 0;
+}
+
+pid_t macos_pid(const struct macos_task *t) { return t->pid; }
+
+int macos_start(struct macos_task *t)
+{
+	t->started = 1;
+	return 0;
+}
+
+/* Each suspension is one tick of the sampler. */
+int macos_suspend(struct macos_task *t)
+{
+	if (t->suspended)
+		t->bad_calls++;
+	t->suspended = 1;
+	t->suspends++;
+	t->ticks++;
+	if (t->on_tick)
+		t->on_tick(t);
+	if (t->ticks == t->stop_after)
+		*t->stop = 1;
+	return 0;
+}
+
+int macos_resume(struct macos_task *t)
+{
+	if (!t->suspended)
+		t->bad_calls++;
+	t->suspended = 0;
+	t->resumes++;
+	return 0;
+}
+
+int macos_threads(struct macos_task *t, const uint64_t **ids, size_t *n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < t->nth; i++)
+		if (alive(t, &t->th[i]))
+			t->live[k++] = t->th[i].id;
+	*ids = t->live;
+	*n = k;
+	return 0;
+}
+
+int macos_thread_info(struct macos_task *t, uint64_t id, struct macos_thread_info *out)
+{
+	struct fake_thread *th = thread_of(t, id);
+	if (!th)
+		return -ESRCH;
+	out->state = th->state;
+	snprintf(out->name, sizeof(out->name), "%s", th->name ? th->name : "");
+	return 0;
+}
+
+int macos_thread_regs(struct macos_task *t, uint64_t id, int *arch, struct unwind_regs *r)
+{
+	struct fake_thread *th = thread_of(t, id);
+	if (!t->suspended)
+		t->bad_calls++;   /* registers of a running thread mean nothing */
+	if (!th)
+		return -ESRCH;
+	*arch = th->arch;
+	*r = th->regs;
+	return 0;
+}
+
+int macos_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct macos_task *t = ctx;
+	return fake_read(&t->mem, addr, buf, len) < 0 ? -EFAULT : 0;
+}
+
+int macos_dyld_info(struct macos_task *t, uint64_t *addr, uint64_t *size)
+{
+	*addr = t->infos;
+	*size = 328;   /* sizeof(struct dyld_all_image_infos), version 17 */
+	return 0;
+}
+
+int macos_procargs(struct macos_task *t, struct buf *out)
+{
+	buf_reset(out);
+	buf_add(out, t->procargs.data, t->procargs.len);
+	return 0;
+}
+
+int macos_exited(struct macos_task *t, int *status)
+{
+	return 0;
+}
+
+void macos_free(struct macos_task *t)
+{
+	if (t)
+		t->freed = 1;
+}
+
+/* --- the process -------------------------------------------------------- */
+
+#define INFOS UINT64_C(0x7ff84a000000)
+#define STACK UINT64_C(0x16fd00000)
+#define STACK_LEN 65536
+#define APP_SLIDE UINT64_C(0x4000)
+#define LIB_SLIDE UINT64_C(0x104560000)
+#define APP_PATH "/Applications/App.app/Contents/MacOS/App"
+#define LIB_PATH "/usr/local/lib/libwork.dylib"
+/* What arm64e signing leaves in the top bits of a return address. */
+#define PAC(addr) ((addr) | UINT64_C(0x002d000000000000))
+
+/* The link-time address of symbol name (e.g. "_run") in f, and where the
+ * next symbol starts (the end of that function). */
+struct sym_find {
+	const char *name;
+	uint64_t addr, end;
+};
+
+static int find_cb(void *ctx, const struct macho_symbol *s)
+{
+	struct sym_find *f = ctx;
+	if (strcmp(s->name, f->name) == 0)
+		f->addr = s->value;
+	return 0;
+}
+
+static int end_cb(void *ctx, const struct macho_symbol *s)
+{
+	struct sym_find *f = ctx;
+	if (s->value > f->addr && s->value < f->end)
+		f->end = s->value;
+	return 0;
+}
+
+static struct sym_find symbol(const struct fake_file *ff, const char *name)
+{
+	struct macho_file m;
+	struct sym_find f = { name, 0, UINT64_MAX };
+	struct macho_segment text = fake_text(ff);
+
+	cr_assert_eq(macho_parse(&m, ff->p, ff->n), 0);
+	macho_symbols(&m, find_cb, &f);
+	cr_assert_neq(f.addr, 0, "no symbol %s", name);
+	macho_symbols(&m, end_cb, &f);
+	if (f.end > text.vmaddr + text.vmsize)
+		f.end = text.vmaddr + text.vmsize;
+	return f;
+}
+
+/* The return address of caller's call to callee (link-time), found in
+ * its code: after a BL (arm64) or a call rel32 (x86_64) whose target is
+ * callee, or any call when callee is 0 (a call through a stub). */
+static uint64_t call_site(const struct fake_file *ff, int arch, const char *caller, const char *callee)
+{
+	struct sym_find c = symbol(ff, caller);
+	uint64_t target = callee ? symbol(ff, callee).addr : 0, base = fake_text(ff).vmaddr;
+
+	for (uint64_t a = c.addr; a + 5 <= c.end; a++) {
+		const uint8_t *p = ff->p + (a - base);
+		if (arch == UNWIND_ARCH_ARM64 && (a & 3) == 0 && (get_le32(p) & 0xfc000000u) == 0x94000000u) {
+			int64_t off = (int64_t)((uint64_t)(get_le32(p) & 0x03ffffffu) << 38) >> 36;
+			if (!callee || a + (uint64_t)off == target)
+				return a + 4;
+		}
+		if (arch == UNWIND_ARCH_X86_64 && p[0] == 0xe8 &&
+		    (!callee || a + 5 + (uint64_t)(int64_t)(int32_t)get_le32(p + 1) == target))
+			return a + 5;
+	}
+	cr_assert_fail("no call from %s to %s", caller, callee ? callee : "anything");
+	return 0;
+}
+
+/* Writes a frame record at stack word w: [fp] = next, [fp + 8] = ret. */
+static uint64_t record_at(struct macos_task *t, int w, uint64_t next, uint64_t ret)
+{
+	uint8_t *stack = t->mem.r[0].bytes;   /* the stack is mapped first */
+	put_le64(stack + 8 * w, next);
+	put_le64(stack + 8 * w + 8, ret);
+	return STACK + 8 * (uint64_t)w;
+}
+
+static void task_init(struct macos_task *t, volatile sig_atomic_t *stop, int stop_after)
+{
+	static const char args[] = "\1\0\0\0" APP_PATH "\0\0\0\0App\0HOME=/Users/dev";
+
+	memset(t, 0, sizeof(*t));
+	t->pid = 4242;
+	t->infos = INFOS;
+	t->stop = stop;
+	t->stop_after = stop_after;
+	buf_init(&t->procargs);
+	buf_add(&t->procargs, args, sizeof(args));
+	fake_map(&t->mem, STACK, STACK_LEN);
+	next_task = t;
+}
+
+static void task_release(struct macos_task *t, const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	fake_mem_free(&t->mem);
+	buf_release(&t->procargs);
+	next_task = NULL;
+}
+
+/* The dSYMs, copied where prof-report looks by UUID. */
+static const char *symbols_dir(char *dir, size_t n)
+{
+	char path[PATH_MAX + 64], cmd[3 * PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, n, "%s/test_darwin.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	cr_assert_not_null(mkdtemp(dir));
+	fake_fixture("app-arm64.dSYM/Contents/Resources/DWARF/app-arm64", path, sizeof(path));
+	snprintf(cmd, sizeof(cmd), "cp -R '%s/testdata/macho/'*.dSYM '%s'", fake_build_dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	return dir;
+}
+
+/* The prof-report to run: $BIN/prof-report, as tests/run.sh says, or the
+ * one at the top of the tree. */
+static const char *report_path(char *out, size_t n)
+{
+	const char *bin = getenv("BIN");
+	if (bin && *bin)
+		snprintf(out, n, "%s/prof-report", bin);
+	else
+		snprintf(out, n, "%s/../prof-report", fake_build_dir);
+	if (access(out, X_OK) != 0)
+		cr_skip_test("no %s to report with (make builds it)", out);
+	return out;
+}
+
+/* Runs the real sampler on the task until it stops itself; the trace
+ * goes to path. */
+static struct sampler_stats record(const char *path, volatile sig_atomic_t *stop)
+{
+	struct target *t;
+	struct trace_writer *w;
+	struct trace_session sess = { .os = TRACE_OS_MACOS, .arch = TRACE_ARCH_ARM64,
+				      .mode = TRACE_MODE_WALL, .rate_hz = 1000,
+				      .start_realtime_ns = 1, .start_monotonic_ns = sampler_now() };
+	struct sampler_config cfg = { .rate_hz = 1000, .max_depth = 64, .stop = stop };
+	struct sampler_stats st;
+	struct trace_end end = { 0 };
+	char **argv;
+	uint32_t argc;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(target_attach(next_task->pid, &t), 0);
+	cr_assert_eq(target_cmdline(t, &argv, &argc), 0);
+	cr_assert_eq(argc, 1);
+	cr_assert_str_eq(argv[0], "App");
+	sess.pid = (uint32_t)target_pid(t);
+	sess.argc = argc;
+	sess.argv = argv;
+	cr_assert_eq(trace_writer_new(fd, &sess, &w), 0);
+	cr_assert_eq(sampler_run(&cfg, t, w, &st), 0);
+	cr_assert_eq(target_detach(t), 0);
+	end.time = sampler_now();
+	cr_assert_eq(trace_writer_finish(w, &end), 0);
+	trace_writer_free(w);
+	close(fd);
+	target_free(t);
+	free(argv[0]);
+	free(argv);
+	return st;
+}
+
+/* prof-report folded on path, with the dSYMs; static, cut at 16 KiB. */
+static const char *folded(const char *path, const char *symdir)
+{
+	static char out[16384];
+	char report[PATH_MAX + 16], cmd[3 * PATH_MAX];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "'%s' folded --symbols '%s' '%s' 2>&1", report_path(report, sizeof(report)),
+		 symdir, path);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	cr_assert_eq(pclose(p), 0, "prof-report failed: %s", out);
+	return out;
+}
+
+/* The first address of path_a that llvm-symbolizer places in mix inlined
+ * into step inlined into path_a, so a sample there has inline frames. */
+static uint64_t inlined_pc(const struct fake_file *app)
+{
+	char dwarf[PATH_MAX + 64], cmd[2 * PATH_MAX], line[256];
+	struct sym_find f = symbol(app, "_path_a");
+	FILE *p;
+
+	if (system("command -v llvm-symbolizer >/dev/null 2>&1") != 0)
+		cr_skip_test("no llvm-symbolizer to find an inlined address with");
+	fake_fixture("app-arm64.dSYM/Contents/Resources/DWARF/app-arm64", dwarf, sizeof(dwarf));
+	for (uint64_t a = f.addr; a < f.end; a += 4) {
+		char got[3][64] = { "", "", "" };
+		int k = 0;
+		snprintf(cmd, sizeof(cmd), "llvm-symbolizer --obj='%s' --inlining --functions=short 0x%llx",
+			 dwarf, (unsigned long long)a);
+		p = popen(cmd, "r");
+		cr_assert_not_null(p);
+		for (int i = 0; fgets(line, sizeof(line), p); i++)
+			if (i % 2 == 0 && k < 3)
+				sscanf(line, "%63s", got[k++]);
+		pclose(p);
+		if (strcmp(got[0], "mix") == 0 && strcmp(got[1], "step") == 0 && strcmp(got[2], "path_a") == 0)
+			return a;
+	}
+	cr_assert_fail("no address of path_a is in mix inlined into step");
+	return 0;
+}
+
+/* --- the arm64 process -------------------------------------------------- */
+
+static struct fake_file app, lib;
+
+/* dlopen at tick 3: libwork.dylib joins the list (the timestamp moves)
+ * and the thread that runs in it starts. */
+static void arm64_dlopen(struct macos_task *t)
+{
+	struct fake_infos in = { .timestamp = 2, .dyld_path = "/usr/lib/dyld" };
+	struct fake_image img[2] = { { UINT64_C(0x100000000) + APP_SLIDE, APP_PATH }, { LIB_SLIDE, LIB_PATH } };
+	if (t->ticks == 3)
+		fake_dyld_write(&t->mem, INFOS, &in, img, 2);
+}
+
+/*
+ * Three threads:
+ *  - "main" (unnamed, so it takes the process's name) from the start,
+ *    sleeping, in path_a where mix and step are inlined: a frameless leaf
+ *    whose caller run is in lr, signed; then run's record, main's, end.
+ *  - a worker from tick 3, running in lib_mix of libwork.dylib, frameless
+ *    too: lib_work in lr (signed); lib_work's record returns into path_b
+ *    through the stub (signed), then run, main.
+ *  - "doomed" from the start, gone at tick 4 after the thread list was
+ *    read: it vanishes mid-sample, then ends.
+ */
+static void arm64_process(struct macos_task *t)
+{
+	struct fake_infos in = { .timestamp = 1, .dyld_path = "/usr/lib/dyld" };
+	struct fake_image img[1] = { { UINT64_C(0x100000000) + APP_SLIDE, APP_PATH } };
+	uint64_t fmain, frun, fpath_b, flib_work;
+
+	app = fake_load("app-arm64");
+	lib = fake_load("libwork.dylib");
+	fake_map_macho(&t->mem, &app, APP_SLIDE, NULL);
+	fake_map_macho(&t->mem, &lib, LIB_SLIDE, NULL);
+	fake_dyld_write(&t->mem, INFOS, &in, img, 1);
+	t->on_tick = arm64_dlopen;
+
+	fmain = record_at(t, 1000, 0, 0);
+	frun = record_at(t, 990, fmain, PAC(call_site(&app, UNWIND_ARCH_ARM64, "_main", "_run") + APP_SLIDE));
+	t->th[0] = (struct fake_thread){
+		.id = 0x1a001, .arch = UNWIND_ARCH_ARM64, .state = TRACE_STATE_SLEEPING,
+		.regs = { .pc = inlined_pc(&app) + APP_SLIDE, .sp = STACK + 8 * 980, .fp = frun,
+			  .lr = PAC(call_site(&app, UNWIND_ARCH_ARM64, "_run", "_path_a") + APP_SLIDE) } };
+
+	fmain = record_at(t, 2000, 0, 0);
+	frun = record_at(t, 1990, fmain, PAC(call_site(&app, UNWIND_ARCH_ARM64, "_main", "_run") + APP_SLIDE));
+	fpath_b = record_at(t, 1980, frun, PAC(call_site(&app, UNWIND_ARCH_ARM64, "_run", "_path_b") + APP_SLIDE));
+	flib_work = record_at(t, 1970, fpath_b, PAC(call_site(&app, UNWIND_ARCH_ARM64, "_path_b", NULL) + APP_SLIDE));
+	t->th[1] = (struct fake_thread){
+		.id = 0x1a0f3, .arch = UNWIND_ARCH_ARM64, .state = TRACE_STATE_RUNNING, .name = "worker",
+		.from_tick = 3,
+		.regs = { .pc = symbol(&lib, "_lib_mix").addr + 8 + LIB_SLIDE, .sp = STACK + 8 * 1960,
+			  .fp = flib_work,
+			  .lr = PAC(call_site(&lib, UNWIND_ARCH_ARM64, "_lib_work", "_lib_mix") + LIB_SLIDE) } };
+
+	t->th[2] = (struct fake_thread){
+		.id = 0x1a0f9, .arch = UNWIND_ARCH_ARM64, .state = TRACE_STATE_SLEEPING, .name = "doomed",
+		.until_tick = 4,
+		.regs = { .pc = symbol(&app, "_run").addr + APP_SLIDE, .sp = STACK + 8 * 2990,
+			  .fp = record_at(t, 3000, 0, 0) } };
+	t->nth = 3;
+}
+
+Test(darwin, arm64_sampler_to_report)
+{
+	static volatile sig_atomic_t stop;
+	static struct macos_task t;
+	char trace_path[PATH_MAX], dir[PATH_MAX];
+	struct trace *tr;
+	struct sampler_stats st;
+	const char *want, *got;
+	size_t per_state[TRACE_STATE__COUNT] = { 0 };
+
+	task_init(&t, &stop, 10);
+	arm64_process(&t);
+	snprintf(trace_path, sizeof(trace_path), "%s/arm64.trace", symbols_dir(dir, sizeof(dir)));
+	st = record(trace_path, &stop);
+
+	/* The task ran again after every tick, and was never read running. */
+	cr_assert_eq(t.ticks, 10);
+	cr_assert_eq(t.suspends, t.resumes);
+	cr_assert_eq(t.bad_calls, 0);
+	cr_assert_not(t.suspended);
+	cr_assert(t.freed);
+
+	/* Ticks 1-10 of main; 4-10 of the worker, which the list of tick 3
+	 * did not have yet; 1-3 of "doomed", which went at 4. */
+	cr_assert_eq(st.samples, 10 + 7 + 3);
+	cr_assert_eq(st.counters[TRACE_COUNTER_THREADS_VANISHED], 1);
+	cr_assert_eq(trace_load(trace_path, &tr), 0);
+	cr_assert_eq(tr->nsamples, 20);
+	cr_assert_eq(tr->counters[TRACE_COUNTER_THREADS_VANISHED], 1);
+	for (size_t i = 0; i < tr->nsamples; i++)
+		per_state[tr->samples[i].state]++;
+	cr_assert_eq(per_state[TRACE_STATE_RUNNING], 7);
+	cr_assert_eq(per_state[TRACE_STATE_SLEEPING], 13);
+	cr_assert_eq(tr->nthreads, 3);
+	cr_assert_str_eq(trace_thread_name_at(trace_thread_find(tr, 0x1a001), 0), "App");
+	cr_assert_str_eq(trace_thread_name_at(trace_thread_find(tr, 0x1a0f3), 0), "worker");
+	cr_assert_neq(trace_thread_find(tr, 0x1a0f9)->time_end, 0, "the thread that went is ended");
+	/* The dylib was recorded when dlopen put it in the list, after the
+	 * program, with its slide. */
+	cr_assert_eq(tr->nimages, 2);
+	cr_assert_str_eq(tr->images[0].path, APP_PATH);
+	cr_assert_eq(tr->images[0].bias, APP_SLIDE);
+	cr_assert_eq(tr->images[0].time_loaded, 0);
+	cr_assert_str_eq(tr->images[1].path, LIB_PATH);
+	cr_assert_eq(tr->images[1].bias, LIB_SLIDE);
+	cr_assert_neq(tr->images[1].time_loaded, 0);
+	cr_assert_eq(tr->images[1].ident_kind, TRACE_IDENT_MACHO_UUID);
+	trace_free(tr);
+
+	/* Every frame named from the dSYMs, inline frames included, and the
+	 * run lost no frame: each leaf's caller came from lr. "doomed" is in
+	 * run, the outermost frame it has. */
+	want = "App;main;run;path_a;step;mix 10\n"
+	       "App;main;run;path_b;lib_work;lib_mix 7\n"
+	       "App;run 3\n";
+	got = folded(trace_path, dir);
+	cr_assert_str_eq(got, want, "prof-report said:\n%s", got);
+	task_release(&t, dir);
+	free(app.p);
+	free(lib.p);
+}
