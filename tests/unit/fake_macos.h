@@ -26,6 +26,14 @@
 
 #define FAKE_REGIONS 32
 
+/* snprintf into a buffer of the tests' own, failing the test rather than
+ * cutting a path or a command short. */
+#define fake_fmt(buf, n, ...) \
+	do { \
+		if ((size_t)snprintf((buf), (n), __VA_ARGS__) >= (size_t)(n)) \
+			cr_assert_fail("a path or command is too long"); \
+	} while (0)
+
 struct fake_region {
 	uint64_t addr;
 	uint8_t *bytes;
@@ -121,8 +129,7 @@ static inline const char *fake_fixture(const char *name, char *path, size_t n)
 {
 	if (!fake_build_dir[0])
 		fake_find_build_dir();
-	if ((size_t)snprintf(path, n, "%s/testdata/macho/%s", fake_build_dir, name) >= n)
-		cr_assert_fail("the path of fixture %s is too long", name);
+	fake_fmt(path, n, "%s/testdata/macho/%s", fake_build_dir, name);
 	if (access(path, R_OK) != 0)
 		cr_skip_test("no fixture %s (make fixtures says why)", path);
 	return path;

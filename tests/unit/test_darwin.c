@@ -281,11 +281,13 @@ static void task_init(struct macos_task *t, volatile sig_atomic_t *stop, int sto
 	next_task = t;
 }
 
+/* Frees t and removes the test's directory dir (none if ""). */
 static void task_release(struct macos_task *t, const char *dir)
 {
 	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
+	fake_fmt(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (*dir)
+		cr_assert_eq(system(cmd), 0);
 	fake_mem_free(&t->mem);
 	buf_release(&t->procargs);
 	next_task = NULL;
@@ -296,10 +298,10 @@ static const char *symbols_dir(char *dir, size_t n)
 {
 	char path[PATH_MAX + 64], cmd[3 * PATH_MAX];
 	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, n, "%s/test_darwin.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fake_fmt(dir, n, "%s/test_darwin.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	cr_assert_not_null(mkdtemp(dir));
 	fake_fixture("app-arm64.dSYM/Contents/Resources/DWARF/app-arm64", path, sizeof(path));
-	snprintf(cmd, sizeof(cmd), "cp -R '%s/testdata/macho/'*.dSYM '%s'", fake_build_dir, dir);
+	fake_fmt(cmd, sizeof(cmd), "cp -R '%s/testdata/macho/'*.dSYM '%s'", fake_build_dir, dir);
 	cr_assert_eq(system(cmd), 0);
 	return dir;
 }
@@ -310,9 +312,9 @@ static const char *report_path(char *out, size_t n)
 {
 	const char *bin = getenv("BIN");
 	if (bin && *bin)
-		snprintf(out, n, "%s/prof-report", bin);
+		fake_fmt(out, n, "%s/prof-report", bin);
 	else
-		snprintf(out, n, "%s/../prof-report", fake_build_dir);
+		fake_fmt(out, n, "%s/../prof-report", fake_build_dir);
 	if (access(out, X_OK) != 0)
 		cr_skip_test("no %s to report with (make builds it)", out);
 	return out;
@@ -363,7 +365,7 @@ static const char *folded(const char *path, const char *symdir)
 	FILE *p;
 	size_t n;
 
-	snprintf(cmd, sizeof(cmd), "'%s' folded --symbols '%s' '%s' 2>&1", report_path(report, sizeof(report)),
+	fake_fmt(cmd, sizeof(cmd), "'%s' folded --symbols '%s' '%s' 2>&1", report_path(report, sizeof(report)),
 		 symdir, path);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
@@ -387,7 +389,7 @@ static uint64_t inlined_pc(const struct fake_file *app)
 	for (uint64_t a = f.addr; a < f.end; a += 4) {
 		char got[3][64] = { "", "", "" };
 		int k = 0;
-		snprintf(cmd, sizeof(cmd), "llvm-symbolizer --obj='%s' --inlining --functions=short 0x%llx",
+		fake_fmt(cmd, sizeof(cmd), "llvm-symbolizer --obj='%s' --inlining --functions=short 0x%llx",
 			 dwarf, (unsigned long long)a);
 		p = popen(cmd, "r");
 		cr_assert_not_null(p);
@@ -478,7 +480,7 @@ Test(darwin, arm64_sampler_to_report)
 
 	task_init(&t, &stop, 10);
 	arm64_process(&t);
-	snprintf(trace_path, sizeof(trace_path), "%s/arm64.trace", symbols_dir(dir, sizeof(dir)));
+	fake_fmt(trace_path, sizeof(trace_path), "%s/arm64.trace", symbols_dir(dir, sizeof(dir)));
 	st = record(trace_path, &stop);
 
 	/* The task ran again after every tick, and was never read running. */
@@ -526,4 +528,238 @@ Test(darwin, arm64_sampler_to_report)
 	task_release(&t, dir);
 	free(app.p);
 	free(lib.p);
+}
+
+/* --- x86_64: a frameless leaf found by the stack search ------------------ */
+
+/* lib_mix caught before it pushed a frame: its return address into
+ * lib_work is the word at sp, found because it follows a call instruction
+ * in the code read from the task's memory. A word below it that points
+ * into the image but not after a call is passed over. */
+Test(darwin, x86_64_frameless_leaf)
+{
+	static volatile sig_atomic_t stop;
+	static struct macos_task t;
+	struct fake_infos in = { .timestamp = 1 };
+	struct fake_image img[1] = { { UINT64_C(0x100000000) + APP_SLIDE, APP_PATH } };
+	char trace_path[PATH_MAX], dir[PATH_MAX];
+	uint64_t fmain, frun, fpath_b, flib_work, sp = STACK + 8 * 960;
+	uint8_t *stack;
+	const char *got;
+
+	task_init(&t, &stop, 5);
+	app = fake_load("app-x86_64");
+	fake_map_macho(&t.mem, &app, APP_SLIDE, NULL);
+	fake_dyld_write(&t.mem, INFOS, &in, img, 1);
+	fmain = record_at(&t, 1000, 0, 0);
+	frun = record_at(&t, 990, fmain, call_site(&app, UNWIND_ARCH_X86_64, "_main", "_run") + APP_SLIDE);
+	fpath_b = record_at(&t, 980, frun, call_site(&app, UNWIND_ARCH_X86_64, "_run", "_path_b") + APP_SLIDE);
+	flib_work = record_at(&t, 970, fpath_b,
+			      call_site(&app, UNWIND_ARCH_X86_64, "_path_b", "_lib_work") + APP_SLIDE);
+	stack = t.mem.r[0].bytes;
+	put_le64(stack + 8 * 960, symbol(&app, "_lib_mix").addr + 2 + APP_SLIDE);
+	put_le64(stack + 8 * 961, call_site(&app, UNWIND_ARCH_X86_64, "_lib_work", "_lib_mix") + APP_SLIDE);
+	t.th[0] = (struct fake_thread){
+		.id = 0x2b001, .arch = UNWIND_ARCH_X86_64, .state = TRACE_STATE_RUNNING, .name = "main",
+		.regs = { .pc = symbol(&app, "_lib_mix").addr + APP_SLIDE, .sp = sp, .fp = flib_work } };
+	t.nth = 1;
+	fake_fmt(trace_path, sizeof(trace_path), "%s/x86_64.trace", symbols_dir(dir, sizeof(dir)));
+	record(trace_path, &stop);
+	got = folded(trace_path, dir);
+	cr_assert_str_eq(got, "App;main;run;path_b;lib_work;lib_mix 5\n", "prof-report said:\n%s", got);
+	task_release(&t, dir);
+	free(app.p);
+}
+
+/* --- the image table alone ----------------------------------------------- */
+
+struct session {
+	char path[PATH_MAX], dir[PATH_MAX];
+	int fd;
+	struct target *t;
+	struct trace_writer *w;
+	struct images *im;
+};
+
+static void session_open(struct session *s)
+{
+	struct trace_session sess = { .os = TRACE_OS_MACOS, .arch = TRACE_ARCH_ARM64, .mode = TRACE_MODE_WALL,
+				      .rate_hz = 1000, .start_realtime_ns = 1, .start_monotonic_ns = 1 };
+	const char *tmp = getenv("TMPDIR");
+
+	fake_fmt(s->dir, sizeof(s->dir), "%s/test_darwin.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	cr_assert_not_null(mkdtemp(s->dir));
+	fake_fmt(s->path, sizeof(s->path), "%s/images.trace", s->dir);
+	s->fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	cr_assert_geq(s->fd, 0);
+	/* A task with no thread cannot be attached to. */
+	next_task->th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
+	next_task->nth = 1;
+	cr_assert_eq(target_attach(next_task->pid, &s->t), 0);
+	cr_assert_eq(trace_writer_new(s->fd, &sess, &s->w), 0);
+	s->im = images_new(s->t);
+}
+
+/* Finishes the trace and loads it back. */
+static struct trace *session_close(struct session *s)
+{
+	struct trace_end end = { .time = 100 };
+	struct trace *tr;
+
+	cr_assert_eq(trace_writer_finish(s->w, &end), 0);
+	trace_writer_free(s->w);
+	close(s->fd);
+	images_free(s->im);
+	target_free(s->t);
+	cr_assert_eq(trace_load(s->path, &tr), 0);
+	return tr;
+}
+
+/* dyld changes its list while the recorder reads it: the timestamp moves
+ * between the two reads of the struct, and the copy is not used. */
+static void bump_timestamp(struct fake_mem *m, uint64_t addr)
+{
+	if (addr == INFOS + 256) {   /* the info array is being read */
+		uint8_t *p = m->user;
+		put_le64(p + DYLD_OFF_TIMESTAMP, get_le64(p + DYLD_OFF_TIMESTAMP) + 1);
+		m->on_read = NULL;
+	}
+}
+
+Test(darwin, images_follow_dyld)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	struct session s;
+	struct trace *tr;
+	struct fake_infos in = { .timestamp = 1 };
+	struct fake_image img[3];
+	uint8_t want[16], *p;
+	struct macho_file m;
+
+	task_init(&t, &stop, 0);
+	app = fake_load("app-arm64");
+	lib = fake_load("libwork.dylib");
+	img[0] = (struct fake_image){ fake_map_macho(&t.mem, &app, APP_SLIDE, NULL), APP_PATH };
+	img[1] = (struct fake_image){ fake_map_macho(&t.mem, &lib, LIB_SLIDE, NULL), LIB_PATH };
+	session_open(&s);
+
+	/* Not yet: dyld has not set the struct's address (a task spawned
+	 * suspended), then is mid-change (infoArray NULL). */
+	t.infos = 0;
+	cr_assert_eq(images_update(s.im, s.w, 0), 0);
+	t.infos = INFOS;
+	p = fake_dyld_write(&t.mem, INFOS, &in, img, 2);
+	put_le64(p + DYLD_OFF_ARRAY, 0);
+	cr_assert_eq(images_update(s.im, s.w, 0), 0);
+	cr_assert_eq(images_count(s.im), 0);
+	/* Torn: the list changed while it was read. */
+	p = fake_dyld_write(&t.mem, INFOS, &in, img, 2);
+	t.mem.user = p;
+	t.mem.on_read = bump_timestamp;
+	cr_assert_eq(images_update(s.im, s.w, 0), 0);
+	cr_assert_eq(images_count(s.im), 0);
+	/* Now whole: both, once, even when listed twice. */
+	img[2] = img[1];
+	fake_dyld_write(&t.mem, INFOS, &in, img, 3);
+	cr_assert_eq(images_update(s.im, s.w, 0), 0);
+	cr_assert_eq(images_count(s.im), 2);
+	cr_assert(images_covers(s.im, img[1].load + 0x2f0));
+	cr_assert_not(images_covers(s.im, img[1].load + fake_text(&lib).vmsize));
+	/* Unchanged: nothing new. Then dlclose of the dylib at 50. */
+	cr_assert_eq(images_update(s.im, s.w, 10), 0);
+	in.timestamp = 2;
+	fake_dyld_write(&t.mem, INFOS, &in, img, 1);
+	cr_assert_eq(images_update(s.im, s.w, 50), 0);
+	cr_assert_not(images_covers(s.im, img[1].load + 0x2f0));
+
+	tr = session_close(&s);
+	cr_assert_eq(tr->nimages, 2);
+	cr_assert_str_eq(tr->images[0].path, APP_PATH);
+	cr_assert_eq(tr->images[0].start, UINT64_C(0x100000000) + APP_SLIDE);
+	cr_assert_eq(tr->images[0].size, fake_text(&app).vmsize);
+	cr_assert_eq(tr->images[0].arch, TRACE_ARCH_ARM64);
+	cr_assert_eq(macho_parse(&m, app.p, app.n), 0);
+	cr_assert_eq(macho_uuid(&m, want), 0);
+	cr_assert_eq(tr->images[0].ident_len, 16);
+	cr_assert_arr_eq(tr->images[0].ident, want, 16);
+	cr_assert_str_eq(tr->images[1].path, LIB_PATH);
+	cr_assert_eq(tr->images[1].time_unloaded, 50);
+	cr_assert_eq(tr->images[0].time_unloaded, 0);
+	trace_free(tr);
+	task_release(&t, s.dir);
+	free(app.p);
+	free(lib.p);
+}
+
+/* Images in the shared cache slide with it: a header flagged as in the
+ * cache whose slide is not the cache's is not believed. dyld itself is
+ * recorded from the struct, under its path there. An image whose header
+ * is garbage, or whose path is unreadable, does not stop the others. */
+Test(darwin, shared_cache_dyld_and_bad_entries)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	struct session s;
+	struct trace *tr;
+	struct fake_infos in = { .timestamp = 1, .cache_slide = LIB_SLIDE, .dyld_path = "/usr/lib/dyld" };
+	struct fake_image img[4];
+	uint8_t *cached;
+
+	task_init(&t, &stop, 0);
+	app = fake_load("app-arm64");
+	lib = fake_load("libwork.dylib");
+	in.dyld_address = fake_map_macho(&t.mem, &app, 0x7000000, NULL);   /* stands in for dyld */
+	img[0] = (struct fake_image){ fake_map_macho(&t.mem, &lib, LIB_SLIDE, &cached), "/usr/lib/libcached.dylib" };
+	put_le32(cached + 24, get_le32(cached + 24) | 0x80000000u);        /* MH_DYLIB_IN_CACHE */
+	img[1] = (struct fake_image){ fake_map_macho(&t.mem, &lib, LIB_SLIDE + 0x100000, &cached), "/usr/lib/liblying.dylib" };
+	put_le32(cached + 24, get_le32(cached + 24) | 0x80000000u);
+	img[2] = (struct fake_image){ INFOS, "/garbage" };
+	img[3] = (struct fake_image){ fake_map_macho(&t.mem, &lib, LIB_SLIDE + 0x200000, NULL), "/unreadable" };
+	cached = fake_dyld_write(&t.mem, INFOS, &in, img, 4);
+	put_le64(cached + 256 + 3 * DYLD_IMAGE_INFO_SIZE + 8, 0x10);       /* its path pointer */
+	session_open(&s);
+	cr_assert_eq(images_update(s.im, s.w, 0), 0);
+	tr = session_close(&s);
+	cr_assert_eq(tr->nimages, 3);
+	cr_assert_str_eq(tr->images[0].path, "/usr/lib/dyld");
+	cr_assert_eq(tr->images[0].bias, 0x7000000);
+	cr_assert_str_eq(tr->images[1].path, "/usr/lib/libcached.dylib");
+	cr_assert_eq(tr->images[1].bias, LIB_SLIDE);
+	cr_assert_str_eq(tr->images[2].path, "[unknown]");
+	cr_assert_eq(tr->images[2].bias, LIB_SLIDE + 0x200000);
+	trace_free(tr);
+	task_release(&t, s.dir);
+	free(app.p);
+	free(lib.p);
+}
+
+/* --- launching ----------------------------------------------------------- */
+
+Test(darwin, attach_launch_and_exec_failure)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	char *argv[] = { "App", NULL };
+	struct target *tg;
+	int err = 0;
+
+	task_init(&t, &stop, 0);
+	cr_assert_eq(target_attach(4243, &tg), -ESRCH);
+	cr_assert_eq(target_attach(4242, &tg), TARGET_E_NOTHREADS);
+	t.nth = 1;
+	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
+	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch_exec(tg, &err), 0);
+	cr_assert(t.started, "the task spawned suspended is let go");
+	cr_assert_eq(target_pid(tg), 4242);
+	target_free(tg);
+
+	t.spawn_errno = ENOENT;
+	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch_exec(tg, &err), TARGET_E_EXEC);
+	cr_assert_eq(err, ENOENT);
+	cr_assert_str_eq(target_strerror(TARGET_E_EXEC), "cannot execute the command");
+	target_free(tg);
+	task_release(&t, "");
 }

@@ -30,7 +30,7 @@ static void dwarfdump_uuid(const char *name, uint8_t uuid[16])
 
 	if (system("command -v llvm-dwarfdump >/dev/null 2>&1") != 0)
 		cr_skip_test("no llvm-dwarfdump to check UUIDs against");
-	snprintf(cmd, sizeof(cmd), "llvm-dwarfdump --uuid '%s'", fake_fixture(name, path, sizeof(path)));
+	fake_fmt(cmd, sizeof(cmd), "llvm-dwarfdump --uuid '%s'", fake_fixture(name, path, sizeof(path)));
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	cr_assert_eq(fscanf(p, "UUID: %63s", hex), 1, "no UUID from %s", cmd);
