@@ -53,7 +53,7 @@ int macos_resume(struct macos_task *t);
 
 /* The live threads (task_threads), borrowed until the next call. */
 int macos_threads(struct macos_task *t, const uint64_t **ids, size_t *n);
-/* Run state and name of thread id. */
+/* Run state and name of thread id (THREAD_EXTENDED_INFO). */
 int macos_thread_info(struct macos_task *t, uint64_t id, struct macos_thread_info *out);
 /* The registers of thread id of a suspended task (thread_get_state), and
  * its enum unwind_arch. */
@@ -71,8 +71,8 @@ int macos_procargs(struct macos_task *t, struct buf *out);
  * it has, 0 if not. Only a spawned process's status is known; an
  * attached one that is gone gives status 0. */
 int macos_exited(struct macos_task *t, int *status);
-/* Gives up the task and thread ports; NULL is a no-op. Resumes nothing:
- * call macos_resume() first if suspended. */
+/* Lets go a suspension still held, and gives up the task and thread
+ * ports; NULL is a no-op. */
 void macos_free(struct macos_task *t);
 
 /* The task under a struct target of target_darwin.c, borrowed. */

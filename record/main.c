@@ -132,20 +132,48 @@ static int open_output(const char *path, int force)
 	return fd;
 }
 
-static void attach_failed(pid_t pid, int r)
-{
-	if (r == -ESRCH)
-		die("cannot attach to process %d: no such process", (int)pid);
-	if (r == -EPERM)
-		die("cannot attach to process %d: %s; check kernel.yama.ptrace_scope "
-		    "(sysctl kernel.yama.ptrace_scope=0) or run with CAP_SYS_PTRACE, "
-		    "and that no debugger is attached", (int)pid, strerror(EPERM));
-	die("cannot attach to process %d: %s", (int)pid, target_strerror(r));
-}
-
 /* The modes. AUTO, the default, is cpu where perf_event is allowed, else
  * wall, with the fallback announced. */
 enum { MODE_AUTO, MODE_WALL, MODE_CPU };
+
+/*
+ * What differs by platform, in one place: the trace's system and
+ * architecture, how a refused attach is fixed, and the modes. cpu mode
+ * samples with perf_event, which only Linux has; on macOS wall mode
+ * (task_suspend2 and thread_get_state) is the only one.
+ */
+#ifdef __APPLE__
+#define RECORD_OS TRACE_OS_MACOS
+#if defined(__arm64__)
+#define RECORD_ARCH TRACE_ARCH_ARM64
+#else
+#define RECORD_ARCH TRACE_ARCH_X86_64
+#endif
+#define ATTACH_REFUSED_FIX "task_for_pid was refused: sign prof-record with the " \
+	"com.apple.security.cs.debugger entitlement (make sign), and profile a program " \
+	"that has get-task-allow (debug builds do), or run as root"
+
+/* Wall mode; --mode cpu is bad usage here. */
+static int choose_mode(int mode, pid_t pid, uint32_t rate, int fd, const char *out_path)
+{
+	if (mode == MODE_CPU) {
+		discard_output(fd, out_path);
+		usage_error("option '--mode': %s", "cpu mode needs perf_event, which only Linux has; "
+			    "use --mode wall, the default on macOS");
+	}
+	return MODE_WALL;
+}
+
+static int run_mode(int mode, const struct sampler_config *cfg, struct target *t, struct trace_writer *w,
+		    struct sampler_stats *st, pid_t pid, int *exit_code)
+{
+	return sampler_run(cfg, t, w, st);
+}
+#else
+#define RECORD_OS TRACE_OS_LINUX
+#define RECORD_ARCH TRACE_ARCH_X86_64
+#define ATTACH_REFUSED_FIX "check kernel.yama.ptrace_scope (sysctl kernel.yama.ptrace_scope=0) " \
+	"or run with CAP_SYS_PTRACE, and that no debugger is attached"
 
 /* Why perf_event_open refused, with the fix named. */
 static const char *perf_refusal(int r)
@@ -161,6 +189,63 @@ static const char *perf_refusal(int r)
 	else
 		snprintf(msg, sizeof(msg), "perf_event_open failed: %s", perf_sampler_strerror(r));
 	return msg;
+}
+
+/* Whether perf_event may sample the process (0: the one to be launched),
+ * before touching it: cpu mode if so, else wall mode, announced, unless
+ * cpu mode was asked for. */
+static int choose_mode(int mode, pid_t pid, uint32_t rate, int fd, const char *out_path)
+{
+	int r;
+
+	if (mode == MODE_WALL)
+		return mode;
+	r = perf_sampler_probe(pid, rate);
+	if (r == -ESRCH) {
+		discard_output(fd, out_path);
+		die("cannot attach to process %d: no such process", (int)pid);
+	}
+	if (r < 0 && mode == MODE_CPU) {
+		discard_output(fd, out_path);
+		if (r == PERF_SAMPLER_E_RATE)
+			die("cpu mode: -F %u is above kernel.perf_event_max_sample_rate; "
+			    "lower -F or raise the sysctl", rate);
+		die("cpu mode: %s; or use --mode wall", perf_refusal(r));
+	}
+	if (r < 0) {
+		warning("%s; falling back to wall mode", perf_refusal(r));
+		return MODE_WALL;
+	}
+	return MODE_CPU;
+}
+
+/* Samples in the chosen mode; a cpu-mode refusal met on the way is
+ * reported, and *exit_code set to 1 if nothing could be sampled. */
+static int run_mode(int mode, const struct sampler_config *cfg, struct target *t, struct trace_writer *w,
+		    struct sampler_stats *st, pid_t pid, int *exit_code)
+{
+	int perf_err = 0, r;
+
+	if (mode != MODE_CPU)
+		return sampler_run(cfg, t, w, st);
+	r = perf_sampler_run(cfg, t, w, st, &perf_err);
+	if (r == 0 && perf_err && !st->threads) {
+		error("cpu mode: process %d: %s", (int)pid, perf_refusal(perf_err));
+		*exit_code = 1;
+	} else if (r == 0 && perf_err) {
+		warning("cpu mode: some threads are not sampled: %s", perf_refusal(perf_err));
+	}
+	return r;
+}
+#endif
+
+static void attach_failed(pid_t pid, int r)
+{
+	if (r == -ESRCH)
+		die("cannot attach to process %d: no such process", (int)pid);
+	if (r == -EPERM)
+		die("cannot attach to process %d: %s; %s", (int)pid, strerror(EPERM), ATTACH_REFUSED_FIX);
+	die("cannot attach to process %d: %s", (int)pid, target_strerror(r));
 }
 
 enum { OPT_MAX_DEPTH = 256, OPT_MODE, OPT_VERSION };
@@ -190,7 +275,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	char **cmd_argv = NULL, *host;
 	uint32_t cmd_argc = 0;
-	int launched, exec_errno = 0, status = 0, mode = MODE_AUTO, perf_err = 0;
+	int launched, exec_errno = 0, status = 0, mode = MODE_AUTO;
 
 	diag_set_progname("prof-record");
 	opterr = 0;  /* our own messages, in our own voice */
@@ -264,27 +349,7 @@ int main(int argc, char **argv)
 
 	fd = open_output(out_path, force);
 
-	/* Whether perf_event may sample this process, before touching it. */
-	if (mode != MODE_WALL) {
-		r = perf_sampler_probe(launched ? 0 : pid, rate);
-		if (r == -ESRCH) {
-			discard_output(fd, out_path);
-			die("cannot attach to process %d: no such process", (int)pid);
-		}
-		if (r < 0 && mode == MODE_CPU) {
-			discard_output(fd, out_path);
-			if (r == PERF_SAMPLER_E_RATE)
-				die("cpu mode: -F %u is above kernel.perf_event_max_sample_rate; "
-				    "lower -F or raise the sysctl", rate);
-			die("cpu mode: %s; or use --mode wall", perf_refusal(r));
-		}
-		if (r < 0) {
-			warning("%s; falling back to wall mode", perf_refusal(r));
-			mode = MODE_WALL;
-		} else {
-			mode = MODE_CPU;
-		}
-	}
+	mode = choose_mode(mode, launched ? 0 : pid, rate, fd, out_path);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;  /* no SA_RESTART: sleeps end early */
@@ -327,8 +392,8 @@ int main(int argc, char **argv)
 	}
 
 	memset(&sess, 0, sizeof(sess));
-	sess.os = TRACE_OS_LINUX;
-	sess.arch = TRACE_ARCH_X86_64;
+	sess.os = RECORD_OS;
+	sess.arch = RECORD_ARCH;
 	sess.mode = mode == MODE_CPU ? TRACE_MODE_CPU : TRACE_MODE_WALL;
 	sess.rate_hz = rate;
 	sess.pid = (uint32_t)pid;
@@ -375,16 +440,7 @@ int main(int argc, char **argv)
 	cfg.stop = &stop_requested;
 	if (!quiet && isatty(STDERR_FILENO))
 		cfg.progress = show_progress;
-	if (mode == MODE_CPU)
-		r = perf_sampler_run(&cfg, t, w, &st, &perf_err);
-	else
-		r = sampler_run(&cfg, t, w, &st);
-	if (r == 0 && perf_err && !st.threads) {
-		error("cpu mode: process %d: %s", (int)pid, perf_refusal(perf_err));
-		exit_code = 1;
-	} else if (r == 0 && perf_err) {
-		warning("cpu mode: some threads are not sampled: %s", perf_refusal(perf_err));
-	}
+	r = run_mode(mode, &cfg, t, w, &st, pid, &exit_code);
 
 	target_detach(t);
 	memset(&end, 0, sizeof(end));
