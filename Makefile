@@ -41,13 +41,18 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 -include $(CONFIG)
 endif
 
+# Where libdwarf and libiberty are: Debian's places (mk/macos.mk has
+# Homebrew's).
+DWARF_CFLAGS_CMD = echo -I/usr/include/libdwarf
+DWARF_LIBS_CMD = echo -ldwarf -liberty
+
 $(CONFIG): mk/setup.sh
 	$(Q)mkdir -p $(dir $@)
 	$(Q)sh mk/setup.sh
 	$(Q){ echo "PKG_CFLAGS := $$(pkg-config --cflags libzstd libxxhash zlib)"; \
 	      echo "PKG_LIBS := $$(pkg-config --libs libzstd libxxhash zlib) -lm"; \
-	      echo "DWARF_CFLAGS := -I/usr/include/libdwarf"; \
-	      echo "DWARF_LIBS := -ldwarf -liberty"; \
+	      echo "DWARF_CFLAGS := $$($(DWARF_CFLAGS_CMD))"; \
+	      echo "DWARF_LIBS := $$($(DWARF_LIBS_CMD))"; \
 	      echo "TEST_CFLAGS := $$(pkg-config --cflags criterion)"; \
 	      echo "TEST_LIBS := $$(pkg-config --libs criterion)"; } > $@.tmp
 	$(Q)mv $@.tmp $@

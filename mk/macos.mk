@@ -19,6 +19,15 @@ $(BUILD)/tests/test_darwin: $(BUILD)/tests/unit/test_darwin.o $(DARWIN_OBJ) $(LI
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(DWARF_LIBS) $(PKG_LIBS)
 
 ifeq ($(UNAME),Darwin)
+# Homebrew's libdwarf has a pkg-config file (its headers are in a
+# libdwarf-0 directory); libiberty comes with Homebrew's binutils, which
+# is keg-only, so its prefix is asked for.
+BREW_BINUTILS := $(shell brew --prefix binutils 2>/dev/null)
+DWARF_CFLAGS_CMD = echo $$(pkg-config --cflags libdwarf) -I$(BREW_BINUTILS)/include
+DWARF_LIBS_CMD = echo $$(pkg-config --libs libdwarf) -L$(BREW_BINUTILS)/lib -liberty
+# A Mach-O link of the programs needs nothing but those libraries: the
+# Makefile passes ld64 no GNU ld option (only the ELF fixtures have one).
+
 ENTITLEMENTS := mk/prof-record.entitlements
 
 sign: $(BIN)prof-record

@@ -14,6 +14,22 @@ check() { # check KIND WHAT PACKAGE
 	if ! "have_$1" "$2"; then need="$need $3"; fi
 }
 
+# macOS: the build's libraries from Homebrew (the tests run on Linux).
+if [ "$(uname -s)" = Darwin ]; then
+	check cmd  pkg-config           pkg-config
+	check pc   libzstd              zstd
+	check pc   libdwarf             libdwarf
+	check pc   libxxhash            xxhash
+	check pc   criterion            criterion
+	check cmd  mandoc               mandoc
+	[ -n "$(brew --prefix binutils 2>/dev/null)" ] || need="$need binutils"
+	if [ -n "$need" ]; then
+		echo "setup: installing with Homebrew:$need"
+		brew install $need
+	fi
+	exit 0
+fi
+
 check cmd  pkg-config               pkg-config
 check pc   libzstd                  libzstd-dev
 check file /usr/include/libdwarf/libdwarf.h libdwarf-dev
