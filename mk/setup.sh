@@ -22,7 +22,7 @@ if [ "$(uname -s)" = Darwin ]; then
 	check pc   libxxhash            xxhash
 	check pc   criterion            criterion
 	check cmd  mandoc               mandoc
-	[ -n "$(brew --prefix binutils 2>/dev/null)" ] || need="$need binutils"
+	[ -d "$(brew --prefix binutils 2>/dev/null)/lib" ] || need="$need binutils"
 	if [ -n "$need" ]; then
 		echo "setup: installing with Homebrew:$need"
 		brew install $need

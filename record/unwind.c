@@ -279,12 +279,16 @@ static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_re
 			if (f.have_sp && f.sp > lower)
 				lower = f.sp;
 			r = fp_step(cfg, mem, &f, lower, first_fp, &next);
-			first_fp = 0;
 			if (r != STEP_OK) {
 				stop = r;
 				break;
 			}
-			lower = f.fp;
+			/* The arm64 leaf step (the caller from lr) leaves the
+			 * record at fp, the caller's, to the next step. */
+			if (next.fp != f.fp) {
+				first_fp = 0;
+				lower = f.fp;
+			}
 		}
 		if (next.pc == 0) {
 			stop = UNWIND_STOP_END;

@@ -672,3 +672,101 @@ Test(unwind, cfi_signal_frame)
 	cr_assert_eq(out[3], 0x400700);
 	cr_assert_eq(out[4], 0x400900);
 }
+
+/*
+ * arm64 as macOS runs it (arm64e): return addresses in frame records and
+ * in lr carry pointer-authentication bits, each signed with its own
+ * context, so two signed copies of one address differ. A frameless leaf
+ * (one that pushed no record, as most leaves) has its caller only in lr.
+ */
+
+/* Frameless leaf: lr (signed) is the caller; every signed return address
+ * of the chain comes out stripped, and nothing is repeated. */
+Test(unwind, arm64_frameless_leaf_signed_lr)
+{
+	static struct fake f;
+	uint64_t out[16];
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, at(20), UINT64_C(0x4a11000100000618)); /* run's record: into main, signed */
+	frame(&f, 20, 0, 0);                                   /* main's: the end */
+	int stop = walk(&f, UNWIND_ARCH_ARM64, UINT64_C(0x100000580), at(8), at(10),
+			UINT64_C(0x7f2b000100000610), 16, out, &n);  /* lr: into run, signed */
+	cr_assert_eq(stop, UNWIND_STOP_END);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(out[0], UINT64_C(0x100000580));
+	cr_assert_eq(out[1], UINT64_C(0x100000610));
+	cr_assert_eq(out[2], UINT64_C(0x100000618));
+}
+
+/* A leaf that pushed its record holds the same return address in lr and
+ * at fp + 8, signed differently: it is one frame, not two. */
+Test(unwind, arm64_leaf_with_record_differently_signed)
+{
+	static struct fake f;
+	uint64_t out[16];
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, at(20), UINT64_C(0x1c33000100000610));
+	frame(&f, 20, 0, 0);
+	int stop = walk(&f, UNWIND_ARCH_ARM64, UINT64_C(0x100000580), at(8), at(10),
+			UINT64_C(0x6e05000100000610), 16, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[1], UINT64_C(0x100000610));
+}
+
+/* The same frameless leaf in the hybrid walk, where no image has a CFI row
+ * (macOS code, whose unwind tables are __unwind_info): lr is still the
+ * caller, and the records take over, stripped. */
+Test(unwind, arm64_frameless_leaf_without_cfi_rows)
+{
+	static struct fake f;
+	struct rows rs = { .n = 0 };
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_ARM64, .max_depth = 16, .cfi = rows_lookup, .cfi_ctx = &rs };
+	struct unwind_regs r = { .pc = UINT64_C(0x100000580), .sp = at(8), .fp = at(10),
+				 .lr = UINT64_C(0x7f2b000100000610) };
+	struct unwind_memory m = memory(&f);
+	uint64_t out[16];
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, at(20), UINT64_C(0x4a11000100000618));
+	frame(&f, 20, 0, 0);
+	int stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 3);
+	cr_assert_eq(out[1], UINT64_C(0x100000610));
+	cr_assert_eq(out[2], UINT64_C(0x100000618));
+	cr_assert_gt(rs.asked, 0);
+	/* The caller's record right at the leaf's sp (a caller with no
+	 * locals), in both walks. */
+	r.sp = at(10);
+	stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 3);
+	cfg.cfi = NULL;
+	stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 3);
+	cr_assert_eq(out[2], UINT64_C(0x100000618));
+}
+
+/* A signed pc (a thread state read without the SDK's accessors) is
+ * stripped too; a signed lr of 0 bits above the address is unchanged. */
+Test(unwind, arm64_signed_pc_stripped)
+{
+	static struct fake f;
+	uint64_t out[16];
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, 0, 0);
+	cr_assert_eq(walk(&f, UNWIND_ARCH_ARM64, UINT64_C(0x5d00000100000580), at(8), at(10),
+			  UINT64_C(0x100000610), 16, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[0], UINT64_C(0x100000580));
+	cr_assert_eq(out[1], UINT64_C(0x100000610));
+}
