@@ -83,6 +83,23 @@ char *buf_detach(struct buf *b)
 	return s;
 }
 
+char **buf_split_nul(const struct buf *b, size_t from, size_t max, uint32_t *n)
+{
+	char **v = NULL;
+	size_t k = 0, cap = 0;
+
+	for (size_t i = from; i < b->len && k < max;) {
+		size_t l = strnlen((const char *)b->data + i, b->len - i);
+		v = xgrow(v, &cap, k + 2, sizeof(*v));
+		v[k++] = xstrndup((const char *)b->data + i, l);
+		i += l + 1;
+	}
+	v = xgrow(v, &cap, k + 1, sizeof(*v));
+	v[k] = NULL;
+	*n = (uint32_t)k;
+	return v;
+}
+
 void buf_put_le16(struct buf *b, uint16_t v)
 {
 	uint8_t p[2] = { (uint8_t)v, (uint8_t)(v >> 8) };

@@ -33,6 +33,12 @@ void buf_addf(struct buf *b, const char *fmt, ...) DIAG_PRINTF(2, 3);
  * caller frees. */
 char *buf_detach(struct buf *b);
 
+/* The NUL-separated strings in b from byte offset from on, at most max of
+ * them, as a NULL-terminated heap vector of *n strings (a last one
+ * without its NUL is kept as far as it goes). The caller frees each
+ * string and the vector. */
+char **buf_split_nul(const struct buf *b, size_t from, size_t max, uint32_t *n);
+
 /* Little-endian fixed-width appends. */
 void buf_put_le16(struct buf *b, uint16_t v);
 void buf_put_le32(struct buf *b, uint32_t v);

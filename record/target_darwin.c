@@ -19,6 +19,7 @@
  */
 #include "macos.h"
 #include "target.h"
+#include "common/bytes.h"
 #include "common/diag.h"
 #include "format/trace.h"
 
@@ -353,8 +354,7 @@ int target_thread_name(struct target *t, uint32_t tid, char *buf, size_t n)
 int target_cmdline(struct target *t, char ***argv, uint32_t *argc)
 {
 	struct buf b;
-	char **v = NULL;
-	size_t i, n = 0, cap = 0;
+	size_t i;
 	uint32_t want;
 	int r;
 
@@ -364,22 +364,13 @@ int target_cmdline(struct target *t, char ***argv, uint32_t *argc)
 		r = -EIO;
 	if (r < 0)
 		goto out;
-	/* argc, the executable path, NUL padding, then argc strings. */
-	want = (uint32_t)b.data[0] | (uint32_t)b.data[1] << 8 | (uint32_t)b.data[2] << 16 |
-	       (uint32_t)b.data[3] << 24;
+	/* argc, the executable path, NUL padding, then argc strings (and
+	 * the environment, which is left out). */
+	want = get_le32(b.data);
 	i = 4 + strnlen((char *)b.data + 4, b.len - 4);
 	while (i < b.len && b.data[i] == 0)
 		i++;
-	while (i < b.len && n < want && n < TRACE_MAX_ARGS) {
-		size_t l = strnlen((char *)b.data + i, b.len - i);
-		v = xgrow(v, &cap, n + 2, sizeof(*v));
-		v[n++] = xstrndup((char *)b.data + i, l);
-		i += l + 1;
-	}
-	v = xgrow(v, &cap, n + 1, sizeof(*v));
-	v[n] = NULL;
-	*argv = v;
-	*argc = (uint32_t)n;
+	*argv = buf_split_nul(&b, i, want < TRACE_MAX_ARGS ? want : TRACE_MAX_ARGS, argc);
 out:
 	buf_release(&b);
 	return r;

@@ -596,8 +596,6 @@ int target_cmdline(struct target *t, char ***argv, uint32_t *argc)
 	char path[64];
 	struct buf b;
 	int fd;
-	char **v = NULL;
-	size_t n = 0, cap = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)t->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -612,17 +610,8 @@ int target_cmdline(struct target *t, char ***argv, uint32_t *argc)
 		b.len += (size_t)got;
 	}
 	close(fd);
-	for (size_t i = 0; i < b.len && n < TRACE_MAX_ARGS;) {
-		size_t l = strnlen((char *)b.data + i, b.len - i);
-		v = xgrow(v, &cap, n + 2, sizeof(*v));
-		v[n++] = xstrndup((char *)b.data + i, l);
-		i += l + 1;
-	}
-	v = xgrow(v, &cap, n + 1, sizeof(*v));
-	v[n] = NULL;
+	*argv = buf_split_nul(&b, 0, TRACE_MAX_ARGS, argc);
 	buf_release(&b);
-	*argv = v;
-	*argc = (uint32_t)n;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build_dir.h"
 #include "common/bytes.h"
 #include "common/macho.h"
 #include "record/dyld.h"
@@ -101,35 +102,13 @@ static inline int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
 
 /* --- fixtures -------------------------------------------------------- */
 
-static char fake_build_dir[PATH_MAX];
-
-/* This binary is BUILD/tests/test_X, so BUILD is two levels up; the BUILD
- * variable that tests/run.sh exports is the fallback. */
-static inline void fake_find_build_dir(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n > 0) {
-		exe[n] = 0;
-		for (int up = 0; up < 2 && (slash = strrchr(exe, '/')); up++)
-			*slash = 0;
-		if (strchr(exe, '/')) {
-			snprintf(fake_build_dir, sizeof(fake_build_dir), "%s", exe);
-			return;
-		}
-	}
-	snprintf(fake_build_dir, sizeof(fake_build_dir), "%s", getenv("BUILD") ? getenv("BUILD") : "build");
-}
-
 /* The path of a Mach-O fixture, written into path of n bytes; the test
  * is skipped when make did not build it. */
 static inline const char *fake_fixture(const char *name, char *path, size_t n)
 {
-	if (!fake_build_dir[0])
-		fake_find_build_dir();
-	fake_fmt(path, n, "%s/testdata/macho/%s", fake_build_dir, name);
+	if (!build_dir[0])
+		find_build_dir();
+	fake_fmt(path, n, "%s/testdata/macho/%s", build_dir, name);
 	if (access(path, R_OK) != 0)
 		cr_skip_test("no fixture %s (make fixtures says why)", path);
 	return path;

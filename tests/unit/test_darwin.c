@@ -301,7 +301,7 @@ static const char *symbols_dir(char *dir, size_t n)
 	fake_fmt(dir, n, "%s/test_darwin.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	cr_assert_not_null(mkdtemp(dir));
 	fake_fixture("app-arm64.dSYM/Contents/Resources/DWARF/app-arm64", path, sizeof(path));
-	fake_fmt(cmd, sizeof(cmd), "cp -R '%s/testdata/macho/'*.dSYM '%s'", fake_build_dir, dir);
+	fake_fmt(cmd, sizeof(cmd), "cp -R '%s/testdata/macho/'*.dSYM '%s'", build_dir, dir);
 	cr_assert_eq(system(cmd), 0);
 	return dir;
 }
@@ -314,7 +314,7 @@ static const char *report_path(char *out, size_t n)
 	if (bin && *bin)
 		fake_fmt(out, n, "%s/prof-report", bin);
 	else
-		fake_fmt(out, n, "%s/../prof-report", fake_build_dir);
+		fake_fmt(out, n, "%s/../prof-report", build_dir);
 	if (access(out, X_OK) != 0)
 		cr_skip_test("no %s to report with (make builds it)", out);
 	return out;

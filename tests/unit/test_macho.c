@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "build_dir.h"
 #include "common/bytes.h"
 #include "common/macho.h"
 #include "format/trace.h"
@@ -34,28 +35,6 @@
  * a few of them. */
 #define PATH_LEN (PATH_MAX + 512)
 #define CMD_LEN (4 * PATH_LEN)
-
-static char build_dir[PATH_MAX];
-
-/* This binary is BUILD/tests/test_macho, so BUILD is two levels up; the
- * BUILD variable that tests/run.sh exports is the fallback. */
-static void find_build_dir(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n > 0) {
-		exe[n] = 0;
-		for (int up = 0; up < 2 && (slash = strrchr(exe, '/')); up++)
-			*slash = 0;
-		if (strchr(exe, '/')) {
-			snprintf(build_dir, sizeof(build_dir), "%s", exe);
-			return;
-		}
-	}
-	snprintf(build_dir, sizeof(build_dir), "%s", getenv("BUILD") ? getenv("BUILD") : "build");
-}
 
 /* Skips the test with a reason; tests/run.sh counts and shows it. */
 static void skip_because(const char *test, const char *fmt, ...)

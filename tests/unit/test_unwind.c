@@ -680,6 +680,16 @@ Test(unwind, cfi_signal_frame)
  * (one that pushed no record, as most leaves) has its caller only in lr.
  */
 
+/* A leaf in path_a that pushed nothing, called from run (0x10000060c,
+ * returning to 0x100000610), itself called from main: run's record
+ * returns into main, signed, and main's ends the chain. */
+static void arm64e_chain(struct fake *f)
+{
+	memset(f, 0, sizeof(*f));
+	frame(f, 10, at(20), UINT64_C(0x4a11000100000618));
+	frame(f, 20, 0, 0);
+}
+
 /* Frameless leaf: lr (signed) is the caller; every signed return address
  * of the chain comes out stripped, and nothing is repeated. */
 Test(unwind, arm64_frameless_leaf_signed_lr)
@@ -688,9 +698,7 @@ Test(unwind, arm64_frameless_leaf_signed_lr)
 	uint64_t out[16];
 	size_t n;
 
-	memset(&f, 0, sizeof(f));
-	frame(&f, 10, at(20), UINT64_C(0x4a11000100000618)); /* run's record: into main, signed */
-	frame(&f, 20, 0, 0);                                   /* main's: the end */
+	arm64e_chain(&f);
 	int stop = walk(&f, UNWIND_ARCH_ARM64, UINT64_C(0x100000580), at(8), at(10),
 			UINT64_C(0x7f2b000100000610), 16, out, &n);  /* lr: into run, signed */
 	cr_assert_eq(stop, UNWIND_STOP_END);
@@ -732,9 +740,7 @@ Test(unwind, arm64_frameless_leaf_without_cfi_rows)
 	uint64_t out[16];
 	size_t n;
 
-	memset(&f, 0, sizeof(f));
-	frame(&f, 10, at(20), UINT64_C(0x4a11000100000618));
-	frame(&f, 20, 0, 0);
+	arm64e_chain(&f);
 	int stop = unwind_stack(&cfg, &r, &m, out, &n);
 	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
 	cr_assert_eq(n, 3);
