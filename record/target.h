@@ -4,8 +4,8 @@
  * A struct target is one profiled process: launched or attached, its
  * threads tracked as they come and go, each thread stopped briefly to be
  * sampled and then let go. The sampler (sampler.c) is written against this
- * interface only; target_linux_ptrace.c implements it with ptrace, and a
- * macOS implementation would use the Mach thread APIs.
+ * interface only; target_linux_ptrace.c implements it with ptrace, and
+ * target_darwin.c on macOS, above the Mach layer of macos.h.
  *
  * Library code: functions return 0 or a negative errno (or TARGET_E_*),
  * described by target_strerror(). Nothing prints.
@@ -97,7 +97,8 @@ int target_resume_thread(struct target *t, uint32_t tid);
 
 /* The thread's current name, NUL-terminated into buf of n bytes. */
 int target_thread_name(struct target *t, uint32_t tid, char *buf, size_t n);
-/* Replaces out's contents with the process's memory-map text. */
+/* Replaces out's contents with the process's memory-map text. Linux only,
+ * like target_open_mapped(): on macOS images come from dyld's list. */
 int target_read_maps(struct target *t, struct buf *out);
 /* Opens a file mapped at [start, end) in the target, as it is mapped (even
  * if deleted or in another mount namespace when the OS allows), falling

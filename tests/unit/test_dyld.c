@@ -407,3 +407,15 @@ Test(dyld, corrupted_load_commands)
 	fake_mem_free(&m);
 	free(app.p);
 }
+
+/* Each error says what went wrong, in its own words. */
+Test(dyld, each_error_has_its_message)
+{
+	static const int codes[] = { DYLD_E_UNREADABLE, DYLD_E_VERSION, DYLD_E_COUNT, DYLD_E_BUSY,
+				     DYLD_E_PATH, DYLD_E_HEADER };
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		cr_assert_str_neq(dyld_strerror(codes[i]), macho_strerror(codes[i]));
+		for (size_t k = 0; k < i; k++)
+			cr_assert_str_neq(dyld_strerror(codes[i]), dyld_strerror(codes[k]));
+	}
+}
