@@ -763,3 +763,59 @@ Test(darwin, attach_launch_and_exec_failure)
 	target_free(tg);
 	task_release(&t, "");
 }
+
+/* KERN_PROCARGS2 as the kernel gives it (argc, the executable path, NUL
+ * padding, the arguments, the environment) and as it should never be. */
+Test(darwin, command_line_from_procargs)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	static const char good[] = "\3\0\0\0/bin/app\0\0\0\0app\0-v\0x y\0HOME=/\0";
+	static const char huge_argc[] = "\377\377\377\177/bin/app\0a\0b";
+	static const char no_nul[] = "\2\0\0\0/bin/app-without-end";
+	struct target *tg;
+	char **argv, name[64];
+	uint32_t argc;
+
+	task_init(&t, &stop, 0);
+	t.nth = 1;
+	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
+	buf_reset(&t.procargs);
+	buf_add(&t.procargs, good, sizeof(good));
+	cr_assert_eq(target_attach(4242, &tg), 0);
+	cr_assert_eq(target_cmdline(tg, &argv, &argc), 0);
+	cr_assert_eq(argc, 3);
+	cr_assert_str_eq(argv[0], "app");
+	cr_assert_str_eq(argv[2], "x y");
+	cr_assert_null(argv[3], "the environment is left out");
+	for (uint32_t i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+	/* An unnamed thread is named after the executable. */
+	cr_assert_eq(target_thread_name(tg, 7, name, sizeof(name)), 0);
+	cr_assert_str_eq(name, "app");
+	target_free(tg);
+
+	buf_reset(&t.procargs);
+	buf_add(&t.procargs, huge_argc, sizeof(huge_argc) - 1);
+	cr_assert_eq(target_attach(4242, &tg), 0);
+	cr_assert_eq(target_cmdline(tg, &argv, &argc), 0);
+	cr_assert_eq(argc, 2);
+	cr_assert_str_eq(argv[1], "b");
+	free(argv[0]);
+	free(argv[1]);
+	free(argv);
+	target_free(tg);
+
+	buf_reset(&t.procargs);
+	buf_add(&t.procargs, no_nul, sizeof(no_nul) - 1);
+	cr_assert_eq(target_attach(4242, &tg), 0);
+	cr_assert_eq(target_cmdline(tg, &argv, &argc), 0);
+	cr_assert_eq(argc, 0);
+	free(argv);
+	buf_reset(&t.procargs);
+	buf_add(&t.procargs, "\1\0", 2);
+	cr_assert_eq(target_cmdline(tg, &argv, &argc), -EIO);
+	target_free(tg);
+	task_release(&t, "");
+}
