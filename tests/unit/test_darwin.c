@@ -819,3 +819,45 @@ Test(darwin, command_line_from_procargs)
 	target_free(tg);
 	task_release(&t, "");
 }
+
+/* A stack whose mapping ends less than a window above sp gives what is
+ * mapped; the task is suspended for the read and let go with the last
+ * thread of the tick. */
+Test(darwin, stack_window_and_suspension)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	struct target *tg;
+	struct target_stop s;
+
+	task_init(&t, &stop, 0);
+	t.nth = 2;
+	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64, .state = TRACE_STATE_DISK,
+					.regs = { .pc = 0x1000, .sp = STACK + STACK_LEN - 1000 } };
+	t.th[1] = (struct fake_thread){ .id = 8, .arch = UNWIND_ARCH_ARM64, .regs = { .pc = 0x1000, .sp = STACK } };
+	cr_assert_eq(target_attach(4242, &tg), 0);
+	cr_assert_eq(target_interrupt_thread(tg, 7), 0);
+	cr_assert_eq(target_interrupt_thread(tg, 8), 0);
+	cr_assert_not(t.suspended, "states are read before the task is stopped");
+	cr_assert_eq(target_stop_thread(tg, 7, &s), 0);
+	cr_assert(t.suspended);
+	cr_assert_eq(s.window_addr, STACK + STACK_LEN - 1000);
+	cr_assert_eq(s.window_len, 1000);
+	cr_assert_eq(s.state, TRACE_STATE_DISK);
+	cr_assert_eq(target_resume_thread(tg, 7), 0);
+	cr_assert(t.suspended, "until the last thread of the tick is done");
+	cr_assert_eq(target_stop_thread(tg, 8, &s), 0);
+	cr_assert_eq(s.window_len, 16384);
+	cr_assert_eq(target_resume_thread(tg, 8), 0);
+	cr_assert_not(t.suspended);
+	/* A thread that is gone before its stop lets the task go too. */
+	cr_assert_eq(target_interrupt_thread(tg, 7), 0);
+	t.th[0].until_tick = 1;
+	t.ticks = 1;
+	cr_assert_eq(target_stop_thread(tg, 7, &s), -ESRCH);
+	cr_assert_not(t.suspended);
+	cr_assert_eq(t.suspends, t.resumes);
+	cr_assert_eq(t.bad_calls, 0);
+	target_free(tg);
+	task_release(&t, "");
+}
