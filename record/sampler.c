@@ -61,6 +61,27 @@ uint64_t sampler_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Sleeps until monotonic time deadline, or until a signal has asked to
+ * stop. macOS has no clock_nanosleep: there a relative sleep to the
+ * deadline, looked at again after each wake-up, does the same. */
+static void sleep_until(uint64_t deadline, const volatile sig_atomic_t *stop)
+{
+#ifdef __APPLE__
+	uint64_t now;
+
+	while (!*stop && (now = sampler_now()) < deadline) {
+		struct timespec ts = { (time_t)((deadline - now) / 1000000000ull),
+				       (long)((deadline - now) % 1000000000ull) };
+		nanosleep(&ts, NULL);
+	}
+#else
+	struct timespec ts = { (time_t)(deadline / 1000000000ull), (long)(deadline % 1000000000ull) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR && !*stop)
+		;
+#endif
+}
+
 void sampler_schedule_init(struct sampler_schedule *s, uint64_t start)
 {
 	s->next_maint = start + SAMPLER_MAINT_NS;
@@ -297,15 +318,12 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace
 	sampler_schedule_init(&sch, start);
 
 	while (r == 0 && !*cfg->stop && !l.exited) {
-		struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
 		const uint32_t *tids;
 		size_t n, sampled = 0;
 
 		if (cfg->duration_ns && next - start >= cfg->duration_ns)
 			break;
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			if (*cfg->stop)
-				break;
+		sleep_until(next, cfg->stop);
 		if (*cfg->stop)
 			break;
 		now = sampler_now();
