@@ -223,10 +223,10 @@ int macos_thread_regs(struct macos_task *t, uint64_t id, int *arch, struct unwin
 	if (kr != KERN_SUCCESS)
 		return from_kern(kr);
 	/* The accessors strip pointer authentication from pc, lr and fp. */
-	r->pc = (uint64_t)arm_thread_state64_get_pc(s);
-	r->lr = (uint64_t)arm_thread_state64_get_lr(s);
-	r->sp = (uint64_t)arm_thread_state64_get_sp(s);
-	r->fp = (uint64_t)arm_thread_state64_get_fp(s);
+	r->pc = (uint64_t)(uintptr_t)__darwin_arm_thread_state64_get_pc(s);
+	r->lr = (uint64_t)(uintptr_t)__darwin_arm_thread_state64_get_lr(s);
+	r->sp = (uint64_t)(uintptr_t)__darwin_arm_thread_state64_get_sp(s);
+	r->fp = (uint64_t)(uintptr_t)__darwin_arm_thread_state64_get_fp(s);
 	*arch = UNWIND_ARCH_ARM64;
 #else
 	x86_thread_state64_t s;
