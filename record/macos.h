@@ -43,7 +43,8 @@ int macos_attach(pid_t pid, struct macos_task **out);
  * returned with *out NULL, when the command could not be executed. */
 int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno);
 pid_t macos_pid(const struct macos_task *t);
-/* Lets a task spawned suspended run (task_resume). */
+/* Lets a task spawned suspended run (task_resume); if it cannot, the
+ * process is killed rather than left suspended. */
 int macos_start(struct macos_task *t);
 
 /* Suspends every thread of the task (task_suspend2: the suspension ends

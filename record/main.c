@@ -362,6 +362,8 @@ int main(int argc, char **argv)
 		r = target_launch(argv + optind, &t);
 		if (r < 0) {
 			discard_output(fd, out_path);
+			if (r == -EPERM)
+				die("cannot launch '%s': %s; %s", argv[optind], strerror(EPERM), ATTACH_REFUSED_FIX);
 			die("cannot launch '%s': %s", argv[optind], target_strerror(r));
 		}
 		pid = target_pid(t);

@@ -199,11 +199,14 @@ int target_exited(const struct target *t, int *status)
 	return t->exited;
 }
 
-/* Lets the task go if a tick left it suspended. */
+/* Lets the task go if a tick left it suspended. A suspension token is
+ * used up even when task_resume2 fails (the task is gone): there is
+ * nothing to retry. */
 static void release_task(struct target *t)
 {
-	if (t->suspended && macos_resume(t->task) == 0)
-		t->suspended = 0;
+	if (t->suspended)
+		macos_resume(t->task);
+	t->suspended = 0;
 	t->pending = 0;
 	for (size_t i = 0; i < t->nth; i++)
 		t->th[i].interrupted = 0;

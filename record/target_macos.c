@@ -132,7 +132,15 @@ pid_t macos_pid(const struct macos_task *t) { return t->pid; }
 
 int macos_start(struct macos_task *t)
 {
-	return from_kern(task_resume(t->task));
+	kern_return_t kr = task_resume(t->task);
+
+	/* A command that cannot be started must not stay suspended. */
+	if (kr != KERN_SUCCESS) {
+		kill(t->pid, SIGKILL);
+		waitpid(t->pid, &t->status, 0);
+		t->exited = 1;
+	}
+	return from_kern(kr);
 }
 
 int macos_suspend(struct macos_task *t)
