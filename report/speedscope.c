@@ -111,6 +111,31 @@ static void stack(struct buf *b, const struct export *e, const struct export_sta
 	buf_addch(b, ']');
 }
 
+/* Whether stacks a and b show the same frames (different addresses in the
+ * same functions do). */
+static int same_frames(const struct export *e, uint32_t a, uint32_t b)
+{
+	const struct export_stack *x = &e->stacks[a], *y = &e->stacks[b];
+	size_t i = 0, j = 0, fi = 0, fj = 0; /* location, and frame in it */
+
+	if (a == b)
+		return 1;
+	for (;;) {
+		const struct export_location *lx, *ly;
+
+		while (i < x->nlocs && fi == e->locs[e->stack_locs[x->first + i]].nframes)
+			i++, fi = 0;
+		while (j < y->nlocs && fj == e->locs[e->stack_locs[y->first + j]].nframes)
+			j++, fj = 0;
+		if (i == x->nlocs || j == y->nlocs)
+			return i == x->nlocs && j == y->nlocs;
+		lx = &e->locs[e->stack_locs[x->first + i]];
+		ly = &e->locs[e->stack_locs[y->first + j]];
+		if (e->frame_funcs[lx->first + fi++] != e->frame_funcs[ly->first + fj++])
+			return 0;
+	}
+}
+
 /* A sample by its thread's rank (of first appearance), then its index. */
 struct entry {
 	size_t rank, idx;
@@ -126,14 +151,15 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 /* The end of the run that starts at order[i], before to: of the same
- * thread, or with same_stack, also of the same stack. */
+ * thread, or with same_stack, also of the same frames. */
 static size_t run_end(const struct export *e, const struct entry *order, size_t i, size_t to,
 		      int same_stack)
 {
 	size_t j = i + 1;
 
 	while (j < to && order[j].rank == order[i].rank &&
-	       (!same_stack || e->samples[order[j].idx].stack == e->samples[order[i].idx].stack))
+	       (!same_stack ||
+		same_frames(e, e->samples[order[j].idx].stack, e->samples[order[i].idx].stack)))
 		j++;
 	return j;
 }
