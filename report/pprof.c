@@ -132,7 +132,8 @@ static void samples(struct buf *b, struct strtab *st, const struct trace *t,
 		buf_reset(&m);
 		pprof_pb_packed(&m, SAMPLE_LOCATION_ID, ids, stk->nlocs);
 		pprof_pb_packed(&m, SAMPLE_VALUE, values, period ? 2 : 1);
-		label(&m, st, "thread", s->thread, 0);
+		if (s->thread[0])
+			label(&m, st, "thread", s->thread, 0);
 		label(&m, st, "tid", NULL, s->tid);
 		if (t->session.mode == TRACE_MODE_WALL)
 			label(&m, st, "state", trace_state_name(s->state), 0);

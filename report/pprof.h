@@ -16,7 +16,8 @@
  *    line per frame, innermost first, as profile.proto orders inline
  *    chains; one function per distinct (name, source file);
  *  - one sample per distinct (stack, thread, name, state), in a fixed
- *    order, labelled "thread" (the name), "tid" and, in wall mode, "state";
+ *    order, labelled "thread" (the name, unless it has none), "tid" and,
+ *    in wall mode, "state";
  *  - time_nanos (the wall-clock start) and duration_nanos.
  *
  * The same model always gives the same bytes: strings, functions and ids
