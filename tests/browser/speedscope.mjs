@@ -11,34 +11,14 @@
 // sandwich view, a table of every function with its total and self time.
 // One line per case to stdout: "pass NAME", "fail NAME: WHY" or
 // "skip NAME: WHY", which tests/e2e/test_export.sh turns into results.
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
-const out = (s) => process.stdout.write(s.replace(/\n/g, ' ') + '\n');
+import { launch, check } from './harness.mjs';
+
 const [index, ...rest] = process.argv.slice(2);
 const files = Object.fromEntries(rest.map((a) => a.split(/=(.*)/s).slice(0, 2)));
-
-let chromium;
-try {
-	const require = createRequire(path.join(path.resolve(process.env.PLAYWRIGHT_DIR || '.'), 'noop.js'));
-	({ chromium } = require('playwright-core'));
-} catch (e) {
-	out(`skip browser: playwright-core not found under '${process.env.PLAYWRIGHT_DIR}': ${e.message}`);
-	process.exit(0);
-}
-let browser;
-try {
-	browser = await chromium.launch({
-		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-		headless: true,
-		args: ['--no-sandbox', '--disable-gpu'],
-		timeout: 30000,
-	});
-} catch (e) {
-	out(`skip browser: Chromium cannot start: ${e.message.split('\n')[0]}`);
-	process.exit(0);
-}
+const browser = await launch();
 
 // Opens file in a fresh speedscope page, switches to the sandwich view and
 // returns the page, its console lines and uncaught errors.
@@ -56,23 +36,15 @@ async function open(file) {
 	return { page, log, errors };
 }
 
-// The sandwich table as { name: [totalPercent, selfPercent] }.
+// The sandwich table as { name: [totalPercent, selfPercent] } (speedscope
+// writes "<0.01%" and ">99%" at the ends; the bound is taken).
 async function sandwich(page) {
 	const text = await page.innerText('body');
 	const rows = {};
-	const re = /([\d.]+\s*[a-zµ]*s) \((<?[\d.]+)%\)\s+([\d.]+\s*[a-zµ]*s) \((<?[\d.]+)%\)\s+(.+)/g;
+	const re = /([\d.]+\s*[a-zµ]*s) \(([<>]?[\d.]+)%\)\s+([\d.]+\s*[a-zµ]*s) \(([<>]?[\d.]+)%\)\s+(.+)/g;
 	for (const m of text.matchAll(re))
-		rows[m[5].trim()] = [parseFloat(m[2].replace('<', '')), parseFloat(m[4].replace('<', ''))];
+		rows[m[5].trim()] = [parseFloat(m[2].replace(/[<>]/, '')), parseFloat(m[4].replace(/[<>]/, ''))];
 	return rows;
-}
-
-async function check(name, fn) {
-	try {
-		await fn();
-		out(`pass ${name}`);
-	} catch (e) {
-		out(`fail ${name}: ${e.message}`);
-	}
 }
 
 await check('opens-split', async () => {
