@@ -225,7 +225,9 @@ int speedscope_write(FILE *f, const struct trace *t, const struct export *e, int
 		 "\"exporter\":\"prof-report (trace format %d.%d)\",\n\"name\":",
 		 TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
 	speedscope_json_string(&w.b, root);
-	buf_addf(&w.b, ",\n\"activeProfileIndex\":%zu,\n", active);
+	buf_addstr(&w.b, ",\n");
+	if (n)
+		buf_addf(&w.b, "\"activeProfileIndex\":%zu,\n", active);
 	frames(&w, e, lines);
 	buf_addstr(&w.b, "\"profiles\":[");
 	for (i = 0; i < n; i = j) {

@@ -13,7 +13,8 @@
  * the unit is nanoseconds and a sample weighs one period, startValue is
  * the thread's first sample since the start and endValue adds the total;
  * without one, the unit is "none", a sample weighs 1 and startValue is 0.
- * activeProfileIndex is the thread with the most samples (the first such).
+ * activeProfileIndex is the thread with the most samples (the first such);
+ * with no samples, there are no profiles and no activeProfileIndex.
  */
 #ifndef REPORT_SPEEDSCOPE_H
 #define REPORT_SPEEDSCOPE_H

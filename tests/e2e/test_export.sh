@@ -168,6 +168,21 @@ else
 	fi
 fi
 
+# An export of no samples is still read; a Mach-O UUID is the build-id.
+if have go && [ -x "$SYNTH" ]; then
+	"$REPORT" export --format pprof --tid 999 "$TR" -o "$TMP/empty.pb.gz"
+	go tool pprof -top "$TMP/empty.pb.gz" 2> /dev/null | grep -q 'Total samples = 0' && ok "export-pprof-empty" \
+		|| fail "export-pprof-empty" "$(go tool pprof -top "$TMP/empty.pb.gz" 2>&1 | head -3)"
+	"$SYNTH" -o "$TMP/mac.trace" --os macos --arch arm64 --command App \
+		--image "KIND=uuid,IDENT=0123abcd-4567-89ef-0123-456789abcdef,PATH=/Applications/App.app/Contents/MacOS/App,START=0x100004000,SIZE=0x8000,BIAS=0x4000" \
+		--thread TID=1,NAME=main --sample TID=1,STACK=0x100004010
+	"$REPORT" export --format pprof "$TMP/mac.trace" -o "$TMP/mac.pb.gz"
+	go tool pprof -raw -symbolize=none "$TMP/mac.pb.gz" 2> /dev/null \
+		| grep -q '^1: 0x100004000/0x10000c000/0x0 /Applications/App.app/Contents/MacOS/App 0123abcd456789ef0123456789abcdef *$' \
+		&& ok "export-pprof-macho-uuid-mapping" \
+		|| fail "export-pprof-macho-uuid-mapping" "$(go tool pprof -raw -symbolize=none "$TMP/mac.pb.gz" 2>&1 | grep -A1 '^Mappings' | tr '\n' '|')"
+fi
+
 # --- recordings ----------------------------------------------------------
 recorded=
 if ! why=$(ptrace_ok); then
@@ -220,6 +235,8 @@ else
 		else fail "$1" "$(echo "$out" | head -3 | tr '\n' '|')"; fi
 	}
 	schema export-speedscope-schema-synthetic "$TMP/tables.speedscope.json"
+	"$REPORT" export --format speedscope --tid 999 "$TR" -o "$TMP/empty.json"
+	schema export-speedscope-schema-empty "$TMP/empty.json"
 	# What folded says: per thread (profile name "NAME [TID]"), the same
 	# stacks with the same counts (the weights divided by the period).
 	node -e '
