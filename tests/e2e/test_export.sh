@@ -198,6 +198,8 @@ fi
 if [ -n "$recorded" ] && have go; then
 	agree export-pprof-split "$TMP/split.pb.gz" "$TMP/split.trace"
 	agree export-pprof-inline "$TMP/inline.pb.gz" "$TMP/inline.trace"
+	"$REPORT" export --format pprof --no-inline "$TMP/inline.trace" -o "$TMP/inline-ni.pb.gz"
+	agree export-pprof-no-inline "$TMP/inline-ni.pb.gz" "$TMP/inline.trace" --no-inline
 	# The 75/25 split, as pprof computes it from the export.
 	a=$(awk '$1 == "path_a" { print $3 }' "$TMP/export-pprof-split.ptop")
 	b=$(awk '$1 == "path_b" { print $3 }' "$TMP/export-pprof-split.ptop")
