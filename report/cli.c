@@ -307,6 +307,25 @@ static struct trace *load_trace(const char *path)
 	return t;
 }
 
+FILE *cli_output_open(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return stdout;
+	if (!(f = fopen(path, "w")))
+		die_errno("cannot create '%s'", path);
+	return f;
+}
+
+void cli_output_close(const char *path, FILE *f)
+{
+	if (!path)
+		diag_close_stdout();
+	else if (fclose(f) != 0)
+		die_errno("cannot write '%s'", path);
+}
+
 struct profile_opts cli_profile_opts(const struct cli_opts *o)
 {
 	return (struct profile_opts){ .filter = cli_filter(o), .thread_frames = o->thread_frames,

@@ -12,6 +12,7 @@
 #include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "format/trace.h"
 #include "report/profile.h"
@@ -100,6 +101,13 @@ void cli_usage_error(const char *usage, const char *fmt, ...)
 
 /* The filter view of o that the library modules take (borrowing from o). */
 struct profile_filter cli_filter(const struct cli_opts *o);
+/* The stream for path (-o), created or truncated, or standard output if
+ * path is NULL; dies with a clear message if it cannot be created. */
+FILE *cli_output_open(const char *path);
+/* Closes what cli_output_open(path) returned (standard output through
+ * diag_close_stdout()), and dies if anything written was lost. */
+void cli_output_close(const char *path, FILE *f);
+
 /* The profile options of o (borrowing from o): its filter, --thread-frames,
  * --focus and --exclude. */
 struct profile_opts cli_profile_opts(const struct cli_opts *o);

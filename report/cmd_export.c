@@ -6,7 +6,6 @@
  * profile each in speedscope), so --thread-frames is refused, and so is
  * --lines for pprof, whose locations always carry their lines.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,7 +38,7 @@ int cmd_export(int argc, char **argv)
 	struct profile_opts po;
 	struct export *e = NULL;
 	const char *name;
-	FILE *out = stdout;
+	FILE *out;
 	int first, err;
 
 	first = cli_parse(argc, argv, usage, &o);
@@ -62,8 +61,7 @@ int cmd_export(int argc, char **argv)
 	po = cli_profile_opts(&o);
 	if ((err = export_build(ct.t, ct.sym, &po, &e)) < 0)
 		die("cannot export '%s': %s", argv[first], locate_strerror(err));
-	if (o.output && !(out = fopen(o.output, "w")))
-		die_errno("cannot create '%s'", o.output);
+	out = cli_output_open(o.output);
 	if (o.format == CLI_FORMAT_PPROF) {
 		struct buf b;
 
@@ -78,12 +76,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (err < 0)
 		die_errno("cannot write '%s'", name);
-	if (o.output) {
-		if (fclose(out) != 0)
-			die_errno("cannot write '%s'", o.output);
-	} else {
-		diag_close_stdout();
-	}
+	cli_output_close(o.output, out);
 	export_free(e);
 	cli_close(&ct);
 	cli_release(&o);
