@@ -42,6 +42,8 @@ check cmd  xmllint                  libxml2-utils
 check deb  libc6-dbg                libc6-dbg
 check cmd  chromium                 chromium
 check cmd  npm                      npm
+check cmd  go                       golang-go
+check cmd  protoc                   protobuf-compiler
 
 if [ -n "$need" ]; then
 	if [ "$(id -u)" != 0 ]; then
@@ -54,12 +56,16 @@ if [ -n "$need" ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need
 fi
 
-# playwright-core drives Chromium in the flame graph's browser test. It comes
-# from npm into the build directory (never a global install), once.
+# playwright-core drives Chromium in the browser tests, and speedscope is
+# the viewer that the speedscope export is opened in. They come from npm
+# into the build directory (never a global install), once, in one install
+# (npm would drop a package that a later --no-save install does not name).
 pw=build/node/node_modules/playwright-core/package.json
-if ! [ -f "$pw" ] && have_cmd npm; then
-	echo "setup: installing playwright-core into build/node"
+ss=build/node/node_modules/speedscope/package.json
+if { ! [ -f "$pw" ] || ! [ -f "$ss" ]; } && have_cmd npm; then
+	echo "setup: installing playwright-core and speedscope into build/node"
 	mkdir -p build/node
-	npm install --no-save --no-audit --no-fund --loglevel=error --prefix build/node playwright-core@1.65.1 ||
-		echo "setup: cannot install playwright-core; the browser test will be skipped" >&2
+	npm install --no-save --no-audit --no-fund --loglevel=error --prefix build/node \
+		playwright-core@1.65.1 speedscope@1.25.0 ||
+		echo "setup: cannot install playwright-core and speedscope; the browser tests will be skipped" >&2
 fi

@@ -40,6 +40,7 @@ enum {
 	OPT_LIMIT,
 	OPT_GROUP,
 	OPT_SPLIT,
+	OPT_FORMAT,
 };
 
 /* Options may follow the trace operand, as in git; "--" ends them. */
@@ -71,6 +72,7 @@ static const struct option longopts[] = {
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "split", required_argument, NULL, OPT_SPLIT },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -122,6 +124,7 @@ static int pick_word(const char *usage, const char *opt, const char *arg, const 
 static const char *const color_words[] = { "hot", "image", "lang", NULL };
 static const char *const sort_words[] = { "self", "total", "name", NULL };
 static const char *const group_words[] = { "function", "image", "line", NULL };
+static const char *const format_words[] = { "pprof", "speedscope", NULL };
 
 int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 {
@@ -219,6 +222,9 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 		case OPT_SPLIT:
 			o->split_dir = optarg;
 			break;
+		case OPT_FORMAT:
+			o->format = CLI_FORMAT_PPROF + pick_word(usage, "--format", optarg, format_words);
+			break;
 		case ':':
 			cli_usage_error(usage, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -301,13 +307,37 @@ static struct trace *load_trace(const char *path)
 	return t;
 }
 
+FILE *cli_output_open(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return stdout;
+	if (!(f = fopen(path, "w")))
+		die_errno("cannot create '%s'", path);
+	return f;
+}
+
+void cli_output_close(const char *path, FILE *f)
+{
+	if (!path)
+		diag_close_stdout();
+	else if (fclose(f) != 0)
+		die_errno("cannot write '%s'", path);
+}
+
+struct profile_opts cli_profile_opts(const struct cli_opts *o)
+{
+	return (struct profile_opts){ .filter = cli_filter(o), .thread_frames = o->thread_frames,
+				      .focus = o->have_focus_re ? &o->focus_re : NULL,
+				      .exclude = o->have_exclude_re ? &o->exclude_re : NULL };
+}
+
 void cli_open(const struct cli_opts *o, const char *path, enum cli_stage stage,
 	      struct cli_trace *ct)
 {
 	struct symbolize_opts so = symbolize_opts(o);
-	struct profile_opts po = { .filter = cli_filter(o), .thread_frames = o->thread_frames,
-				   .focus = o->have_focus_re ? &o->focus_re : NULL,
-				   .exclude = o->have_exclude_re ? &o->exclude_re : NULL };
+	struct profile_opts po = cli_profile_opts(o);
 	int err;
 
 	*ct = (struct cli_trace){ .path = path, .t = load_trace(path) };

@@ -12,6 +12,7 @@
 #include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "format/trace.h"
 #include "report/profile.h"
@@ -61,12 +62,15 @@ struct cli_opts {
 	size_t limit;            /* top --limit; 0 for no limit */
 	int group;               /* top --group: enum cli_group */
 	const char *split_dir;   /* threads --split DIR */
+	int format;              /* export --format: enum cli_format */
 };
 
 /* The words of --colors, --sort and --group, in this order. */
 enum cli_colors { CLI_COLORS_HOT, CLI_COLORS_IMAGE, CLI_COLORS_LANG };
 enum cli_sort { CLI_SORT_SELF, CLI_SORT_TOTAL, CLI_SORT_NAME };
 enum cli_group { CLI_GROUP_FUNCTION, CLI_GROUP_IMAGE, CLI_GROUP_LINE };
+/* --format's words follow CLI_FORMAT_NONE (not given). */
+enum cli_format { CLI_FORMAT_NONE, CLI_FORMAT_PPROF, CLI_FORMAT_SPEEDSCOPE };
 
 /* The flame-graph options, for the subcommands that draw one. */
 #define CLI_GRAPH_HELP \
@@ -97,6 +101,16 @@ void cli_usage_error(const char *usage, const char *fmt, ...)
 
 /* The filter view of o that the library modules take (borrowing from o). */
 struct profile_filter cli_filter(const struct cli_opts *o);
+/* The stream for path (-o), created or truncated, or standard output if
+ * path is NULL; dies with a clear message if it cannot be created. */
+FILE *cli_output_open(const char *path);
+/* Closes what cli_output_open(path) returned (standard output through
+ * diag_close_stdout()), and dies if anything written was lost. */
+void cli_output_close(const char *path, FILE *f);
+
+/* The profile options of o (borrowing from o): its filter, --thread-frames,
+ * --focus and --exclude. */
+struct profile_opts cli_profile_opts(const struct cli_opts *o);
 
 /* A trace opened for a subcommand, as far as it asks: loaded, then
  * symbolized, then made into the filtered profile. Loading warns when the

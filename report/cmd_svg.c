@@ -50,7 +50,7 @@ int cmd_svg(int argc, char **argv)
 	struct cli_opts o;
 	struct cli_trace ct;
 	struct flamegraph_opts fo;
-	FILE *out = stdout;
+	FILE *out;
 	char *sub;
 	int first;
 
@@ -65,16 +65,10 @@ int cmd_svg(int argc, char **argv)
 			 : o.colors == CLI_COLORS_LANG ? FLAMEGRAPH_PALETTE_LANG : FLAMEGRAPH_PALETTE_HOT,
 		.frame_info = profile_frame_info,
 	};
-	if (o.output && !(out = fopen(o.output, "w")))
-		die_errno("cannot create '%s'", o.output);
+	out = cli_output_open(o.output);
 	if (flamegraph_write_svg(out, ct.p, &fo) < 0)
 		die_errno("cannot write '%s'", o.output ? o.output : "standard output");
-	if (o.output) {
-		if (fclose(out) != 0)
-			die_errno("cannot write '%s'", o.output);
-	} else {
-		diag_close_stdout();
-	}
+	cli_output_close(o.output, out);
 	free(sub);
 	cli_close(&ct);
 	cli_release(&o);

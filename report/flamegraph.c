@@ -25,6 +25,7 @@
 #include "common/buf.h"
 #include "common/diag.h"
 #include "report/symbolize.h"
+#include "report/text.h"
 
 #define FRAME_HEIGHT 16
 #define FONT_SIZE 12
@@ -143,22 +144,9 @@ void flamegraph_xml_escape(struct buf *b, const char *s, size_t max)
 
 	while (i < n && i < max) {
 		uint8_t c = p[i];
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		int valid = len > 0 && i + len <= n;
+		size_t len = text_utf8_len(s + i, n - i);
 
-		for (size_t k = 1; valid && k < len; k++)
-			valid = (p[i + k] & 0xc0) == 0x80;
-		if (valid && len == 2 && c < 0xc2)
-			valid = 0; /* overlong */
-		if (valid && len == 3) {
-			unsigned cp = (c & 0x0fu) << 12 | (p[i + 1] & 0x3fu) << 6 | (p[i + 2] & 0x3fu);
-			valid = cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff) && cp != 0xfffe && cp != 0xffff;
-		}
-		if (valid && len == 4) {
-			unsigned cp = (c & 0x07u) << 18 | (p[i + 1] & 0x3fu) << 12;
-			valid = cp >= 0x10000 && cp <= 0x10ffff;
-		}
-		if (!valid || c < 0x20 || c == 0x7f) {
+		if (!len || c < 0x20 || c == 0x7f) {
 			buf_addf(b, "\\x%02x", c);
 			i++;
 			continue;

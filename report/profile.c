@@ -201,43 +201,45 @@ static int node_frames(struct profile_priv *p, struct symbolize *sym, const stru
 #define MATCH_FOCUS 1u
 #define MATCH_EXCLUDE 2u
 
-/* Keeps the stacks that have a symbolized frame matching o->focus (if set)
- * and none matching o->exclude (if set), whole, as pprof's focus and
- * ignore do: the frames above a match are kept, so a focused flame graph
- * still shows how the code was reached. The root and thread frames are
- * not matched (--thread selects threads). Each distinct name is matched
- * once: names are shared pointers, so the memo is keyed by address. */
+int profile_selected(const struct profile_opts *o, const char *const *names, size_t n,
+		     struct hmap *memo)
+{
+	unsigned any = 0;
+
+	for (size_t f = 0; f < n; f++) {
+		uint64_t *slot;
+		int added;
+
+		slot = hmap_put(memo, (uint64_t)(uintptr_t)names[f], 0, 0, &added);
+		if (added) {
+			unsigned bits = 0;
+
+			if (o->focus && !regexec(o->focus, names[f], 0, NULL, 0))
+				bits |= MATCH_FOCUS;
+			if (o->exclude && !regexec(o->exclude, names[f], 0, NULL, 0))
+				bits |= MATCH_EXCLUDE;
+			*slot = bits;
+		}
+		any |= (unsigned)*slot;
+	}
+	if (o->focus && !(any & MATCH_FOCUS))
+		return 0;
+	return !(any & MATCH_EXCLUDE);
+}
+
+/* Keeps the stacks that profile_selected() keeps. The root and thread
+ * frames are not matched (--thread selects threads). */
 static void select_stacks(struct profile *pub, const struct profile_opts *o)
 {
 	struct hmap memo;
-	size_t i, j, f, skip = o->thread_frames ? 2 : 1;
+	size_t i, j, skip = o->thread_frames ? 2 : 1;
 
 	hmap_init(&memo);
 	pub->samples = 0;
 	for (i = j = 0; i < pub->nstacks; i++) {
 		struct profile_stack *st = &pub->stacks[i];
-		unsigned any = 0;
 
-		for (f = skip; f < st->nframes; f++) {
-			const char *name = st->frames[f];
-			uint64_t *slot;
-			int added;
-
-			slot = hmap_put(&memo, (uint64_t)(uintptr_t)name, 0, 0, &added);
-			if (added) {
-				unsigned bits = 0;
-
-				if (o->focus && !regexec(o->focus, name, 0, NULL, 0))
-					bits |= MATCH_FOCUS;
-				if (o->exclude && !regexec(o->exclude, name, 0, NULL, 0))
-					bits |= MATCH_EXCLUDE;
-				*slot = bits;
-			}
-			any |= (unsigned)*slot;
-		}
-		if (o->focus && !(any & MATCH_FOCUS))
-			continue;
-		if (any & MATCH_EXCLUDE)
+		if (!profile_selected(o, st->frames + skip, st->nframes - skip, &memo))
 			continue;
 		pub->samples += st->count;
 		pub->stacks[j++] = *st;

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hmap.h"
 #include "format/trace.h"
 #include "report/symbolize.h"
 
@@ -92,6 +93,14 @@ int profile_state_match(int filter_state, int sample_state);
 /* Returns 1 if sample s of t passes f. */
 int profile_filter_match(const struct trace *t, const struct profile_filter *f,
 			 const struct trace_sample *s);
+
+/* Whether a stack whose symbolized frames (no root or thread frame) are
+ * names[0..n) passes o's focus and exclude, as described above: 1 or 0.
+ * memo is caller-owned (hmap_init() before, hmap_release() after) and
+ * remembers what each name pointer matched, so it must only be reused with
+ * the same o and names that stay valid. */
+int profile_selected(const struct profile_opts *o, const char *const *names, size_t n,
+		     struct hmap *memo);
 
 /* Builds the profile of t's samples that pass o's filter, symbolized with
  * sym (which must outlive the profile: frame names are borrowed from it or

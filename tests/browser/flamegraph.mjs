@@ -9,14 +9,10 @@
 // try to run a script; each load: graph is only opened and timed. One line
 // per case goes to stdout, "pass NAME", "fail NAME: WHY" or "skip NAME: WHY",
 // and "note TEXT" for measurements; test_svg.sh turns them into results.
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
-const out = (s) => process.stdout.write(s.replace(/\n/g, ' ') + '\n');
-const pass = (name) => out(`pass ${name}`);
-const fail = (name, why) => out(`fail ${name}: ${why}`);
-const skip = (name, why) => out(`skip ${name}: ${why}`);
+import { out, launch, check } from './harness.mjs';
 
 const files = { load: [] };
 for (const a of process.argv.slice(2)) {
@@ -32,37 +28,8 @@ for (const a of process.argv.slice(2)) {
 }
 const url = (f) => pathToFileURL(path.resolve(f)).href;
 
-let chromium;
-try {
-	const require = createRequire(path.join(path.resolve(process.env.PLAYWRIGHT_DIR || '.'), 'noop.js'));
-	({ chromium } = require('playwright-core'));
-} catch (e) {
-	skip('browser', `playwright-core not found under '${process.env.PLAYWRIGHT_DIR}': ${e.message}`);
-	process.exit(0);
-}
+const browser = await launch();
 
-let browser;
-try {
-	browser = await chromium.launch({
-		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-		headless: true,
-		args: ['--no-sandbox', '--disable-gpu'],
-		timeout: 30000,
-	});
-} catch (e) {
-	skip('browser', `Chromium cannot start: ${e.message.split('\n')[0]}`);
-	process.exit(0);
-}
-
-// A case: runs fn, passes unless it throws, and never stops the others.
-async function check(name, fn) {
-	try {
-		await fn();
-		pass(name);
-	} catch (e) {
-		fail(name, e.message);
-	}
-}
 function expect(cond, what) {
 	if (!cond)
 		throw new Error(what);

@@ -1,0 +1,89 @@
+/*
+ * export.h: a trace, filtered and symbolized, as the exporters need it.
+ *
+ * The profile model (report/profile.h) merges stacks by name, which is what
+ * folded stacks and flame graphs show. pprof and speedscope keep more: each
+ * recorded address as a location in its image, with the frames it became
+ * (the inline chain, each with its file and line), every sample with its
+ * thread and time. This model keeps that, built once for either format.
+ *
+ * Every sample that passes the filter of profile_opts is kept, in recording
+ * order, with its stack, unless --focus or --exclude drop the stack (the
+ * same rule as profile_selected(), on the same names). A stack is the
+ * recorded one, its locations leaf first; a location is one distinct
+ * (address, image, leaf or return address), numbered in order of first use,
+ * so the same trace and options always give the same model. A function is
+ * a distinct (name, source file) among the frames, also in order of first
+ * use: what pprof calls a function and speedscope a frame.
+ */
+#ifndef REPORT_EXPORT_H
+#define REPORT_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/trace.h"
+#include "report/profile.h"
+#include "report/symbolize.h"
+
+struct export_location {
+	uint64_t addr;            /* the recorded address */
+	long image;               /* index into trace->images, or -1 */
+	size_t first, nframes;    /* its frames in export.frames, innermost
+	                           * first (nframes >= 1) */
+};
+
+struct export_function {
+	const char *name;         /* borrowed from the symbolizer */
+	const char *file;         /* or NULL */
+	uint32_t line;            /* of its first frame; 0 if unknown */
+};
+
+struct export_stack {
+	size_t first, nlocs;      /* its locations in export.stack_locs, leaf
+	                           * first (0 for an empty stack) */
+};
+
+struct export_sample {
+	uint64_t time;            /* ns since the recording started */
+	uint32_t tid;
+	uint32_t stack;           /* index into export.stacks */
+	uint8_t state;            /* enum trace_state */
+	const char *thread;       /* the thread's name when sampled, or "";
+	                           * borrowed from the trace */
+};
+
+struct export {
+	struct symbolize_frame *frames;   /* names and files borrowed from the
+	                                   * symbolizer */
+	uint32_t *frame_funcs;            /* per frame: index into funcs */
+	size_t nframes;
+	struct export_function *funcs;
+	size_t nfuncs;
+	struct export_location *locs;
+	size_t nlocs;
+	uint32_t *stack_locs;             /* indices into locs */
+	size_t nstack_locs;
+	struct export_stack *stacks;
+	size_t nstacks;
+	struct export_sample *samples;    /* recording order */
+	size_t nsamples;
+};
+
+/* Builds the model of t's samples under o (o->thread_frames is ignored),
+ * symbolized with sym, which must outlive it. Returns 0 and a new model in
+ * *out, which the caller frees with export_free(), or a negative error
+ * (locate_strerror() describes it). */
+int export_build(const struct trace *t, struct symbolize *sym, const struct profile_opts *o,
+		 struct export **out);
+void export_free(struct export *e);
+
+/* The time one sample stands for, 1/rate, in ns (rounded), or 0 if the
+ * trace does not know its rate. */
+uint64_t export_period(const struct trace *t);
+
+/* The duration of the recording in ns: to its end record if it has one,
+ * else to its last sample (0 if neither is later than the start). */
+uint64_t export_duration(const struct trace *t);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * test_speedscope.c: the JSON string writer, for every kind of byte a
+ * hostile symbol or thread name can hold.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "common/buf.h"
+#include "report/speedscope.h"
+
+static char *json(const char *s)
+{
+	struct buf b;
+
+	buf_init(&b);
+	speedscope_json_string(&b, s);
+	return buf_detach(&b);
+}
+
+#define EXPECT(in, out) do { \
+	char *got_ = json(in); \
+	cr_assert_str_eq(got_, out); \
+	free(got_); \
+} while (0)
+
+Test(speedscope, plain_and_utf8_unchanged)
+{
+	EXPECT("", "\"\"");
+	EXPECT("std::vector<int>::push_back", "\"std::vector\\u003cint\\u003e::push_back\"");
+	EXPECT("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x94\xa5", "\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x94\xa5\"");
+}
+
+Test(speedscope, quotes_backslashes_and_controls)
+{
+	EXPECT("a\"b\\c", "\"a\\\"b\\\\c\"");
+	EXPECT("\n\r\t\x01\x1f\x7f", "\"\\n\\r\\t\\u0001\\u001f\\u007f\"");
+	EXPECT("</script><script>x&y", "\"\\u003c/script\\u003e\\u003cscript\\u003ex\\u0026y\"");
+}
+
+Test(speedscope, invalid_utf8_becomes_visible_hex)
+{
+	/* a stray continuation byte, a cut sequence, an overlong '/', a
+	 * surrogate, and a code point past U+10FFFF */
+	EXPECT("a\x80" "b", "\"a\\\\x80b\"");
+	EXPECT("\xe2\x82", "\"\\\\xe2\\\\x82\"");
+	EXPECT("\xc0\xaf", "\"\\\\xc0\\\\xaf\"");
+	EXPECT("\xed\xa0\x80", "\"\\\\xed\\\\xa0\\\\x80\"");
+	EXPECT("\xf4\x90\x80\x80", "\"\\\\xf4\\\\x90\\\\x80\\\\x80\"");
+}
