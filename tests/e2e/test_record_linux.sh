@@ -92,8 +92,11 @@ if [ "$st" != T ] && [ "$st" != t ] && [ $trc -eq 0 ]; then
 else
 	fail "sigkill-recorder-target-not-stopped" "state '$st', target exit $trc"
 fi
+# About 2500 ticks were due before the kill, and chunks are flushed every
+# second; a loaded machine makes fewer ticks, so the bar is what a flushed
+# second holds even then, not the nominal rate.
 n=$("$REPORT" folded "$TMP/kill.trace" 2> "$TMP/kill.err" | awk '{ s += $NF } END { print s + 0 }')
-[ "$n" -gt 900 ] && ok "sigkill-trace-salvaged ($n samples)" || fail "sigkill-trace-salvaged" "$n samples: $(cat "$TMP/kill.err")"
+[ "$n" -gt 300 ] && ok "sigkill-trace-salvaged ($n samples)" || fail "sigkill-trace-salvaged" "$n samples: $(cat "$TMP/kill.err")"
 grep -qi 'warning' "$TMP/kill.err" && ok "sigkill-trace-warns-cut-short" || fail "sigkill-trace-warns-cut-short" "no warning: $(cat "$TMP/kill.err")"
 
 # --- exit status of a launched target becomes the recorder's
@@ -128,7 +131,8 @@ wait $pid
 # the other threads may be listed, but only the chosen one has samples
 others=$("$REPORT" threads "$TMP/tid.trace" | awk -v tid="$tid" 'NF >= 5 && $1 ~ /^[0-9]+$/ && $1 != tid { s += $3 } END { print s + 0 }')
 mine=$("$REPORT" threads "$TMP/tid.trace" | awk -v tid="$tid" '$1 == tid { print $3 }')
-[ "${mine:-0}" -gt 100 ] && [ "$others" -eq 0 ] && ok "tid-filter ($mine samples of $tid, $others of others)" \
+# (about 500 ticks are due; a loaded machine may make a fifth of them)
+[ "${mine:-0}" -gt 50 ] && [ "$others" -eq 0 ] && ok "tid-filter ($mine samples of $tid, $others of others)" \
 	|| fail "tid-filter" "$("$REPORT" threads "$TMP/tid.trace")"
 
 # --max-depth counts addresses; an address can be several inline frames,
