@@ -12,5 +12,6 @@ int cmd_threads(int argc, char **argv);
 int cmd_svg(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 
 #endif

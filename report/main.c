@@ -21,6 +21,7 @@ static const struct {
 	{ "diff", cmd_diff, "what changed between two traces, as tables or a flame graph" },
 	{ "threads", cmd_threads, "a per-thread table of samples and states" },
 	{ "top", cmd_top, "self and total samples per function, image or line" },
+	{ "pack", cmd_pack, "a symbol pack, for reports where the debug files are not" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 	      "       prof-report diff [-o FILE] [--negate] [--folded] [OPTIONS] BASE NEW\n"
 	      "       prof-report threads [--split DIR] [OPTIONS] TRACE\n"
 	      "       prof-report top [--sort KEY] [--limit N] [--group BY] [OPTIONS] TRACE\n"
+	      "       prof-report pack [-o FILE | --embed] [--symbols DIR] [--pack FILE] TRACE\n"
 	      "\ncommands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
