@@ -140,10 +140,14 @@ int cmd_pack(int argc, char **argv)
 	}
 	pack_build(ct.t, ct.sym, have, &s, &st);
 	dbytes = debug_bytes(ct.t, ct.sym, s, &nfiles);
+	if (o.embed && !st.addrs) {
+		fprintf(stderr, "%s: nothing to add: '%s' already holds the symbols of every address that can be named\n",
+			diag_progname(), argv[first]);
+		goto done;
+	}
 	if (o.embed) {
 		out = xstrdup(argv[first]);
-		if (st.addrs)
-			append_to_trace(out, ct.t, s, &bytes);
+		append_to_trace(out, ct.t, s, &bytes);
 	} else {
 		out = o.output ? xstrdup(o.output) : xasprintf("%s.syms", argv[first]);
 		write_file(out, s, &bytes);
@@ -151,8 +155,9 @@ int cmd_pack(int argc, char **argv)
 	fprintf(stderr,
 		"%s: %s '%s': %zu addresses of %zu images in %" PRIu64
 		" bytes, for %zu debug files of %" PRIu64 " bytes\n",
-		diag_progname(), !o.embed ? "wrote" : st.addrs ? "appended to" : "nothing to add to",
-		out, st.addrs, st.images, bytes, nfiles, dbytes);
+		diag_progname(), o.embed ? "appended to" : "wrote", out, st.addrs, st.images, bytes,
+		nfiles, dbytes);
+done:
 	free(out);
 	trace_syms_free(s);
 	pack_free(have);
