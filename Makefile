@@ -155,7 +155,7 @@ install: $(PROGS)
 	install -m 644 $(COMPLETIONS) $(DESTDIR)$(COMPLETIONDIR)/
 
 clean:
-	rm -rf build build-san prof-record prof-report demo.trace demo.folded demo.svg
+	rm -rf build build-san prof-record prof-report demo.trace demo.trace.syms demo.folded demo.svg
 
 .PHONY: all check demo install clean fixtures unit
 .DELETE_ON_ERROR:
