@@ -82,9 +82,14 @@ void trace_file_header_encode(uint8_t *p, const char *magic, uint16_t major, uin
 int trace_file_header_check(const uint8_t *p, size_t n, const char *magic, uint16_t *major,
 			    uint16_t *minor);
 
-/* Reads the whole file at path into a new buffer (caller frees *data).
- * Returns 0 or a negative errno. */
-int trace_read_file(const char *path, uint8_t **data, size_t *len);
+/* Reads the whole file at path (with read(2), so that a file cut under us
+ * is no SIGBUS) and returns load(bytes, length, out), the bytes borrowed
+ * for the call; or a negative errno. */
+int trace_load_path(const char *path, int (*load)(const void *p, size_t n, void *out), void *out);
+/* Reads a length-prefixed string (at most TRACE_MAX_STRING bytes) into a
+ * new heap string, or returns NULL with c poisoned. */
+struct cursor;
+char *trace_get_string(struct cursor *c);
 
 /* The walk over the chunks of a file, shared by every reader. The walk
  * decompresses each intact chunk whose type has its bit (1 << type) in

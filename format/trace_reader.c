@@ -79,9 +79,7 @@ static int get_u32(struct cursor *c, uint32_t *out)
 	return 0;
 }
 
-/* Reads a length-prefixed string (at most TRACE_MAX_STRING bytes) into a
- * new heap string, or returns NULL with c poisoned. */
-static char *get_string(struct cursor *c)
+char *trace_get_string(struct cursor *c)
 {
 	const uint8_t *p;
 	size_t len;
@@ -123,7 +121,7 @@ static int rec_session(struct loader *l, struct cursor *c)
 	get_u32(c, &s.pid);
 	cursor_uvarint(c, &s.start_realtime_ns);
 	cursor_uvarint(c, &s.start_monotonic_ns);
-	s.host = get_string(c);
+	s.host = trace_get_string(c);
 	cursor_uvarint(c, &argc);
 	if (!c->ok)
 		goto out;
@@ -133,7 +131,7 @@ static int rec_session(struct loader *l, struct cursor *c)
 	}
 	s.argv = xcalloc((size_t)argc + 1, sizeof(*s.argv));
 	for (s.argc = 0; s.argc < argc; s.argc++) {
-		s.argv[s.argc] = get_string(c);
+		s.argv[s.argc] = trace_get_string(c);
 		if (!s.argv[s.argc])
 			goto out;
 	}
@@ -161,7 +159,7 @@ static int rec_image(struct loader *l, struct cursor *c)
 	cursor_u8(c, &img.ident_kind);
 	cursor_bytes(c, TRACE_MAX_IDENT, &ident, &ident_len);
 	cursor_u8(c, &img.arch);
-	img.path = get_string(c);
+	img.path = trace_get_string(c);
 	cursor_uvarint(c, &img.start);
 	cursor_uvarint(c, &img.size);
 	cursor_uvarint(c, &img.file_offset);
@@ -208,7 +206,7 @@ static int rec_thread(struct loader *l, struct cursor *c, unsigned type)
 	get_u32(c, &tid);
 	cursor_uvarint(c, &time);
 	if (type == TRACE_REC_THREAD_NAME)
-		name = get_string(c);
+		name = trace_get_string(c);
 	if (!c->ok) {
 		free(name);
 		return TRACE_E_CORRUPT;
@@ -647,7 +645,7 @@ out:
 	return 0;
 }
 
-int trace_read_file(const char *path, uint8_t **out, size_t *outlen)
+static int read_file(const char *path, uint8_t **out, size_t *outlen)
 {
 	uint8_t *data = NULL;
 	size_t len = 0, cap = 0;
@@ -697,20 +695,30 @@ out:
 	return 0;
 }
 
-int trace_load(const char *path, struct trace **out)
+int trace_load_path(const char *path, int (*load)(const void *p, size_t n, void *out), void *out)
 {
 	uint8_t *data;
 	size_t len;
 	int r;
 
-	*out = NULL;
 	if (!path)
 		return TRACE_E_USAGE;
-	if ((r = trace_read_file(path, &data, &len)) < 0)
+	if ((r = read_file(path, &data, &len)) < 0)
 		return r;
-	r = trace_load_mem(data, len, out);
+	r = load(data, len, out);
 	free(data);
 	return r;
+}
+
+static int load_mem(const void *p, size_t n, void *out)
+{
+	return trace_load_mem(p, n, out);
+}
+
+int trace_load(const char *path, struct trace **out)
+{
+	*out = NULL;
+	return trace_load_path(path, load_mem, out);
 }
 
 void trace_free(struct trace *t)

@@ -70,16 +70,6 @@ struct trace_syms_image *trace_syms_add_image(struct trace_syms *s, int ident_ki
 
 /* --- reading ------------------------------------------------------------ */
 
-static char *get_string(struct cursor *c)
-{
-	const uint8_t *p;
-	size_t len;
-
-	if (cursor_bytes(c, TRACE_MAX_STRING, &p, &len) < 0)
-		return NULL;
-	return xstrndup((const char *)p, len);
-}
-
 static int get_u32(struct cursor *c, uint64_t max, uint32_t *out)
 {
 	uint64_t v;
@@ -148,14 +138,14 @@ int trace_syms_parse_chunk(struct trace_syms *s, const uint8_t *raw, size_t n)
 		goto out;
 	img.ident_len = (uint8_t)ident_len;
 	memcpy(img.ident, ident, ident_len);
-	if (!(img.path = get_string(&c)))
+	if (!(img.path = trace_get_string(&c)))
 		goto out;
 	/* A string takes at least its length byte; a name is needed. */
 	if (cursor_uvarint(&c, &nstrings) < 0 || nstrings == 0 || nstrings > c.left)
 		goto out;
 	img.strings = xgrow(NULL, &img.cap_strings, (size_t)nstrings, sizeof(*img.strings));
 	for (; img.nstrings < nstrings; img.nstrings++)
-		if (!(img.strings[img.nstrings] = get_string(&c)))
+		if (!(img.strings[img.nstrings] = trace_get_string(&c)))
 			goto out;
 	if ((r = parse_frames(&c, &img)) < 0)
 		goto out;
@@ -200,20 +190,15 @@ int trace_syms_load_mem(const void *mem, size_t n, struct trace_syms **out)
 	return 0;
 }
 
+static int load_mem(const void *p, size_t n, void *out)
+{
+	return trace_syms_load_mem(p, n, out);
+}
+
 int trace_syms_load(const char *path, struct trace_syms **out)
 {
-	uint8_t *data;
-	size_t len;
-	int r;
-
 	*out = NULL;
-	if (!path)
-		return TRACE_E_USAGE;
-	if ((r = trace_read_file(path, &data, &len)) < 0)
-		return r;
-	r = trace_syms_load_mem(data, len, out);
-	free(data);
-	return r;
+	return trace_load_path(path, load_mem, out);
 }
 
 /* --- writing ------------------------------------------------------------ */

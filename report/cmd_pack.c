@@ -75,12 +75,20 @@ static uint64_t debug_bytes(const struct trace *t, struct symbolize *sym,
 	return total;
 }
 
-/* Writes s to a new file at path, by way of a temporary file beside it. */
-static void write_file(const char *path, const struct trace_syms *s, uint64_t *bytes)
+/* Writes s to a new file at path, by way of a temporary file beside it;
+ * never over the trace it was made from. */
+static void write_file(const char *path, const char *trace, const struct trace_syms *s,
+		       uint64_t *bytes)
 {
-	char *tmp = xasprintf("%s.XXXXXX", path);
-	int fd = mkstemp(tmp), err;
+	struct stat a, b;
+	char *tmp;
+	int fd, err;
 
+	if (stat(path, &a) == 0 && stat(trace, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		die("'%s' is the trace itself; name another file with -o, or use --embed", path);
+	tmp = xasprintf("%s.XXXXXX", path);
+	fd = mkstemp(tmp);
 	if (fd < 0)
 		die_errno("cannot create '%s'", tmp);
 	err = trace_syms_write(fd, s, 1, 0, bytes);
@@ -150,7 +158,7 @@ int cmd_pack(int argc, char **argv)
 		append_to_trace(out, ct.t, s, &bytes);
 	} else {
 		out = o.output ? xstrdup(o.output) : xasprintf("%s.syms", argv[first]);
-		write_file(out, s, &bytes);
+		write_file(out, argv[first], s, &bytes);
 	}
 	fprintf(stderr,
 		"%s: %s '%s': %zu addresses of %zu images in %" PRIu64

@@ -158,3 +158,7 @@ rm -f "$D/t.trace.syms"
 # Bad usage.
 "$REPORT" pack --embed -o x "$D/t.trace" > /dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && ok "pack-embed-and-output-is-bad-usage" || fail "pack-embed-and-output-is-bad-usage" "exit $rc"
+cp "$D/t.trace" "$TMP/t.copy"
+out=$("$REPORT" pack "$D/t.trace" -o "$D/t.trace" 2>&1); rc=$?
+[ $rc -eq 1 ] && cmp -s "$D/t.trace" "$TMP/t.copy" && echo "$out" | grep -q "is the trace itself" \
+	&& ok "pack-never-over-its-trace" || fail "pack-never-over-its-trace" "exit $rc: $out"

@@ -20,31 +20,8 @@
 #include "format/trace_syms.h"
 #include "report/pack.h"
 #include "report/symbolize.h"
+#include "blob.h"
 #include "hand_trace.h"
-
-struct blob {
-	uint8_t *p;
-	size_t n;
-};
-
-static int new_fd(void)
-{
-	int fd = memfd_create("pack", 0);
-	cr_assert_geq(fd, 0);
-	return fd;
-}
-
-static struct blob fd_bytes(int fd)
-{
-	struct blob b;
-	off_t end = lseek(fd, 0, SEEK_END);
-
-	cr_assert_geq(end, 0);
-	b.n = (size_t)end;
-	b.p = malloc(b.n + 1);
-	cr_assert_eq(pread(fd, b.p, b.n, 0), (ssize_t)b.n);
-	return b;
-}
 
 static uint32_t add_string(struct trace_syms_image *img, const char *s)
 {
