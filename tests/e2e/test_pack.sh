@@ -34,6 +34,9 @@ reports() {
 		"$REPORT" folded $v "$trace" > "$dir/folded.$i" 2>> "$dir/err"
 		# shellcheck disable=SC2086
 		"$REPORT" svg $v "$trace" > "$dir/svg.$i" 2>> "$dir/err"
+		# the language and image of each frame, and whether it is named
+		# shellcheck disable=SC2086
+		"$REPORT" svg --colors lang $v "$trace" > "$dir/svg.lang.$i" 2>> "$dir/err"
 		# shellcheck disable=SC2086
 		"$REPORT" top $v "$trace" > "$dir/top.$i" 2>> "$dir/err"
 		# shellcheck disable=SC2086
@@ -70,7 +73,7 @@ if "$REPORT" pack "$D/t.trace" 2> "$TMP/pack.err" && [ -s "$D/t.trace.syms" ]; t
 else
 	fail "pack-writes-trace.syms" "$(cat "$TMP/pack.err")"
 fi
-mv "$D/inline" "$TMP/inline.moved"
+rm "$D/inline"
 case $(served_by "$D/t.trace") in
 *"pack $D/t.trace.syms"*) ok "pack-info-names-the-pack" ;;
 *) fail "pack-info-names-the-pack" "$(served_by "$D/t.trace")" ;;
@@ -91,7 +94,7 @@ cmp -s "$TMP/opt.folded" "$TMP/with-binary/folded.1" && ok "pack-option" \
 	|| fail "pack-option" "$(diff "$TMP/with-binary/folded.1" "$TMP/opt.folded" | head -3)"
 
 # --- embedded
-mv "$TMP/inline.moved" "$D/inline"
+cp "$FIX/inline" "$D/inline"   # the same build, back for the embed
 if "$REPORT" pack --embed "$D/e.trace" 2> "$TMP/embed.err"; then
 	ok "pack-embed ($(cat "$TMP/embed.err"))"
 else
@@ -103,7 +106,7 @@ size2=$(stat -c %s "$D/e.trace")
 [ "$size1" = "$size2" ] && grep -q 'nothing to add' "$TMP/embed2.err" \
 	&& ok "pack-embed-twice-adds-nothing ($size1 bytes)" \
 	|| fail "pack-embed-twice-adds-nothing" "$size1 -> $size2 bytes: $(cat "$TMP/embed2.err")"
-mv "$D/inline" "$TMP/inline.moved"
+rm "$D/inline"
 "$REPORT" info "$D/t.trace" > "$TMP/t.info" 2>&1
 "$REPORT" info "$D/e.trace" > "$TMP/e.info" 2>&1
 if grep -q '^samples: *'"$(awk '/^samples:/ { print $2 }' "$TMP/t.info")"'$' "$TMP/e.info" &&
