@@ -27,7 +27,7 @@
 	"  --focus REGEX        only stacks with a frame whose name matches\n" \
 	"  --exclude REGEX      no stacks with a frame whose name matches\n" \
 	"  --thread-frames      add a 'NAME [TID]' frame under the root\n" \
-"  --symbols DIR        also look for debug files in DIR (repeatable)\n" \
+	"  --symbols DIR        also look for debug files in DIR (repeatable)\n" \
 	"  --pack FILE          take symbols from this pack (repeatable), for images\n" \
 	"                       without a debug file; TRACE.syms is used by itself\n" \
 	"  --addresses          show raw IMAGE+0xOFFSET frames\n" \
