@@ -148,14 +148,19 @@ check: $(PROGS) $(UNIT) fixtures
 demo: $(PROGS) $(BUILD)/testdata/demo
 	$(Q)sh mk/demo.sh $(BUILD)/testdata/demo
 
+COMPLETIONS := completion/prof-record completion/prof-report
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+
 install: $(PROGS)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 $(COMPLETIONS) $(DESTDIR)$(COMPLETIONDIR)/
 
 clean:
-	rm -rf build build-san prof-record prof-report demo.trace demo.folded demo.svg
+	rm -rf build build-san prof-record prof-report demo.trace demo.trace.syms demo.folded demo.svg
 
 .PHONY: all check demo install clean fixtures unit
 .DELETE_ON_ERROR:

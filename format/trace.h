@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #define TRACE_FORMAT_MAJOR 1
-#define TRACE_FORMAT_MINOR 0
+#define TRACE_FORMAT_MINOR 1
 
 /* Caps that keep a hostile file from making the reader allocate or loop
  * without bound. */
@@ -152,7 +152,10 @@ struct trace_load_status {
 	uint64_t tail_bytes_lost;    /* bytes after the last complete chunk */
 	uint64_t samples_dropped;    /* samples referring to missing stacks */
 	int has_footer;              /* the trace was finished cleanly */
+	uint32_t next_seq;           /* one past the last chunk's sequence number */
 };
+
+struct trace_syms; /* format/trace_syms.h */
 
 struct trace {
 	struct trace_session session;
@@ -167,6 +170,7 @@ struct trace {
 	uint64_t counters[TRACE_COUNTER__COUNT];
 	int has_end;
 	struct trace_end end;
+	struct trace_syms *syms;      /* an embedded symbol pack, or NULL */
 	struct trace_load_status status;
 };
 

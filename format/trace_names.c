@@ -109,12 +109,30 @@ const char *trace_strerror(int err)
 	return "unknown trace error";
 }
 
-void trace_file_header_encode(uint8_t *p, uint16_t major, uint16_t minor)
+void trace_file_header_encode(uint8_t *p, const char *magic, uint16_t major, uint16_t minor)
 {
-	memcpy(p, TRACE_MAGIC, TRACE_MAGIC_LEN);
+	memcpy(p, magic, TRACE_MAGIC_LEN);
 	put_le16(p + 8, major);
 	put_le16(p + 10, minor);
 	put_le32(p + 12, XXH32(p, 12, 0));
+}
+
+int trace_file_header_check(const uint8_t *p, size_t n, const char *magic, uint16_t *major,
+			    uint16_t *minor)
+{
+	if (n < TRACE_MAGIC_LEN || memcmp(p, magic, TRACE_MAGIC_LEN) != 0)
+		return TRACE_E_MAGIC;
+	if (n < TRACE_HEADER_LEN)
+		return TRACE_E_EMPTY;
+	if (get_le32(p + 12) != XXH32(p, 12, 0))
+		return TRACE_E_CORRUPT;
+	*major = get_le16(p + 8);
+	*minor = get_le16(p + 10);
+	if (*major > TRACE_FORMAT_MAJOR) {
+		trace_note_refused_version(*major, *minor);
+		return TRACE_E_MAJOR;
+	}
+	return *major < 1 ? TRACE_E_CORRUPT : 0;
 }
 
 void trace_chunk_header_encode(uint8_t *p, const struct trace_chunk_header *h)

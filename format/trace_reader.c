@@ -17,6 +17,7 @@
  */
 #include "format/trace.h"
 #include "format/trace_codec.h"
+#include "format/trace_syms.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 #include <zstd.h>
 
 #include "common/bytes.h"
@@ -49,10 +49,6 @@ struct loader {
 	int ident_broken;
 	struct hmap remap;
 	uint64_t next_file_node;
-
-	ZSTD_DCtx *dctx;
-	uint8_t *raw;
-	size_t cap_raw;
 };
 
 #define NODE_MISSING UINT32_MAX
@@ -83,9 +79,7 @@ static int get_u32(struct cursor *c, uint32_t *out)
 	return 0;
 }
 
-/* Reads a length-prefixed string (at most TRACE_MAX_STRING bytes) into a
- * new heap string, or returns NULL with c poisoned. */
-static char *get_string(struct cursor *c)
+char *trace_get_string(struct cursor *c)
 {
 	const uint8_t *p;
 	size_t len;
@@ -127,7 +121,7 @@ static int rec_session(struct loader *l, struct cursor *c)
 	get_u32(c, &s.pid);
 	cursor_uvarint(c, &s.start_realtime_ns);
 	cursor_uvarint(c, &s.start_monotonic_ns);
-	s.host = get_string(c);
+	s.host = trace_get_string(c);
 	cursor_uvarint(c, &argc);
 	if (!c->ok)
 		goto out;
@@ -137,7 +131,7 @@ static int rec_session(struct loader *l, struct cursor *c)
 	}
 	s.argv = xcalloc((size_t)argc + 1, sizeof(*s.argv));
 	for (s.argc = 0; s.argc < argc; s.argc++) {
-		s.argv[s.argc] = get_string(c);
+		s.argv[s.argc] = trace_get_string(c);
 		if (!s.argv[s.argc])
 			goto out;
 	}
@@ -165,7 +159,7 @@ static int rec_image(struct loader *l, struct cursor *c)
 	cursor_u8(c, &img.ident_kind);
 	cursor_bytes(c, TRACE_MAX_IDENT, &ident, &ident_len);
 	cursor_u8(c, &img.arch);
-	img.path = get_string(c);
+	img.path = trace_get_string(c);
 	cursor_uvarint(c, &img.start);
 	cursor_uvarint(c, &img.size);
 	cursor_uvarint(c, &img.file_offset);
@@ -212,7 +206,7 @@ static int rec_thread(struct loader *l, struct cursor *c, unsigned type)
 	get_u32(c, &tid);
 	cursor_uvarint(c, &time);
 	if (type == TRACE_REC_THREAD_NAME)
-		name = get_string(c);
+		name = trace_get_string(c);
 	if (!c->ok) {
 		free(name);
 		return TRACE_E_CORRUPT;
@@ -492,28 +486,20 @@ static int check_frame(const uint8_t *p, size_t n, uint32_t raw_len)
 	return 0;
 }
 
-/* Reads one chunk whose header is intact and whose payload is in bounds.
- * Returns 0 if it was used, 1 if skipped as unknown, or a negative error. */
-static int read_chunk(struct loader *l, const struct trace_chunk_header *h, const uint8_t *p)
+/* One decompressed chunk of the trace: records, the footer, or a symbol
+ * pack's image (format/trace_syms.c). */
+static int read_chunk(void *ctx, uint16_t type, const uint8_t *raw, size_t n)
 {
-	size_t got;
-	int r;
+	struct loader *l = ctx;
 
-	if ((r = check_frame(p, h->comp_len, h->raw_len)) < 0)
-		return r;
-	if (h->type != TRACE_CHUNK_DATA && h->type != TRACE_CHUNK_FOOTER)
-		return 1;
-	if (h->raw_len + 1 > l->cap_raw) {
-		free(l->raw);
-		l->cap_raw = h->raw_len + 1;
-		l->raw = xmalloc(l->cap_raw);
+	if (type == TRACE_CHUNK_FOOTER)
+		return parse_footer(l, raw, n);
+	if (type == TRACE_CHUNK_SYMS) {
+		if (!l->t->syms)
+			l->t->syms = trace_syms_new();
+		return trace_syms_parse_chunk(l->t->syms, raw, n);
 	}
-	got = ZSTD_decompressDCtx(l->dctx, l->raw, l->cap_raw, p, h->comp_len);
-	if (ZSTD_isError(got) || got != h->raw_len)
-		return TRACE_E_CORRUPT; /* the content checksum, most likely */
-	if (h->type == TRACE_CHUNK_FOOTER)
-		return parse_footer(l, l->raw, got);
-	return parse_data(l, l->raw, got);
+	return parse_data(l, raw, n);
 }
 
 static int header_at(const uint8_t *p, size_t n, size_t pos, struct trace_chunk_header *h)
@@ -539,11 +525,41 @@ static size_t resync(const uint8_t *p, size_t n, size_t pos)
 	return n;
 }
 
-static void walk_chunks(struct loader *l, const uint8_t *p, size_t n)
+/* Reads one chunk whose header is intact and whose payload is in bounds.
+ * Returns 0 if it was used, 1 if skipped as unknown, or a negative error. */
+static int walk_chunk(const struct trace_walk *w, ZSTD_DCtx *dctx, uint8_t **raw, size_t *cap,
+		      const struct trace_chunk_header *h, const uint8_t *p)
 {
-	struct trace_load_status *st = &l->t->status;
-	size_t pos = TRACE_HEADER_LEN, good_end = TRACE_HEADER_LEN;
+	size_t got;
+	int r;
 
+	if ((r = check_frame(p, h->comp_len, h->raw_len)) < 0)
+		return r;
+	if (h->type >= 32 || !(w->types & (1u << h->type)))
+		return 1;
+	if (h->raw_len + 1 > *cap) {
+		free(*raw);
+		*cap = h->raw_len + 1;
+		*raw = xmalloc(*cap);
+	}
+	got = ZSTD_decompressDCtx(dctx, *raw, *cap, p, h->comp_len);
+	if (ZSTD_isError(got) || got != h->raw_len)
+		return TRACE_E_CORRUPT; /* the content checksum, most likely */
+	return w->fn(w->ctx, h->type, *raw, got);
+}
+
+int trace_walk_chunks(const uint8_t *p, size_t n, const struct trace_walk *w,
+		      struct trace_load_status *st)
+{
+	size_t pos = TRACE_HEADER_LEN, good_end = TRACE_HEADER_LEN, cap = 0;
+	uint8_t *raw = NULL;
+	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+
+	if (!dctx ||
+	    ZSTD_isError(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, READER_WINDOW_LOG_MAX))) {
+		ZSTD_freeDCtx(dctx);
+		return TRACE_E_ZSTD;
+	}
 	while (n - pos >= TRACE_CHUNK_HEADER_LEN) {
 		struct trace_chunk_header h;
 		int r;
@@ -563,7 +579,7 @@ static void walk_chunks(struct loader *l, const uint8_t *p, size_t n)
 			pos = next;
 			continue;
 		}
-		r = read_chunk(l, &h, p + pos + TRACE_CHUNK_HEADER_LEN);
+		r = walk_chunk(w, dctx, &raw, &cap, &h, p + pos + TRACE_CHUNK_HEADER_LEN);
 		if (r < 0) {
 			st->chunks_corrupt++;
 			pos = resync(p, n, pos);
@@ -573,36 +589,33 @@ static void walk_chunks(struct loader *l, const uint8_t *p, size_t n)
 			st->chunks_skipped++;
 		else
 			st->chunks++;
+		st->next_seq = h.seq + 1;
 		pos += TRACE_CHUNK_HEADER_LEN + h.comp_len;
 		good_end = pos;
 	}
 	st->tail_bytes_lost = n - good_end;
+	ZSTD_freeDCtx(dctx);
+	free(raw);
+	return 0;
 }
 
 int trace_load_mem(const void *mem, size_t n, struct trace **out)
 {
 	const uint8_t *p = mem;
 	struct loader l = { 0 };
+	struct trace_walk w = {
+		.types = 1u << TRACE_CHUNK_DATA | 1u << TRACE_CHUNK_FOOTER | 1u << TRACE_CHUNK_SYMS,
+		.fn = read_chunk,
+		.ctx = &l,
+	};
 	uint16_t major, minor;
 	int r;
 
 	*out = NULL;
 	if (!p && n)
 		return TRACE_E_USAGE;
-	if (n < TRACE_MAGIC_LEN || memcmp(p, TRACE_MAGIC, TRACE_MAGIC_LEN) != 0)
-		return TRACE_E_MAGIC;
-	if (n < TRACE_HEADER_LEN)
-		return TRACE_E_EMPTY;
-	if (get_le32(p + 12) != XXH32(p, 12, 0))
-		return TRACE_E_CORRUPT;
-	major = get_le16(p + 8);
-	minor = get_le16(p + 10);
-	if (major > TRACE_FORMAT_MAJOR) {
-		trace_note_refused_version(major, minor);
-		return TRACE_E_MAJOR;
-	}
-	if (major < 1)
-		return TRACE_E_CORRUPT;
+	if ((r = trace_file_header_check(p, n, TRACE_MAGIC, &major, &minor)) < 0)
+		return r;
 
 	l.t = xcalloc(1, sizeof(*l.t));
 	l.t->status.major = major;
@@ -617,17 +630,10 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 	l.t->nodes[0].addr = 0;
 	l.t->nodes[0].parent = 0;
 	l.t->nnodes = 1;
-	l.dctx = ZSTD_createDCtx();
-	if (!l.dctx ||
-	    ZSTD_isError(ZSTD_DCtx_setParameter(l.dctx, ZSTD_d_windowLogMax, READER_WINDOW_LOG_MAX))) {
-		r = TRACE_E_ZSTD;
+	if ((r = trace_walk_chunks(p, n, &w, &l.t->status)) < 0)
 		goto out;
-	}
-	walk_chunks(&l, p, n);
 	r = l.have_session ? 0 : TRACE_E_EMPTY;
 out:
-	ZSTD_freeDCtx(l.dctx);
-	free(l.raw);
 	hmap_release(&l.tids);
 	hmap_release(&l.images);
 	hmap_release(&l.remap);
@@ -639,16 +645,15 @@ out:
 	return 0;
 }
 
-int trace_load(const char *path, struct trace **out)
+static int read_file(const char *path, uint8_t **out, size_t *outlen)
 {
 	uint8_t *data = NULL;
 	size_t len = 0, cap = 0;
 	struct stat st;
-	int fd, r;
+	int fd, r = 0;
 
 	*out = NULL;
-	if (!path)
-		return TRACE_E_USAGE;
+	*outlen = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -679,11 +684,41 @@ int trace_load(const char *path, struct trace **out)
 			break;
 		len += (size_t)got;
 	}
-	r = trace_load_mem(data, len, out);
 out:
-	free(data);
 	close(fd);
+	if (r < 0) {
+		free(data);
+		return r;
+	}
+	*out = data;
+	*outlen = len;
+	return 0;
+}
+
+int trace_load_path(const char *path, int (*load)(const void *p, size_t n, void *out), void *out)
+{
+	uint8_t *data;
+	size_t len;
+	int r;
+
+	if (!path)
+		return TRACE_E_USAGE;
+	if ((r = read_file(path, &data, &len)) < 0)
+		return r;
+	r = load(data, len, out);
+	free(data);
 	return r;
+}
+
+static int load_mem(const void *p, size_t n, void *out)
+{
+	return trace_load_mem(p, n, out);
+}
+
+int trace_load(const char *path, struct trace **out)
+{
+	*out = NULL;
+	return trace_load_path(path, load_mem, out);
 }
 
 void trace_free(struct trace *t)
@@ -705,6 +740,7 @@ void trace_free(struct trace *t)
 	free(t->threads);
 	free(t->nodes);
 	free(t->samples);
+	trace_syms_free(t->syms);
 	free(t);
 }
 

@@ -45,19 +45,15 @@ struct stack_entry {
 };
 
 struct trace_writer {
-	int fd;
+	struct trace_sink sink;
 	int err;       /* sticky: the first write error */
 	int finished;
-	uint32_t seq;
-	uint64_t bytes;
 	uint64_t samples;
 	uint64_t data_chunks;
-	ZSTD_CCtx *cctx;
 
 	struct buf meta;  /* this chunk's records other than nodes and samples */
 	struct buf raw;   /* the chunk being assembled */
 	struct buf rec;   /* one record's payload */
-	struct buf out;   /* chunk header + compressed frame */
 
 	/* The stack prefix tree: (parent id, address) -> node id. */
 	struct hmap tree;
@@ -75,8 +71,6 @@ struct trace_writer {
 	struct buf c_tid, c_state, c_flags;
 	int64_t *deltas; /* scratch for the period */
 	size_t cap_deltas;
-	size_t seg[8];   /* offsets in raw where zstd blocks should end */
-	size_t nseg;
 	struct hmap tid_index; /* (tid, 0) -> index into tids */
 	uint32_t *tids;
 	size_t ntids, cap_tids;
@@ -112,10 +106,10 @@ static size_t chunk_estimate(const struct trace_writer *w)
 	       w->ntids * 5 + w->nstacks * 5 + 64;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n, uint64_t *done)
+static int write_all(struct trace_sink *k, const uint8_t *p, size_t n)
 {
 	while (n > 0) {
-		ssize_t r = write(fd, p, n);
+		ssize_t r = write(k->fd, p, n);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -125,7 +119,7 @@ static int write_all(int fd, const uint8_t *p, size_t n, uint64_t *done)
 			return -EIO;
 		p += r;
 		n -= (size_t)r;
-		*done += (uint64_t)r;
+		k->bytes += (uint64_t)r;
 	}
 	return 0;
 }
@@ -148,6 +142,36 @@ static int drop_partial(int fd, uint64_t partial)
 	return lseek(fd, end - (off_t)partial, SEEK_SET) >= 0;
 }
 
+int trace_sink_init(struct trace_sink *k, int fd, uint32_t seq)
+{
+	memset(k, 0, sizeof(*k));
+	k->fd = fd;
+	k->seq = seq;
+	buf_init(&k->out);
+	k->cctx = ZSTD_createCCtx();
+	if (!k->cctx ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx, ZSTD_c_compressionLevel, WRITER_ZSTD_LEVEL)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx, ZSTD_c_contentSizeFlag, 1)))
+		return TRACE_E_ZSTD;
+	return 0;
+}
+
+void trace_sink_release(struct trace_sink *k)
+{
+	ZSTD_freeCCtx(k->cctx);
+	buf_release(&k->out);
+	memset(k, 0, sizeof(*k));
+}
+
+int trace_sink_header(struct trace_sink *k, const char *magic)
+{
+	uint8_t hdr[TRACE_HEADER_LEN];
+
+	trace_file_header_encode(hdr, magic, TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
+	return write_all(k, hdr, sizeof(hdr));
+}
+
 /* Appends type, length and the payload in w->rec to dst as one record. */
 static void put_record(struct buf *dst, unsigned type, const struct buf *payload)
 {
@@ -168,68 +192,66 @@ static int check_string(const char *s)
 }
 
 /* Compresses raw into one zstd frame, ending a zstd block at each offset in
- * w->seg: columns of different kinds then get their own entropy tables,
+ * k->seg: columns of different kinds then get their own entropy tables,
  * which is worth far more than the few bytes a block header costs. */
-static int compress(struct trace_writer *w, const struct buf *raw, uint8_t *dst, size_t cap,
+static int compress(struct trace_sink *k, const struct buf *raw, uint8_t *dst, size_t cap,
 		    size_t *len)
 {
 	ZSTD_outBuffer out = { dst, cap, 0 };
 	ZSTD_inBuffer in = { raw->data ? raw->data : (const uint8_t *)"", 0, 0 };
 	size_t left;
 
-	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_only);
-	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(w->cctx, raw->len)))
+	ZSTD_CCtx_reset(k->cctx, ZSTD_reset_session_only);
+	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(k->cctx, raw->len)))
 		return TRACE_E_ZSTD;
-	for (size_t i = 0; i <= w->nseg; i++) {
-		size_t end = i < w->nseg ? w->seg[i] : raw->len;
-		ZSTD_EndDirective op = i < w->nseg ? ZSTD_e_flush : ZSTD_e_end;
+	for (size_t i = 0; i <= k->nseg; i++) {
+		size_t end = i < k->nseg ? k->seg[i] : raw->len;
+		ZSTD_EndDirective op = i < k->nseg ? ZSTD_e_flush : ZSTD_e_end;
 
 		if (end < in.size || end > raw->len)
 			continue;
 		in.size = end;
 		do {
-			left = ZSTD_compressStream2(w->cctx, &out, &in, op);
+			left = ZSTD_compressStream2(k->cctx, &out, &in, op);
 			if (ZSTD_isError(left) || (left && out.pos == out.size))
 				return TRACE_E_ZSTD;
 		} while (left != 0);
 	}
-	w->nseg = 0;
+	k->nseg = 0;
 	*len = out.pos;
 	return 0;
 }
 
-/* Compresses raw into one zstd frame behind a chunk header and writes both. */
-static int write_chunk(struct trace_writer *w, uint16_t type, const struct buf *raw)
+int trace_sink_chunk(struct trace_sink *k, uint16_t type, const struct buf *raw)
 {
 	struct trace_chunk_header h = { 0 };
 	size_t bound, clen;
-	uint64_t before = w->bytes;
+	uint64_t before = k->bytes;
 	int r;
 
 	if (raw->len > TRACE_MAX_CHUNK)
 		return TRACE_E_TOOBIG;
 	/* Each early block end can cost a block header beyond the bound. */
-	bound = ZSTD_compressBound(raw->len) + 8 * (w->nseg + 1);
-	buf_reset(&w->out);
-	buf_grow(&w->out, TRACE_CHUNK_HEADER_LEN + bound);
-	if ((r = compress(w, raw, w->out.data + TRACE_CHUNK_HEADER_LEN, bound, &clen)) < 0)
+	bound = ZSTD_compressBound(raw->len) + 8 * (k->nseg + 1);
+	buf_reset(&k->out);
+	buf_grow(&k->out, TRACE_CHUNK_HEADER_LEN + bound);
+	if ((r = compress(k, raw, k->out.data + TRACE_CHUNK_HEADER_LEN, bound, &clen)) < 0)
 		return r;
 	if (clen > TRACE_MAX_CHUNK)
 		return TRACE_E_TOOBIG;
 	h.type = type;
-	h.seq = w->seq;
+	h.seq = k->seq;
 	h.raw_len = (uint32_t)raw->len;
 	h.comp_len = (uint32_t)clen;
-	trace_chunk_header_encode(w->out.data, &h);
-	w->out.len = TRACE_CHUNK_HEADER_LEN + clen;
-	r = write_all(w->fd, w->out.data, w->out.len, &w->bytes);
+	trace_chunk_header_encode(k->out.data, &h);
+	k->out.len = TRACE_CHUNK_HEADER_LEN + clen;
+	r = write_all(k, k->out.data, k->out.len);
 	if (r < 0) {
-		if (drop_partial(w->fd, w->bytes - before))
-			w->bytes = before;
-		w->err = r;
+		if (drop_partial(k->fd, k->bytes - before))
+			k->bytes = before;
 		return r;
 	}
-	w->seq++;
+	k->seq++;
 	return 0;
 }
 
@@ -347,7 +369,7 @@ static void emit_samples(struct trace_writer *w)
 	base = w->raw.len;
 	buf_add(&w->raw, w->rec.data, w->rec.len);
 	for (int i = 0; i < 6; i++)
-		w->seg[w->nseg++] = base + cols[i];
+		w->sink.seg[w->sink.nseg++] = base + cols[i];
 }
 
 static int flush(struct trace_writer *w)
@@ -359,11 +381,11 @@ static int flush(struct trace_writer *w)
 	if (!w->meta.len && w->next_node == w->first_new && !w->nsamp)
 		return 0;
 	buf_reset(&w->raw);
-	w->nseg = 0;
+	w->sink.nseg = 0;
 	buf_add(&w->raw, w->meta.data, w->meta.len);
 	emit_nodes(w);
 	emit_samples(w);
-	r = write_chunk(w, TRACE_CHUNK_DATA, &w->raw);
+	r = trace_sink_chunk(&w->sink, TRACE_CHUNK_DATA, &w->raw);
 	if (r < 0) {
 		/* The chunk is gone, and so are the nodes in it: refuse
 		 * everything from here on rather than write samples that
@@ -398,7 +420,6 @@ static void meta_record(struct trace_writer *w, unsigned type)
 int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer **out)
 {
 	struct trace_writer *w = NULL;
-	uint8_t hdr[TRACE_HEADER_LEN];
 	const char *host;
 	int r;
 
@@ -415,13 +436,11 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 			return r;
 
 	w = xcalloc(1, sizeof(*w));
-	w->fd = fd;
 	w->next_node = 1;
 	w->first_new = 1;
 	buf_init(&w->meta);
 	buf_init(&w->raw);
 	buf_init(&w->rec);
-	buf_init(&w->out);
 	buf_init(&w->new_parent);
 	buf_init(&w->new_addr);
 	buf_init(&w->c_tid);
@@ -429,17 +448,8 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 	buf_init(&w->c_flags);
 	hmap_init(&w->tree);
 	hmap_init(&w->tid_index);
-	w->cctx = ZSTD_createCCtx();
-	if (!w->cctx) {
-		r = TRACE_E_ZSTD;
+	if ((r = trace_sink_init(&w->sink, fd, 0)) < 0)
 		goto out;
-	}
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, WRITER_ZSTD_LEVEL)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1))) {
-		r = TRACE_E_ZSTD;
-		goto out;
-	}
 
 	buf_reset(&w->rec);
 	buf_addch(&w->rec, s->os);
@@ -459,8 +469,7 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 	}
 	meta_record(w, TRACE_REC_SESSION);
 
-	trace_file_header_encode(hdr, TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
-	if ((r = write_all(fd, hdr, sizeof(hdr), &w->bytes)) < 0)
+	if ((r = trace_sink_header(&w->sink, TRACE_MAGIC)) < 0)
 		goto out;
 	/* The session goes out at once, alone: a recorder killed in its
 	 * first second still leaves a trace that loads. */
@@ -666,21 +675,23 @@ int trace_writer_finish(struct trace_writer *w, const struct trace_end *end)
 	}
 	if ((r = flush(w)) < 0)
 		return r;
-	before = w->bytes;
+	before = w->sink.bytes;
 	buf_reset(&w->raw);
 	buf_put_uvarint(&w->raw, w->data_chunks);
 	buf_put_uvarint(&w->raw, w->samples);
 	buf_put_uvarint(&w->raw, w->next_node - 1u);
 	buf_put_uvarint(&w->raw, before);
-	if ((r = write_chunk(w, TRACE_CHUNK_FOOTER, &w->raw)) < 0)
+	if ((r = trace_sink_chunk(&w->sink, TRACE_CHUNK_FOOTER, &w->raw)) < 0) {
+		w->err = r;
 		return r;
+	}
 	w->finished = 1;
 	return 0;
 }
 
 uint64_t trace_writer_bytes(const struct trace_writer *w)
 {
-	return w ? w->bytes : 0;
+	return w ? w->sink.bytes : 0;
 }
 
 uint64_t trace_writer_samples(const struct trace_writer *w)
@@ -692,11 +703,10 @@ void trace_writer_free(struct trace_writer *w)
 {
 	if (!w)
 		return;
-	ZSTD_freeCCtx(w->cctx);
+	trace_sink_release(&w->sink);
 	buf_release(&w->meta);
 	buf_release(&w->raw);
 	buf_release(&w->rec);
-	buf_release(&w->out);
 	buf_release(&w->new_parent);
 	buf_release(&w->new_addr);
 	free(w->times);

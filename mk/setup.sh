@@ -38,6 +38,7 @@ check pc   zlib                     zlib1g-dev
 check pc   criterion                libcriterion-dev
 check file /usr/include/libiberty/demangle.h libiberty-dev
 check cmd  mandoc                   mandoc
+check cmd  man                      man-db
 check cmd  xmllint                  libxml2-utils
 check deb  libc6-dbg                libc6-dbg
 check cmd  chromium                 chromium

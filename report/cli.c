@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/diag.h"
 #include "common/parse.h"
+#include "format/trace_syms.h"
+#include "report/pack.h"
 
 enum {
 	OPT_TID = 256,
@@ -41,6 +44,8 @@ enum {
 	OPT_GROUP,
 	OPT_SPLIT,
 	OPT_FORMAT,
+	OPT_PACK,
+	OPT_EMBED,
 };
 
 /* Options may follow the trace operand, as in git; "--" ends them. */
@@ -73,6 +78,8 @@ static const struct option longopts[] = {
 	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "split", required_argument, NULL, OPT_SPLIT },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "pack", required_argument, NULL, OPT_PACK },
+	{ "embed", no_argument, NULL, OPT_EMBED },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -225,6 +232,13 @@ int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
 		case OPT_FORMAT:
 			o->format = CLI_FORMAT_PPROF + pick_word(usage, "--format", optarg, format_words);
 			break;
+		case OPT_PACK:
+			o->packs = xrealloc(o->packs, (o->npacks + 1) * sizeof(*o->packs));
+			o->packs[o->npacks++] = optarg;
+			break;
+		case OPT_EMBED:
+			o->embed = 1;
+			break;
 		case ':':
 			cli_usage_error(usage, "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -242,6 +256,7 @@ void cli_release(struct cli_opts *o)
 {
 	free(o->tids);
 	free(o->symbol_dirs);
+	free(o->packs);
 	if (o->have_thread_re)
 		regfree(&o->thread_re);
 	if (o->have_focus_re)
@@ -333,6 +348,47 @@ struct profile_opts cli_profile_opts(const struct cli_opts *o)
 				      .exclude = o->have_exclude_re ? &o->exclude_re : NULL };
 }
 
+/* Warns of what reading the pack at path lost. */
+static void warn_pack(const char *path, const struct trace_syms *s)
+{
+	const struct trace_load_status *st = &s->status;
+
+	if (st->chunks_corrupt)
+		warning("pack '%s' has %" PRIu64 " corrupt chunk%s, skipped", path, st->chunks_corrupt,
+			st->chunks_corrupt == 1 ? "" : "s");
+	if (st->tail_bytes_lost)
+		warning("pack '%s' was cut short: %" PRIu64 " bytes after the last complete chunk are lost",
+			path, st->tail_bytes_lost);
+}
+
+static struct pack *load_packs(const struct cli_opts *o, const char *path, struct trace *t)
+{
+	struct pack *p = pack_new();
+	struct trace_syms *s;
+	char *side = xasprintf("%s.syms", path);
+	size_t i;
+	int err;
+
+	for (i = 0; i < o->npacks; i++) {
+		if ((err = trace_syms_load(o->packs[i], &s)) < 0)
+			die("cannot read pack '%s': %s", o->packs[i], trace_strerror(err));
+		warn_pack(o->packs[i], s);
+		pack_add(p, s, o->packs[i], 1);
+	}
+	if (t->syms)
+		pack_add(p, t->syms, path, 0);
+	if (access(side, F_OK) == 0) {
+		if ((err = trace_syms_load(side, &s)) < 0) {
+			warning("not using pack '%s': %s", side, trace_strerror(err));
+		} else {
+			warn_pack(side, s);
+			pack_add(p, s, side, 1);
+		}
+	}
+	free(side);
+	return p;
+}
+
 void cli_open(const struct cli_opts *o, const char *path, enum cli_stage stage,
 	      struct cli_trace *ct)
 {
@@ -343,6 +399,8 @@ void cli_open(const struct cli_opts *o, const char *path, enum cli_stage stage,
 	*ct = (struct cli_trace){ .path = path, .t = load_trace(path) };
 	if (stage < CLI_SYMBOLIZED)
 		return;
+	if (!o->addresses)
+		so.pack = ct->pack = load_packs(o, path, ct->t);
 	if ((err = symbolize_new(ct->t, &so, &ct->sym)) < 0)
 		die("cannot symbolize '%s': %s", path, locate_strerror(err));
 	if (stage < CLI_PROFILED)
@@ -355,5 +413,6 @@ void cli_close(struct cli_trace *ct)
 {
 	profile_free(ct->p);
 	symbolize_free(ct->sym);
+	pack_free(ct->pack);
 	trace_free(ct->t);
 }

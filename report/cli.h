@@ -29,6 +29,8 @@
 	"  --exclude REGEX      no stacks with a frame whose name matches\n" \
 	"  --thread-frames      add a 'NAME [TID]' frame under the root\n" \
 	"  --symbols DIR        also look for debug files in DIR (repeatable)\n" \
+	"  --pack FILE          take symbols from this pack (repeatable), for images\n" \
+	"                       without a debug file; TRACE.syms is used by itself\n" \
 	"  --addresses          show raw IMAGE+0xOFFSET frames\n" \
 	"  --no-inline          do not expand inline frames\n" \
 	"  --lines              add (FILE:LINE) to every frame name\n" \
@@ -45,6 +47,9 @@ struct cli_opts {
 	int thread_frames;
 	const char **symbol_dirs;
 	size_t nsymbol_dirs;
+	const char **packs;      /* --pack */
+	size_t npacks;
+	int embed;               /* pack --embed */
 	int addresses;
 	int no_inline;
 	int lines;
@@ -119,11 +124,13 @@ enum cli_stage { CLI_LOADED, CLI_SYMBOLIZED, CLI_PROFILED };
 struct cli_trace {
 	const char *path;
 	struct trace *t;
+	struct pack *pack;     /* the symbol packs, from CLI_SYMBOLIZED on */
 	struct symbolize *sym; /* from CLI_SYMBOLIZED on, else NULL */
 	struct profile *p;     /* at CLI_PROFILED, else NULL */
 };
 /* Opens path to the given stage under the options o, or dies with a clear
- * message. Release with cli_close(). */
+ * message. The symbol packs are the --pack files, then the pack embedded
+ * in the trace, then TRACE.syms if it exists. Release with cli_close(). */
 void cli_open(const struct cli_opts *o, const char *path, enum cli_stage stage,
 	      struct cli_trace *ct);
 void cli_close(struct cli_trace *ct);

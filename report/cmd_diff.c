@@ -14,7 +14,7 @@
 #include "report/diff.h"
 
 static const char usage[] =
-	"usage: prof-report diff [OPTIONS] BASE NEW [-o FILE]\n"
+	"usage: prof-report diff [-o FILE] [--negate] [--folded] [OPTIONS] BASE NEW\n"
 	"\n"
 	"Prints the functions whose share of the samples grew and shrank most\n"
 	"from the trace BASE to the trace NEW, both normalised by their sample\n"

@@ -200,6 +200,7 @@ static void print_images(const struct trace *t, struct symbolize *sym)
 	for (i = 0; i < t->nimages; i++) {
 		const struct trace_image *img = &t->images[i];
 		const struct locate_result *src;
+		const struct pack_image *pi;
 		int err, dw_err;
 
 		format_ident(hex, img);
@@ -236,6 +237,11 @@ static void print_images(const struct trace *t, struct symbolize *sym)
 			else
 				printf(" (%zu function symbols, no DWARF)\n",
 				       symbolize_image_nsymbols(sym, i));
+		} else if ((pi = symbolize_image_pack(sym, i))) {
+			fputs("    symbols:  pack ", stdout);
+			print_escaped(pack_image_origin(pi));
+			printf(" (%zu addresses; no debug file: %s)\n", pack_image_naddrs(pi),
+			       locate_strerror(err));
 		} else {
 			printf("    symbols:  none: %s\n", locate_strerror(err));
 		}

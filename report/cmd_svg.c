@@ -20,7 +20,9 @@
 #include "report/symbolize.h"
 
 static const char usage[] =
-	"usage: prof-report svg [OPTIONS] TRACE [-o FILE]\n"
+	"usage: prof-report svg [-o FILE] [--title TEXT] [--width PIXELS]\n"
+	"                   [--minwidth PIXELS] [--reverse] [--inverted]\n"
+	"                   [--colors PALETTE] [OPTIONS] TRACE\n"
 	"\n"
 	"Writes the profile as an interactive SVG flame graph.\n"
 	"\n"

@@ -13,5 +13,6 @@ int cmd_svg(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const struct {
 	{ "threads", cmd_threads, "a per-thread table of samples and states" },
 	{ "top", cmd_top, "self and total samples per function, image or line" },
 	{ "export", cmd_export, "the profile for pprof or speedscope" },
+	{ "pack", cmd_pack, "a symbol pack, for reports where the debug files are not" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -39,6 +40,7 @@ static void usage(FILE *f)
 	      "       prof-report threads [--split DIR] [OPTIONS] TRACE\n"
 	      "       prof-report top [--sort KEY] [--limit N] [--group BY] [OPTIONS] TRACE\n"
 	      "       prof-report export --format FORMAT [-o FILE] [OPTIONS] TRACE\n"
+	      "       prof-report pack [-o FILE | --embed] [--symbols DIR] [--pack FILE] TRACE\n"
 	      "\ncommands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);

@@ -30,6 +30,7 @@ struct symbolize_image {
 	struct symtab *symtab;   /* NULL if no usable file */
 	struct dwinfo *dw;       /* NULL if the file has no usable DWARF */
 	int dw_err;              /* why not, if it has DWARF sections */
+	const struct pack_image *pack; /* when no file was found: a pack's */
 	char *label;             /* the IMAGE of IMAGE+0xOFFSET */
 };
 
@@ -157,6 +158,7 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 			si->symtab = o->symtab;
 			si->dw = o->dw;
 			si->dw_err = o->dw_err;
+			si->pack = o->pack;
 			return si;
 		}
 	}
@@ -165,8 +167,10 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 		.debug_root = s->o.debug_root,
 		.debuginfod_cache = s->o.debuginfod_cache,
 	}, &si->src);
-	if (si->err < 0)
+	if (si->err < 0) {
+		si->pack = pack_find(s->o.pack, &s->t->images[i]);
 		return si;
+	}
 	if (symtab_new(&si->src.obj, &si->symtab) < 0)
 		si->symtab = NULL;
 	if (si->src.obj.has_dwarf) {
@@ -191,6 +195,11 @@ const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i
 	if (err)
 		*err = si->err;
 	return &si->src;
+}
+
+const struct pack_image *symbolize_image_pack(struct symbolize *s, size_t i)
+{
+	return load_image(s, i)->pack;
 }
 
 const char *symbolize_image_label(const struct symbolize *s, size_t i)
@@ -268,6 +277,31 @@ static int lang_of_mangling(int demangle_lang)
 	}
 }
 
+/* Appends one resolved frame of an inline chain of n, the i-th from the
+ * innermost. */
+static void chain_frame(struct symbolize *s, long img, uint64_t rel, const char *function,
+			const char *file, uint32_t line, int lang, int i, int n)
+{
+	struct symbolize_frame *f = new_frame(s);
+
+	f->image = img;
+	f->offset = rel;
+	f->file = file;
+	f->line = line;
+	f->inlined = i < n - 1;
+	f->resolved = 1;
+	f->lang = lang;
+	f->name = frame_name(s, function, file, line);
+}
+
+/* The first frame of a chain of n that is shown: --no-inline keeps the
+ * function that holds the code, at the line of the call that was inlined
+ * there. */
+static int chain_start(const struct symbolize *s, int n)
+{
+	return s->o.no_inline && n > 0 ? n - 1 : 0;
+}
+
 /* Appends the DWARF frames for link-time address at, innermost first, or
  * nothing if the DWARF knows no function there. */
 static void resolve_dwarf(struct symbolize *s, struct dwinfo *dw, long img, uint64_t rel,
@@ -275,22 +309,29 @@ static void resolve_dwarf(struct symbolize *s, struct dwinfo *dw, long img, uint
 {
 	struct dwinfo_frame fr[DWINFO_MAX_FRAMES];
 	int n = dwinfo_lookup(dw, at, fr, DWINFO_MAX_FRAMES);
-	int i;
 
-	/* --no-inline keeps the function that holds the code, at the line of
-	 * the call that was inlined there. */
-	for (i = s->o.no_inline && n > 0 ? n - 1 : 0; i < n; i++) {
-		struct symbolize_frame *f = new_frame(s);
+	for (int i = chain_start(s, n); i < n; i++)
+		chain_frame(s, img, rel, fr[i].function, fr[i].file, fr[i].line,
+			    lang_of_file(fr[i].file), i, n);
+}
 
-		f->image = img;
-		f->offset = rel;
-		f->file = fr[i].file;
-		f->line = fr[i].line;
-		f->inlined = i < n - 1;
-		f->resolved = 1;
-		f->lang = lang_of_file(fr[i].file);
-		f->name = frame_name(s, fr[i].function, fr[i].file, fr[i].line);
-	}
+/* Appends the frames a symbol pack holds for link-time address at, or
+ * nothing if it has none. */
+static void resolve_pack(struct symbolize *s, const struct pack_image *pi, long img, uint64_t rel,
+			 uint64_t at)
+{
+	const struct trace_syms_frame *fr;
+	char *const *str;
+	int n = (int)pack_image_lookup(pi, at, &fr, &str);
+
+	for (int i = chain_start(s, n); i < n; i++)
+		chain_frame(s, img, rel, str[fr[i].name], fr[i].file ? str[fr[i].file - 1] : NULL,
+			    fr[i].line, fr[i].lang, i, n);
+}
+
+uint64_t symbolize_lookup_offset(uint64_t offset, int leaf)
+{
+	return leaf || offset == 0 ? offset : offset - 1;
 }
 
 /* Appends the frames for addr to s->frames. */
@@ -310,11 +351,13 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 		return;
 	}
 	rel = addr - s->t->images[img].bias;
-	at = leaf || rel == 0 ? rel : rel - 1;
+	at = symbolize_lookup_offset(rel, leaf);
 	if (!s->o.addresses) {
 		struct symbolize_image *si = load_image(s, (size_t)img);
 		if (si->dw)
 			resolve_dwarf(s, si->dw, img, rel, at);
+		else if (si->pack)
+			resolve_pack(s, si->pack, img, rel, at);
 		if (s->nframes > before)
 			return;
 		if (si->symtab)

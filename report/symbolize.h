@@ -8,7 +8,10 @@
  * The sources, tried per image, in the file found by report/locate.h
  * (never one whose identity differs from the trace's): its DWARF
  * (report/dwinfo.h), for inline chains and file:line, then its symbol
- * table (report/symtab.h), for the name alone. Anything unresolved
+ * table (report/symtab.h), for the name alone. An image for which no file
+ * is found is served by a symbol pack (report/pack.h) that holds its
+ * identity, if one was given, with the frames its DWARF or symbol table
+ * gave where the pack was made. Anything unresolved
  * becomes one frame named "IMAGE+0xOFFSET", where IMAGE is the basename of the image's
  * path and OFFSET is the file-relative (link-time) address addr - bias,
  * the address addr2line and llvm-symbolizer --obj take for that file. An
@@ -29,6 +32,7 @@
 
 #include "format/trace.h"
 #include "report/locate.h"
+#include "report/pack.h"
 
 /* The language a frame's code is in, as far as can be told: from the
  * mangling of its symbol, else from its source file's suffix. */
@@ -58,6 +62,7 @@ struct symbolize_opts {
 	int addresses;                  /* --addresses: raw IMAGE+0xOFFSET only */
 	int no_inline;                  /* --no-inline: only the outermost function */
 	int lines;                      /* --lines: names get " (FILE:LINE)" */
+	struct pack *pack;              /* symbol packs, or NULL (borrowed) */
 };
 
 struct symbolize;
@@ -74,6 +79,10 @@ void symbolize_free(struct symbolize *s);
 int symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int leaf,
 		   const struct symbolize_frame **frames, size_t *n);
 
+/* The link-time address looked up for an address at offset in its image:
+ * offset itself for a leaf, offset - 1 for a return address. */
+uint64_t symbolize_lookup_offset(uint64_t offset, int leaf);
+
 /* The index of the image holding addr at time (one loaded then if there is
  * one, else any that covered it), or -1. */
 long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t time);
@@ -82,6 +91,9 @@ long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t tim
  * the accepted file or every path refused. *err gets locate_image()'s
  * result (0 when found). Borrowed until symbolize_free(). */
 const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i, int *err);
+/* The symbol pack that serves image i (for which no file was found), or
+ * NULL. Borrowed until symbolize_free(). */
+const struct pack_image *symbolize_image_pack(struct symbolize *s, size_t i);
 /* The label of image i in frame names: the IMAGE of IMAGE+0xOFFSET.
  * Borrowed until symbolize_free(). */
 const char *symbolize_image_label(const struct symbolize *s, size_t i);

@@ -24,31 +24,9 @@
 #include "common/buf.h"
 #include "common/bytes.h"
 #include "format/trace.h"
+#include "blob.h"
 
 /* --- helpers ------------------------------------------------------------ */
-
-struct blob {
-	uint8_t *p;
-	size_t n;
-};
-
-static int new_fd(void)
-{
-	int fd = memfd_create("trace", 0);
-	cr_assert_geq(fd, 0);
-	return fd;
-}
-
-static struct blob fd_bytes(int fd)
-{
-	struct blob b;
-	off_t end = lseek(fd, 0, SEEK_END);
-	cr_assert_geq(end, 0);
-	b.n = (size_t)end;
-	b.p = malloc(b.n + 1);
-	cr_assert_eq(pread(fd, b.p, b.n, 0), (ssize_t)b.n);
-	return b;
-}
 
 static struct trace_session test_session(void)
 {

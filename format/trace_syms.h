@@ -1,0 +1,102 @@
+/*
+ * trace_syms.h: symbol packs, the frames a trace's addresses became, kept
+ * for machines that do not have the debug files.
+ *
+ * A pack holds, per image identity (GNU build-id or Mach-O UUID), the
+ * link-time addresses that were looked up and, for each, its frames
+ * innermost first: the functions inlined there, then the function that
+ * holds the code, each with its source file, line and language. It lives
+ * in a file of its own (the trace's container with another magic) or is
+ * appended to a trace, as chunks of a type old readers skip; the bytes are
+ * in man/prof-trace.5. What a frame means is report/'s business: this
+ * module only stores and checks.
+ *
+ * Library code: functions return 0 or a negative TRACE_E_* / -errno that
+ * trace_strerror() describes.
+ */
+#ifndef FORMAT_TRACE_SYMS_H
+#define FORMAT_TRACE_SYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/trace.h"
+
+/* The most frames one address may have: an inline chain this deep is
+ * already absurd. */
+#define TRACE_SYMS_MAX_FRAMES 64
+
+/* The language of a frame's code, as stored. A value this reader does not
+ * know reads as unknown. */
+enum trace_syms_lang {
+	TRACE_SYMS_LANG_UNKNOWN,
+	TRACE_SYMS_LANG_C,
+	TRACE_SYMS_LANG_CXX,
+	TRACE_SYMS_LANG_RUST,
+};
+
+struct trace_syms_frame {
+	uint32_t name;  /* index into the image's strings: the function */
+	uint32_t file;  /* 1 + index of the source file, or 0 if unknown */
+	uint32_t line;  /* 0 if unknown */
+	uint8_t lang;   /* enum trace_syms_lang */
+};
+
+struct trace_syms_addr {
+	uint64_t offset; /* the link-time address looked up */
+	uint32_t first;  /* its frames: frames[first .. first + n) */
+	uint32_t n;      /* 1 to TRACE_SYMS_MAX_FRAMES */
+};
+
+/* One image's frames (from one chunk, when read: a large image may take
+ * several). */
+struct trace_syms_image {
+	uint8_t ident_kind;             /* enum trace_ident_kind, never NONE */
+	uint8_t ident_len;
+	uint8_t ident[TRACE_MAX_IDENT];
+	char *path;                     /* the path the trace recorded */
+	char **strings;
+	size_t nstrings, cap_strings;
+	struct trace_syms_addr *addrs;  /* by offset, ascending, no repeats */
+	size_t naddrs, cap_addrs;
+	struct trace_syms_frame *frames;
+	size_t nframes, cap_frames;
+};
+
+struct trace_syms {
+	struct trace_syms_image *images; /* in file order */
+	size_t nimages, cap_images;
+	struct trace_load_status status; /* of trace_syms_load(): chunks read,
+	                                  * skipped, corrupt, bytes lost */
+};
+
+/* A new empty pack; caller frees with trace_syms_free(), which takes
+ * NULL. */
+struct trace_syms *trace_syms_new(void);
+void trace_syms_free(struct trace_syms *s);
+
+/* Loads the symbols chunks of the file at path: a symbol pack, or a trace
+ * with a pack embedded (then only those chunks are read). Corrupt chunks
+ * are skipped and counted in status. Fails only when the file cannot be
+ * read or is neither (TRACE_E_MAGIC). Caller frees *out. */
+int trace_syms_load(const char *path, struct trace_syms **out);
+/* As trace_syms_load(), from n borrowed bytes. */
+int trace_syms_load_mem(const void *p, size_t n, struct trace_syms **out);
+
+/* Adds an empty image to s and returns it (borrowed until the next add or
+ * trace_syms_free()). ident_len must be valid for the kind (2 to 64 bytes
+ * of build-id, 16 of UUID); path is copied. */
+struct trace_syms_image *trace_syms_add_image(struct trace_syms *s, int ident_kind,
+					      const uint8_t *ident, size_t ident_len,
+					      const char *path);
+
+/* Writes every image of s with at least one address to fd: after a file
+ * header when header is set (a new pack file), else as chunks appended to
+ * a trace, numbered from seq. Images are checked as the reader would
+ * (TRACE_E_USAGE if one would not read back). *bytes (if non-NULL) gets
+ * the bytes written. A failed write leaves no partial chunk in a regular
+ * file. */
+int trace_syms_write(int fd, const struct trace_syms *s, int header, uint32_t seq,
+		     uint64_t *bytes);
+
+#endif

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# End-to-end: symbol packs. A fixture with inline chains is copied into a
+# temporary directory and recorded; the trace is packed, the binary is
+# deleted (and nothing else can serve it: no debuginfod cache, no build-id
+# tree entry), and every report made from the pack must be byte-identical
+# to the one made with the binary, with and without --lines and
+# --no-inline. Then the same with the pack embedded in the trace, an embed
+# that is repeated, and packs that are cut, damaged or of another build.
+. "$(dirname "$0")/lib.sh"
+
+if ! why=$(ptrace_ok); then
+	skip "pack" "$why"
+	exit 0
+fi
+export DEBUGINFOD_CACHE_PATH=$TMP/no-cache
+
+D=$TMP/app
+mkdir -p "$D"
+cp "$FIX/inline" "$D/inline"
+cp "$FIX/frameless" "$D/frameless"
+if ! "$RECORD" -q -o "$D/t.trace" -- "$D/inline" 1 > /dev/null 2> "$TMP/record.err"; then
+	fail "pack-record" "$(tail -3 "$TMP/record.err")"
+	exit 0
+fi
+"$RECORD" -q -o "$D/other.trace" -- "$D/frameless" 1 > /dev/null 2>&1
+
+VARIANTS=("" "--lines" "--no-inline" "--lines --no-inline")
+# reports TRACE DIR: every report of TRACE, into DIR, one file each.
+reports() {
+	local trace=$1 dir=$2 v i=0
+	mkdir -p "$dir"
+	for v in "${VARIANTS[@]}"; do
+		# shellcheck disable=SC2086
+		"$REPORT" folded $v "$trace" > "$dir/folded.$i" 2>> "$dir/err"
+		# shellcheck disable=SC2086
+		"$REPORT" svg $v "$trace" > "$dir/svg.$i" 2>> "$dir/err"
+		# the language and image of each frame, and whether it is named
+		# shellcheck disable=SC2086
+		"$REPORT" svg --colors lang $v "$trace" > "$dir/svg.lang.$i" 2>> "$dir/err"
+		# shellcheck disable=SC2086
+		"$REPORT" top $v "$trace" > "$dir/top.$i" 2>> "$dir/err"
+		# shellcheck disable=SC2086
+		"$REPORT" threads $v "$trace" > "$dir/threads.$i" 2>> "$dir/err"
+		i=$((i + 1))
+	done
+}
+# same NAME WANT GOT: ok if every report in GOT is byte-identical to WANT's.
+same() {
+	local name=$1 want=$2 got=$3 f bad=""
+	for f in "$want"/folded.* "$want"/svg.* "$want"/top.* "$want"/threads.*; do
+		cmp -s "$f" "$got/${f##*/}" || bad="$bad ${f##*/}"
+	done
+	if [ -z "$bad" ]; then
+		ok "$name ($(ls "$want" | grep -vc err) reports byte-identical)"
+	else
+		fail "$name" "differ:$bad; e.g. $(diff "$want/${bad## }" "$got/${bad## }" 2>&1 | head -4 | tr '\n' '|')"
+	fi
+}
+# served_by TRACE [OPTIONS]: the 'symbols:' line of the inline image in info.
+served_by() {
+	"$REPORT" info "$@" 2> /dev/null | awk -v img="$D/inline" '$3 == img { on = 1 } on && /symbols:/ { print; exit }'
+}
+
+cp "$D/t.trace" "$D/e.trace"
+reports "$D/t.trace" "$TMP/with-binary"
+grep -q 'rotate_mix (inline.c' "$TMP/with-binary/folded.1" \
+	&& ok "pack-fixture-has-inline-frames" \
+	|| fail "pack-fixture-has-inline-frames" "$(head -3 "$TMP/with-binary/folded.1")"
+
+# --- a pack file next to the trace
+if "$REPORT" pack "$D/t.trace" 2> "$TMP/pack.err" && [ -s "$D/t.trace.syms" ]; then
+	ok "pack-writes-trace.syms ($(cat "$TMP/pack.err"))"
+else
+	fail "pack-writes-trace.syms" "$(cat "$TMP/pack.err")"
+fi
+rm "$D/inline"
+case $(served_by "$D/t.trace") in
+*"pack $D/t.trace.syms"*) ok "pack-info-names-the-pack" ;;
+*) fail "pack-info-names-the-pack" "$(served_by "$D/t.trace")" ;;
+esac
+reports "$D/t.trace" "$TMP/from-pack"
+same "pack-reports-identical-without-the-binary" "$TMP/with-binary" "$TMP/from-pack"
+[ ! -s "$TMP/from-pack/err" ] && ok "pack-reports-no-warnings" || fail "pack-reports-no-warnings" "$(head -3 "$TMP/from-pack/err")"
+
+# The pack is what serves it: without it the frames are hex.
+mv "$D/t.trace.syms" "$TMP/t.syms"
+"$REPORT" folded "$D/t.trace" > "$TMP/none.folded" 2>&1
+grep -q 'inline+0x' "$TMP/none.folded" && ! grep -q 'rotate_mix' "$TMP/none.folded" \
+	&& ok "pack-without-it-frames-are-unresolved" \
+	|| fail "pack-without-it-frames-are-unresolved" "$(head -2 "$TMP/none.folded")"
+# --pack FILE does what TRACE.syms does.
+"$REPORT" folded --lines --pack "$TMP/t.syms" "$D/t.trace" > "$TMP/opt.folded" 2>&1
+cmp -s "$TMP/opt.folded" "$TMP/with-binary/folded.1" && ok "pack-option" \
+	|| fail "pack-option" "$(diff "$TMP/with-binary/folded.1" "$TMP/opt.folded" | head -3)"
+
+# --- embedded
+cp "$FIX/inline" "$D/inline"   # the same build, back for the embed
+if "$REPORT" pack --embed "$D/e.trace" 2> "$TMP/embed.err"; then
+	ok "pack-embed ($(cat "$TMP/embed.err"))"
+else
+	fail "pack-embed" "$(cat "$TMP/embed.err")"
+fi
+size1=$(stat -c %s "$D/e.trace")
+"$REPORT" pack --embed "$D/e.trace" 2> "$TMP/embed2.err"
+size2=$(stat -c %s "$D/e.trace")
+[ "$size1" = "$size2" ] && grep -q 'nothing to add' "$TMP/embed2.err" \
+	&& ok "pack-embed-twice-adds-nothing ($size1 bytes)" \
+	|| fail "pack-embed-twice-adds-nothing" "$size1 -> $size2 bytes: $(cat "$TMP/embed2.err")"
+rm "$D/inline"
+"$REPORT" info "$D/t.trace" > "$TMP/t.info" 2>&1
+"$REPORT" info "$D/e.trace" > "$TMP/e.info" 2>&1
+if grep -q '^samples: *'"$(awk '/^samples:/ { print $2 }' "$TMP/t.info")"'$' "$TMP/e.info" &&
+	grep -q 'chunks corrupt *0$' "$TMP/e.info" && grep -q 'finished cleanly *yes' "$TMP/e.info" &&
+	grep -q 'tail bytes lost *0$' "$TMP/e.info"; then
+	ok "pack-embedded-trace-stays-valid"
+else
+	fail "pack-embedded-trace-stays-valid" "$(grep -E '^samples|chunks|finished' "$TMP/e.info" | tr '\n' '|')"
+fi
+case $(served_by "$D/e.trace") in
+*"pack $D/e.trace "*) ok "pack-info-names-the-embedded-pack" ;;
+*) fail "pack-info-names-the-embedded-pack" "$(served_by "$D/e.trace")" ;;
+esac
+reports "$D/e.trace" "$TMP/from-embedded"
+same "pack-embedded-reports-identical-without-the-binary" "$TMP/with-binary" "$TMP/from-embedded"
+# Re-packing a trace whose binary is gone keeps what its pack held.
+"$REPORT" pack "$D/e.trace" -o "$TMP/re.syms" 2> /dev/null
+"$REPORT" folded --lines --pack "$TMP/re.syms" "$D/t.trace" > "$TMP/re.folded" 2>&1
+cmp -s "$TMP/re.folded" "$TMP/with-binary/folded.1" && ok "pack-repack-from-a-pack" \
+	|| fail "pack-repack-from-a-pack" "$(diff "$TMP/with-binary/folded.1" "$TMP/re.folded" | head -3)"
+
+# --- hostile packs
+size=$(stat -c %s "$TMP/t.syms")
+head -c $((size - 7)) "$TMP/t.syms" > "$TMP/cut.syms"
+out=$("$REPORT" folded --pack "$TMP/cut.syms" "$D/t.trace" 2>&1 > /dev/null); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "pack '$TMP/cut.syms' was cut short" \
+	&& ok "pack-cut-short-warns" || fail "pack-cut-short-warns" "exit $rc: $out"
+cp "$TMP/t.syms" "$TMP/flip.syms"
+printf '\xff' | dd of="$TMP/flip.syms" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+out=$("$REPORT" folded --pack "$TMP/flip.syms" "$D/t.trace" 2>&1 > /dev/null); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "pack '$TMP/flip.syms' has 1 corrupt chunk, skipped" \
+	&& ok "pack-flipped-byte-skips-the-chunk" || fail "pack-flipped-byte-skips-the-chunk" "exit $rc: $out"
+out=$("$REPORT" folded --pack "$TOP/testdata/inline.c" "$D/t.trace" 2>&1 > /dev/null); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "^prof-report: cannot read pack '$TOP/testdata/inline.c': not a prof trace" \
+	&& ok "pack-not-a-pack-refused" || fail "pack-not-a-pack-refused" "exit $rc: $out"
+out=$("$REPORT" folded --pack "$TMP/missing.syms" "$D/t.trace" 2>&1 > /dev/null); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "cannot read pack '$TMP/missing.syms': No such file or directory" \
+	&& ok "pack-missing-refused" || fail "pack-missing-refused" "exit $rc: $out"
+# A pack of another program: its identities match nothing here.
+"$REPORT" pack "$D/other.trace" -o "$TMP/other.syms" 2> /dev/null
+"$REPORT" folded --pack "$TMP/other.syms" "$D/t.trace" > "$TMP/other.folded" 2>&1
+case $(served_by "$D/t.trace" --pack "$TMP/other.syms") in *"symbols:  none"*) w=1 ;; *) w=0 ;; esac
+cmp -s "$TMP/other.folded" "$TMP/none.folded" && [ $w = 1 ] \
+	&& ok "pack-of-another-build-serves-nothing" \
+	|| fail "pack-of-another-build-serves-nothing" "$(diff "$TMP/none.folded" "$TMP/other.folded" | head -3)"
+# A damaged TRACE.syms next to the trace: a warning, never a failure.
+echo garbage > "$D/t.trace.syms"
+out=$("$REPORT" folded "$D/t.trace" 2>&1 > /dev/null); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "warning: not using pack '$D/t.trace.syms': not a prof trace" \
+	&& ok "pack-bad-side-pack-warns" || fail "pack-bad-side-pack-warns" "exit $rc: $out"
+rm -f "$D/t.trace.syms"
+# Bad usage.
+"$REPORT" pack --embed -o x "$D/t.trace" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && ok "pack-embed-and-output-is-bad-usage" || fail "pack-embed-and-output-is-bad-usage" "exit $rc"
+cp "$D/t.trace" "$TMP/t.copy"
+out=$("$REPORT" pack "$D/t.trace" -o "$D/t.trace" 2>&1); rc=$?
+[ $rc -eq 1 ] && cmp -s "$D/t.trace" "$TMP/t.copy" && echo "$out" | grep -q "is the trace itself" \
+	&& ok "pack-never-over-its-trace" || fail "pack-never-over-its-trace" "exit $rc: $out"

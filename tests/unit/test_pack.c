@@ -1,0 +1,549 @@
+/*
+ * test_pack.c: symbol packs. The format side (trace_syms) written and read
+ * back, split over chunks, appended to a real trace that must still load,
+ * and fed hostile bytes: cut at every byte, flipped bytes, absurd counts,
+ * indexes out of range. The report side (pack) serving frames to the
+ * symbolizer for an image that has no file, by identity only, and a pack
+ * rebuilt from what a pack served coming out the same.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/bytes.h"
+#include "format/trace.h"
+#include "format/trace_codec.h"
+#include "format/trace_syms.h"
+#include "report/pack.h"
+#include "report/symbolize.h"
+#include "blob.h"
+#include "hand_trace.h"
+
+static uint32_t add_string(struct trace_syms_image *img, const char *s)
+{
+	img->strings = realloc(img->strings, (img->nstrings + 1) * sizeof(*img->strings));
+	img->strings[img->nstrings] = strdup(s);
+	return (uint32_t)img->nstrings++;
+}
+
+/* Adds an address with n frames named NAME0.., in file FILE, lines 10.. */
+static void add_addr(struct trace_syms_image *img, uint64_t offset, uint32_t n, const char *name,
+		     const char *file)
+{
+	char buf[64];
+	uint32_t f = file ? add_string(img, file) + 1 : 0;
+
+	img->addrs = realloc(img->addrs, (img->naddrs + 1) * sizeof(*img->addrs));
+	img->addrs[img->naddrs++] = (struct trace_syms_addr){ offset, (uint32_t)img->nframes, n };
+	img->frames = realloc(img->frames, (img->nframes + n) * sizeof(*img->frames));
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "%s%u", name, i);
+		img->frames[img->nframes++] = (struct trace_syms_frame){
+			.name = add_string(img, buf), .file = f, .line = 10 + i,
+			.lang = TRACE_SYMS_LANG_C };
+	}
+}
+
+static const uint8_t ident_a[] = { 1, 2, 3, 4 };
+static const uint8_t ident_b[16] = { 0xaa, 0xbb, 0xcc };
+
+/* Two images: a build-id one with an inline chain, a Mach-O one. */
+static struct trace_syms *sample_pack(void)
+{
+	struct trace_syms *s = trace_syms_new();
+	struct trace_syms_image *img;
+
+	img = trace_syms_add_image(s, TRACE_IDENT_GNU_BUILD_ID, ident_a, 4, "/nonexistent/libfake.so");
+	add_addr(img, 0xff, 1, "main", "main.c");
+	add_addr(img, 0x200, 3, "a", "a.c");
+	add_addr(img, 0x300, 1, "b", NULL);
+	img = trace_syms_add_image(s, TRACE_IDENT_MACHO_UUID, ident_b, 16, "/Applications/X.app/X");
+	add_addr(img, 0x4000, 2, "swift", "x.swift");
+	return s;
+}
+
+/* Every field of s as text, chunks merged per identity, for comparing. */
+static char *describe(const struct trace_syms *s)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (size_t i = 0; i < s->nimages; i++) {
+		const struct trace_syms_image *img = &s->images[i];
+		buf_addf(&b, "image %d/%u %s\n", img->ident_kind, img->ident_len, img->path);
+		for (size_t k = 0; k < img->naddrs; k++) {
+			const struct trace_syms_addr *a = &img->addrs[k];
+			buf_addf(&b, " 0x%llx:", (unsigned long long)a->offset);
+			for (uint32_t j = 0; j < a->n; j++) {
+				const struct trace_syms_frame *f = &img->frames[a->first + j];
+				buf_addf(&b, " %s@%s:%u/%u", img->strings[f->name],
+					 f->file ? img->strings[f->file - 1] : "-", f->line, f->lang);
+			}
+			buf_addch(&b, '\n');
+		}
+	}
+	buf_addch(&b, 0);
+	return buf_detach(&b);
+}
+
+static struct blob write_pack(const struct trace_syms *s)
+{
+	int fd = new_fd(), r;
+	uint64_t bytes;
+	struct blob b;
+
+	r = trace_syms_write(fd, s, 1, 0, &bytes);
+	cr_assert_eq(r, 0, "write: %s", trace_strerror(r));
+	b = fd_bytes(fd);
+	cr_assert_eq(bytes, b.n);
+	close(fd);
+	return b;
+}
+
+Test(trace_syms, round_trip)
+{
+	struct trace_syms *s = sample_pack(), *back;
+	struct blob b = write_pack(s);
+	char *want = describe(s), *got;
+
+	cr_assert_eq(memcmp(b.p, "\x89PSYM\r\n\x1a", 8), 0);
+	cr_assert_eq(trace_syms_load_mem(b.p, b.n, &back), 0);
+	got = describe(back);
+	cr_assert_str_eq(got, want);
+	cr_assert_eq(back->status.chunks, 2);
+	cr_assert_eq(back->status.chunks_corrupt, 0);
+	free(want);
+	free(got);
+	free(b.p);
+	trace_syms_free(s);
+	trace_syms_free(back);
+}
+
+Test(trace_syms, large_image_split_over_self_contained_chunks)
+{
+	struct trace_syms *s = trace_syms_new(), *back, *one = NULL;
+	struct trace_syms_image *img =
+		trace_syms_add_image(s, TRACE_IDENT_GNU_BUILD_ID, ident_a, 4, "/big");
+	struct blob b;
+	size_t total = 0;
+
+	for (uint64_t i = 0; i < 60000; i++)
+		add_addr(img, 16 * i + 1, 2, "some_rather_long_function_name_", "src/file.c");
+	b = write_pack(s);
+	cr_assert_eq(trace_syms_load_mem(b.p, b.n, &back), 0);
+	cr_assert_gt(back->nimages, 1, "a pack of %zu bytes in one chunk", b.n);
+	for (size_t i = 0; i < back->nimages; i++) {
+		cr_assert_eq(back->images[i].addrs[0].offset, 16 * total + 1);
+		total += back->images[i].naddrs;
+	}
+	cr_assert_eq(total, 60000);
+	/* Each chunk reads on its own: cut the file after the first. */
+	{
+		size_t first_end = TRACE_HEADER_LEN + TRACE_CHUNK_HEADER_LEN + get_le32(b.p + 32);
+		cr_assert_eq(trace_syms_load_mem(b.p, first_end, &one), 0);
+		cr_assert_eq(one->nimages, 1);
+		cr_assert_eq(one->images[0].naddrs, back->images[0].naddrs);
+		cr_assert_str_eq(one->images[0].strings[one->images[0].frames[0].name],
+				 "some_rather_long_function_name_0");
+	}
+	free(b.p);
+	trace_syms_free(s);
+	trace_syms_free(back);
+	trace_syms_free(one);
+}
+
+Test(trace_syms, cut_at_every_byte)
+{
+	struct trace_syms *s = sample_pack(), *back;
+	struct blob b = write_pack(s);
+	char *want = describe(s), *got;
+	size_t first_end = TRACE_HEADER_LEN + TRACE_CHUNK_HEADER_LEN + get_le32(b.p + 32);
+
+	for (size_t n = 0; n <= b.n; n++) {
+		uint8_t *copy = malloc(n + 1);
+		int r;
+
+		memcpy(copy, b.p, n);
+		r = trace_syms_load_mem(copy, n, &back);
+		if (n < TRACE_HEADER_LEN) {
+			cr_assert_lt(r, 0, "cut at %zu", n);
+		} else {
+			cr_assert_eq(r, 0, "cut at %zu: %s", n, trace_strerror(r));
+			/* The whole chunks before the cut, and only those. */
+			got = describe(back);
+			cr_assert_eq(strncmp(got, want, strlen(got)), 0, "cut at %zu", n);
+			cr_assert_eq(back->nimages == 2, n == b.n, "cut at %zu", n);
+			cr_assert_eq(back->status.chunks_corrupt, 0);
+			cr_assert_eq(back->status.tail_bytes_lost == 0,
+				     n == TRACE_HEADER_LEN || n == first_end || n == b.n, "cut at %zu", n);
+			free(got);
+			trace_syms_free(back);
+		}
+		free(copy);
+	}
+	free(want);
+	free(b.p);
+	trace_syms_free(s);
+}
+
+Test(trace_syms, flipped_bytes_never_give_wrong_frames)
+{
+	struct trace_syms *s = sample_pack(), *back;
+	struct blob b = write_pack(s);
+	char *want = describe(s);
+
+	for (size_t i = 0; i < b.n; i++) {
+		for (int bit = 0; bit < 8; bit += 3) {
+			int r;
+
+			b.p[i] ^= (uint8_t)(1u << bit);
+			r = trace_syms_load_mem(b.p, b.n, &back);
+			if (r == 0) {
+				/* Whatever survived is exactly what was written:
+				 * each image read is one of the originals. */
+				char *got = describe(back);
+				for (char *line = strtok(got, "\n"); line; line = strtok(NULL, "\n"))
+					cr_assert(strstr(want, line), "byte %zu bit %d: '%s'", i, bit, line);
+				free(got);
+				trace_syms_free(back);
+			}
+			b.p[i] ^= (uint8_t)(1u << bit);
+		}
+	}
+	free(want);
+	free(b.p);
+	trace_syms_free(s);
+}
+
+/* Parses one hand-made chunk payload. */
+static int parse(const struct buf *raw)
+{
+	struct trace_syms *s = trace_syms_new();
+	int r = trace_syms_parse_chunk(s, raw->data, raw->len);
+
+	if (r < 0)
+		cr_assert_eq(s->nimages, 0);
+	trace_syms_free(s);
+	return r;
+}
+
+/* A chunk payload: identity, path, strings, then what body holds. */
+static void chunk_raw(struct buf *raw, int kind, size_t ident_len, uint64_t nstrings,
+		      uint64_t naddrs)
+{
+	static const uint8_t id[64] = { 9, 9, 9 };
+
+	buf_reset(raw);
+	buf_addch(raw, kind);
+	buf_put_bytes(raw, id, ident_len);
+	buf_put_bytes(raw, "/p", 2);
+	buf_put_uvarint(raw, nstrings);
+	for (uint64_t i = 0; i < nstrings && i < 4; i++)
+		buf_put_bytes(raw, "fn", 2);
+	buf_put_uvarint(raw, naddrs);
+}
+
+static void frame(struct buf *raw, uint64_t name, uint64_t file, uint64_t line)
+{
+	buf_put_uvarint(raw, name);
+	buf_put_uvarint(raw, file);
+	buf_put_uvarint(raw, line);
+	buf_addch(raw, 1);
+}
+
+Test(trace_syms, hostile_chunks_rejected)
+{
+	struct buf raw;
+
+	buf_init(&raw);
+	/* The well-formed base case: two strings, one address, one frame. */
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 2, 1);
+	buf_put_uvarint(&raw, 0x10);
+	buf_put_uvarint(&raw, 1);
+	frame(&raw, 0, 2, 7);
+	cr_assert_eq(parse(&raw), 0);
+
+	/* Identities: none, too short, a UUID that is not 16 bytes. */
+	chunk_raw(&raw, TRACE_IDENT_NONE, 4, 2, 1);
+	cr_assert_lt(parse(&raw), 0);
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 1, 2, 1);
+	cr_assert_lt(parse(&raw), 0);
+	chunk_raw(&raw, TRACE_IDENT_MACHO_UUID, 15, 2, 1);
+	cr_assert_lt(parse(&raw), 0);
+	/* Absurd counts: more strings or addresses than bytes left. */
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 1ull << 40, 1);
+	cr_assert_lt(parse(&raw), 0);
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 2, 1ull << 40);
+	cr_assert_lt(parse(&raw), 0);
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 0, 1);
+	cr_assert_lt(parse(&raw), 0);
+	/* Too many frames for one address. */
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 2, 1);
+	buf_put_uvarint(&raw, 0x10);
+	buf_put_uvarint(&raw, TRACE_SYMS_MAX_FRAMES + 1);
+	for (int i = 0; i <= TRACE_SYMS_MAX_FRAMES; i++)
+		frame(&raw, 0, 0, 1);
+	cr_assert_lt(parse(&raw), 0);
+	/* A name or file index past the table. */
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 2, 1);
+	buf_put_uvarint(&raw, 0x10);
+	buf_put_uvarint(&raw, 1);
+	frame(&raw, 2, 0, 1);
+	cr_assert_lt(parse(&raw), 0);
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 2, 1);
+	buf_put_uvarint(&raw, 0x10);
+	buf_put_uvarint(&raw, 1);
+	frame(&raw, 0, 3, 1);
+	cr_assert_lt(parse(&raw), 0);
+	/* Offsets that repeat, and one that wraps around 2^64. */
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 2, 2);
+	buf_put_uvarint(&raw, 0x10);
+	buf_put_uvarint(&raw, 1);
+	frame(&raw, 0, 0, 1);
+	buf_put_uvarint(&raw, 0);
+	buf_put_uvarint(&raw, 1);
+	frame(&raw, 0, 0, 1);
+	cr_assert_lt(parse(&raw), 0);
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 2, 2);
+	buf_put_uvarint(&raw, UINT64_MAX);
+	buf_put_uvarint(&raw, 1);
+	frame(&raw, 0, 0, 1);
+	buf_put_uvarint(&raw, 2);
+	buf_put_uvarint(&raw, 1);
+	frame(&raw, 0, 0, 1);
+	cr_assert_lt(parse(&raw), 0);
+	/* A line past u32, and a payload cut in a frame. */
+	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 2, 1);
+	buf_put_uvarint(&raw, 0x10);
+	buf_put_uvarint(&raw, 1);
+	frame(&raw, 0, 0, 1ull << 33);
+	cr_assert_lt(parse(&raw), 0);
+	raw.len -= 2;
+	cr_assert_lt(parse(&raw), 0);
+	buf_release(&raw);
+}
+
+Test(trace_syms, writer_refuses_what_would_not_read_back)
+{
+	struct trace_syms *s = sample_pack();
+	int fd = new_fd();
+
+	s->images[0].addrs[1].offset = s->images[0].addrs[0].offset; /* not ascending */
+	cr_assert_eq(trace_syms_write(fd, s, 1, 0, NULL), TRACE_E_USAGE);
+	close(fd);
+	trace_syms_free(s);
+}
+
+Test(trace_syms, not_a_pack_refused)
+{
+	struct trace_syms *s;
+	static const uint8_t junk[32] = "this is not a pack, nor a trace";
+
+	cr_assert_eq(trace_syms_load_mem(junk, sizeof(junk), &s), TRACE_E_MAGIC);
+	cr_assert_null(s);
+	cr_assert_lt(trace_syms_load("/nonexistent/x.syms", &s), 0);
+}
+
+/* A real trace, written by the recorder's writer, with a pack appended. */
+static struct blob trace_with_pack(const struct trace_syms *s, size_t *trace_len)
+{
+	static char *argv[] = { "./t" };
+	struct trace_session ses = { .os = TRACE_OS_LINUX, .rate_hz = 100, .argc = 1, .argv = argv };
+	struct trace_writer *w;
+	struct trace *t;
+	uint64_t stack[2] = { 0x1200, 0x1100 };
+	int fd = new_fd();
+	struct blob b;
+
+	cr_assert_eq(trace_writer_new(fd, &ses, &w), 0);
+	cr_assert_eq(trace_writer_image(w, &image), 0);
+	for (int i = 0; i < 50; i++)
+		cr_assert_eq(trace_writer_sample(w, 1000 + 10 * (uint64_t)i, 7, 1, 0, stack, 2), 0);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	*trace_len = (size_t)lseek(fd, 0, SEEK_END);
+	b = fd_bytes(fd);
+	cr_assert_eq(trace_load_mem(b.p, b.n, &t), 0);
+	cr_assert_eq(trace_syms_write(fd, s, 0, t->status.next_seq, NULL), 0);
+	trace_free(t);
+	free(b.p);
+	b = fd_bytes(fd);
+	close(fd);
+	return b;
+}
+
+Test(trace_syms, embedded_pack_keeps_the_trace_valid)
+{
+	struct trace_syms *s = sample_pack(), *back;
+	size_t trace_len;
+	struct blob b = trace_with_pack(s, &trace_len);
+	struct trace *t;
+	char *want = describe(s), *got;
+
+	cr_assert_eq(trace_load_mem(b.p, b.n, &t), 0);
+	cr_assert_eq(t->nsamples, 50);
+	cr_assert(t->status.has_footer);
+	cr_assert_eq(t->status.chunks_corrupt + t->status.chunks_skipped, 0);
+	cr_assert_eq(t->status.tail_bytes_lost, 0);
+	cr_assert_not_null(t->syms);
+	got = describe(t->syms);
+	cr_assert_str_eq(got, want);
+	free(got);
+	trace_free(t);
+	/* trace_syms_load() reads the pack out of the trace too. */
+	cr_assert_eq(trace_syms_load_mem(b.p, b.n, &back), 0);
+	got = describe(back);
+	cr_assert_str_eq(got, want);
+	free(got);
+	trace_syms_free(back);
+	/* Cut anywhere in the pack: the samples all stay. */
+	for (size_t n = trace_len; n < b.n; n++) {
+		cr_assert_eq(trace_load_mem(b.p, n, &t), 0, "cut at %zu", n);
+		cr_assert_eq(t->nsamples, 50, "cut at %zu", n);
+		trace_free(t);
+	}
+	free(want);
+	free(b.p);
+	trace_syms_free(s);
+}
+
+/* --- serving frames --------------------------------------------------- */
+
+static struct symbolize *pack_symbolizer(const struct trace *t, struct pack *p, int lines,
+					 int no_inline)
+{
+	struct symbolize_opts o = { .debug_root = "", .debuginfod_cache = "", .pack = p,
+				    .lines = lines, .no_inline = no_inline };
+	struct symbolize *sym;
+
+	cr_assert_eq(symbolize_new(t, &o, &sym), 0);
+	return sym;
+}
+
+/* The frames of addr as "name|name|...", innermost first. */
+static char *frames_of(struct symbolize *sym, uint64_t addr, int leaf)
+{
+	const struct symbolize_frame *fr;
+	struct buf b;
+	size_t n;
+
+	cr_assert_eq(symbolize_addr(sym, addr, 100, leaf, &fr, &n), 0);
+	buf_init(&b);
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&b, "%s%s%s", i ? "|" : "", fr[i].name, fr[i].resolved ? "" : "?");
+	buf_addch(&b, 0);
+	return buf_detach(&b);
+}
+
+#define CHECK_FRAMES(sym, addr, leaf, want)                  \
+	do {                                                 \
+		char *got_ = frames_of(sym, addr, leaf);     \
+		cr_assert_str_eq(got_, want);                \
+		free(got_);                                  \
+	} while (0)
+
+Test(pack, serves_images_without_a_file)
+{
+	struct trace t;
+	struct pack *p = pack_new();
+	struct symbolize *sym;
+
+	make_trace(&t);
+	pack_add(p, sample_pack(), "x.syms", 1);
+	sym = pack_symbolizer(&t, p, 0, 0);
+	/* A leaf is looked up at its offset, a return address one before. */
+	CHECK_FRAMES(sym, 0x1200, 1, "a0|a1|a2");
+	CHECK_FRAMES(sym, 0x1100, 0, "main0");
+	CHECK_FRAMES(sym, 0x1300, 1, "b0");
+	/* Not in the pack: unresolved, as without one. */
+	CHECK_FRAMES(sym, 0x1300, 0, "libfake.so+0x300?");
+	cr_assert_not_null(symbolize_image_pack(sym, 0));
+	cr_assert_str_eq(pack_image_origin(symbolize_image_pack(sym, 0)), "x.syms");
+	cr_assert_eq(pack_image_naddrs(symbolize_image_pack(sym, 0)), 3);
+	symbolize_free(sym);
+
+	sym = pack_symbolizer(&t, p, 1, 0);
+	CHECK_FRAMES(sym, 0x1200, 1, "a0 (a.c:10)|a1 (a.c:11)|a2 (a.c:12)");
+	CHECK_FRAMES(sym, 0x1300, 1, "b0");
+	symbolize_free(sym);
+	sym = pack_symbolizer(&t, p, 1, 1);
+	CHECK_FRAMES(sym, 0x1200, 1, "a2 (a.c:12)");
+	symbolize_free(sym);
+	pack_free(p);
+}
+
+Test(pack, another_identity_is_never_served)
+{
+	struct trace t;
+	struct trace_image other = image;
+	struct pack *p = pack_new();
+	struct symbolize *sym;
+
+	other.ident[3] ^= 1;
+	make_trace(&t);
+	t.images = &other;
+	pack_add(p, sample_pack(), "x.syms", 1);
+	sym = pack_symbolizer(&t, p, 0, 0);
+	CHECK_FRAMES(sym, 0x1200, 1, "libfake.so+0x200?");
+	cr_assert_null(symbolize_image_pack(sym, 0));
+	symbolize_free(sym);
+	pack_free(p);
+}
+
+Test(pack, first_pack_with_the_identity_serves_it)
+{
+	struct trace t;
+	struct pack *p = pack_new();
+	struct trace_syms *second = sample_pack();
+	struct symbolize *sym;
+
+	free(second->images[0].strings[second->images[0].frames[1].name]);
+	second->images[0].strings[second->images[0].frames[1].name] = strdup("other");
+	make_trace(&t);
+	pack_add(p, sample_pack(), "first.syms", 1);
+	pack_add(p, second, "second.syms", 1);
+	sym = pack_symbolizer(&t, p, 0, 0);
+	CHECK_FRAMES(sym, 0x1200, 1, "a0|a1|a2");
+	cr_assert_str_eq(pack_image_origin(symbolize_image_pack(sym, 0)), "first.syms");
+	symbolize_free(sym);
+	pack_free(p);
+}
+
+Test(pack, rebuilt_from_a_pack_it_is_the_same)
+{
+	struct trace t;
+	struct pack *p = pack_new(), *have;
+	struct trace_syms *built, *again;
+	struct pack_stats st;
+	struct symbolize *sym;
+	char *got;
+
+	make_trace(&t);
+	pack_add(p, sample_pack(), "x.syms", 1);
+	sym = pack_symbolizer(&t, p, 0, 0);
+	cr_assert_eq(pack_build(&t, sym, NULL, &built, &st), 0);
+	/* The trace samples 0x1200 and 0x1300 as leaves under 0x1100, and
+	 * 0x9000, in no image: the pack's three addresses in use. */
+	cr_assert_eq(st.images, 1);
+	cr_assert_eq(st.addrs, 3);
+	cr_assert_eq(st.frames, 5);
+	got = describe(built);
+	cr_assert_str_eq(got, "image 1/4 /nonexistent/libfake.so\n"
+			      " 0xff: main0@main.c:10/1\n"
+			      " 0x200: a0@a.c:10/1 a1@a.c:11/1 a2@a.c:12/1\n"
+			      " 0x300: b0@-:10/1\n");
+	free(got);
+	/* What a pack already holds is not built again. */
+	have = pack_new();
+	pack_add(have, built, "embedded", 1);
+	cr_assert_eq(pack_build(&t, sym, have, &again, &st), 0);
+	cr_assert_eq(st.addrs, 0);
+	trace_syms_free(again);
+	symbolize_free(sym);
+	pack_free(have);
+	pack_free(p);
+}
