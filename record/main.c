@@ -43,9 +43,10 @@ static const char usage_text[] =
 	"  --max-depth n    stack depth cap (default 1024)\n"
 	"  -q               quiet: no announcement, status or summary\n"
 	"  -v               more detail\n"
-	"  --mode wall|cpu  cpu (on-CPU time only, with perf_event; lowest overhead;\n"
-	"                   the default where perf_event is allowed) or wall (every\n"
-	"                   thread, blocked ones too; the default otherwise)\n"
+	"  --mode wall|cpu  cpu (on-CPU time only, with Linux's perf_event; lowest\n"
+	"                   overhead; the default where perf_event is allowed) or\n"
+	"                   wall (every thread, blocked ones too; the default\n"
+	"                   otherwise, and the only mode on macOS)\n"
 	"  -h, --help       show this help\n"
 	"  --version        show the version and the trace format version\n";
 
