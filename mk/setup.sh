@@ -44,6 +44,7 @@ check cmd  chromium                 chromium
 check cmd  npm                      npm
 check cmd  go                       golang-go
 check cmd  protoc                   protobuf-compiler
+check deb  libclang-rt-14-dev       libclang-rt-14-dev
 
 if [ -n "$need" ]; then
 	if [ "$(id -u)" != 0 ]; then
