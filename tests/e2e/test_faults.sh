@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# End-to-end fault injection with real processes: the recorder killed at
+# random points, a full disk and a file-size limit, signals from another
+# process, targets that fork, exec from a thread, exit or crash mid-sample,
+# and 500 threads that come and go; then hostile debug-file directories
+# and hostile identities in a trace. Each process fault runs in wall and in
+# cpu mode (cpu only where perf_event is allowed), under a timeout, so a
+# hang fails rather than blocks.
+#
+# FAULT_KILLS (default 20) is how many random points the SIGKILL cases
+# try in each mode; FAULT_SEED fixes the points (the seed is printed).
+. "$(dirname "$0")/lib.sh"
+
+FAULTS=$FIX/faults
+KILLS=${FAULT_KILLS:-20}
+SEED=${FAULT_SEED:-$(( $(date +%s) % 100000 ))}
+
+# state_of PID: the State letter of /proc/PID/status ("" once it is gone).
+state_of() { awk '$1 == "State:" { print $2 }' "/proc/$1/status" 2> /dev/null; }
+# stopped PID: whether the process or any of its threads is stopped.
+stopped() {
+	local t
+	for t in /proc/$1/task/*/status; do
+		awk '$1 == "State:" && ($2 == "T" || $2 == "t") { found = 1 } END { exit !found }' "$t" 2> /dev/null && return 0
+	done
+	return 1
+}
+# gone PID SECONDS: waits up to SECONDS for a process that is not our child.
+gone() {
+	local i=0
+	while [ -e "/proc/$1" ] && [ $i -lt $(($2 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+	[ ! -e "/proc/$1" ]
+}
+counter() { "$REPORT" info "$1" 2> /dev/null | awk -v k="$2" '$1 == k { print $2 }'; }
+samples_of() { "$REPORT" folded "$1" 2> /dev/null | awk '{ s += $NF } END { print s + 0 }'; }
+
+if ! why=$(ptrace_ok); then
+	skip "faults" "$why"
+	exit 0
+fi
+modes=wall
+if out=$("$RECORD" -q --mode cpu -o "$TMP/probe.trace" -- true 2>&1); then
+	modes="wall cpu"
+else
+	skip "faults-cpu" "perf_event_open not permitted here: $(echo "$out" | head -1)"
+fi
+# sfx MODE: the suffix of a case's name in MODE.
+sfx() { [ "$1" = wall ] || echo "-$1"; }
+
+# --- SIGKILL of the recorder at random points ---------------------------
+# kill_at MODE HOW DELAY DIR: one capture of split (attached to, or launched
+# by, the recorder) whose recorder is killed DELAY seconds after the target
+# started. Prints nothing if all is well, else what went wrong.
+kill_at() {
+	local mode=$1 how=$2 delay=$3 dir=$4 pid rec i st
+	if [ "$how" = attach ]; then
+		"$FIX/split" 1.5 > "$dir/out" &
+		pid=$!
+		"$RECORD" --mode "$mode" -q -o "$dir/trace" -p $pid 2> "$dir/err" &
+		rec=$!
+	else
+		"$RECORD" --mode "$mode" -q -o "$dir/trace" -- "$FIX/split" 1.5 > "$dir/out" 2> "$dir/err" &
+		rec=$!
+		pid=
+		for i in $(seq 50); do
+			pid=$(ps -o pid= --ppid $rec | tr -d ' ')
+			[ -n "$pid" ] && [ "$(readlink /proc/$pid/exe 2> /dev/null)" = "$FIX/split" ] && break
+			pid=
+			sleep 0.02
+		done
+		[ -n "$pid" ] || { kill -9 $rec; wait $rec 2> /dev/null; echo "at ${delay}s: the target never started"; return; }
+	fi
+	sleep "$delay"
+	kill -9 $rec
+	wait $rec 2> /dev/null
+	sleep 0.1
+	if stopped $pid; then
+		st=$(state_of $pid)
+		kill -CONT $pid
+		echo "at ${delay}s: target left in state $st"
+	fi
+	if [ "$how" = attach ]; then
+		wait $pid
+		st=$?
+	else
+		gone $pid 10
+		st=$?
+	fi
+	grep -q 'work took' "$dir/out" || echo "at ${delay}s: target did not finish its work (status $st)"
+	"$REPORT" info "$dir/trace" > "$dir/info" 2>&1 \
+		|| echo "at ${delay}s: trace not readable: $(grep -v warning "$dir/info" | head -1)"
+}
+
+for mode in $modes; do
+	for how in attach launch; do
+		RANDOM=$SEED
+		bad= n=0
+		for k in $(seq "$KILLS"); do
+			delay=$(awk -v m=$((50 + RANDOM % 1150)) 'BEGIN { printf "%.3f", m / 1000 }')
+			d="$TMP/kill-$mode-$how-$k"
+			mkdir -p "$d"
+			why=$(kill_at "$mode" "$how" "$delay" "$d")
+			[ -z "$why" ] && n=$((n + 1)) || bad="$bad; $why"
+		done
+		name="sigkill-random-$how$(sfx "$mode")"
+		if [ -z "$bad" ]; then
+			ok "$name ($n of $KILLS points, seed $SEED: target running, finished, trace read)"
+		else
+			fail "$name" "seed $SEED${bad}"
+		fi
+	done
+done
+
+# --- the target changes under the recorder -------------------------------
+# record MODE NAME ARGS...: records faults ARGS launched, under a timeout,
+# into $TMP/NAME.trace; sets rc, and out to the target's output.
+record() {
+	local mode=$1 name=$2
+	shift 2
+	timeout 60 "$RECORD" --mode "$mode" -q -f -o "$TMP/$name.trace" -- "$FAULTS" "$@" \
+		> "$TMP/$name.out" 2> "$TMP/$name.err"
+	rc=$?
+	out=$(tr '\n' '|' < "$TMP/$name.out")
+	"$REPORT" folded "$TMP/$name.trace" > "$TMP/$name.folded" 2> /dev/null
+}
+# has FOLDED PATTERN: samples whose stack matches PATTERN.
+has() { awk -v pat="$2" '{ line = $0; sub(/ [0-9]+$/, "", line); if (line ~ pat) n += $NF } END { print n + 0 }' "$1"; }
+
+for mode in $modes; do
+	x=$(sfx "$mode")
+	record "$mode" fork-$mode fork 1
+	a=$(has "$TMP/fork-$mode.folded" ';forked;spin_for;')
+	if [ $rc -eq 0 ] && [[ $out == *"after done"* ]] && [[ $out == *"fork done (child status 0)"* ]] && [ "$a" -gt 0 ]; then
+		ok "fork-child-execs$x (the child exec'd and finished, $a samples in forked)"
+	else
+		fail "fork-child-execs$x" "exit $rc, output '$out', $a samples in forked: $(head -c 300 "$TMP/fork-$mode.err")"
+	fi
+
+	record "$mode" texec-$mode thread-exec 1
+	a=$(has "$TMP/texec-$mode.folded" ';exec_thread;spin_for;')
+	b=$(has "$TMP/texec-$mode.folded" ';main;after_exec;spin_for;')
+	if [ $rc -eq 0 ] && [[ $out == *"after done"* ]] && [ "$a" -gt 0 ] && [ "$b" -gt 0 ]; then
+		ok "thread-execve$x (before: $a samples in exec_thread, after: $b in after_exec)"
+	else
+		fail "thread-execve$x" "exit $rc, output '$out', exec_thread $a, after_exec $b: $(head -c 300 "$TMP/texec-$mode.err")"
+	fi
+
+	record "$mode" exit-$mode exit 0.5
+	a=$(has "$TMP/exit-$mode.folded" ';spinner;spin_for;')
+	if [ $rc -eq 0 ] && [[ $out == *"exit done"* ]] && [ "$a" -gt 0 ] && "$REPORT" info "$TMP/exit-$mode.trace" | grep -q '^exit: *status 0'; then
+		ok "exit-mid-sample$x ($a samples of the spinning threads)"
+	else
+		fail "exit-mid-sample$x" "exit $rc, output '$out', spinner $a: $(head -c 300 "$TMP/exit-$mode.err")"
+	fi
+
+	record "$mode" segv-$mode segv 0.5
+	if [ $rc -eq 139 ] && [[ $out == *"segv done"* ]] && "$REPORT" info "$TMP/segv-$mode.trace" | grep -q '^exit: *killed by signal 11'; then
+		ok "segv-mid-sample$x (exit 139, recorded as killed by signal 11)"
+	else
+		fail "segv-mid-sample$x" "exit $rc, output '$out': $(head -c 300 "$TMP/segv-$mode.err")"
+	fi
+
+	# 500 threads created and destroyed: each is followed; in wall mode
+	# a thread that ends between the tick's list and its interrupt is
+	# counted, and costs only its own sample.
+	record "$mode" churn-$mode churn 500
+	nth=$("$REPORT" info "$TMP/churn-$mode.trace" | awk '$1 == "threads:" { print $2 }')
+	a=$(has "$TMP/churn-$mode.folded" ';churn_thread;churn_work;')
+	van=$(counter "$TMP/churn-$mode.trace" threads-vanished)
+	if [ $rc -eq 0 ] && [[ $out == *"churn done (500 threads)"* ]] && [ "${nth:-0}" -ge 450 ] && [ "$a" -gt 0 ] \
+		&& { [ "$mode" = cpu ] || [ "${van:-0}" -gt 0 ]; }; then
+		ok "thread-churn-500$x ($nth threads recorded, $a samples in churn_work, threads-vanished $van)"
+	else
+		fail "thread-churn-500$x" "exit $rc, output '$out', threads '$nth', churn_work $a, threads-vanished '$van'"
+	fi
+
+	# SIGSTOP, then SIGCONT, from another process during the capture.
+	"$FIX/split" 2 > "$TMP/stop-$mode.out" &
+	pid=$!
+	timeout 30 "$RECORD" --mode "$mode" -q -f -o "$TMP/stop-$mode.trace" -p $pid -d 1.5 2> "$TMP/stop-$mode.err" &
+	rec=$!
+	sleep 0.4
+	kill -STOP $pid
+	# The stop is the other process's to end: while it lasts, the target
+	# gets (almost) no user time. 0.8 s swallowed would be some 80 ticks.
+	sleep 0.1
+	u1=$(awk '{ print $14 }' /proc/$pid/stat)
+	sleep 0.8
+	u2=$(awk '{ print $14 }' /proc/$pid/stat)
+	kill -CONT $pid
+	wait $rec
+	rc=$?
+	sleep 0.1
+	st=$(state_of $pid)
+	stopped $pid && kill -CONT $pid
+	wait $pid
+	trc=$?
+	n=$(samples_of "$TMP/stop-$mode.trace")
+	ran=$((u2 - u1))
+	if [ $rc -eq 0 ] && [ $ran -le 5 ] && [ "$st" != T ] && [ "$st" != t ] && [ $trc -eq 0 ] \
+		&& grep -q 'work took' "$TMP/stop-$mode.out" && [ "$n" -gt 0 ]; then
+		ok "sigstop-sigcont-from-outside$x ($ran ticks of user time while stopped, state $st after, $n samples)"
+	else
+		fail "sigstop-sigcont-from-outside$x" "recorder exit $rc, $ran ticks run while stopped, state '$st' after, target exit $trc, $n samples: $(head -c 300 "$TMP/stop-$mode.err")"
+	fi
+done
+exit 0
