@@ -204,4 +204,49 @@ for mode in $modes; do
 		fail "sigstop-sigcont-from-outside$x" "recorder exit $rc, $ran ticks run while stopped, state '$st' after, target exit $trc, $n samples: $(head -c 300 "$TMP/stop-$mode.err")"
 	fi
 done
+
+# --- a full disk, and a file-size limit -----------------------------------
+# A clear error naming the cause, only whole chunks kept, and the target
+# detached, finishing its work. The 64 KiB tmpfs, filled but for 8 KiB, and
+# the 8 KiB RLIMIT_FSIZE both run out within the first second at 9973 Hz.
+# no_space MODE NAME MESSAGE FILE [ulimit -f KB]
+no_space() {
+	local mode=$1 name=$2 msg=$3 file=$4 limit=${5:-unlimited} pid rc trc lost
+	"$FIX/split" 3 > "$TMP/$name.out" &
+	pid=$!
+	(ulimit -f "$limit" && exec timeout 30 "$RECORD" --mode "$mode" -q -f -F 9973 -o "$file" -p $pid) 2> "$TMP/$name.err"
+	rc=$?
+	wait $pid
+	trc=$?
+	"$REPORT" info "$file" > "$TMP/$name.info" 2>&1
+	lost=$(awk '/tail bytes lost/ { print $4 }' "$TMP/$name.info")
+	if [ $rc -eq 1 ] && grep -q "cannot write '$file': $msg" "$TMP/$name.err" && [ $trc -eq 0 ] \
+		&& grep -q 'work took' "$TMP/$name.out" && [ "$lost" = 0 ]; then
+		ok "$name (target finished, 0 bytes of partial chunk)"
+	else
+		fail "$name" "exit $rc, target $trc, tail lost '$lost': $(cat "$TMP/$name.err")"
+	fi
+}
+mkdir -p "$TMP/small"
+for mode in $modes; do
+	x=$(sfx "$mode")
+	if mount -t tmpfs -o size=64k prof-e2e "$TMP/small" 2> /dev/null; then
+		dd if=/dev/zero of="$TMP/small/fill" bs=1k count=56 2> /dev/null
+		no_space "$mode" "error-full-disk$x" 'No space left on device' "$TMP/small/x.trace"
+		umount "$TMP/small"
+	else
+		skip "error-full-disk$x" "cannot mount a small tmpfs here (needs root)"
+	fi
+	no_space "$mode" "error-file-size-limit$x" 'File too large' "$TMP/fsize-$mode.trace" 8
+done
+# The recorder catches SIGXFSZ; the command it launches must not inherit
+# that (an ignored signal would be inherited across exec).
+"$RECORD" --mode wall -q -f -o "$TMP/sigs.trace" -- cat /proc/self/status > "$TMP/sigs.out"
+ign=$(awk '$1 == "SigIgn:" { print $2 }' "$TMP/sigs.out")
+# SIGXFSZ is 25: bit 24 of the mask, the seventh hex digit from the right.
+if [ -n "$ign" ] && [ $(( 0x$ign & (1 << 24) )) -eq 0 ]; then
+	ok "launched-command-sigxfsz-default (SigIgn $ign)"
+else
+	fail "launched-command-sigxfsz-default" "SigIgn '$ign'"
+fi
 exit 0
