@@ -249,4 +249,107 @@ if [ -n "$ign" ] && [ $(( 0x$ign & (1 << 24) )) -eq 0 ]; then
 else
 	fail "launched-command-sigxfsz-default" "SigIgn '$ign'"
 fi
+
+# --- hostile debug-file directories ---------------------------------------
+# A trace of split whose recorded path is gone, so its debug file can only
+# come from --symbols, in a directory that holds, besides that debug file:
+# a symlink to /dev/zero and a FIFO named like the binary, a 1 GB sparse
+# file of zeros named like it too, a 1 GB sparse debug file (the real one
+# with a gigabyte of holes after it), and copies of the debug file whose
+# sections run past the end: one cut short, one whose section headers
+# claim more bytes than the file has. prof-report must finish quickly,
+# refuse what is not a debug file of that build, never read a gigabyte,
+# and still name the functions.
+SYNTH=$BUILD/tests/tools/synth_trace
+dbg=$FIX/stripped/.debug/split.debug
+id=$(readelf -n "$FIX/split" | awk '/Build ID/ { print $3 }')
+addr() { printf '0x%x' $(( 0x$(nm "$FIX/split" | awk -v f="$1" '$3 == f { print $1 }') + 0x555555554000 + 4 )); }
+# patch FILE OFFSET VALUE: writes VALUE as 8 little-endian bytes at OFFSET.
+patch() { printf "$(printf '%016x' "$3" | sed 's/\(..\)/\1 /g' | awk '{ for (i = NF; i > 0; i--) printf "\\x%s", $i }')" \
+	| dd of="$1" bs=1 seek="$2" conv=notrunc 2> /dev/null; }
+hostile=$TMP/hostile
+mkdir -p "$hostile/fifo" "$hostile/zero" "$hostile/holes" "$hostile/big" "$hostile/cut" "$hostile/past" "$hostile/good"
+ln -s /dev/zero "$hostile/zero/split"
+mkfifo "$hostile/fifo/split"
+truncate -s 1G "$hostile/holes/split"
+cp "$dbg" "$hostile/big/split.debug" && truncate -s 1G "$hostile/big/split.debug"
+head -c $(( $(stat -c %s "$dbg") * 6 / 10 )) "$dbg" > "$hostile/cut/split.debug"
+cp "$dbg" "$hostile/past/split.debug"
+shoff=$(od -An -t u8 -j 40 -N 8 "$dbg" | tr -d ' ')
+for sec in .debug_info .debug_line .debug_str; do
+	i=$(readelf -S -W "$dbg" 2> /dev/null | awk -v s="$sec" '{ sub(/^ *\[ */, ""); sub(/\]/, "") } $2 == s { print $1 }')
+	# sh_offset (at 24) near the end of the file, sh_size (at 32) of 1 MB
+	patch "$hostile/past/split.debug" $((shoff + i * 64 + 24)) $(( $(stat -c %s "$dbg") - 16 ))
+	patch "$hostile/past/split.debug" $((shoff + i * 64 + 32)) 1048576
+done
+"$SYNTH" -o "$TMP/hostile.trace" --os linux --arch x86_64 \
+	--image "KIND=gnu-build-id,IDENT=$id,PATH=/nonexistent/split,START=0x555555554000,SIZE=0x5000,BIAS=0x555555554000" \
+	--thread TID=1,NAME=split --sample "TID=1,STACK=$(addr path_a):$(addr run):$(addr main)" --count 10
+# hostile_dirs NAME DIR...: info and folded with --symbols DIR...
+hostile_dirs() {
+	local name=$1 args=()
+	shift
+	for d in "$@"; do args+=(--symbols "$d"); done
+	timeout 60 /usr/bin/time -f '%e %M' -o "$TMP/$name.time" "$REPORT" info "${args[@]}" "$TMP/hostile.trace" > "$TMP/$name.info" 2>&1
+	rc=$?
+	"$REPORT" folded "${args[@]}" "$TMP/hostile.trace" > "$TMP/$name.folded" 2>&1 || rc=$?
+	read -r secs rss < <(tail -1 "$TMP/$name.time")
+}
+hostile_dirs hostile-refused "$hostile/zero" "$hostile/fifo" "$hostile/holes" "$hostile/cut"
+info=$TMP/hostile-refused.info
+# Not one of them is a debug file of the build, so none is used, and none
+# is even listed as a candidate of that name.
+if [ $rc -eq 0 ] && [ "${rss:-999999}" -lt 200000 ] && grep -q 'symbols:  none' "$info" \
+	&& grep -q '100.0% unresolved' "$info" && ! grep -q "$hostile/" "$info" \
+	&& ! grep -q ';path_a' "$TMP/hostile-refused.folded"; then
+	ok "hostile-symbols-refused ($secs s, max RSS $rss KiB: /dev/zero, a FIFO, 1 GB of holes, a cut debug file)"
+else
+	fail "hostile-symbols-refused" "exit $rc, $secs s, max RSS $rss KiB: $(grep -A12 'image 1' "$info" | tail -10)"
+fi
+hostile_dirs hostile-past "$hostile/past"
+if [ $rc -eq 0 ] && grep -q 'past/split.debug (.*no DWARF)' "$TMP/hostile-past.info" \
+	&& grep -q ';main;run;path_a 10$' "$TMP/hostile-past.folded"; then
+	ok "hostile-symbols-sections-past-the-end (its DWARF refused, its symbol table used)"
+else
+	fail "hostile-symbols-sections-past-the-end" "exit $rc: $(grep -A6 'image 1' "$TMP/hostile-past.info" | tail -4)"
+fi
+hostile_dirs hostile-big "$hostile/zero" "$hostile/fifo" "$hostile/holes" "$hostile/cut" "$hostile/big"
+if [ $rc -eq 0 ] && [ "${rss:-999999}" -lt 200000 ] && grep -q 'big/split.debug (DWARF' "$TMP/hostile-big.info" \
+	&& grep -q ';main;run;path_a 10$' "$TMP/hostile-big.folded"; then
+	ok "hostile-symbols-sparse-1g-debug-file ($secs s, max RSS $rss KiB, its DWARF used)"
+else
+	fail "hostile-symbols-sparse-1g-debug-file" "exit $rc, $secs s, max RSS $rss KiB: $(grep -A6 'image 1' "$TMP/hostile-big.info" | tail -4)"
+fi
+
+# --- hostile identities ----------------------------------------------------
+# Build-ids and UUIDs are bytes from the trace. Ones that spell paths with
+# '/' and '..' must only ever reach a path as hex: strace lists every file
+# prof-report touches, and none may contain the bytes themselves.
+if ! command -v strace > /dev/null; then
+	skip "hostile-identity-never-a-path" "strace is not installed (Debian: strace)"
+else
+	hexof() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
+	gnu=$(hexof '/../../../../../../tmp/TRAPgnu')
+	uuid=$(hexof '/../../../TRAP/.')
+	"$SYNTH" -o "$TMP/ident-gnu.trace" --os linux --arch x86_64 \
+		--image "KIND=gnu-build-id,IDENT=$gnu,PATH=/nonexistent/lib.so,START=0x1000,SIZE=0x1000,BIAS=0" \
+		--thread TID=1,NAME=t --sample TID=1,STACK=0x1100
+	"$SYNTH" -o "$TMP/ident-uuid.trace" --os macos --arch arm64 \
+		--image "KIND=uuid,IDENT=$uuid,PATH=/nonexistent/lib.dylib,START=0x1000,SIZE=0x1000,BIAS=0" \
+		--thread TID=1,NAME=t --sample TID=1,STACK=0x1100
+	bad= n=0
+	for k in gnu uuid; do
+		timeout 60 strace -f -qq -e trace=%file -o "$TMP/ident-$k.strace" \
+			"$REPORT" info --symbols "$hostile" "$TMP/ident-$k.trace" > "$TMP/ident-$k.info" 2>&1 || bad="$bad; $k: exit $?"
+		grep -q TRAP "$TMP/ident-$k.strace" && bad="$bad; $k: $(grep -m1 TRAP "$TMP/ident-$k.strace")"
+		n=$((n + $(wc -l < "$TMP/ident-$k.strace")))
+	done
+	# The build-id was looked up, as hex, where build-ids are looked up.
+	grep -q "/.build-id/${gnu:0:2}/${gnu:2}.debug" "$TMP/ident-gnu.strace" || bad="$bad; gnu: no .build-id lookup"
+	if [ -z "$bad" ]; then
+		ok "hostile-identity-never-a-path ($n file calls, none with the raw bytes)"
+	else
+		fail "hostile-identity-never-a-path" "${bad#; }"
+	fi
+fi
 exit 0
