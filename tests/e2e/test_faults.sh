@@ -54,12 +54,12 @@ sfx() { [ "$1" = wall ] || echo "-$1"; }
 kill_at() {
 	local mode=$1 how=$2 delay=$3 dir=$4 pid rec i st
 	if [ "$how" = attach ]; then
-		"$FIX/split" 1.5 > "$dir/out" &
+		"$FIX/split" 1 > "$dir/out" &
 		pid=$!
 		"$RECORD" --mode "$mode" -q -o "$dir/trace" -p $pid 2> "$dir/err" &
 		rec=$!
 	else
-		"$RECORD" --mode "$mode" -q -o "$dir/trace" -- "$FIX/split" 1.5 > "$dir/out" 2> "$dir/err" &
+		"$RECORD" --mode "$mode" -q -o "$dir/trace" -- "$FIX/split" 1 > "$dir/out" 2> "$dir/err" &
 		rec=$!
 		pid=
 		for i in $(seq 50); do
@@ -71,7 +71,7 @@ kill_at() {
 		[ -n "$pid" ] || { kill -9 $rec; wait $rec 2> /dev/null; echo "at ${delay}s: the target never started"; return; }
 	fi
 	sleep "$delay"
-	kill -9 $rec
+	kill -9 $rec 2> /dev/null  # (unless it had already finished)
 	wait $rec 2> /dev/null
 	sleep 0.1
 	if stopped $pid; then
@@ -87,27 +87,50 @@ kill_at() {
 		st=$?
 	fi
 	grep -q 'work took' "$dir/out" || echo "at ${delay}s: target did not finish its work (status $st)"
+	# Killed before it opened its output: nothing to salvage, and no harm.
+	if [ ! -e "$dir/trace" ]; then
+		echo nofile
+		return
+	fi
 	"$REPORT" info "$dir/trace" > "$dir/info" 2>&1 \
 		|| echo "at ${delay}s: trace not readable: $(grep -v warning "$dir/info" | head -1)"
 }
 
+# kill_series MODE HOW: KILLS captures, each killed at a random point;
+# prints "ok DETAIL" or "fail DETAIL".
+kill_series() {
+	local mode=$1 how=$2 bad= n=0 early=0 k delay d why
+	RANDOM=$SEED
+	for k in $(seq "$KILLS"); do
+		delay=$(awk -v m=$((50 + RANDOM % 850)) 'BEGIN { printf "%.3f", m / 1000 }')
+		d="$TMP/kill-$mode-$how-$k"
+		mkdir -p "$d"
+		why=$(kill_at "$mode" "$how" "$delay" "$d")
+		case $why in
+		"") n=$((n + 1)) ;;
+		nofile) early=$((early + 1)) ;;
+		*) bad="$bad; $why" ;;
+		esac
+	done
+	if [ -z "$bad" ]; then
+		echo "ok $n of $KILLS points, seed $SEED: target running, finished, trace read; $early before the trace existed"
+	else
+		echo "fail seed $SEED${bad}"
+	fi
+}
+# Every series at once: each capture mostly waits for its target, which
+# runs for a fixed time however loaded the machine is.
 for mode in $modes; do
 	for how in attach launch; do
-		RANDOM=$SEED
-		bad= n=0
-		for k in $(seq "$KILLS"); do
-			delay=$(awk -v m=$((50 + RANDOM % 1150)) 'BEGIN { printf "%.3f", m / 1000 }')
-			d="$TMP/kill-$mode-$how-$k"
-			mkdir -p "$d"
-			why=$(kill_at "$mode" "$how" "$delay" "$d")
-			[ -z "$why" ] && n=$((n + 1)) || bad="$bad; $why"
-		done
+		kill_series "$mode" "$how" > "$TMP/series-$mode-$how" &
+	done
+done
+wait
+for mode in $modes; do
+	for how in attach launch; do
+		read -r res detail < "$TMP/series-$mode-$how"
 		name="sigkill-random-$how$(sfx "$mode")"
-		if [ -z "$bad" ]; then
-			ok "$name ($n of $KILLS points, seed $SEED: target running, finished, trace read)"
-		else
-			fail "$name" "seed $SEED${bad}"
-		fi
+		[ "$res" = ok ] && ok "$name ($detail)" || fail "$name" "$detail"
 	done
 done
 
