@@ -14,7 +14,9 @@
  *   after S       spins for S seconds in after_exec and exits 0;
  *   exit S        four threads spin; after S seconds the main thread
  *                 calls exit(0) while they run;
- *   segv S        the same, but the main thread then dies of SIGSEGV.
+ *   segv S        the same, but the main thread then dies of SIGSEGV;
+ *   garbage-fp S  spins for S seconds in garbage_fp with the frame
+ *                 pointer (x86_64 rbp) set to an unmapped address.
  *
  * Each prints "faults: MODE done" when its work is done (for "segv", just
  * before the fault), so a test can tell a target that finished from one
@@ -141,6 +143,29 @@ NOINLINE static void main_dies(int segv)
 	exit(0);
 }
 
+/* The loop runs with rbp pointing nowhere, so neither the frame-pointer
+ * walk nor the CFI (whose CFA here is rbp-based) can leave it. */
+NOINLINE static void garbage_fp(void)
+{
+	uint64_t until = fixture_now_ns() + (uint64_t)(seconds * 1e9);
+
+	while (fixture_now_ns() < until) {
+#ifdef __x86_64__
+		__asm__ volatile("mov %%rbp, %%r11\n\t"
+				 "movabs $0x5a5a5a5a5a5a5a50, %%rbp\n\t"
+				 "mov $100000, %%ecx\n"
+				 "1:\n\t"
+				 "dec %%ecx\n\t"
+				 "jnz 1b\n\t"
+				 "mov %%r11, %%rbp"
+				 ::: "rcx", "r11", "cc", "memory");
+#else
+		fixture_sink(fixture_spin(10000, 1));
+#endif
+	}
+	printf("faults: garbage-fp done\n");
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -159,8 +184,12 @@ int main(int argc, char **argv)
 		printf("faults: after done\n");
 		return 0;
 	}
+	if (!strcmp(mode, "garbage-fp")) {
+		garbage_fp();
+		return 0;
+	}
 	if (!strcmp(mode, "exit") || !strcmp(mode, "segv"))
 		main_dies(!strcmp(mode, "segv"));
-	fprintf(stderr, "usage: faults churn|fork|thread-exec|after|exit|segv [N|SECONDS]\n");
+	fprintf(stderr, "usage: faults churn|fork|thread-exec|after|exit|segv|garbage-fp [N|SECONDS]\n");
 	return 2;
 }

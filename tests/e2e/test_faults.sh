@@ -2,8 +2,8 @@
 # End-to-end fault injection with real processes: the recorder killed at
 # random points, a full disk and a file-size limit, signals from another
 # process, targets that fork, exec from a thread, exit or crash mid-sample,
-# and 500 threads that come and go; then hostile debug-file directories
-# and hostile identities in a trace. Each process fault runs in wall and in
+# run on a garbage frame pointer, or have 500 threads come and go; then
+# hostile debug-file directories and hostile identities in a trace. Each process fault runs in wall and in
 # cpu mode (cpu only where perf_event is allowed), under a timeout, so a
 # hang fails rather than blocks.
 #
@@ -181,6 +181,16 @@ for mode in $modes; do
 		ok "segv-mid-sample$x (exit 139, recorded as killed by signal 11)"
 	else
 		fail "segv-mid-sample$x" "exit $rc, output '$out': $(head -c 300 "$TMP/segv-$mode.err")"
+	fi
+
+	# A frame pointer into unmapped memory: the walk stops there, and why.
+	record "$mode" gfp-$mode garbage-fp 0.5
+	a=$(has "$TMP/gfp-$mode.folded" ';garbage_fp$')
+	un=$(counter "$TMP/gfp-$mode.trace" stop-unreadable)
+	if [ $rc -eq 0 ] && [[ $out == *"garbage-fp done"* ]] && [ "$a" -gt 0 ] && [ "${un:-0}" -ge "$a" ]; then
+		ok "garbage-frame-pointer$x ($a samples end in garbage_fp, stop-unreadable $un)"
+	else
+		fail "garbage-frame-pointer$x" "exit $rc, output '$out', $a samples in garbage_fp, stop-unreadable '$un'"
 	fi
 
 	# 500 threads created and destroyed: each is followed; in wall mode
