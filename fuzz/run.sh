@@ -17,27 +17,27 @@ FB=${FUZZ_BUILD:-build-fuzz}
 export BUILD
 names=$*
 
-one() { # one NAME: runs the target, writes its status line
-	local_name=$1
-	corpus=$FB/corpus/$local_name
-	crashes=$FB/crashes/$local_name
-	log=$FB/logs/$local_name.log
-	bad=testdata/bad/$local_name
+one() { # one NAME: runs the target, writes its status line (in a subshell)
+	name=$1
+	corpus=$FB/corpus/$name
+	crashes=$FB/crashes/$name
+	log=$FB/logs/$name.log
+	bad=testdata/bad/$name
 	mkdir -p "$corpus" "$crashes" "$FB/logs"
 	[ -d "$bad" ] || bad=
-	rm -f "$FB/logs/$local_name.status"
-	sh fuzz/seeds.sh "$local_name" "$corpus"
-	"$FB/fuzz_$local_name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 \
+	rm -f "$FB/logs/$name.status"
+	sh fuzz/seeds.sh "$name" "$corpus"
+	"$FB/fuzz_$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 \
 		-artifact_prefix="$crashes/" "$corpus" ${bad:+"$bad"} > "$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -1)
 	if [ $rc -eq 0 ] && [ -n "$runs" ]; then
-		echo "ok $runs runs in ${secs} s, corpus $(ls "$corpus" | wc -l) inputs" > "$FB/logs/$local_name.status"
+		echo "ok $runs runs in ${secs} s, corpus $(ls "$corpus" | wc -l) inputs" > "$FB/logs/$name.status"
 	else
 		echo "fail exit $rc: $(grep -m1 -E 'ERROR|SUMMARY|runtime error' "$log"), input saved in $crashes/" \
-			> "$FB/logs/$local_name.status"
+			> "$FB/logs/$name.status"
 	fi
-	echo "fuzz $local_name: $(cat "$FB/logs/$local_name.status")"
+	echo "fuzz $name: $(cat "$FB/logs/$name.status")"
 }
 
 while [ $# -gt 0 ]; do

@@ -53,12 +53,14 @@ $(BUILD)/fuzz/trace_raw: $(BUILD)/fuzz/trace_raw.o $(LIBFORMAT) $(LIBCOMMON)
 
 FIXTURES += $(REPLAYS) $(BUILD)/fuzz/trace_raw $(if $(FUZZ_OK),$(FUZZERS))
 
-fuzzers: $(if $(FUZZ_OK),$(FUZZERS))
-
-fuzz: fuzzers fixtures
+fuzz: fixtures
+ifeq ($(FUZZ_OK),)
+	@echo "fuzz: clang's libFuzzer runtime is missing (Debian: libclang-rt-14-dev)" >&2; exit 1
+else
 	$(Q)BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) sh fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
+endif
 
-.PHONY: fuzz fuzzers
+.PHONY: fuzz
 
 -include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
 clean: clean-fuzz
