@@ -22,6 +22,10 @@ for n in $names; do
 	BUILD=$BUILD sh fuzz/seeds.sh "$n" "$TMP/seeds-$n"
 	bad=(testdata/bad/"$n"/*)
 	set -- "$TMP/seeds-$n"/* "${bad[@]}"
+	if [ $# -eq 0 ]; then
+		skip "fuzz-replay-$n" "no seeds in fuzz/seeds.sh and no inputs in testdata/bad/$n"
+		continue
+	fi
 	if out=$(timeout 300 "$replay" "$@" 2>&1); then
 		ok "fuzz-replay-$n ($# inputs, ${#bad[@]} of them from testdata/bad/$n)"
 	else
