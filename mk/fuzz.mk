@@ -28,7 +28,9 @@ FUZZ_LIBS := $(FUZZ_BUILD)/librecord.a $(FUZZ_BUILD)/libreport.a $(FUZZ_BUILD)/l
 FUZZERS := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_NAMES))
 REPLAYS := $(patsubst %,$(BUILD)/fuzz/replay_%,$(FUZZ_NAMES))
 
-$(FUZZ_BUILD)/%.o: %.c $(CONFIG)
+# The configuration only has to exist (order-only): build/ and build-san/
+# each have one, and a sanitized run must not rebuild build-fuzz/.
+$(FUZZ_BUILD)/%.o: %.c | $(CONFIG)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
