@@ -45,6 +45,8 @@ check cmd  chromium                 chromium
 check cmd  npm                      npm
 check cmd  go                       golang-go
 check cmd  protoc                   protobuf-compiler
+check deb  libclang-rt-14-dev       libclang-rt-14-dev
+check cmd  strace                   strace
 
 if [ -n "$need" ]; then
 	if [ "$(id -u)" != 0 ]; then

@@ -114,6 +114,19 @@ static int64_t rd_sleb(struct rd *r)
 	return (int64_t)v;
 }
 
+/* v * align: the factored offsets of DW_CFA_offset and its kin. An offset
+ * that overflows is a corrupt instruction, not undefined arithmetic. */
+static int64_t rd_factored(struct rd *r, int64_t v, int64_t align)
+{
+	int64_t out;
+
+	if (__builtin_mul_overflow(v, align, &out)) {
+		r->ok = 0;
+		return 0;
+	}
+	return out;
+}
+
 /* Reads a pointer in encoding enc. datarel is relative to data_base. */
 static uint64_t rd_ptr(struct rd *r, uint8_t enc, uint64_t data_base)
 {
@@ -503,7 +516,7 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 		switch (op >> 6) {
 		case 1: delta = op & 0x3f; advance = 1; break;
 		case 2:
-			set_rule(in, st, op & 0x3f, CFI_RULE_OFFSET, (int64_t)rd_uleb(&r) * c->data_align, 0);
+			set_rule(in, st, op & 0x3f, CFI_RULE_OFFSET, rd_factored(&r, (int64_t)rd_uleb(&r), c->data_align), 0);
 			continue;
 		case 3: restore_rule(in, st, op & 0x3f); continue;
 		}
@@ -525,7 +538,7 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 			case 0x04: delta = rd_u(&r, 4); advance = 1; break;
 			case 0x05:
 				reg = rd_uleb(&r);
-				set_rule(in, st, reg, CFI_RULE_OFFSET, (int64_t)rd_uleb(&r) * c->data_align, 0);
+				set_rule(in, st, reg, CFI_RULE_OFFSET, rd_factored(&r, (int64_t)rd_uleb(&r), c->data_align), 0);
 				break;
 			case 0x06: restore_rule(in, st, rd_uleb(&r)); break;
 			case 0x07: set_rule(in, st, rd_uleb(&r), CFI_RULE_UNDEFINED, 0, 0); break;
@@ -585,26 +598,28 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 			}
 			case 0x11:
 				reg = rd_uleb(&r);
-				set_rule(in, st, reg, CFI_RULE_OFFSET, rd_sleb(&r) * c->data_align, 0);
+				set_rule(in, st, reg, CFI_RULE_OFFSET, rd_factored(&r, rd_sleb(&r), c->data_align), 0);
 				break;
 			case 0x12:
 				st->cfa_kind = CFI_CFA_REG;
 				st->cfa_reg = (uint16_t)rd_uleb(&r);
-				st->cfa_offset = rd_sleb(&r) * c->data_align;
+				st->cfa_offset = rd_factored(&r, rd_sleb(&r), c->data_align);
 				break;
-			case 0x13: st->cfa_offset = rd_sleb(&r) * c->data_align; break;
+			case 0x13: st->cfa_offset = rd_factored(&r, rd_sleb(&r), c->data_align); break;
 			case 0x14:
 				reg = rd_uleb(&r);
-				set_rule(in, st, reg, CFI_RULE_VAL_OFFSET, (int64_t)rd_uleb(&r) * c->data_align, 0);
+				set_rule(in, st, reg, CFI_RULE_VAL_OFFSET, rd_factored(&r, (int64_t)rd_uleb(&r), c->data_align), 0);
 				break;
 			case 0x15:
 				reg = rd_uleb(&r);
-				set_rule(in, st, reg, CFI_RULE_VAL_OFFSET, rd_sleb(&r) * c->data_align, 0);
+				set_rule(in, st, reg, CFI_RULE_VAL_OFFSET, rd_factored(&r, rd_sleb(&r), c->data_align), 0);
 				break;
 			case 0x2e: rd_uleb(&r); break;   /* GNU_args_size */
 			case 0x2f:                       /* GNU_negative_offset_extended */
 				reg = rd_uleb(&r);
-				set_rule(in, st, reg, CFI_RULE_OFFSET, -(int64_t)rd_uleb(&r) * c->data_align, 0);
+				set_rule(in, st, reg, CFI_RULE_OFFSET,
+					 rd_factored(&r, rd_factored(&r, (int64_t)rd_uleb(&r),
+								     c->data_align), -1), 0);
 				break;
 			default:
 				return CFI_E_UNSUPPORTED;

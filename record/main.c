@@ -358,6 +358,10 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* Past RLIMIT_FSIZE, a write then fails with EFBIG, reported as a
+	 * full disk is, instead of SIGXFSZ killing us mid-chunk. Caught, not
+	 * ignored, so that exec resets it for a launched command. */
+	sigaction(SIGXFSZ, &sa, NULL);
 
 	if (launched) {
 		r = target_launch(argv + optind, &t);

@@ -356,9 +356,13 @@ static uint8_t read_state(const struct target *t, struct thread *th)
 	}
 }
 
+/* The alarm repeats until disarmed: one that fires just before a blocking
+ * waitpid() (a recorder preempted on a loaded machine) must not leave that
+ * wait unbounded, with the threads it holds stopped. */
 static void arm(int on)
 {
-	struct itimerval it = { { 0, 0 }, { 0, on ? WAIT_TIMEOUT_US : 0 } };
+	long us = on ? WAIT_TIMEOUT_US : 0;
+	struct itimerval it = { { 0, us }, { 0, us } };
 	alarm_fired = 0;
 	setitimer(ITIMER_REAL, &it, NULL);
 }
@@ -372,6 +376,10 @@ static int wait_stop(struct target *t, pid_t tid)
 	arm(1);
 	for (;;) {
 		int status, gone, sig;
+		if (alarm_fired) {  /* before the wait, or between two statuses */
+			ret = -EAGAIN;
+			break;
+		}
 		pid_t r = waitpid(tid, &status, __WALL);
 		if (r < 0) {
 			if (errno == EINTR && !alarm_fired)

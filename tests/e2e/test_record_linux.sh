@@ -141,29 +141,6 @@ mine=$("$REPORT" threads "$TMP/tid.trace" | awk -v tid="$tid" '$1 == tid { print
 depth=$("$REPORT" folded --no-inline "$TMP/depth.trace" | awk '{ n = split($1, f, ";"); if (n > m) m = n } END { print m }')
 "$REPORT" info "$TMP/depth.trace" > "$TMP/depth.info"
 [ "$depth" -le 4 ] && grep -qi 'trunc' "$TMP/depth.info" && ok "max-depth-truncates (depth $depth)" || fail "max-depth-truncates" "depth $depth"
-# --- a full disk: a clear error, only whole chunks kept, the target detached
-# and finishing its work. A 64 KiB tmpfs, filled but for 8 KiB, fills up
-# within the first seconds of the capture.
-mkdir -p "$TMP/small"
-if mount -t tmpfs -o size=64k prof-e2e "$TMP/small" 2> /dev/null; then
-	dd if=/dev/zero of="$TMP/small/fill" bs=1k count=56 2> /dev/null
-	"$FIX/split" 3 > "$TMP/full.out" &
-	pid=$!
-	"$RECORD" --mode wall -q -F 9973 -o "$TMP/small/x.trace" -p $pid 2> "$TMP/full.err"; rc=$?
-	wait $pid; trc=$?
-	"$REPORT" info "$TMP/small/x.trace" > "$TMP/full.info" 2>&1
-	lost=$(awk '/tail bytes lost/ { print $4 }' "$TMP/full.info")
-	if [ $rc -eq 1 ] && grep -q 'No space left on device' "$TMP/full.err" && [ $trc -eq 0 ] \
-		&& grep -q 'work took' "$TMP/full.out" && [ "$lost" = 0 ]; then
-		ok "error-full-disk (target finished, 0 bytes of partial chunk)"
-	else
-		fail "error-full-disk" "exit $rc, target $trc, tail lost '$lost': $(cat "$TMP/full.err")"
-	fi
-	umount "$TMP/small"
-else
-	skip "error-full-disk" "cannot mount a small tmpfs here (needs root)"
-fi
-
 # --- ptrace refused: the message names ptrace_scope and CAP_SYS_PTRACE
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 	sleep 5 &

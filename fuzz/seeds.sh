@@ -1,0 +1,76 @@
+#!/bin/sh
+# fuzz/seeds.sh NAME DIR: writes the seed inputs of fuzz target NAME, made
+# from testdata/ and the fixtures the build made, into DIR. A target with
+# no seeds listed here starts from its testdata/bad/NAME/ inputs alone.
+# Run from the top of the tree, with BUILD set to the build directory.
+set -eu
+name=$1 dir=$2
+BUILD=${BUILD:-build}
+fix=$BUILD/testdata
+mkdir -p "$dir"
+
+# elf_fixtures: the ELF programs, library and debug file of the build.
+elf_fixtures() {
+	for f in "$fix"/split "$fix"/threads "$fix"/frameless "$fix"/libdlwork.so \
+		 "$fix"/stripped/split "$fix"/stripped/.debug/split.debug; do
+		[ -f "$f" ] && echo "$f"
+	done
+}
+
+# le N VALUE: VALUE as N little-endian bytes.
+le() {
+	n=$1 v=$2 out=
+	while [ "$n" -gt 0 ]; do
+		out="$out\\$(printf '%03o' $((v & 255)))"
+		v=$((v >> 8)) n=$((n - 1))
+	done
+	printf "$out"
+}
+# at FILE OFFSET: writes standard input into FILE at OFFSET.
+at() { dd of="$1" bs=1 seek="$2" conv=notrunc 2> /dev/null; }
+
+case $name in
+trace)
+	for t in testdata/golden/*.trace; do
+		cp "$t" "$dir/"
+		"$BUILD"/fuzz/trace_raw "$t" "$dir/$(basename "$t").raw"
+	done
+	;;
+elf)
+	elf_fixtures | while read -r f; do cp "$f" "$dir/$(echo "$f" | tr / _)"; done
+	;;
+cfi)
+	# The fixtures' own CFI, and a real library's: zlib's has personality
+	# routines and LSDAs.
+	elf_fixtures | while read -r f; do cp "$f" "$dir/$(echo "$f" | tr / _)"; done
+	for f in /lib/x86_64-linux-gnu/libz.so.1; do
+		[ -f "$f" ] && cp -L "$f" "$dir/$(basename "$f")"
+	done
+	;;
+macho)
+	find "$fix/macho" -type f ! -name '*.plist' 2> /dev/null | while read -r f; do
+		cp "$f" "$dir/$(echo "$f" | tr / _)"
+	done
+	;;
+dyld)
+	# A process's memory as fuzz_dyld takes it: the address of
+	# dyld_all_image_infos (version 15), then memory from 0x100000000 with
+	# the struct, a list of two images, their paths, and the Mach-O
+	# fixtures mapped as the images (dyld's own being the dylib).
+	b=4294967296 f=$dir/two-images
+	macho=$fix/macho
+	[ -f "$macho/app-x86_64" ] && [ -f "$macho/libwork.dylib" ] || exit 0
+	le 8 $b > "$f"
+	{ le 4 15; le 4 2; le 8 $((b + 4096)); } | at "$f" 8
+	{ le 8 $((b + 16384)); } | at "$f" $((8 + 32))
+	{ le 8 1; le 8 $((b + 8192)); } | at "$f" $((8 + 184))
+	{ le 8 $((b + 49152)); le 8 $((b + 8448)); le 8 0
+	  le 8 $((b + 16384)); le 8 $((b + 8704)); le 8 0; } | at "$f" $((8 + 4096))
+	printf '/usr/lib/dyld\000' | at "$f" $((8 + 8192))
+	printf '/app/app-x86_64\000' | at "$f" $((8 + 8448))
+	printf '/app/libwork.dylib\000' | at "$f" $((8 + 8704))
+	at "$f" $((8 + 16384)) < "$macho/libwork.dylib"
+	at "$f" $((8 + 49152)) < "$macho/app-x86_64"
+	;;
+esac
+exit 0
