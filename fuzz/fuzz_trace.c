@@ -76,7 +76,7 @@ static void frame_chunks(struct buf *out, const uint8_t *data, size_t size)
 	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
 	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 1);
 	buf_grow(out, TRACE_HEADER_LEN);
-	trace_file_header_encode(out->data, TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
+	trace_file_header_encode(out->data, TRACE_MAGIC, TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
 	out->len = TRACE_HEADER_LEN;
 	while (pos <= size) {
 		const uint8_t *sync = memmem(data + pos, size - pos, TRACE_SYNC, TRACE_SYNC_LEN);
