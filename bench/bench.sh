@@ -38,9 +38,9 @@
 # usage: bench/bench.sh   (from the top of the tree; make bench builds first)
 set -eu
 BUILD=${BUILD:-build}
-BIN=${BIN:-}
-RECORD=./${BIN}prof-record
-REPORT=./${BIN}prof-report
+BIN=${BIN:-.}
+RECORD=${BIN%/}/prof-record
+REPORT=${BIN%/}/prof-report
 W=$BUILD/bench
 if [ -n "${BENCH_SMOKE:-}" ]; then
 	REPS=${BENCH_REPS:-1} SECS=${BENCH_SECONDS:-0.4} RATES=${BENCH_RATES:-997}
@@ -92,17 +92,17 @@ fi
 if ! out=$("$RECORD" -q -f --mode wall -o "$TMP/probe.trace" -- true 2>&1); then
 	skip_tool prof-wall "$(echo "$out" | head -1)"
 fi
-perf_z=0
+why=
 if ! command -v perf > /dev/null; then
-	skip_tool perf-fp "perf is not installed (Debian package linux-perf)"
-	skip_tool perf-dwarf "perf is not installed (Debian package linux-perf)"
+	why="perf is not installed (Debian package linux-perf)"
 elif ! out=$(perf record -q -o "$TMP/probe.data" -- true 2>&1); then
-	skip_tool perf-fp "perf record refused: $(echo "$out" | head -1)"
-	skip_tool perf-dwarf "perf record refused: $(echo "$out" | head -1)"
-elif perf version --build-options 2>/dev/null | grep -Eq 'zstd: \[ on'; then
-	perf_z=1
+	why="perf record refused: $(echo "$out" | head -1)"
+elif ! perf version --build-options 2> /dev/null | grep -Eq 'zstd: \[ on'; then
+	skip_tool perf-fp-z "this perf has no zstd (-z)"
 fi
-[ $perf_z = 1 ] || printf '%s\t%s\n' perf-fp-z "this perf has no zstd (-z)" >> "$TMP/skipped"
+for tool in perf-fp perf-dwarf perf-fp-z; do
+	[ -z "$why" ] || skip_tool "$tool" "$why"
+done
 
 # --- one run: run TOOL HZ OUTFILE COMMAND...; leaves "SECONDS CPU SAMPLES LOST" in $TMP/run
 run() {
@@ -158,7 +158,7 @@ for w in $WORKLOADS; do
 				put "bps.$w.$hz.$tool" "$(bps "$f" "$samples")"
 			done
 		done
-		if [ $perf_z = 1 ] && usable perf-fp; then
+		if usable perf-fp-z; then
 			run perf-fp-z "$hz" "$TMP/z.data" "$W/$w" -n "$units"
 			read -r _ _ samples _ < "$TMP/run"
 			put "bps.$w.$hz.perf-fp-z" "$(bps "$TMP/z.data" "$samples")"
@@ -410,7 +410,7 @@ num() { awk -v v="$1" -v f="${2:-%.1f}" 'BEGIN { if (v == "null") printf "%10s",
 		"$(median report.prof.samples)" "$(median report.prof.unique_stacks)" "$(median report.prof.bps)" \
 		"$(median report.perf.samples)" "$REPORT_REPS"
 	for k in prof_folded prof_svg perf_folded; do
-		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "report.$k.seconds")" "$(median "report.$k.rss_kib")"
+		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "report.$k.seconds")" "$(num "$(median "report.$k.rss_kib")" %d | tr -d ' ')"
 	done
 	printf '  folded is %sx faster than perf report\n' "$(num "$speedup" %.1f | tr -d ' ')"
 	echo
