@@ -25,7 +25,7 @@
 #
 #   BENCH_SMOKE=1          every step briefly (about 2 s each), one repetition
 #   BENCH_REPS             repetitions of each interleaved run (default 5)
-#   BENCH_SECONDS          bare length of each overhead run (default 2)
+#   BENCH_SECONDS          bare length of each overhead run (default 1.5)
 #   BENCH_RATES            sampling rates of the overhead runs ("997 9973")
 #   BENCH_WORKLOADS        which workloads ("cpu1 threads8 deep200 server50")
 #   BENCH_REPORT_SAMPLES   samples in the report-speed recordings (1000000)
@@ -47,7 +47,7 @@ if [ -n "${BENCH_SMOKE:-}" ]; then
 	REPORT_SAMPLES=${BENCH_REPORT_SAMPLES:-4000} REPORT_REPS=${BENCH_REPORT_REPS:-1}
 	CAPTURE=${BENCH_CAPTURE_SECONDS:-2} MAX_RATES=${BENCH_MAX_RATES:-"997 9973"}
 else
-	REPS=${BENCH_REPS:-5} SECS=${BENCH_SECONDS:-2} RATES=${BENCH_RATES:-"997 9973"}
+	REPS=${BENCH_REPS:-5} SECS=${BENCH_SECONDS:-1.5} RATES=${BENCH_RATES:-"997 9973"}
 	REPORT_SAMPLES=${BENCH_REPORT_SAMPLES:-1000000} REPORT_REPS=${BENCH_REPORT_REPS:-3}
 	CAPTURE=${BENCH_CAPTURE_SECONDS:-60} MAX_RATES=${BENCH_MAX_RATES:-"997 2999 4999 9973 19997 29989 49999"}
 fi
@@ -166,12 +166,16 @@ for w in $WORKLOADS; do
 	done
 done
 
-# --- report speed: the same workload recorded by prof (cpu mode, or wall
-# mode where perf_event is refused) and by perf, with two deep threads.
+# --- report speed: the same work, two threads of deep200, recorded by prof
+# (cpu mode, or wall mode where perf_event is refused) and by perf. The work
+# is sized in CPU time, which is what cpu-clock samples, so both recordings
+# hold about REPORT_SAMPLES samples however loaded the machine is.
 rmode=prof-cpu
 usable prof-cpu || rmode=prof-wall
-rsecs=$(awk -v n="$REPORT_SAMPLES" -v hz="$REPORT_HZ" 'BEGIN { printf "%.1f\n", n / (2 * hz) }')
-say "report: recording $REPORT_SAMPLES samples of deep200 -j 2 at $REPORT_HZ Hz (${rsecs} s)"
+run bare 0 "$TMP/none" "$W/deep200" "$SECS" -j 2
+runits=$(awk -v n="$REPORT_SAMPLES" -v hz="$REPORT_HZ" -v line="$(cat "$TMP/run.out")" 'BEGIN {
+	split(line, f, /[ ,]+/); printf "%.0f\n", f[2] / f[9] * n / hz }')
+say "report: recording deep200 -j 2 -n $runits at $REPORT_HZ Hz, for about $REPORT_SAMPLES samples"
 tm() { # tm KEY COMMAND...: wall time and peak RSS of one run
 	local key=$1 secs rss
 	shift
@@ -182,13 +186,13 @@ tm() { # tm KEY COMMAND...: wall time and peak RSS of one run
 	put "$key.rss_kib" "$rss"
 }
 if usable "$rmode"; then
-	run "$rmode" "$REPORT_HZ" "$TMP/r.trace" "$W/deep200" "$rsecs" -j 2
+	run "$rmode" "$REPORT_HZ" "$TMP/r.trace" "$W/deep200" -n "$runits" -j 2
 	read -r _ _ samples _ < "$TMP/run"
 	put report.prof.samples "$samples"
 	put report.prof.bps "$(bps "$TMP/r.trace" "$samples")"
 fi
 if usable perf-fp; then
-	run perf-fp "$REPORT_HZ" "$TMP/r.data" "$W/deep200" "$rsecs" -j 2
+	run perf-fp "$REPORT_HZ" "$TMP/r.data" "$W/deep200" -n "$runits" -j 2
 	read -r _ _ samples _ < "$TMP/run"
 	put report.perf.samples "$samples"
 fi
@@ -221,25 +225,28 @@ for mode in cpu wall; do
 	put "recorder.$mode.bps" "$(bps "$TMP/c.trace" "$samples")"
 done
 
-# --- max rate: cpu mode on threads8, rising rates until one loses >= 0.1%
-if usable prof-cpu; then
+# --- max rate: cpu mode on one busy thread (whose ring fills fastest) and
+# on eight (which keep the recorder from a CPU), rising rates until one
+# loses 0.1% or more
+: > "$TMP/maxrate"
+for w in cpu1 threads8; do
+	usable prof-cpu || break
 	best=null
 	for hz in $MAX_RATES; do
-		say "max rate: cpu mode at $hz Hz"
-		if ! "$RECORD" -f --mode cpu -F "$hz" -o "$TMP/m.trace" -- "$W/threads8" "$SECS" \
+		say "max rate: cpu mode on $w at $hz Hz"
+		if ! "$RECORD" -f --mode cpu -F "$hz" -o "$TMP/m.trace" -- "$W/$w" "$SECS" \
 			> "$TMP/run.out" 2> "$TMP/run.err"; then
 			say "cpu mode refused $hz Hz: $(head -1 "$TMP/run.err")"
 			break
 		fi
 		samples=$(sed -n 's/^prof-record: \([0-9]*\) samples.*/\1/p' "$TMP/run.err")
 		lost=$(sed -n 's/^prof-record: .* \([0-9]*\) lost,.*/\1/p' "$TMP/run.err")
-		cpu=$(sed -n 's/.*, cpu \([0-9.]*\) s$/\1/p' "$TMP/run.out")
-		echo "$hz $samples $lost $cpu" >> "$TMP/maxrate"
+		echo "$w $hz $samples $lost" >> "$TMP/maxrate"
 		awk -v s="$samples" -v l="$lost" 'BEGIN { exit !(l * 1000 < s + l) }' || break
 		best=$hz
 	done
-	put maxrate.hz "$best"
-fi
+	put "maxrate.$w" "$best"
+done
 
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed=$(($(date +%s) - t_start))
@@ -367,11 +374,15 @@ target recorder_rss_mib "$rss_mib" "<=" 32
 	done
 	echo '  },'
 	echo '  "max_rate": {'
-	echo "    \"hz\": $(median maxrate.hz),"
-	printf '    "tried": ['
-	awk '{ printf "%s{\"hz\": %s, \"samples\": %s, \"lost\": %s, \"target_cpu_seconds\": %s}", (NR > 1 ? ", " : ""), $1, $2, $3, $4 }' \
-		"$TMP/maxrate" 2> /dev/null || true
-	printf ']\n  },\n'
+	sep=""
+	for w in cpu1 threads8; do
+		printf '%s    "%s": {"hz": %s, "tried": [' "$sep" "$w" "$(median "maxrate.$w")"
+		awk -v w="$w" '$1 == w { printf "%s{\"hz\": %s, \"samples\": %s, \"lost\": %s}", (n++ ? ", " : ""), $2, $3, $4 }' \
+			"$TMP/maxrate"
+		printf ']}'
+		sep=$',\n'
+	done
+	printf '\n  },\n'
 	echo '  "targets": {'
 	awk '{ printf "%s    \"%s\": {\"value\": %s, \"want\": \"%s %s\", \"met\": %s}", (NR > 1 ? ",\n" : ""), $1, $2, $3, $4, $5 }
 		END { print "" }' "$TMP/targets"
@@ -421,8 +432,12 @@ num() { awk -v v="$1" -v f="${2:-%.1f}" 'BEGIN { if (v == "null") printf "%10s",
 			"$(median "recorder.$mode.rss_kib")" "$(median "recorder.$mode.bps")"
 	done
 	echo
-	printf 'max rate (cpu mode, threads8, < 0.1%% lost): %s Hz\n' "$(median maxrate.hz)"
-	[ -e "$TMP/maxrate" ] && awk '{ printf "  %6s Hz: %s samples, %s lost\n", $1, $2, $3 }' "$TMP/maxrate"
+	echo "max rate: the highest rate at which cpu mode lost < 0.1% of samples, in $SECS s runs"
+	for w in cpu1 threads8; do
+		printf '  %-9s %s Hz;' "$w" "$(median "maxrate.$w")"
+		awk -v w="$w" '$1 == w { printf " %s Hz: %s lost of %s;", $2, $4, $3 + $4 }' "$TMP/maxrate"
+		echo
+	done
 	echo
 	echo "targets"
 	awk '{ printf "  %-32s %-10s %-6s %s\n", $1, $2, $3 " " $4, $5 == "null" ? "not measured" : $5 == "true" ? "met" : "MISSED" }' \

@@ -57,8 +57,12 @@ for (const k of ["prof_folded", "prof_svg", "perf_folded"])
 want("report/folded_speedup", skipped.has("perf-fp") ? "perf-fp" : rep);
 for (const m of ["cpu", "wall"])
 	for (const k of ["samples", "us_per_sample", "rss_kib", "bytes_per_sample"]) want(`recorder/${m}/${k}`, "prof-" + m);
-want("max_rate/hz", "prof-cpu");
-if (!skipped.has("prof-cpu") && !(Array.isArray(r.max_rate.tried) && r.max_rate.tried.length)) bad.push("empty max_rate/tried");
+for (const w of ["cpu1", "threads8"]) {
+	/* null is a result here: even the lowest rate lost samples */
+	if (get(`max_rate/${w}/hz`) === undefined) bad.push(`missing max_rate/${w}/hz`);
+	const tried = get(`max_rate/${w}/tried`);
+	if (!skipped.has("prof-cpu") && !(Array.isArray(tried) && tried.length)) bad.push(`empty max_rate/${w}/tried`);
+}
 for (const k of ["cpu_slowdown_vs_perf_fp", "wall_1thread_percent", "trace_bytes_per_sample",
 		 "trace_smaller_than_perf_fp", "folded_faster_than_perf_report", "recorder_rss_mib"])
 	for (const f of ["value", "want", "met"])
