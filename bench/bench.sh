@@ -70,7 +70,7 @@ stats() {
 		if (!n) { print "null null null"; exit }
 		for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
 		m = n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
-		printf "%.6g %.6g %.6g\n", m, v[0], v[n - 1] }' "$KV"
+		printf "%.10g %.10g %.10g\n", m, v[0], v[n - 1] }' "$KV"
 }
 median() { stats "$1" | cut -d' ' -f1; }
 skip_tool() { # TOOL REASON
@@ -266,21 +266,51 @@ worst() { printf '%s\n' "$@" | awk -v pick="$W_PICK" '$1 == "null" { bad = 1 }
 	$1 != "null" { if (!n++ || (pick == "max" ? $1 > v : $1 < v)) v = $1 }
 	END { print (bad || !n) ? "null" : v }'; }
 slowdown_median() { median "slowdown.$1.$2.$3"; }
+# nest FN: {"WORKLOAD": {"HZ": (what FN WORKLOAD HZ prints), ...}, ...}
+nest() {
+	local sep="" rsep w hz
+	for w in $WORKLOADS; do
+		printf '%s    "%s": {\n' "$sep" "$w"
+		rsep=""
+		for hz in $RATES; do
+			printf '%s      "%s": %s' "$rsep" "$hz" "$("$1" "$w" "$hz")"
+			rsep=$',\n'
+		done
+		printf '\n    }'
+		sep=$',\n'
+	done
+	echo
+}
+overhead_entry() {
+	printf '{\n        "bare_seconds": %s' "$(jstat "bare.$1.$2")"
+	for tool in $TOOLS; do printf ',\n        "%s": %s' "$tool" "$(jstat "slowdown.$1.$2.$tool")"; done
+	printf '\n      }'
+}
+size_entry() {
+	local sep="" tool
+	printf '{'
+	for tool in $TOOLS perf-fp-z; do
+		printf '%s"%s": %s' "$sep" "$tool" "$(median "bps.$1.$2.$tool")"
+		sep=", "
+	done
+	printf '}'
+}
 
 first_rate=${RATES%% *}
 steady="cpu1 threads8"
-cpu_vs_perf=() bps_prof=() vs_fp=()
+cpu_vs_perf=() vs_fp=()
 for w in $WORKLOADS; do
 	cpu_vs_perf+=("$(ratio "$(slowdown_median "$w" "$first_rate" prof-cpu)" "$(slowdown_median "$w" "$first_rate" perf-fp)")")
 done
 for w in $steady; do
 	case " $WORKLOADS " in *" $w "*) ;; *) continue ;; esac
 	for tool in prof-cpu prof-wall; do
-		b=$(median "bps.$w.$first_rate.$tool")
-		bps_prof+=("$b")
-		vs_fp+=("$(ratio "$(median "bps.$w.$first_rate.perf-fp")" "$b")")
+		vs_fp+=("$(ratio "$(median "bps.$w.$first_rate.perf-fp")" "$(median "bps.$w.$first_rate.$tool")")")
 	done
 done
+# A steady workload's size is that of the long captures: a short run's
+# trace is mostly its image table and thread names.
+bps_prof=("$(median recorder.cpu.bps)" "$(median recorder.wall.bps)")
 wall1=$(awk -v r="$(slowdown_median cpu1 "$first_rate" prof-wall)" 'BEGIN { print r == "null" ? "null" : (r - 1) * 100 }')
 speedup=$(ratio "$(median report.perf_folded.seconds)" "$(median report.prof_folded.seconds)")
 rss_max=$(W_PICK=max worst "$(median recorder.cpu.rss_kib)" "$(median recorder.wall.rss_kib)")
@@ -320,41 +350,11 @@ target recorder_rss_mib "$rss_mib" "<=" 32
 	[ -z "$sep" ] || echo
 	echo '  ],'
 	echo '  "overhead": {'
-	sep=""
-	for w in $WORKLOADS; do
-		printf '%s    "%s": {\n' "$sep" "$w"
-		rsep=""
-		for hz in $RATES; do
-			printf '%s      "%s": {\n        "bare_seconds": %s' "$rsep" "$hz" "$(jstat "bare.$w.$hz")"
-			for tool in $TOOLS; do
-				printf ',\n        "%s": %s' "$tool" "$(jstat "slowdown.$w.$hz.$tool")"
-			done
-			printf '\n      }'
-			rsep=$',\n'
-		done
-		printf '\n    }'
-		sep=$',\n'
-	done
-	printf '\n  },\n'
+	nest overhead_entry
+	echo '  },'
 	echo '  "bytes_per_sample": {'
-	sep=""
-	for w in $WORKLOADS; do
-		printf '%s    "%s": {\n' "$sep" "$w"
-		rsep=""
-		for hz in $RATES; do
-			printf '%s      "%s": {' "$rsep" "$hz"
-			tsep=""
-			for tool in $TOOLS perf-fp-z; do
-				printf '%s"%s": %s' "$tsep" "$tool" "$(median "bps.$w.$hz.$tool")"
-				tsep=", "
-			done
-			printf '}'
-			rsep=$',\n'
-		done
-		printf '\n    }'
-		sep=$',\n'
-	done
-	printf '\n  },\n'
+	nest size_entry
+	echo '  },'
 	echo '  "report": {'
 	echo "    \"prof_mode\": $(jstr "${rmode#prof-}"),"
 	echo "    \"prof_samples\": $(median report.prof.samples),"

@@ -26,6 +26,9 @@ check cmd  xmllint                  libxml2-utils
 check deb  libc6-dbg                libc6-dbg
 check cmd  chromium                 chromium
 check cmd  npm                      npm
+check cmd  node                     nodejs
+check cmd  perf                     linux-perf
+check file /usr/bin/time            time
 
 if [ -n "$need" ]; then
 	if [ "$(id -u)" != 0 ]; then

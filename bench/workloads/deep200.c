@@ -7,16 +7,6 @@
  */
 #include "workload.h"
 
-#include <pthread.h>
-
-#define MAX_THREADS 64
-
-struct worker {
-	pthread_t th;
-	const struct workload *w;
-	uint64_t share, done;
-};
-
 NOINLINE static uint64_t deep_b(int left, uint64_t x)
 {
 	volatile uint64_t pad = x;  /* a frame per level, no tail call */
@@ -37,7 +27,7 @@ NOINLINE static uint64_t deep_a(int left, int switch_at, uint64_t x)
 
 static void *worker(void *arg)
 {
-	struct worker *k = arg;
+	struct workload_thread *k = arg;
 	uint64_t x = 1;
 
 	while (workload_more(k->w, k->done, k->share)) {
@@ -51,20 +41,8 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	struct workload w;
-	struct worker k[MAX_THREADS];
-	uint64_t done = 0;
 
 	workload_start(&w, argc, argv, 1);
-	if (w.threads > MAX_THREADS)
-		w.threads = MAX_THREADS;
-	for (unsigned i = 0; i < w.threads; i++) {
-		k[i] = (struct worker){ .w = &w, .share = w.units / w.threads + (i < w.units % w.threads) };
-		pthread_create(&k[i].th, NULL, worker, &k[i]);
-	}
-	for (unsigned i = 0; i < w.threads; i++) {
-		pthread_join(k[i].th, NULL);
-		done += k[i].done;
-	}
-	workload_done(&w, "deep200", done);
+	workload_done(&w, "deep200", workload_threads(&w, worker));
 	return 0;
 }

@@ -8,10 +8,7 @@
  */
 #include "workload.h"
 
-#include <pthread.h>
 #include <sys/prctl.h>
-
-#define MAX_WORKERS 64
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t asked = PTHREAD_COND_INITIALIZER, answered = PTHREAD_COND_INITIALIZER;
@@ -52,13 +49,13 @@ NOINLINE static void client_pause(void)
 int main(int argc, char **argv)
 {
 	struct workload w;
-	pthread_t th[MAX_WORKERS];
+	pthread_t th[WORKLOAD_MAX_THREADS];
 	uint64_t done = 0;
 
 	prctl(PR_SET_TIMERSLACK, 1UL);  /* the pause is 300 us, not 350 */
 	workload_start(&w, argc, argv, 50);
-	if (w.threads > MAX_WORKERS)
-		w.threads = MAX_WORKERS;
+	if (w.threads > WORKLOAD_MAX_THREADS)
+		w.threads = WORKLOAD_MAX_THREADS;
 	for (uintptr_t i = 0; i < w.threads; i++)
 		pthread_create(&th[i], NULL, worker, (void *)i);
 	w.t0 = fixture_now_ns();  /* the work, not the thread creation */

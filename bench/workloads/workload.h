@@ -19,7 +19,10 @@
 
 #include "testdata/fixture.h"
 
+#include <pthread.h>
 #include <sys/resource.h>
+
+#define WORKLOAD_MAX_THREADS 64
 
 struct workload {
 	uint64_t units;         /* fixed work, or 0 to run until deadline */
@@ -44,6 +47,36 @@ static inline void workload_start(struct workload *w, int argc, char **argv, uns
 static inline int workload_more(const struct workload *w, uint64_t done, uint64_t share)
 {
 	return w->units ? done < share : fixture_now_ns() < w->deadline;
+}
+
+/* One of the threads that share the work: `share` units of it, or all it
+ * can do before the deadline. */
+struct workload_thread {
+	pthread_t th;
+	const struct workload *w;
+	uint64_t share, done;
+	unsigned index;
+};
+
+/* Runs fn in w->threads threads (at most WORKLOAD_MAX_THREADS), the units
+ * shared equally, and returns the units they did in all. */
+static inline uint64_t workload_threads(struct workload *w, void *(*fn)(void *))
+{
+	struct workload_thread k[WORKLOAD_MAX_THREADS];
+	uint64_t done = 0;
+
+	if (w->threads > WORKLOAD_MAX_THREADS)
+		w->threads = WORKLOAD_MAX_THREADS;
+	for (unsigned i = 0; i < w->threads; i++) {
+		k[i] = (struct workload_thread){ .w = w, .index = i,
+			.share = w->units / w->threads + (i < w->units % w->threads) };
+		pthread_create(&k[i].th, NULL, fn, &k[i]);
+	}
+	for (unsigned i = 0; i < w->threads; i++) {
+		pthread_join(k[i].th, NULL);
+		done += k[i].done;
+	}
+	return done;
 }
 
 /* Prints the one line of results. */
