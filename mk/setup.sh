@@ -47,6 +47,9 @@ check cmd  go                       golang-go
 check cmd  protoc                   protobuf-compiler
 check deb  libclang-rt-14-dev       libclang-rt-14-dev
 check cmd  strace                   strace
+check cmd  node                     nodejs
+check cmd  perf                     linux-perf
+check file /usr/bin/time            time
 
 if [ -n "$need" ]; then
 	if [ "$(id -u)" != 0 ]; then

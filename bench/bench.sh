@@ -1,0 +1,452 @@
+#!/usr/bin/env bash
+# bench/bench.sh: prof against perf, side by side in one run (`make bench`).
+#
+# Every figure is a comparison made in the same run, because the machines
+# this runs on are shared and noisy: runs of the tools being compared are
+# interleaved (bare, prof cpu, prof wall, perf fp, perf dwarf, then again),
+# and each figure is the median of the repetitions with their min and max.
+# The workloads (bench/workloads/*.c) time their own work, so start-up and
+# post-processing do not count. The steps:
+#
+#   overhead  each workload's time under each tool over its bare time, in
+#             the same repetition, at each rate;
+#   size      bytes per sample of those runs' traces and perf.data files,
+#             and of perf.data written with -z where this perf has zstd;
+#   report    prof-report folded and svg against perf report, on recordings
+#             of the same deep-stack workload, with their peak RSS;
+#   recorder  prof-record's own CPU time per sample and peak RSS while
+#             attached to the 8-thread workload;
+#   max rate  the highest rate of a sweep at which cpu mode loses less than
+#             0.1% of its samples.
+#
+# It prints a table and writes bench/results.json (keys in a fixed order).
+# A tool that cannot run here (no perf, perf_event refused, no ptrace) is
+# skipped with the reason, and its figures are null. The settings:
+#
+#   BENCH_SMOKE=1          every step briefly (about 2 s each), one repetition
+#   BENCH_REPS             repetitions of each interleaved run (default 5)
+#   BENCH_SECONDS          bare length of each overhead run (default 1.5)
+#   BENCH_RATES            sampling rates of the overhead runs ("997 9973")
+#   BENCH_WORKLOADS        which workloads ("cpu1 threads8 deep200 server50")
+#   BENCH_REPORT_SAMPLES   samples in the report-speed recordings (1000000)
+#   BENCH_REPORT_HZ        their rate, with two threads (default 9973)
+#   BENCH_REPORT_REPS      repetitions of each report (default 3)
+#   BENCH_CAPTURE_SECONDS  length of the recorder-cost capture (default 60)
+#   BENCH_MAX_RATES        the rates the max-rate sweep tries, in order
+#   BENCH_OUT              the JSON file (default bench/results.json)
+#
+# usage: bench/bench.sh   (from the top of the tree; make bench builds first)
+set -eu
+BUILD=${BUILD:-build}
+BIN=${BIN:-.}
+RECORD=${BIN%/}/prof-record
+REPORT=${BIN%/}/prof-report
+W=$BUILD/bench
+if [ -n "${BENCH_SMOKE:-}" ]; then
+	REPS=${BENCH_REPS:-1} SECS=${BENCH_SECONDS:-0.4} RATES=${BENCH_RATES:-997}
+	REPORT_SAMPLES=${BENCH_REPORT_SAMPLES:-4000} REPORT_REPS=${BENCH_REPORT_REPS:-1}
+	CAPTURE=${BENCH_CAPTURE_SECONDS:-2} MAX_RATES=${BENCH_MAX_RATES:-"997 9973"}
+else
+	REPS=${BENCH_REPS:-5} SECS=${BENCH_SECONDS:-1.5} RATES=${BENCH_RATES:-"997 9973"}
+	REPORT_SAMPLES=${BENCH_REPORT_SAMPLES:-1000000} REPORT_REPS=${BENCH_REPORT_REPS:-3}
+	CAPTURE=${BENCH_CAPTURE_SECONDS:-60} MAX_RATES=${BENCH_MAX_RATES:-"997 2999 4999 9973 19997 29989 49999"}
+fi
+WORKLOADS=${BENCH_WORKLOADS:-"cpu1 threads8 deep200 server50"}
+REPORT_HZ=${BENCH_REPORT_HZ:-9973}
+OUT=${BENCH_OUT:-bench/results.json}
+TOOLS="prof-cpu prof-wall perf-fp perf-dwarf"
+TMP=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+KV=$TMP/kv      # one "KEY VALUE" line per measurement
+: > "$KV"
+: > "$TMP/skipped"
+
+say() { echo "bench: $*" >&2; }
+die() { say "$*"; exit 1; }
+put() { echo "$1 $2" >> "$KV"; }
+# stats KEY: "median min max" of every value put under KEY, or "null null null".
+stats() {
+	awk -v k="$1" '$1 == k { v[n++] = $2 } END {
+		if (!n) { print "null null null"; exit }
+		for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+		m = n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
+		printf "%.10g %.10g %.10g\n", m, v[0], v[n - 1] }' "$KV"
+}
+median() { stats "$1" | cut -d' ' -f1; }
+skip_tool() { # TOOL REASON
+	echo "$1" >> "$TMP/skipped.tools"
+	printf '%s\t%s\n' "$1" "$2" >> "$TMP/skipped"
+	say "skipping $1: $2"
+}
+usable() { ! grep -qx "$1" "$TMP/skipped.tools" 2>/dev/null; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "null" || b == "null" || b == 0) print "null"; else printf "%.6g\n", a / b }'; }
+
+for p in "$RECORD" "$REPORT"; do [ -x "$p" ] || die "missing $p: run make first"; done
+for w in $WORKLOADS; do [ -x "$W/$w" ] || die "missing $W/$w: run 'make bench'"; done
+[ -x /usr/bin/time ] || die "missing /usr/bin/time: install the Debian package 'time'"
+
+# --- which tools can run here
+if ! out=$("$RECORD" -q -f --mode cpu -o "$TMP/probe.trace" -- true 2>&1); then
+	skip_tool prof-cpu "$(echo "$out" | head -1)"
+fi
+if ! out=$("$RECORD" -q -f --mode wall -o "$TMP/probe.trace" -- true 2>&1); then
+	skip_tool prof-wall "$(echo "$out" | head -1)"
+fi
+why=
+if ! command -v perf > /dev/null; then
+	why="perf is not installed (Debian package linux-perf)"
+elif ! out=$(perf record -q -o "$TMP/probe.data" -- true 2>&1); then
+	why="perf record refused: $(echo "$out" | head -1)"
+elif ! perf version --build-options 2> /dev/null | grep -Eq 'zstd: \[ on'; then
+	skip_tool perf-fp-z "this perf has no zstd (-z)"
+fi
+for tool in perf-fp perf-dwarf perf-fp-z; do
+	[ -z "$why" ] || skip_tool "$tool" "$why"
+done
+
+# --- one run: run TOOL HZ OUTFILE COMMAND...; leaves "SECONDS CPU SAMPLES LOST" in $TMP/run
+run() {
+	local tool=$1 hz=$2 out=$3 log=$TMP/run.err
+	shift 3
+	rm -f "$out"
+	case $tool in
+	bare)       "$@" ;;
+	prof-cpu)   "$RECORD" -f --mode cpu -F "$hz" -o "$out" -- "$@" ;;
+	prof-wall)  "$RECORD" -f --mode wall -F "$hz" -o "$out" -- "$@" ;;
+	perf-fp)    perf record -F "$hz" -g -o "$out" -- "$@" ;;
+	perf-fp-z)  perf record -z -F "$hz" -g -o "$out" -- "$@" ;;
+	perf-dwarf) perf record -F "$hz" --call-graph dwarf -o "$out" -- "$@" ;;
+	esac > "$TMP/run.out" 2> "$log" || die "$tool $*: failed: $(tail -3 "$log")"
+	local secs cpu samples=null lost=0
+	secs=$(sed -n 's/.*work took \([0-9.]*\) s.*/\1/p' "$TMP/run.out")
+	cpu=$(sed -n 's/.*, cpu \([0-9.]*\) s$/\1/p' "$TMP/run.out")
+	[ -n "$secs" ] || die "$tool $*: no timing from the workload: $(head -3 "$TMP/run.out")"
+	case $tool in
+	prof-*)
+		samples=$(sed -n 's/^prof-record: \([0-9]*\) samples, .* \([0-9]*\) lost, .*/\1/p' "$log")
+		lost=$(sed -n 's/^prof-record: [0-9]* samples, .* \([0-9]*\) lost, .*/\1/p' "$log") ;;
+	perf-fp-z)
+		samples=$(perf script -i "$out" -F tid 2> /dev/null | wc -l) ;;
+	perf-*)
+		samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$log") ;;
+	esac
+	echo "$secs $cpu ${samples:-null} ${lost:-0}" > "$TMP/run"
+}
+# bps FILE SAMPLES: bytes per sample.
+bps() { ratio "$(stat -c %s "$1")" "$2"; }
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+t_start=$(date +%s)
+say "load average $load_before; $REPS repetitions of ${SECS} s runs at $RATES Hz"
+
+# --- overhead and size
+for w in $WORKLOADS; do
+	run bare 0 "$TMP/none" "$W/$w" "$SECS"
+	units=$(sed -n 's/.*: \([0-9]*\) units.*/\1/p' "$TMP/run.out")
+	for hz in $RATES; do
+		say "overhead: $w at $hz Hz ($units units)"
+		for rep in $(seq "$REPS"); do
+			run bare "$hz" "$TMP/none" "$W/$w" -n "$units"
+			read -r base _ < "$TMP/run"
+			put "bare.$w.$hz" "$base"
+			for tool in $TOOLS; do
+				usable "$tool" || continue
+				f=$TMP/$tool.out
+				run "$tool" "$hz" "$f" "$W/$w" -n "$units"
+				read -r secs _ samples lost < "$TMP/run"
+				put "slowdown.$w.$hz.$tool" "$(ratio "$secs" "$base")"
+				put "bps.$w.$hz.$tool" "$(bps "$f" "$samples")"
+			done
+		done
+		if usable perf-fp-z; then
+			run perf-fp-z "$hz" "$TMP/z.data" "$W/$w" -n "$units"
+			read -r _ _ samples _ < "$TMP/run"
+			put "bps.$w.$hz.perf-fp-z" "$(bps "$TMP/z.data" "$samples")"
+		fi
+	done
+done
+
+# --- report speed: the same work, two threads of deep200, recorded by prof
+# (cpu mode, or wall mode where perf_event is refused) and by perf. The work
+# is sized in CPU time, which is what cpu-clock samples, so both recordings
+# hold about REPORT_SAMPLES samples however loaded the machine is.
+rmode=prof-cpu
+usable prof-cpu || rmode=prof-wall
+run bare 0 "$TMP/none" "$W/deep200" "$SECS" -j 2
+runits=$(awk -v n="$REPORT_SAMPLES" -v hz="$REPORT_HZ" -v line="$(cat "$TMP/run.out")" 'BEGIN {
+	split(line, f, /[ ,]+/); printf "%.0f\n", f[2] / f[9] * n / hz }')
+say "report: recording deep200 -j 2 -n $runits at $REPORT_HZ Hz, for about $REPORT_SAMPLES samples"
+tm() { # tm KEY COMMAND...: wall time and peak RSS of one run
+	local key=$1 secs rss
+	shift
+	/usr/bin/time -f '%e %M' -o "$TMP/tm" "$@" > "$TMP/tm.out" 2> "$TMP/tm.err" ||
+		die "$*: failed: $(tail -3 "$TMP/tm.err")"
+	read -r secs rss < "$TMP/tm"
+	put "$key.seconds" "$secs"
+	put "$key.rss_kib" "$rss"
+}
+if usable "$rmode"; then
+	run "$rmode" "$REPORT_HZ" "$TMP/r.trace" "$W/deep200" -n "$runits" -j 2
+	read -r _ _ samples _ < "$TMP/run"
+	put report.prof.samples "$samples"
+	put report.prof.bps "$(bps "$TMP/r.trace" "$samples")"
+fi
+if usable perf-fp; then
+	run perf-fp "$REPORT_HZ" "$TMP/r.data" "$W/deep200" -n "$runits" -j 2
+	read -r _ _ samples _ < "$TMP/run"
+	put report.perf.samples "$samples"
+fi
+for rep in $(seq "$REPORT_REPS"); do
+	if usable "$rmode"; then
+		tm report.prof_folded "$REPORT" folded "$TMP/r.trace"
+		[ "$rep" -gt 1 ] || put report.prof.unique_stacks "$(wc -l < "$TMP/tm.out")"
+		tm report.prof_svg "$REPORT" svg "$TMP/r.trace" -o "$TMP/r.svg"
+	fi
+	if usable perf-fp; then
+		tm report.perf_folded perf report -i "$TMP/r.data" --stdio --no-children -g folded
+	fi
+done
+
+# --- recorder cost: prof-record attached to threads8 for CAPTURE seconds
+for mode in cpu wall; do
+	usable "prof-$mode" || continue
+	say "recorder: $mode mode attached to threads8 for $CAPTURE s"
+	"$W/threads8" "$(awk -v c="$CAPTURE" 'BEGIN { print c + 3 }')" > /dev/null &
+	pid=$!
+	sleep 0.2
+	/usr/bin/time -f '%U %S %M' -o "$TMP/tm" "$RECORD" -f --mode "$mode" -F 997 -d "$CAPTURE" \
+		-p "$pid" -o "$TMP/c.trace" 2> "$TMP/c.err" || die "recorder $mode: $(tail -3 "$TMP/c.err")"
+	wait "$pid"
+	read -r user sys rss < "$TMP/tm"
+	samples=$(sed -n 's/^prof-record: \([0-9]*\) samples.*/\1/p' "$TMP/c.err")
+	put "recorder.$mode.samples" "$samples"
+	put "recorder.$mode.us_per_sample" "$(awk -v u="$user" -v s="$sys" -v n="$samples" 'BEGIN { printf "%.3f\n", n ? (u + s) * 1e6 / n : 0 }')"
+	put "recorder.$mode.rss_kib" "$rss"
+	put "recorder.$mode.bps" "$(bps "$TMP/c.trace" "$samples")"
+done
+
+# --- max rate: cpu mode on one busy thread (whose ring fills fastest) and
+# on eight (which keep the recorder from a CPU), rising rates until one
+# loses 0.1% or more
+: > "$TMP/maxrate"
+for w in cpu1 threads8; do
+	usable prof-cpu || break
+	best=null
+	for hz in $MAX_RATES; do
+		say "max rate: cpu mode on $w at $hz Hz"
+		if ! "$RECORD" -f --mode cpu -F "$hz" -o "$TMP/m.trace" -- "$W/$w" "$SECS" \
+			> "$TMP/run.out" 2> "$TMP/run.err"; then
+			say "cpu mode refused $hz Hz: $(head -1 "$TMP/run.err")"
+			break
+		fi
+		samples=$(sed -n 's/^prof-record: \([0-9]*\) samples.*/\1/p' "$TMP/run.err")
+		lost=$(sed -n 's/^prof-record: .* \([0-9]*\) lost,.*/\1/p' "$TMP/run.err")
+		echo "$w $hz $samples $lost" >> "$TMP/maxrate"
+		awk -v s="$samples" -v l="$lost" 'BEGIN { exit !(l * 1000 < s + l) }' || break
+		best=$hz
+	done
+	put "maxrate.$w" "$best"
+done
+
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+elapsed=$(($(date +%s) - t_start))
+
+# --- the results: JSON with its keys in a fixed order, then the table
+# jstat KEY: {"median": M, "min": A, "max": B} of KEY's values.
+jstat() { stats "$1" | awk '{ printf "{\"median\": %s, \"min\": %s, \"max\": %s}", $1, $2, $3 }'; }
+jstr() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"; }
+jlist() { printf '%s\n' "$@" | paste -sd, - | sed 's/,/, /g'; }
+# target NAME VALUE OP LIMIT: one line of $TMP/targets, with whether it is
+# met (null without a value).
+target() {
+	awk -v n="$1" -v v="$2" -v op="$3" -v l="$4" 'BEGIN { if (v == "null") m = "null";
+		else m = (op == "<=" ? v <= l : v >= l) ? "true" : "false"; print n, v, op, l, m }' >> "$TMP/targets"
+}
+worst() { printf '%s\n' "$@" | awk -v pick="$W_PICK" '$1 == "null" { bad = 1 }
+	$1 != "null" { if (!n++ || (pick == "max" ? $1 > v : $1 < v)) v = $1 }
+	END { print (bad || !n) ? "null" : v }'; }
+slowdown_median() { median "slowdown.$1.$2.$3"; }
+# nest FN: {"WORKLOAD": {"HZ": (what FN WORKLOAD HZ prints), ...}, ...}
+nest() {
+	local sep="" rsep w hz
+	for w in $WORKLOADS; do
+		printf '%s    "%s": {\n' "$sep" "$w"
+		rsep=""
+		for hz in $RATES; do
+			printf '%s      "%s": %s' "$rsep" "$hz" "$("$1" "$w" "$hz")"
+			rsep=$',\n'
+		done
+		printf '\n    }'
+		sep=$',\n'
+	done
+	echo
+}
+overhead_entry() {
+	printf '{\n        "bare_seconds": %s' "$(jstat "bare.$1.$2")"
+	for tool in $TOOLS; do printf ',\n        "%s": %s' "$tool" "$(jstat "slowdown.$1.$2.$tool")"; done
+	printf '\n      }'
+}
+size_entry() {
+	local sep="" tool
+	printf '{'
+	for tool in $TOOLS perf-fp-z; do
+		printf '%s"%s": %s' "$sep" "$tool" "$(median "bps.$1.$2.$tool")"
+		sep=", "
+	done
+	printf '}'
+}
+
+first_rate=${RATES%% *}
+steady="cpu1 threads8"
+cpu_vs_perf=() vs_fp=()
+for w in $WORKLOADS; do
+	cpu_vs_perf+=("$(ratio "$(slowdown_median "$w" "$first_rate" prof-cpu)" "$(slowdown_median "$w" "$first_rate" perf-fp)")")
+done
+for w in $steady; do
+	case " $WORKLOADS " in *" $w "*) ;; *) continue ;; esac
+	for tool in prof-cpu prof-wall; do
+		vs_fp+=("$(ratio "$(median "bps.$w.$first_rate.perf-fp")" "$(median "bps.$w.$first_rate.$tool")")")
+	done
+done
+# A steady workload's size is that of the long captures: a short run's
+# trace is mostly its image table and thread names.
+bps_prof=("$(median recorder.cpu.bps)" "$(median recorder.wall.bps)")
+wall1=$(awk -v r="$(slowdown_median cpu1 "$first_rate" prof-wall)" 'BEGIN { print r == "null" ? "null" : (r - 1) * 100 }')
+speedup=$(ratio "$(median report.perf_folded.seconds)" "$(median report.prof_folded.seconds)")
+rss_max=$(W_PICK=max worst "$(median recorder.cpu.rss_kib)" "$(median recorder.wall.rss_kib)")
+rss_mib=$(awk -v k="$rss_max" 'BEGIN { print k == "null" ? "null" : k / 1024 }')
+target cpu_slowdown_vs_perf_fp "$(W_PICK=max worst "${cpu_vs_perf[@]}")" "<=" 1
+target wall_1thread_percent "$wall1" "<=" 5
+target trace_bytes_per_sample "$(W_PICK=max worst "${bps_prof[@]}")" "<=" 4
+target trace_smaller_than_perf_fp "$(W_PICK=min worst "${vs_fp[@]}")" ">=" 15
+target folded_faster_than_perf_report "$speedup" ">=" 10
+target recorder_rss_mib "$rss_mib" "<=" 32
+
+{
+	echo "{"
+	echo '  "run": {'
+	echo "    \"date\": $(jstr "$(date -u +%Y-%m-%dT%H:%M:%SZ)"),"
+	echo "    \"elapsed_seconds\": $elapsed,"
+	echo "    \"cpus\": $(nproc),"
+	echo "    \"kernel\": $(jstr "$(uname -r)"),"
+	echo "    \"perf\": $(jstr "$(perf version 2> /dev/null || echo none)"),"
+	echo "    \"load_before\": $(jstr "$load_before"),"
+	echo "    \"load_after\": $(jstr "$load_after"),"
+	echo "    \"smoke\": $([ -n "${BENCH_SMOKE:-}" ] && echo true || echo false),"
+	echo "    \"reps\": $REPS,"
+	echo "    \"seconds\": $SECS,"
+	echo "    \"rates\": [$(jlist $RATES)],"
+	echo "    \"workloads\": [$(jlist $(printf '"%s"\n' $WORKLOADS))],"
+	echo "    \"report_hz\": $REPORT_HZ,"
+	echo "    \"report_reps\": $REPORT_REPS,"
+	echo "    \"capture_seconds\": $CAPTURE"
+	echo '  },'
+	echo '  "skipped": ['
+	sep=""
+	while IFS=$'\t' read -r tool why; do
+		printf '%s    {"tool": %s, "reason": %s}' "$sep" "$(jstr "$tool")" "$(jstr "$why")"
+		sep=$',\n'
+	done < "$TMP/skipped"
+	[ -z "$sep" ] || echo
+	echo '  ],'
+	echo '  "overhead": {'
+	nest overhead_entry
+	echo '  },'
+	echo '  "bytes_per_sample": {'
+	nest size_entry
+	echo '  },'
+	echo '  "report": {'
+	echo "    \"prof_mode\": $(jstr "${rmode#prof-}"),"
+	echo "    \"prof_samples\": $(median report.prof.samples),"
+	echo "    \"prof_unique_stacks\": $(median report.prof.unique_stacks),"
+	echo "    \"prof_bytes_per_sample\": $(median report.prof.bps),"
+	echo "    \"perf_samples\": $(median report.perf.samples),"
+	for k in prof_folded prof_svg perf_folded; do
+		echo "    \"$k\": {\"seconds\": $(jstat "report.$k.seconds"), \"rss_kib\": $(jstat "report.$k.rss_kib")},"
+	done
+	echo "    \"folded_speedup\": $speedup"
+	echo '  },'
+	echo '  "recorder": {'
+	for mode in cpu wall; do
+		printf '    "%s": {"samples": %s, "us_per_sample": %s, "rss_kib": %s, "bytes_per_sample": %s}%s\n' "$mode" \
+			"$(median "recorder.$mode.samples")" "$(median "recorder.$mode.us_per_sample")" \
+			"$(median "recorder.$mode.rss_kib")" "$(median "recorder.$mode.bps")" "$([ $mode = cpu ] && echo ,)"
+	done
+	echo '  },'
+	echo '  "max_rate": {'
+	sep=""
+	for w in cpu1 threads8; do
+		printf '%s    "%s": {"hz": %s, "tried": [' "$sep" "$w" "$(median "maxrate.$w")"
+		awk -v w="$w" '$1 == w { printf "%s{\"hz\": %s, \"samples\": %s, \"lost\": %s}", (n++ ? ", " : ""), $2, $3, $4 }' \
+			"$TMP/maxrate"
+		printf ']}'
+		sep=$',\n'
+	done
+	printf '\n  },\n'
+	echo '  "targets": {'
+	awk '{ printf "%s    \"%s\": {\"value\": %s, \"want\": \"%s %s\", \"met\": %s}", (NR > 1 ? ",\n" : ""), $1, $2, $3, $4, $5 }
+		END { print "" }' "$TMP/targets"
+	echo '  }'
+	echo "}"
+} > "$TMP/results.json"
+mv "$TMP/results.json" "$OUT"
+
+# The table: the same figures, for people.
+cell() { stats "$1" | awk '$1 == "null" { printf "%-22s", "-"; next }
+	{ printf "%-22s", sprintf("%.3f [%.3f-%.3f]", $1, $2, $3) }'; }
+num() { awk -v v="$1" -v f="${2:-%.1f}" 'BEGIN { if (v == "null") printf "%10s", "-"; else printf "%10s", sprintf(f, v) }'; }
+{
+	echo
+	echo "slowdown: time under the tool / bare time, median [min-max] of $REPS interleaved runs"
+	printf '%-9s %6s %9s  %-22s%-22s%-22s%-22s\n' workload Hz "bare s" "prof cpu" "prof wall" "perf -g" "perf dwarf"
+	for w in $WORKLOADS; do
+		for hz in $RATES; do
+			printf '%-9s %6s %9.3f  ' "$w" "$hz" "$(median "bare.$w.$hz")"
+			for tool in $TOOLS; do cell "slowdown.$w.$hz.$tool"; done
+			echo
+		done
+	done
+	echo
+	echo "bytes per sample, median"
+	printf '%-9s %6s %10s %10s %10s %10s %10s\n' workload Hz "prof cpu" "prof wall" "perf -g" "perf dwarf" "perf -g -z"
+	for w in $WORKLOADS; do
+		for hz in $RATES; do
+			printf '%-9s %6s' "$w" "$hz"
+			for tool in $TOOLS perf-fp-z; do printf ' %s' "$(num "$(median "bps.$w.$hz.$tool")")"; done
+			echo
+		done
+	done
+	echo
+	printf 'report: prof %s samples (%s unique folded stacks, %s B/sample), perf %s samples; median [min-max] of %s\n' \
+		"$(median report.prof.samples)" "$(median report.prof.unique_stacks)" "$(median report.prof.bps)" \
+		"$(median report.perf.samples)" "$REPORT_REPS"
+	for k in prof_folded prof_svg perf_folded; do
+		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "report.$k.seconds")" "$(num "$(median "report.$k.rss_kib")" %d | tr -d ' ')"
+	done
+	printf '  folded is %sx faster than perf report\n' "$(num "$speedup" %.1f | tr -d ' ')"
+	echo
+	echo "recorder attached to threads8 at 997 Hz for $CAPTURE s"
+	for mode in cpu wall; do
+		printf '  %-5s %s samples, %s us CPU/sample, peak RSS %s KiB, %s B/sample\n' "$mode" \
+			"$(median "recorder.$mode.samples")" "$(median "recorder.$mode.us_per_sample")" \
+			"$(median "recorder.$mode.rss_kib")" "$(median "recorder.$mode.bps")"
+	done
+	echo
+	echo "max rate: the highest rate at which cpu mode lost < 0.1% of samples, in $SECS s runs"
+	for w in cpu1 threads8; do
+		printf '  %-9s %s Hz;' "$w" "$(median "maxrate.$w")"
+		awk -v w="$w" '$1 == w { printf " %s Hz: %s lost of %s;", $2, $4, $3 + $4 }' "$TMP/maxrate"
+		echo
+	done
+	echo
+	echo "targets"
+	awk '{ printf "  %-32s %-10s %-6s %s\n", $1, $2, $3 " " $4, $5 == "null" ? "not measured" : $5 == "true" ? "met" : "MISSED" }' \
+		"$TMP/targets"
+	if [ -s "$TMP/skipped" ]; then
+		echo
+		echo "skipped"
+		sed 's/^/  /; s/\t/: /' "$TMP/skipped"
+	fi
+	echo
+	echo "load average before $load_before, after $load_after; $elapsed s; wrote $OUT"
+}

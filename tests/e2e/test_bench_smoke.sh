@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# End-to-end: the benchmark harness (bench/bench.sh) in its smoke mode, so
+# that it keeps working. It checks that the harness runs, and that it writes
+# well-formed JSON with every expected key, and a number wherever the tool
+# was not skipped. No timing is asserted here: figures belong to make bench.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v node > /dev/null; then
+	skip "bench-smoke" "node is not installed, so the JSON cannot be checked (Debian package nodejs)"
+	exit 0
+fi
+if ! why=$(ptrace_ok); then
+	skip "bench-smoke" "$why"
+	exit 0
+fi
+cd "$TOP"
+if BENCH_SMOKE=1 BENCH_OUT="$TMP/results.json" BUILD="$BUILD" BIN="$BIN" \
+	bash bench/bench.sh > "$TMP/table" 2> "$TMP/log"; then
+	ok "bench-smoke-runs"
+else
+	fail "bench-smoke-runs" "$(tail -5 "$TMP/log")"
+	exit 0
+fi
+grep -q '^targets$' "$TMP/table" && grep -q '^slowdown: ' "$TMP/table" && ok "bench-smoke-table" \
+	|| fail "bench-smoke-table" "$(head -5 "$TMP/table")"
+
+# Prints one line per problem: a missing key, or null where a number is due.
+bad=$(node -e '
+const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const skipped = new Set(r.skipped.map(s => s.tool));
+const bad = [];
+const get = (path) => path.split("/").reduce((o, k) => (o == null ? undefined : o[k]), r);
+const want = (path, tool) => {
+	const v = get(path);
+	if (v === undefined) bad.push("missing " + path);
+	else if (v === null && !(tool && skipped.has(tool))) bad.push("null " + path);
+};
+for (const k of ["date", "elapsed_seconds", "cpus", "kernel", "perf", "load_before", "load_after",
+		 "smoke", "reps", "seconds", "rates", "workloads", "report_hz", "report_reps", "capture_seconds"])
+	want("run/" + k);
+const tools = ["prof-cpu", "prof-wall", "perf-fp", "perf-dwarf"];
+for (const w of ["cpu1", "threads8", "deep200", "server50"])
+	for (const hz of r.run.rates) {
+		for (const s of ["median", "min", "max"]) {
+			want(`overhead/${w}/${hz}/bare_seconds/${s}`);
+			for (const t of tools) want(`overhead/${w}/${hz}/${t}/${s}`, t);
+		}
+		for (const t of tools) want(`bytes_per_sample/${w}/${hz}/${t}`, t);
+		want(`bytes_per_sample/${w}/${hz}/perf-fp-z`, skipped.has("perf-fp") ? "perf-fp" : "perf-fp-z");
+	}
+const rep = skipped.has("prof-cpu") ? "prof-wall" : "prof-cpu";
+for (const k of ["prof_mode", "prof_samples", "prof_unique_stacks", "prof_bytes_per_sample"]) want("report/" + k, rep);
+want("report/perf_samples", "perf-fp");
+for (const k of ["prof_folded", "prof_svg", "perf_folded"])
+	for (const s of ["median", "min", "max"])
+		for (const m of ["seconds", "rss_kib"]) want(`report/${k}/${m}/${s}`, k.startsWith("perf") ? "perf-fp" : rep);
+want("report/folded_speedup", skipped.has("perf-fp") ? "perf-fp" : rep);
+for (const m of ["cpu", "wall"])
+	for (const k of ["samples", "us_per_sample", "rss_kib", "bytes_per_sample"]) want(`recorder/${m}/${k}`, "prof-" + m);
+for (const w of ["cpu1", "threads8"]) {
+	/* null is a result here: even the lowest rate lost samples */
+	if (get(`max_rate/${w}/hz`) === undefined) bad.push(`missing max_rate/${w}/hz`);
+	const tried = get(`max_rate/${w}/tried`);
+	if (!skipped.has("prof-cpu") && !(Array.isArray(tried) && tried.length)) bad.push(`empty max_rate/${w}/tried`);
+}
+for (const k of ["cpu_slowdown_vs_perf_fp", "wall_1thread_percent", "trace_bytes_per_sample",
+		 "trace_smaller_than_perf_fp", "folded_faster_than_perf_report", "recorder_rss_mib"])
+	for (const f of ["value", "want", "met"])
+		if (get(`targets/${k}/${f}`) === undefined) bad.push(`missing targets/${k}/${f}`);
+if (bad.length) console.log(bad.join("\n"));
+' "$TMP/results.json" 2>&1)
+if [ $? -eq 0 ] && [ -z "$bad" ]; then
+	ok "bench-smoke-json-keys"
+else
+	fail "bench-smoke-json-keys" "$(echo "$bad" | head -5)"
+fi
+# A tool the harness could not run is reported as skipped, with its reason.
+node -e 'for (const s of JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).skipped)
+	console.log(s.tool + "\t" + s.reason)' "$TMP/results.json" 2> /dev/null |
+while IFS=$'\t' read -r tool why; do
+	skip "bench-smoke-$tool" "$why"
+done
