@@ -35,9 +35,12 @@ done
 for t in tests/e2e/test_*.sh; do
 	[ -e "$t" ] || continue
 	echo "== $t"
+	t0=$(date +%s)
 	if ! bash "$t"; then
 		echo "fail $t: exited non-zero" >> "$RESULTS"
 	fi
+	# How long each script takes, so the slow ones are plain to see.
+	echo "   $t: $(($(date +%s) - t0)) s"
 done
 
 echo "== man pages"

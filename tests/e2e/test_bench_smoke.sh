@@ -5,6 +5,12 @@
 # was not skipped. No timing is asserted here: figures belong to make bench.
 . "$(dirname "$0")/lib.sh"
 
+case $BUILD in *-san)
+	# .ci/run's sanitized suite: the plain suite has run the harness, and
+	# its figures under sanitizers would mean nothing.
+	skip "bench-smoke" "a sanitized build; the plain suite runs the harness"
+	exit 0 ;;
+esac
 if ! command -v node > /dev/null; then
 	skip "bench-smoke" "node is not installed, so the JSON cannot be checked (Debian package nodejs)"
 	exit 0

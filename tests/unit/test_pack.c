@@ -15,6 +15,7 @@
 
 #include "common/buf.h"
 #include "common/bytes.h"
+#include "common/diag.h"
 #include "format/trace.h"
 #include "format/trace_codec.h"
 #include "format/trace_syms.h"
@@ -25,7 +26,7 @@
 
 static uint32_t add_string(struct trace_syms_image *img, const char *s)
 {
-	img->strings = realloc(img->strings, (img->nstrings + 1) * sizeof(*img->strings));
+	img->strings = xgrow(img->strings, &img->cap_strings, img->nstrings + 1, sizeof(*img->strings));
 	img->strings[img->nstrings] = strdup(s);
 	return (uint32_t)img->nstrings++;
 }
@@ -37,9 +38,9 @@ static void add_addr(struct trace_syms_image *img, uint64_t offset, uint32_t n, 
 	char buf[64];
 	uint32_t f = file ? add_string(img, file) + 1 : 0;
 
-	img->addrs = realloc(img->addrs, (img->naddrs + 1) * sizeof(*img->addrs));
+	img->addrs = xgrow(img->addrs, &img->cap_addrs, img->naddrs + 1, sizeof(*img->addrs));
 	img->addrs[img->naddrs++] = (struct trace_syms_addr){ offset, (uint32_t)img->nframes, n };
-	img->frames = realloc(img->frames, (img->nframes + n) * sizeof(*img->frames));
+	img->frames = xgrow(img->frames, &img->cap_frames, img->nframes + n, sizeof(*img->frames));
 	for (uint32_t i = 0; i < n; i++) {
 		snprintf(buf, sizeof(buf), "%s%u", name, i);
 		img->frames[img->nframes++] = (struct trace_syms_frame){
