@@ -233,19 +233,16 @@ static int cached_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
-/* Code outside every known image usually means a library was mapped since
- * the last look: look again now, so the image precedes its samples. Not
- * more than once per maintenance interval, for code that is in no image
- * (JIT, anonymous memory). */
-static int refresh_if_unknown(struct loop *l, const uint64_t *frames, size_t n, uint64_t now)
+int sampler_refresh_images(struct images *im, struct trace_writer *w, const uint64_t *frames,
+			   size_t n, uint64_t now, uint64_t *next_refresh)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (images_covers(l->images, frames[i]))
+		if (images_covers(im, frames[i]))
 			continue;
-		if (now < l->next_refresh)
+		if (now < *next_refresh)
 			return 0;
-		l->next_refresh = now + SAMPLER_MAINT_NS;
-		return images_update(l->images, l->w, now);
+		*next_refresh = now + SAMPLER_MAINT_NS;
+		return images_update(im, w, now);
 	}
 	return 0;
 }
@@ -279,7 +276,7 @@ static int sample_thread(struct loop *l, uint32_t tid)
 	target_resume_thread(l->t, tid);
 
 	l->st->counters[unwind_stop_counter(stop)]++;
-	r = refresh_if_unknown(l, l->frames, n, time);
+	r = sampler_refresh_images(l->images, l->w, l->frames, n, time, &l->next_refresh);
 	if (r == 0)
 		r = trace_writer_sample(l->w, time, tid, s.state,
 				stop == UNWIND_STOP_DEPTH ? TRACE_SAMPLE_TRUNCATED : 0, l->frames, n);

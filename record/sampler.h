@@ -19,6 +19,8 @@
 #include "format/trace.h"
 #include "record/target.h"
 
+struct images;
+
 struct sampler_stats {
 	uint64_t elapsed_ns;
 	uint64_t samples;
@@ -67,6 +69,14 @@ int sampler_progress_due(struct sampler_schedule *s, const struct sampler_config
  * or the negative trace_writer error. */
 int sampler_flush_due(struct sampler_schedule *s, struct trace_writer *w,
 		      const struct sampler_stats *st, uint64_t now);
+/* Code outside every known image usually means a library was mapped since
+ * the last look (in cpu mode, its MMAP2 record may be in another thread's
+ * buffer): re-reads im's map now, so the image precedes its samples. Not
+ * more than once per maintenance interval, kept in *next_refresh, for code
+ * that is in no image (JIT, anonymous memory). Returns 0 or the negative
+ * trace_writer error. */
+int sampler_refresh_images(struct images *im, struct trace_writer *w, const uint64_t *frames,
+			   size_t n, uint64_t now, uint64_t *next_refresh);
 /* Whether thread tid is to be sampled under cfg (-t; all if none given). */
 int sampler_selected(const struct sampler_config *cfg, uint32_t tid);
 

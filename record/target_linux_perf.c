@@ -312,22 +312,6 @@ static size_t build_stack(struct run *l, const struct perf_record *rec, int *sto
 	return n;
 }
 
-/* Code outside every known image usually means a library was mapped and
- * its MMAP2 record is in another thread's buffer: look again now, not more
- * than once per maintenance interval (JIT code is in no image). */
-static int refresh_if_unknown(struct run *l, const uint64_t *frames, size_t n, uint64_t now)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (images_covers(l->images, frames[i]))
-			continue;
-		if (now < l->next_refresh)
-			return 0;
-		l->next_refresh = now + SAMPLER_MAINT_NS;
-		return images_update(l->images, l->w, now);
-	}
-	return 0;
-}
-
 static int queue_sample(struct run *l, const struct perf_record *rec)
 {
 	int stop = UNWIND_STOP_END;
@@ -336,7 +320,7 @@ static int queue_sample(struct run *l, const struct perf_record *rec)
 	int r;
 
 	l->st->counters[unwind_stop_counter(stop)]++;
-	r = refresh_if_unknown(l, l->frames, n, rec->time);
+	r = sampler_refresh_images(l->images, l->w, l->frames, n, rec->time, &l->next_refresh);
 	if (r < 0)
 		return r;
 	l->pool = xgrow(l->pool, &l->pool_cap, l->npool + n + 1, sizeof(*l->pool));
