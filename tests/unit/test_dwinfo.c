@@ -653,36 +653,24 @@ Test(dwinfo, cxx_names_are_demangled_linkage_names)
 	cr_expect_gt(frames_named(obj, "main", NULL), 0);
 }
 
-static const char rust_program[] =
-	"mod shapes {\n"
-	"    pub struct Circle { pub r: f64 }\n"
-	"    impl Circle {\n"
-	"        #[inline(never)]\n"
-	"        pub fn area(&self) -> f64 { self.r * self.r * 3.0 }\n"
-	"    }\n"
-	"}\n"
-	"fn main() {\n"
-	"    let c = shapes::Circle { r: std::env::args().count() as f64 };\n"
-	"    println!(\"{}\", c.area());\n"
-	"}\n";
-
 /* Rust: crate::module::Type::method, without the legacy hash, or with v0
- * mangling <crate::module::Type>::method. */
+ * mangling <crate::module::Type>::method, in the Rust fixtures make builds
+ * from testdata/rust/shapes.rs. */
 Test(dwinfo, rust_names_are_demangled_without_hashes)
 {
+	static const struct { const char *file, *want; } kinds[] = {
+		{ "shapes", "shapes::geometry::Shape::area" },
+		{ "shapes-v0", "<shapes::geometry::Shape>::area" },
+	};
 	char obj[256];
 
-	if (!have("rustc"))
-		cr_skip_test("rustc is not installed");
-	build_source("demo", "rs", rust_program, "rustc -C force-frame-pointers=yes -g -O -o %s %s 2>&1",
-		     obj, sizeof(obj));
-	cr_expect_gt(frames_named(obj, "demo::shapes::Circle::area", NULL), 0,
-		     "no frame named demo::shapes::Circle::area in %s", obj);
-	build_source("demo_v0", "rs", rust_program,
-		     "rustc -C force-frame-pointers=yes -g -O -C symbol-mangling-version=v0 -o %s %s 2>&1",
-		     obj, sizeof(obj));
-	cr_expect_gt(frames_named(obj, "<demo_v0::shapes::Circle>::area", NULL), 0,
-		     "no frame named <demo_v0::shapes::Circle>::area in %s", obj);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		snprintf(obj, sizeof(obj), "%s/testdata/rust/%s", build_dir(), kinds[k].file);
+		if (access(obj, R_OK) != 0)
+			cr_skip_test("no Rust fixture %s (make builds it when rustc is installed)", obj);
+		cr_expect_gt(frames_named(obj, kinds[k].want, NULL), 0, "no frame named %s in %s",
+			     kinds[k].want, obj);
+	}
 }
 
 /* ---- libc through libc6-dbg ---- */
