@@ -172,7 +172,11 @@ static int run_mode(int mode, const struct sampler_config *cfg, struct target *t
 }
 #else
 #define RECORD_OS TRACE_OS_LINUX
+#if defined(__aarch64__)
+#define RECORD_ARCH TRACE_ARCH_ARM64
+#else
 #define RECORD_ARCH TRACE_ARCH_X86_64
+#endif
 #define ATTACH_REFUSED_FIX "check kernel.yama.ptrace_scope (sysctl kernel.yama.ptrace_scope=0) " \
 	"or run with CAP_SYS_PTRACE, and that no debugger is attached"
 

@@ -5,8 +5,9 @@
  * SIGSTOP; never with PTRACE_O_EXITKILL, so if the recorder dies the kernel
  * simply detaches and the target runs on). PTRACE_O_TRACECLONE makes new
  * threads arrive already traced. A sample is PTRACE_INTERRUPT, a wait for
- * that thread's stop, PTRACE_GETREGS and one process_vm_readv of the stack,
- * then PTRACE_CONT: the thread is held only for that long.
+ * that thread's stop, PTRACE_GETREGSET (NT_PRSTATUS, which aarch64 has and
+ * PTRACE_GETREGS it has not) and one process_vm_readv of the stack, then
+ * PTRACE_CONT: the thread is held only for that long.
  *
  * The subtle part is that every ptrace-stop the kernel reports must be
  * answered, or a thread stays stopped forever. The stops, and the answers:
@@ -30,6 +31,7 @@
 #include "common/diag.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -50,6 +52,29 @@
 #define PAGE 4096u
 
 enum stop_kind { STOP_NONE, STOP_INTERRUPT, STOP_GROUP };
+
+/* The registers the unwinder starts from, out of the build's own
+ * struct user_regs_struct (the layout NT_PRSTATUS has on that arch). */
+#if defined(__x86_64__)
+#define TARGET_ARCH UNWIND_ARCH_X86_64
+static void unwind_regs_of(const struct user_regs_struct *r, struct unwind_regs *u)
+{
+	u->pc = r->rip;
+	u->sp = r->rsp;
+	u->fp = r->rbp;
+}
+#elif defined(__aarch64__)
+#define TARGET_ARCH UNWIND_ARCH_ARM64
+static void unwind_regs_of(const struct user_regs_struct *r, struct unwind_regs *u)
+{
+	u->pc = r->pc;
+	u->sp = r->sp;
+	u->fp = r->regs[29];
+	u->lr = r->regs[30];
+}
+#else
+#error "prof-record's Linux target knows the registers of x86_64 and aarch64 only"
+#endif
 
 struct thread {
 	uint32_t tid;
@@ -457,6 +482,7 @@ int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
 {
 	struct thread *th;
 	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
 	int kind, r;
 
 	r = target_interrupt_thread(t, tid);
@@ -471,7 +497,7 @@ int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
 	if (kind < 0)
 		return kind;
 	th = find(t, tid);
-	if (ptrace(PTRACE_GETREGS, (pid_t)tid, 0L, &regs) < 0) {
+	if (ptrace(PTRACE_GETREGSET, (pid_t)tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) < 0) {
 		int e = errno;
 		if (th)
 			settle(t, (pid_t)tid, kind);
@@ -480,13 +506,11 @@ int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
 	th->held = 1;
 	th->held_kind = kind;
 	t->mem_pid = (pid_t)tid;
-	s->arch = UNWIND_ARCH_X86_64;
-	s->regs.pc = regs.rip;
-	s->regs.sp = regs.rsp;
-	s->regs.fp = regs.rbp;
-	s->window_addr = regs.rsp;
+	s->arch = TARGET_ARCH;
+	unwind_regs_of(&regs, &s->regs);
+	s->window_addr = s->regs.sp;
 	s->window = t->window;
-	s->window_len = read_window(t, regs.rsp);
+	s->window_len = read_window(t, s->regs.sp);
 	return 0;
 }
 
