@@ -1,19 +1,16 @@
 /*
- * trace_names.c: the words prof uses for the numbers in a trace, the text
- * of every trace error, and the two fixed-size headers both sides share.
+ * trace_names.c: the words prof uses for the numbers in a trace, and the
+ * text of every trace error.
  *
  * The names are part of prof's output ('prof-report info' prints them), so
  * they are stable. trace_strerror() can name the version of the newest
  * trace this thread refused, which is what tells a user to upgrade.
  */
 #include "format/trace.h"
-#include "format/trace_codec.h"
+#include "format/trace_chunk.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <xxhash.h>
-
-#include "common/bytes.h"
 
 static const char *pick(const char *const *names, size_t n, int v)
 {
@@ -107,55 +104,4 @@ const char *trace_strerror(int err)
 	if (err < 0 && err > -4096)
 		return strerror(-err);
 	return "unknown trace error";
-}
-
-void trace_file_header_encode(uint8_t *p, const char *magic, uint16_t major, uint16_t minor)
-{
-	memcpy(p, magic, TRACE_MAGIC_LEN);
-	put_le16(p + 8, major);
-	put_le16(p + 10, minor);
-	put_le32(p + 12, XXH32(p, 12, 0));
-}
-
-int trace_file_header_check(const uint8_t *p, size_t n, const char *magic, uint16_t *major,
-			    uint16_t *minor)
-{
-	if (n < TRACE_MAGIC_LEN || memcmp(p, magic, TRACE_MAGIC_LEN) != 0)
-		return TRACE_E_MAGIC;
-	if (n < TRACE_HEADER_LEN)
-		return TRACE_E_EMPTY;
-	if (get_le32(p + 12) != XXH32(p, 12, 0))
-		return TRACE_E_CORRUPT;
-	*major = get_le16(p + 8);
-	*minor = get_le16(p + 10);
-	if (*major > TRACE_FORMAT_MAJOR) {
-		trace_note_refused_version(*major, *minor);
-		return TRACE_E_MAJOR;
-	}
-	return *major < 1 ? TRACE_E_CORRUPT : 0;
-}
-
-void trace_chunk_header_encode(uint8_t *p, const struct trace_chunk_header *h)
-{
-	memcpy(p, TRACE_SYNC, TRACE_SYNC_LEN);
-	put_le16(p + 4, h->type);
-	put_le16(p + 6, h->flags);
-	put_le32(p + 8, h->seq);
-	put_le32(p + 12, h->raw_len);
-	put_le32(p + 16, h->comp_len);
-	put_le32(p + 20, XXH32(p, 20, 0));
-}
-
-int trace_chunk_header_decode(const uint8_t *p, struct trace_chunk_header *h)
-{
-	if (memcmp(p, TRACE_SYNC, TRACE_SYNC_LEN) != 0)
-		return TRACE_E_CORRUPT;
-	if (get_le32(p + 20) != XXH32(p, 20, 0))
-		return TRACE_E_CORRUPT;
-	h->type = get_le16(p + 4);
-	h->flags = get_le16(p + 6);
-	h->seq = get_le32(p + 8);
-	h->raw_len = get_le32(p + 12);
-	h->comp_len = get_le32(p + 16);
-	return 0;
 }

@@ -2,15 +2,10 @@
  * trace_reader.c: loads a trace, every byte of which is untrusted, into a
  * struct trace.
  *
- * The file is walked chunk by chunk. Each chunk header carries its own
- * checksum, so a length is believed only once the header is intact, and is
- * then checked against the bytes that remain and against TRACE_MAX_CHUNK
- * before anything is allocated; the zstd frame must declare exactly the raw
- * length and carry a content checksum, so a decompressed chunk is either
- * exactly what was written or rejected. A chunk that fails is counted and
- * the walk resynchronises on the next intact chunk header; a chunk cut by the
- * end of the file ends the walk and its bytes are reported as lost. Chunks
- * can go missing, so nothing depends on a chunk having been read except
+ * The container (format/trace_chunk.c) hands over each intact chunk,
+ * decompressed and checked against its checksums, and counts the rest;
+ * this file reads the records inside data chunks and leaves a symbol
+ * pack's chunks to format/trace_syms.c. Chunks can go missing, so nothing depends on a chunk having been read except
  * through ids the file spells out: node records name their first id, and a
  * sample or node whose stack did not survive is dropped and counted rather
  * than attached to the wrong frames.
@@ -19,21 +14,12 @@
 #include "format/trace_codec.h"
 #include "format/trace_syms.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <zstd.h>
 
 #include "common/bytes.h"
 #include "common/diag.h"
 #include "common/hmap.h"
-
-/* zstd window log accepted: a chunk never exceeds TRACE_MAX_CHUNK, so no
- * honest frame needs a larger window. */
-#define READER_WINDOW_LOG_MAX 26
 
 struct loader {
 	struct trace *t;
@@ -77,16 +63,6 @@ static int get_u32(struct cursor *c, uint32_t *out)
 	}
 	*out = (uint32_t)v;
 	return 0;
-}
-
-char *trace_get_string(struct cursor *c)
-{
-	const uint8_t *p;
-	size_t len;
-
-	if (cursor_bytes(c, TRACE_MAX_STRING, &p, &len) < 0)
-		return NULL;
-	return xstrndup((const char *)p, len);
 }
 
 static struct trace_thread *thread_get(struct loader *l, uint32_t tid, uint64_t time)
@@ -464,28 +440,6 @@ static int parse_footer(struct loader *l, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* Checks that p holds exactly one zstd frame with a content checksum that
- * declares raw_len bytes. */
-static int check_frame(const uint8_t *p, size_t n, uint32_t raw_len)
-{
-	unsigned long long content;
-	size_t size;
-
-	if (n < 6 || get_le32(p) != TRACE_ZSTD_MAGIC)
-		return TRACE_E_CORRUPT;
-	if (!(p[4] & 0x04)) /* Content_Checksum_flag of the frame header */
-		return TRACE_E_CORRUPT;
-	content = ZSTD_getFrameContentSize(p, n);
-	if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR)
-		return TRACE_E_CORRUPT;
-	if (content != raw_len)
-		return TRACE_E_CORRUPT;
-	size = ZSTD_findFrameCompressedSize(p, n);
-	if (ZSTD_isError(size) || size != n)
-		return TRACE_E_CORRUPT;
-	return 0;
-}
-
 /* One decompressed chunk of the trace: records, the footer, or a symbol
  * pack's image (format/trace_syms.c). */
 static int read_chunk(void *ctx, uint16_t type, const uint8_t *raw, size_t n)
@@ -500,103 +454,6 @@ static int read_chunk(void *ctx, uint16_t type, const uint8_t *raw, size_t n)
 		return trace_syms_parse_chunk(l->t->syms, raw, n);
 	}
 	return parse_data(l, raw, n);
-}
-
-static int header_at(const uint8_t *p, size_t n, size_t pos, struct trace_chunk_header *h)
-{
-	if (n - pos < TRACE_CHUNK_HEADER_LEN)
-		return TRACE_E_CORRUPT;
-	return trace_chunk_header_decode(p + pos, h);
-}
-
-/* Finds the next intact chunk header after pos, or returns n. */
-static size_t resync(const uint8_t *p, size_t n, size_t pos)
-{
-	struct trace_chunk_header h;
-
-	for (pos++; n - pos >= TRACE_CHUNK_HEADER_LEN; pos++) {
-		const uint8_t *q = memmem(p + pos, n - pos, TRACE_SYNC, TRACE_SYNC_LEN);
-		if (!q)
-			break;
-		pos = (size_t)(q - p);
-		if (header_at(p, n, pos, &h) == 0)
-			return pos;
-	}
-	return n;
-}
-
-/* Reads one chunk whose header is intact and whose payload is in bounds.
- * Returns 0 if it was used, 1 if skipped as unknown, or a negative error. */
-static int walk_chunk(const struct trace_walk *w, ZSTD_DCtx *dctx, uint8_t **raw, size_t *cap,
-		      const struct trace_chunk_header *h, const uint8_t *p)
-{
-	size_t got;
-	int r;
-
-	if ((r = check_frame(p, h->comp_len, h->raw_len)) < 0)
-		return r;
-	if (h->type >= 32 || !(w->types & (1u << h->type)))
-		return 1;
-	if (h->raw_len + 1 > *cap) {
-		free(*raw);
-		*cap = h->raw_len + 1;
-		*raw = xmalloc(*cap);
-	}
-	got = ZSTD_decompressDCtx(dctx, *raw, *cap, p, h->comp_len);
-	if (ZSTD_isError(got) || got != h->raw_len)
-		return TRACE_E_CORRUPT; /* the content checksum, most likely */
-	return w->fn(w->ctx, h->type, *raw, got);
-}
-
-int trace_walk_chunks(const uint8_t *p, size_t n, const struct trace_walk *w,
-		      struct trace_load_status *st)
-{
-	size_t pos = TRACE_HEADER_LEN, good_end = TRACE_HEADER_LEN, cap = 0;
-	uint8_t *raw = NULL;
-	ZSTD_DCtx *dctx = ZSTD_createDCtx();
-
-	if (!dctx ||
-	    ZSTD_isError(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, READER_WINDOW_LOG_MAX))) {
-		ZSTD_freeDCtx(dctx);
-		return TRACE_E_ZSTD;
-	}
-	while (n - pos >= TRACE_CHUNK_HEADER_LEN) {
-		struct trace_chunk_header h;
-		int r;
-
-		if (header_at(p, n, pos, &h) < 0 || h.raw_len > TRACE_MAX_CHUNK ||
-		    h.comp_len > TRACE_MAX_CHUNK) {
-			st->chunks_corrupt++;
-			pos = resync(p, n, pos);
-			continue;
-		}
-		if (h.comp_len > n - pos - TRACE_CHUNK_HEADER_LEN) {
-			/* Cut short: the end of the file, unless an intact
-			 * chunk follows (a torn write in the middle). */
-			size_t next = resync(p, n, pos);
-			if (next < n)
-				st->chunks_corrupt++;
-			pos = next;
-			continue;
-		}
-		r = walk_chunk(w, dctx, &raw, &cap, &h, p + pos + TRACE_CHUNK_HEADER_LEN);
-		if (r < 0) {
-			st->chunks_corrupt++;
-			pos = resync(p, n, pos);
-			continue;
-		}
-		if (r == 1)
-			st->chunks_skipped++;
-		else
-			st->chunks++;
-		st->next_seq = h.seq + 1;
-		pos += TRACE_CHUNK_HEADER_LEN + h.comp_len;
-		good_end = pos;
-	}
-	st->tail_bytes_lost = n - good_end;
-	ZSTD_freeDCtx(dctx);
-	free(raw);
-	return 0;
 }
 
 int trace_load_mem(const void *mem, size_t n, struct trace **out)
@@ -643,71 +500,6 @@ out:
 	}
 	*out = l.t;
 	return 0;
-}
-
-static int read_file(const char *path, uint8_t **out, size_t *outlen)
-{
-	uint8_t *data = NULL;
-	size_t len = 0, cap = 0;
-	struct stat st;
-	int fd, r = 0;
-
-	*out = NULL;
-	*outlen = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		r = -EISDIR;
-		goto out;
-	}
-	/* read(2) rather than mmap: a file truncated under us must not turn
-	 * into SIGBUS. Pipes and devices are read to their end. */
-	if (S_ISREG(st.st_mode) && st.st_size > 0)
-		data = xgrow(NULL, &cap, (size_t)st.st_size + 1, 1);
-	for (;;) {
-		ssize_t got;
-		if (len == cap)
-			data = xgrow(data, &cap, len + 65536, 1);
-		got = read(fd, data + len, cap - len);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			goto out;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-out:
-	close(fd);
-	if (r < 0) {
-		free(data);
-		return r;
-	}
-	*out = data;
-	*outlen = len;
-	return 0;
-}
-
-int trace_load_path(const char *path, int (*load)(const void *p, size_t n, void *out), void *out)
-{
-	uint8_t *data;
-	size_t len;
-	int r;
-
-	if (!path)
-		return TRACE_E_USAGE;
-	if ((r = read_file(path, &data, &len)) < 0)
-		return r;
-	r = load(data, len, out);
-	free(data);
-	return r;
 }
 
 static int load_mem(const void *p, size_t n, void *out)

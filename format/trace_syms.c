@@ -1,8 +1,8 @@
 /*
  * trace_syms.c: symbol packs on disk.
  *
- * A pack is made of the trace's own chunks (format/trace_writer.c writes
- * them, format/trace_reader.c walks them), so it inherits their header
+ * A pack is made of the trace's own chunks (format/trace_chunk.c writes
+ * and walks them), so it inherits their header
  * checksums, zstd content checksums and resynchronisation: a damaged chunk
  * costs its own image's frames and nothing else. Each symbols chunk is
  * self-contained: one image identity, a string table, and the addresses
@@ -12,7 +12,7 @@
  * remain before use, and indexes against the tables they point into.
  */
 #include "format/trace_syms.h"
-#include "format/trace_codec.h"
+#include "format/trace_chunk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -234,11 +234,11 @@ static int chunk_flush(struct trace_sink *k, struct buf *raw, const struct trace
 	buf_reset(raw);
 	buf_addch(raw, img->ident_kind);
 	buf_put_bytes(raw, img->ident, img->ident_len);
-	buf_put_bytes(raw, img->path, strlen(img->path));
+	trace_put_string(raw, img->path);
 	buf_put_uvarint(raw, ch->nused);
 	for (uint32_t i = 0; i < ch->nused; i++) {
 		const char *str = img->strings[ch->used[i]];
-		buf_put_bytes(raw, str, strlen(str));
+		trace_put_string(raw, str);
 		ch->map[ch->used[i]] = 0;
 	}
 	buf_put_uvarint(raw, ch->naddrs);

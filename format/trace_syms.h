@@ -83,6 +83,11 @@ int trace_syms_load(const char *path, struct trace_syms **out);
 /* As trace_syms_load(), from n borrowed bytes. */
 int trace_syms_load_mem(const void *p, size_t n, struct trace_syms **out);
 
+/* Adds the image in one decompressed symbols chunk to s: what the trace
+ * reader does with the chunks of an embedded pack. Returns 0 or
+ * TRACE_E_CORRUPT / TRACE_E_TOOBIG, leaving s as it was. */
+int trace_syms_parse_chunk(struct trace_syms *s, const uint8_t *raw, size_t n);
+
 /* Adds an empty image to s and returns it (borrowed until the next add or
  * trace_syms_free()). ident_len must be valid for the kind (2 to 64 bytes
  * of build-id, 16 of UUID); path is copied. */

@@ -8,31 +8,23 @@
  * keyed by (parent node, address), so a stack seen before costs one small
  * code and only new nodes are written. When the chunk is flushed (by the
  * caller once a second, or by itself when it passes TRACE_CHUNK_TARGET) the
- * new nodes, then the samples, are appended as records, the whole chunk is
- * compressed as one zstd frame with its content checksum, and chunk header
- * and frame go out in one write loop. The writer never seeks. After a
- * failed write it cuts a regular file back to its last whole chunk and
- * refuses everything else, so a half-written chunk can only be left at the
- * end of a pipe or of a file that cannot be truncated, where the reader
- * counts it as lost.
+ * new nodes, then the samples, are appended as records and the chunk goes
+ * to the container (format/trace_chunk.c), which compresses and writes it.
+ * After a failed write, which leaves a regular file ending with its last
+ * whole chunk, the writer refuses everything else, so a half-written
+ * chunk can only be left at the end of a pipe or of a file that cannot be
+ * truncated, where the reader counts it as lost.
  */
 #include "format/trace.h"
 #include "format/trace_codec.h"
 
-#include <errno.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
-#include <unistd.h>
-#include <zstd.h>
 
 #include "common/buf.h"
 #include "common/diag.h"
 #include "common/hmap.h"
 
-/* Level 3 is zstd's default: cheap enough for a once-a-second flush, and the
- * sample columns gain little from higher levels. */
-#define WRITER_ZSTD_LEVEL 3
 /* The deepest stack one sample may carry; keeps one chunk under
  * TRACE_MAX_CHUNK whatever the caller passes. */
 #define WRITER_MAX_DEPTH (1u << 20)
@@ -106,72 +98,6 @@ static size_t chunk_estimate(const struct trace_writer *w)
 	       w->ntids * 5 + w->nstacks * 5 + 64;
 }
 
-static int write_all(struct trace_sink *k, const uint8_t *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t r = write(k->fd, p, n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		p += r;
-		n -= (size_t)r;
-		k->bytes += (uint64_t)r;
-	}
-	return 0;
-}
-
-/* After a failed write of which the last partial bytes reached fd, takes
- * them back off a regular file so that it ends with a whole chunk. Returns
- * whether the bytes are gone. */
-static int drop_partial(int fd, uint64_t partial)
-{
-	struct stat st;
-	off_t end;
-
-	if (!partial)
-		return 1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	end = lseek(fd, 0, SEEK_CUR);
-	if (end < (off_t)partial || ftruncate(fd, end - (off_t)partial) < 0)
-		return 0;
-	return lseek(fd, end - (off_t)partial, SEEK_SET) >= 0;
-}
-
-int trace_sink_init(struct trace_sink *k, int fd, uint32_t seq)
-{
-	memset(k, 0, sizeof(*k));
-	k->fd = fd;
-	k->seq = seq;
-	buf_init(&k->out);
-	k->cctx = ZSTD_createCCtx();
-	if (!k->cctx ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx, ZSTD_c_compressionLevel, WRITER_ZSTD_LEVEL)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx, ZSTD_c_checksumFlag, 1)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx, ZSTD_c_contentSizeFlag, 1)))
-		return TRACE_E_ZSTD;
-	return 0;
-}
-
-void trace_sink_release(struct trace_sink *k)
-{
-	ZSTD_freeCCtx(k->cctx);
-	buf_release(&k->out);
-	memset(k, 0, sizeof(*k));
-}
-
-int trace_sink_header(struct trace_sink *k, const char *magic)
-{
-	uint8_t hdr[TRACE_HEADER_LEN];
-
-	trace_file_header_encode(hdr, magic, TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
-	return write_all(k, hdr, sizeof(hdr));
-}
-
 /* Appends type, length and the payload in w->rec to dst as one record. */
 static void put_record(struct buf *dst, unsigned type, const struct buf *payload)
 {
@@ -179,80 +105,11 @@ static void put_record(struct buf *dst, unsigned type, const struct buf *payload
 	buf_put_bytes(dst, payload->data, payload->len);
 }
 
-static void put_string(struct buf *b, const char *s)
-{
-	buf_put_bytes(b, s, strlen(s));
-}
-
 static int check_string(const char *s)
 {
 	if (!s)
 		return TRACE_E_USAGE;
 	return strlen(s) > TRACE_MAX_STRING ? TRACE_E_TOOBIG : 0;
-}
-
-/* Compresses raw into one zstd frame, ending a zstd block at each offset in
- * k->seg: columns of different kinds then get their own entropy tables,
- * which is worth far more than the few bytes a block header costs. */
-static int compress(struct trace_sink *k, const struct buf *raw, uint8_t *dst, size_t cap,
-		    size_t *len)
-{
-	ZSTD_outBuffer out = { dst, cap, 0 };
-	ZSTD_inBuffer in = { raw->data ? raw->data : (const uint8_t *)"", 0, 0 };
-	size_t left;
-
-	ZSTD_CCtx_reset(k->cctx, ZSTD_reset_session_only);
-	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(k->cctx, raw->len)))
-		return TRACE_E_ZSTD;
-	for (size_t i = 0; i <= k->nseg; i++) {
-		size_t end = i < k->nseg ? k->seg[i] : raw->len;
-		ZSTD_EndDirective op = i < k->nseg ? ZSTD_e_flush : ZSTD_e_end;
-
-		if (end < in.size || end > raw->len)
-			continue;
-		in.size = end;
-		do {
-			left = ZSTD_compressStream2(k->cctx, &out, &in, op);
-			if (ZSTD_isError(left) || (left && out.pos == out.size))
-				return TRACE_E_ZSTD;
-		} while (left != 0);
-	}
-	k->nseg = 0;
-	*len = out.pos;
-	return 0;
-}
-
-int trace_sink_chunk(struct trace_sink *k, uint16_t type, const struct buf *raw)
-{
-	struct trace_chunk_header h = { 0 };
-	size_t bound, clen;
-	uint64_t before = k->bytes;
-	int r;
-
-	if (raw->len > TRACE_MAX_CHUNK)
-		return TRACE_E_TOOBIG;
-	/* Each early block end can cost a block header beyond the bound. */
-	bound = ZSTD_compressBound(raw->len) + 8 * (k->nseg + 1);
-	buf_reset(&k->out);
-	buf_grow(&k->out, TRACE_CHUNK_HEADER_LEN + bound);
-	if ((r = compress(k, raw, k->out.data + TRACE_CHUNK_HEADER_LEN, bound, &clen)) < 0)
-		return r;
-	if (clen > TRACE_MAX_CHUNK)
-		return TRACE_E_TOOBIG;
-	h.type = type;
-	h.seq = k->seq;
-	h.raw_len = (uint32_t)raw->len;
-	h.comp_len = (uint32_t)clen;
-	trace_chunk_header_encode(k->out.data, &h);
-	k->out.len = TRACE_CHUNK_HEADER_LEN + clen;
-	r = write_all(k, k->out.data, k->out.len);
-	if (r < 0) {
-		if (drop_partial(k->fd, k->bytes - before))
-			k->bytes = before;
-		return r;
-	}
-	k->seq++;
-	return 0;
 }
 
 static void emit_nodes(struct trace_writer *w)
@@ -459,10 +316,10 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 	buf_put_uvarint(&w->rec, s->pid);
 	buf_put_uvarint(&w->rec, s->start_realtime_ns);
 	buf_put_uvarint(&w->rec, s->start_monotonic_ns);
-	put_string(&w->rec, host);
+	trace_put_string(&w->rec, host);
 	buf_put_uvarint(&w->rec, s->argc);
 	for (uint32_t i = 0; i < s->argc; i++)
-		put_string(&w->rec, s->argv[i]);
+		trace_put_string(&w->rec, s->argv[i]);
 	if (w->rec.len > TRACE_MAX_CHUNK / 2) {
 		r = TRACE_E_TOOBIG; /* thousands of huge arguments */
 		goto out;
@@ -498,7 +355,7 @@ int trace_writer_image(struct trace_writer *w, const struct trace_image *img)
 	buf_addch(&w->rec, img->ident_kind);
 	buf_put_bytes(&w->rec, img->ident, img->ident_len);
 	buf_addch(&w->rec, img->arch);
-	put_string(&w->rec, img->path);
+	trace_put_string(&w->rec, img->path);
 	buf_put_uvarint(&w->rec, img->start);
 	buf_put_uvarint(&w->rec, img->size);
 	buf_put_uvarint(&w->rec, img->file_offset);
@@ -521,7 +378,7 @@ static int id_time_record(struct trace_writer *w, unsigned type, uint32_t id, ui
 	buf_put_uvarint(&w->rec, id);
 	buf_put_uvarint(&w->rec, time);
 	if (name)
-		put_string(&w->rec, name);
+		trace_put_string(&w->rec, name);
 	meta_record(w, type);
 	return maybe_flush(w);
 }

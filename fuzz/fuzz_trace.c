@@ -20,7 +20,7 @@
 
 #include "common/buf.h"
 #include "format/trace.h"
-#include "format/trace_codec.h"
+#include "format/trace_chunk.h"
 
 static void walk(const struct trace *t)
 {

@@ -10,7 +10,7 @@
 
 #include "common/buf.h"
 #include "common/diag.h"
-#include "format/trace_codec.h"
+#include "format/trace_chunk.h"
 
 int main(int argc, char **argv)
 {

@@ -17,7 +17,7 @@
 #include "common/bytes.h"
 #include "common/diag.h"
 #include "format/trace.h"
-#include "format/trace_codec.h"
+#include "format/trace_chunk.h"
 #include "format/trace_syms.h"
 #include "report/pack.h"
 #include "report/symbolize.h"

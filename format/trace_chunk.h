@@ -1,0 +1,128 @@
+/*
+ * trace_chunk.h: the container every prof file is made of, below the
+ * records: a file header, then self-delimiting chunks, each a header with
+ * its own checksum and one zstd frame.
+ *
+ * Internal to format/: the trace writer and reader (records), and symbol
+ * packs (format/trace_syms.c), are built on it, and nothing outside this
+ * directory includes it but the fuzz target and its seed tool. Every
+ * constant here is a byte on disk, and man/prof-trace.5 documents each one;
+ * change them together or not at all.
+ */
+#ifndef FORMAT_TRACE_CHUNK_H
+#define FORMAT_TRACE_CHUNK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <zstd.h>
+
+#include "common/buf.h"
+
+struct cursor;
+struct trace_load_status;
+
+/* File header: magic, major (le16), minor (le16), xxh32 of bytes 0..11.
+ * A trace and a symbol pack differ only in the magic. */
+#define TRACE_MAGIC "\x89PROF\r\n\x1a"
+#define TRACE_SYMS_MAGIC "\x89PSYM\r\n\x1a"
+#define TRACE_MAGIC_LEN 8
+#define TRACE_HEADER_LEN 16
+
+/* Chunk header: sync, type (le16), flags (le16), seq (le32), raw length
+ * (le32), compressed length (le32), xxh32 of bytes 0..19. */
+#define TRACE_SYNC "\xd7PCK"
+#define TRACE_SYNC_LEN 4
+#define TRACE_CHUNK_HEADER_LEN 24
+
+enum trace_chunk_type {
+	TRACE_CHUNK_DATA = 1,   /* a sequence of records (format/trace_codec.h) */
+	TRACE_CHUNK_FOOTER = 2, /* totals; the trace was finished */
+	TRACE_CHUNK_SYMS = 3,   /* symbolicated frames of one image (1.1) */
+};
+
+/* A writer ends a chunk by itself once its raw bytes pass this. */
+#define TRACE_CHUNK_TARGET (1u << 20)
+
+/* The zstd frame magic (RFC 8878), little-endian on disk. */
+#define TRACE_ZSTD_MAGIC 0xFD2FB528u
+
+struct trace_chunk_header {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t seq;
+	uint32_t raw_len;
+	uint32_t comp_len;
+};
+
+/* Writes the TRACE_CHUNK_HEADER_LEN bytes of h, checksum included, to p. */
+void trace_chunk_header_encode(uint8_t *p, const struct trace_chunk_header *h);
+/* Decodes TRACE_CHUNK_HEADER_LEN bytes at p. Returns 0, or TRACE_E_CORRUPT
+ * when the sync marker or the header checksum is wrong. */
+int trace_chunk_header_decode(const uint8_t *p, struct trace_chunk_header *h);
+/* Writes the TRACE_HEADER_LEN bytes of a file header with this magic
+ * (TRACE_MAGIC_LEN bytes) to p. */
+void trace_file_header_encode(uint8_t *p, const char *magic, uint16_t major, uint16_t minor);
+/* Checks the file header of the n bytes at p against magic: returns 0 with
+ * the version in *major and *minor, TRACE_E_MAGIC, TRACE_E_EMPTY (magic but
+ * no whole header), TRACE_E_CORRUPT or TRACE_E_MAJOR (noted for
+ * trace_strerror()). */
+int trace_file_header_check(const uint8_t *p, size_t n, const char *magic, uint16_t *major,
+			    uint16_t *minor);
+/* Remembers, for trace_strerror(TRACE_E_MAJOR) on this thread, the version
+ * of a file the header check refused. */
+void trace_note_refused_version(uint16_t major, uint16_t minor);
+
+/* Reads the whole file at path (with read(2), so that a file cut under us
+ * is no SIGBUS) and returns load(bytes, length, out), the bytes borrowed
+ * for the call; or a negative errno. */
+int trace_load_path(const char *path, int (*load)(const void *p, size_t n, void *out), void *out);
+
+/* The walk over the chunks of a file, shared by every reader. The walk
+ * decompresses each intact chunk whose type has its bit (1 << type) in
+ * types and hands it to fn, which returns 0 if it used it or a negative
+ * error (the chunk then counts as corrupt); intact chunks of other types
+ * are skipped. */
+struct trace_walk {
+	uint32_t types;
+	int (*fn)(void *ctx, uint16_t type, const uint8_t *raw, size_t n);
+	void *ctx;
+};
+/* Walks the n bytes at p from the end of the file header, as
+ * man/prof-trace.5 "Reading chunks" says, counting into st's chunks,
+ * chunks_skipped, chunks_corrupt, tail_bytes_lost and next_seq. Returns 0,
+ * or TRACE_E_ZSTD if zstd could not be set up. */
+int trace_walk_chunks(const uint8_t *p, size_t n, const struct trace_walk *w,
+		      struct trace_load_status *st);
+
+/* Where chunks are written: one file descriptor, the sequence numbers and
+ * the compressor. Writes are all or nothing: after a failed write a
+ * regular file is cut back to its last whole chunk. */
+struct trace_sink {
+	int fd;           /* borrowed */
+	uint32_t seq;     /* of the next chunk */
+	uint64_t bytes;   /* written to fd so far */
+	ZSTD_CCtx *cctx;
+	struct buf out;   /* chunk header + compressed frame */
+	size_t seg[8];    /* offsets in the next chunk where zstd blocks end */
+	size_t nseg;
+};
+/* Starts a sink on fd whose first chunk gets sequence number seq. Returns
+ * 0 or TRACE_E_ZSTD; release it with trace_sink_release() either way. */
+int trace_sink_init(struct trace_sink *k, int fd, uint32_t seq);
+void trace_sink_release(struct trace_sink *k);
+/* Writes a file header with this magic and the current version. */
+int trace_sink_header(struct trace_sink *k, const char *magic);
+/* Compresses raw into one zstd frame, ending blocks at k->seg (which it
+ * then clears), and writes it behind a chunk header of this type. Returns
+ * 0, or a negative error with nothing of the chunk left in a regular
+ * file. */
+int trace_sink_chunk(struct trace_sink *k, uint16_t type, const struct buf *raw);
+
+/* The string of every chunk's contents: a uvarint length of at most
+ * TRACE_MAX_STRING, then the bytes. trace_put_string() appends s;
+ * trace_get_string() reads one into a new heap string, or returns NULL
+ * with c poisoned. */
+void trace_put_string(struct buf *b, const char *s);
+char *trace_get_string(struct cursor *c);
+
+#endif
