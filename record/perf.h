@@ -1,7 +1,7 @@
 /*
  * perf.h: the records of a perf_event ring buffer, parsed from bytes.
  *
- * cpu mode (target_linux_perf.c) opens one perf_event per thread with a
+ * cpu mode (sampler_perf_linux.c) opens one perf_event per thread with a
  * fixed sample layout, and this module reads the records it finds in the
  * ring buffers: samples (tid, time, the kernel's user callchain, user
  * registers bp/sp/ip and a copy of the stack from sp), lost-record

@@ -1,13 +1,24 @@
 /*
- * sampler.h: the sampling loop of prof-record.
+ * sampler.h: the one recording loop of prof-record, and its sources.
  *
- * sampler_run() drives a struct target and a struct trace_writer: on every
- * tick of an absolute-deadline clock it snapshots each selected thread,
- * unwinds it and records the sample; between ticks it follows thread
- * starts, exits, renames and image changes, and flushes the trace at least
- * once a second. It returns when asked to stop, when the duration is up,
- * when the target exits, or on a write error. It never prints: progress
- * goes to an optional callback.
+ * sampler_run() drives a struct target, a source of samples and a struct
+ * trace_writer. The loop owns everything the sources share: the image
+ * table (re-read every 100 ms, and at once when a stack reaches code
+ * outside every known image), the live threads and their names, the
+ * counters, flushing the trace at least once a second, progress reports
+ * and the end (asked to stop, the duration up, the target gone, or a
+ * write error). A source only makes samples, in one of two ways:
+ *
+ *  - the tick source (sampler_tick.c) stops each thread of the target on
+ *    a clock of its own, through target.h's stop and resume calls: ptrace
+ *    on Linux, the Mach task on macOS;
+ *  - the perf_event source (sampler_perf_linux.c) lets the kernel take
+ *    the samples and drains its ring buffers.
+ *
+ * Either hands the loop what it found through the sampler_* calls below:
+ * thread starts, names and ends, execs, lost samples, and samples as
+ * registers plus a stack copy (walked here) or as a walked stack. The loop
+ * never prints: progress goes to an optional callback.
  */
 #ifndef RECORD_SAMPLER_H
 #define RECORD_SAMPLER_H
@@ -18,8 +29,7 @@
 
 #include "format/trace.h"
 #include "record/target.h"
-
-struct images;
+#include "record/unwind.h"
 
 struct sampler_stats {
 	uint64_t elapsed_ns;
@@ -44,46 +54,117 @@ struct sampler_config {
 	void *progress_ctx;
 };
 
+/* The loop, as its sources see it. */
+struct sampler;
+
+struct sampler_source;
+
+/* What a source does. The loop calls start() once, then, until the end,
+ * wait() with the next deadline it has (the earliest of the source's
+ * next_due() and its own book-keeping), then take(); at the end finish(),
+ * then release(). Functions return 0 or a negative trace_writer error
+ * (which ends the loop). */
+struct sampler_source_ops {
+	/* Begins sampling: the threads already there are known. */
+	int (*start)(struct sampler_source *src, struct sampler *s);
+	/* When the source next has work, at or after now. */
+	uint64_t (*next_due)(struct sampler_source *src, uint64_t now);
+	/* Sleeps until deadline, until the source has work, or until a
+	 * signal asks to stop. */
+	void (*wait)(struct sampler_source *src, uint64_t deadline, const volatile sig_atomic_t *stop);
+	/* Takes what is due at now. */
+	int (*take)(struct sampler_source *src, struct sampler *s, uint64_t now);
+	/* Optional: a target event (target_next_event()), before the loop
+	 * handles it. */
+	int (*target_event)(struct sampler_source *src, struct sampler *s,
+			    const struct target_event *ev, uint64_t now);
+	/* Optional: takes what the source still holds, at the end. */
+	int (*finish)(struct sampler_source *src, struct sampler *s, uint64_t now);
+	/* Frees the source (NULL is not passed). */
+	void (*release)(struct sampler_source *src);
+};
+
+/* A source: its ops, and whether the loop looks at thread names every
+ * 100 ms (a source that reports renames itself does not need it). */
+struct sampler_source {
+	const struct sampler_source_ops *ops;
+	int poll_names;
+};
+
 /* Monotonic nanoseconds, the clock of every trace timestamp. */
 uint64_t sampler_now(void);
 
-/* How often both recording loops (wall here, cpu in target_linux_perf.c)
- * look at the image map and thread names, report progress, and write the
- * counters and flush the trace (well inside the promised once a second). */
-#define SAMPLER_MAINT_NS (100 * 1000000ull)
-#define SAMPLER_PROGRESS_NS (250 * 1000000ull)
-#define SAMPLER_FLUSH_NS (500 * 1000000ull)
+/* Samples t into w with src until done; *st holds the totals afterwards.
+ * Returns 0, or the negative trace_writer error that ended it. The
+ * writer is left unfinished and the target attached: the caller
+ * detaches, then finishes. src stays the caller's. */
+int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampler_source *src,
+		struct trace_writer *w, struct sampler_stats *st);
 
-struct sampler_schedule {
-	uint64_t next_maint, next_progress, next_flush;
+/* The tick source (sampler_tick.c): on every tick of an absolute-deadline
+ * clock at cfg's rate, each selected thread of t is stopped, read, let
+ * go and walked. The caller frees it with sampler_source_free(). */
+struct sampler_source *sampler_tick_new(struct target *t);
+/* Releases a source; NULL is a no-op. */
+void sampler_source_free(struct sampler_source *src);
+
+/*
+ * What a source calls, from start(), take(), target_event() and finish().
+ */
+
+/* The configuration and target of the run, borrowed. */
+const struct sampler_config *sampler_config(const struct sampler *s);
+struct target *sampler_target(const struct sampler *s);
+/* The counters, which a source may add to (TRACE_COUNTER_*). */
+uint64_t *sampler_counters(struct sampler *s);
+/* Whether thread tid is to be sampled (-t; all if none given). */
+int sampler_selected(const struct sampler *s, uint32_t tid);
+/* Whether tid is a live thread of the profile (started, not ended). */
+int sampler_thread_known(const struct sampler *s, uint32_t tid);
+/* A thread started (or was found) at time: recorded with the name the
+ * target gives it, if it is selected and not known yet. */
+int sampler_thread_start(struct sampler *s, uint32_t tid, uint64_t time);
+/* A thread has this name from time on; recorded if it changed. A thread
+ * not known is ignored. */
+int sampler_thread_name(struct sampler *s, uint32_t tid, uint64_t time, const char *name);
+/* A known thread ended at time. */
+int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time);
+/* Thread tid called execve at time: the image table is read again and the
+ * thread's new name recorded. */
+int sampler_exec(struct sampler *s, uint32_t tid, uint64_t time);
+/* The process's mappings changed at time (an executable mmap): the image
+ * table is read again. */
+int sampler_images_changed(struct sampler *s, uint64_t time);
+/* The process is gone: the loop ends after this round. */
+void sampler_exited(struct sampler *s);
+
+/* A thread's registers and the copy of its stack from sp (window), the
+ * way a source takes them. read (may be NULL) reads the rest of the
+ * target's memory, with ctx. */
+struct sampler_regs {
+	int arch;               /* enum unwind_arch */
+	struct unwind_regs regs;
+	uint64_t window_addr;
+	const uint8_t *window;
+	size_t window_len;
+	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
+	void *read_ctx;
 };
 
-/* The first deadlines, counted from start. */
-void sampler_schedule_init(struct sampler_schedule *s, uint64_t start);
-/* Whether maintenance is due at now; if so the next is scheduled. */
-int sampler_maint_due(struct sampler_schedule *s, uint64_t now);
-/* Whether a progress report is due at now (never without cfg->progress). */
-int sampler_progress_due(struct sampler_schedule *s, const struct sampler_config *cfg,
-			 uint64_t now);
-/* Writes st's counters and flushes w if a flush is due at now. Returns 0
- * or the negative trace_writer error. */
-int sampler_flush_due(struct sampler_schedule *s, struct trace_writer *w,
-		      const struct sampler_stats *st, uint64_t now);
-/* Code outside every known image usually means a library was mapped since
- * the last look (in cpu mode, its MMAP2 record may be in another thread's
- * buffer): re-reads im's map now, so the image precedes its samples. Not
- * more than once per maintenance interval, kept in *next_refresh, for code
- * that is in no image (JIT, anonymous memory). Returns 0 or the negative
- * trace_writer error. */
-int sampler_refresh_images(struct images *im, struct trace_writer *w, const uint64_t *frames,
-			   size_t n, uint64_t now, uint64_t *next_refresh);
-/* Whether thread tid is to be sampled under cfg (-t; all if none given). */
-int sampler_selected(const struct sampler_config *cfg, uint32_t tid);
-
-/* Samples t into w until done; *st holds the totals afterwards. Returns 0,
- * or the negative trace_writer error that ended it. The writer is left
- * unfinished and the target attached: the caller detaches, then finishes. */
-int sampler_run(const struct sampler_config *cfg, struct target *t, struct trace_writer *w,
-		struct sampler_stats *st);
+/* Walks r's stack, with the image table's return-address test and CFI,
+ * into the loop's frame buffer, which it returns: *n frames, leaf first,
+ * with room for the configured max_depth (the caller may add frames up
+ * to that), borrowed until the next walk. *stop is the enum unwind_stop. */
+uint64_t *sampler_walk(struct sampler *s, const struct sampler_regs *r, size_t *n, int *stop);
+/* Records one sample of tid at time, with its state (enum trace_state),
+ * TRACE_SAMPLE_* flags and stack (leaf first, borrowed), whose walk ended
+ * for the enum unwind_stop reason stop: counted, and a stack cut at the
+ * depth cap marked truncated. A stack that reaches code outside every
+ * known image has the image table read again first (at most once per
+ * 100 ms), so that its image precedes it. */
+int sampler_sample(struct sampler *s, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
+		   const uint64_t *frames, size_t n, int stop);
+/* Adds n to the samples-lost counter. */
+void sampler_lost(struct sampler *s, uint64_t n);
 
 #endif

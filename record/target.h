@@ -3,9 +3,10 @@
  *
  * A struct target is one profiled process: launched or attached, its
  * threads tracked as they come and go, each thread stopped briefly to be
- * sampled and then let go. The sampler (sampler.c) is written against this
- * interface only; target_linux_ptrace.c implements it with ptrace, and
- * target_darwin.c on macOS, above the Mach layer of macos.h.
+ * sampled and then let go. The loop (sampler.c) and the tick source
+ * (sampler_tick.c) are written against this interface only;
+ * target_linux_ptrace.c implements it with ptrace, and target_darwin.c on
+ * macOS, above the Mach layer of macos.h.
  *
  * Library code: functions return 0 or a negative errno (or TARGET_E_*),
  * described by target_strerror(). Nothing prints.

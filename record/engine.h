@@ -1,0 +1,56 @@
+/*
+ * engine.h: what the record session asks of its platform.
+ *
+ * Each platform has one file that answers: engine_linux.c (perf_event,
+ * with ptrace as the fallback) and engine_darwin.c (the Mach task). They
+ * say which system and architecture the trace is of, how a refused attach
+ * is fixed, which mode and sampler a recording uses (announcing any
+ * fallback), and give the source of samples the loop runs. Part of the
+ * command body, like session.c: they may print warnings.
+ */
+#ifndef RECORD_ENGINE_H
+#define RECORD_ENGINE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "record/sampler.h"
+#include "record/session.h"
+#include "record/target.h"
+
+/* The sampler a recording uses. */
+enum engine_sampler {
+	ENGINE_SAMPLER_AUTO,    /* the platform's choice */
+	ENGINE_SAMPLER_PERF,    /* Linux perf_event */
+	ENGINE_SAMPLER_PTRACE,  /* Linux ptrace, stopping each thread per tick */
+	ENGINE_SAMPLER_MACH,    /* macOS, suspending the task per tick */
+};
+
+/* What engine_choose() decided. */
+struct engine_choice {
+	int mode;               /* TRACE_MODE_WALL or TRACE_MODE_CPU */
+	int sampler;            /* enum engine_sampler, never AUTO */
+};
+
+/* enum trace_os and enum trace_arch of what this build records. */
+int engine_os(void);
+int engine_arch(void);
+/* How a refused attach is fixed, for the error message. */
+const char *engine_attach_fix(void);
+/* Why these options cannot be used on this platform (a usage error), or
+ * NULL if they can. */
+const char *engine_usage(const struct session_options *o);
+/* Chooses the mode and sampler for process pid (0: a command to launch),
+ * before it is touched; a fallback is announced. Returns 0, -ESRCH when
+ * there is no such process, or -1 when the choice was refused, with the
+ * reason and its fix in *why (a static string). */
+int engine_choose(const struct session_options *o, pid_t pid, struct engine_choice *c,
+		  const char **why);
+/* The source of samples for c on target t; sampler_source_free() frees
+ * it. */
+struct sampler_source *engine_source(const struct engine_choice *c, struct target *t);
+/* After the run: 0, or 1 when the source could sample nothing and said so
+ * (an error reported here). A partial refusal is a warning. */
+int engine_report(const struct engine_choice *c, const struct sampler_source *src, pid_t pid);
+
+#endif

@@ -1,0 +1,309 @@
+/*
+ * session.c: one recording, from the options to the finished trace.
+ *
+ * The output is opened first, so a bad path fails before any process is
+ * touched; then the engine chooses the mode and sampler, the command is
+ * launched (held before its exec) or the process attached to, the session
+ * is written, and the launched command let go. The loop runs until it
+ * ends; the target is then let go whatever ended the run, and the trace
+ * finished. A launched command's exit status becomes ours, the way a
+ * shell reports it.
+ */
+#include "session.h"
+#include "engine.h"
+#include "common/diag.h"
+#include "format/trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void human_bytes(uint64_t n, char *out, size_t len)
+{
+	if (n < 10240)
+		snprintf(out, len, "%llu B", (unsigned long long)n);
+	else if (n < 10u << 20)
+		snprintf(out, len, "%.1f KiB", n / 1024.0);
+	else
+		snprintf(out, len, "%.1f MiB", n / 1048576.0);
+}
+
+static int status_shown;
+
+static void show_progress(void *ctx, const struct sampler_stats *st)
+{
+	char size[32];
+	(void)ctx;
+	human_bytes(st->bytes, size, sizeof(size));
+	fprintf(stderr, "\r%s: %.1fs  %llu samples  %llu threads  %llu lost  %s\033[K",
+		diag_progname(), st->elapsed_ns / 1e9, (unsigned long long)st->samples,
+		(unsigned long long)st->live_threads, (unsigned long long)st->lost, size);
+	status_shown = 1;
+}
+
+static int shell_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+/* Removes a trace that holds nothing worth keeping, but only a regular
+ * file: -f may have pointed us at a device. */
+static void discard_output(int fd, const char *path)
+{
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(path);
+}
+
+static int open_output(const char *path, int force)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
+	int fd = open(path, flags, 0600);
+	struct stat st;
+
+	if (fd < 0 && errno == EEXIST)
+		die("cannot create '%s': File exists (use -f to overwrite it)", path);
+	if (fd < 0)
+		die_errno("cannot create '%s'", path);
+	/* An overwritten file keeps its old mode: make it private too. Only
+	 * a regular file: -f may point at a device such as /dev/null. */
+	if (force && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fchmod(fd, 0600) < 0)
+		die_errno("cannot change the mode of '%s'", path);
+	return fd;
+}
+
+static void DIAG_NORETURN attach_failed(pid_t pid, int r)
+{
+	if (r == -ESRCH)
+		die("cannot attach to process %d: no such process", (int)pid);
+	if (r == -EPERM)
+		die("cannot attach to process %d: %s; %s", (int)pid, strerror(EPERM), engine_attach_fix());
+	die("cannot attach to process %d: %s", (int)pid, target_strerror(r));
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;  /* no SA_RESTART: sleeps end early */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* Past RLIMIT_FSIZE, a write then fails with EFBIG, reported as a
+	 * full disk is, instead of SIGXFSZ killing us mid-chunk. Caught, not
+	 * ignored, so that exec resets it for a launched command. */
+	sigaction(SIGXFSZ, &sa, NULL);
+}
+
+/* Attaches to o->pid, checking that every -t names one of its threads. */
+static struct target *attach(const struct session_options *o, int fd)
+{
+	struct target *t;
+	int r = target_attach(o->pid, &t);
+
+	if (r < 0) {
+		discard_output(fd, o->out_path);
+		attach_failed(o->pid, r);
+	}
+	for (size_t i = 0; i < o->ntids; i++) {
+		const uint32_t *live;
+		size_t n = target_threads(t, &live), k;
+		for (k = 0; k < n && live[k] != o->tids[i]; k++)
+			;
+		if (k == n) {
+			target_detach(t);
+			target_free(t);
+			discard_output(fd, o->out_path);
+			die("option '-t': %u is not a thread of process %d", o->tids[i], (int)o->pid);
+		}
+	}
+	return t;
+}
+
+static void summary(const struct session_options *o, const struct sampler_stats *st,
+		    struct trace_writer *w, const struct trace_end *end)
+{
+	uint64_t bytes = trace_writer_bytes(w);
+
+	if (!o->quiet)
+		fprintf(stderr, "%s: %llu samples, %llu thread%s, %llu images, %llu lost, %.1f bytes/sample, wrote '%s'\n",
+			diag_progname(), (unsigned long long)st->samples, (unsigned long long)st->threads,
+			st->threads == 1 ? "" : "s", (unsigned long long)st->images, (unsigned long long)st->lost,
+			st->samples ? (double)bytes / (double)st->samples : 0.0, o->out_path);
+	if (!o->verbose)
+		return;
+	fprintf(stderr, "%s: threads vanished mid-sample: %llu\n", diag_progname(),
+		(unsigned long long)st->counters[TRACE_COUNTER_THREADS_VANISHED]);
+	for (int k = TRACE_COUNTER_STOP_END; k <= TRACE_COUNTER_STOP_DEPTH; k++)
+		fprintf(stderr, "%s: unwind %s: %llu\n", diag_progname(), trace_counter_name(k),
+			(unsigned long long)st->counters[k]);
+	if (end->has_exit)
+		fprintf(stderr, "%s: target exit status %d\n", diag_progname(), shell_status(end->exit_status));
+}
+
+int session_run(const struct session_options *o)
+{
+	struct target *t = NULL;
+	struct trace_writer *w = NULL;
+	struct sampler_source *src = NULL;
+	struct trace_session sess;
+	struct engine_choice ch;
+	struct sampler_config cfg;
+	struct sampler_stats st;
+	struct trace_end end;
+	struct utsname un;
+	char **cmd_argv = NULL, *host;
+	uint32_t cmd_argc = 0;
+	const char *why = NULL;
+	int launched = o->argv != NULL, exec_errno = 0, status = 0, exit_code = 0, fd, r;
+	pid_t pid = o->pid;
+
+	fd = open_output(o->out_path, o->force);
+	r = engine_choose(o, launched ? 0 : pid, &ch, &why);
+	if (r < 0) {
+		discard_output(fd, o->out_path);
+		if (r == -ESRCH)
+			die("cannot attach to process %d: no such process", (int)pid);
+		die("%s", why);
+	}
+	catch_signals();
+
+	if (launched) {
+		r = target_launch(o->argv, &t);
+		if (r < 0) {
+			discard_output(fd, o->out_path);
+			if (r == -EPERM)
+				die("cannot launch '%s': %s; %s", o->argv[0], strerror(EPERM), engine_attach_fix());
+			die("cannot launch '%s': %s", o->argv[0], target_strerror(r));
+		}
+		pid = target_pid(t);
+		cmd_argv = o->argv;
+		cmd_argc = o->argc;
+	} else {
+		t = attach(o, fd);
+		if (target_cmdline(t, &cmd_argv, &cmd_argc) < 0) {
+			cmd_argv = NULL;
+			cmd_argc = 0;
+		}
+	}
+
+	memset(&sess, 0, sizeof(sess));
+	sess.os = (uint8_t)engine_os();
+	sess.arch = (uint8_t)engine_arch();
+	sess.mode = (uint8_t)ch.mode;
+	sess.rate_hz = o->rate_hz;
+	sess.pid = (uint32_t)pid;
+	sess.start_realtime_ns = realtime_ns();
+	sess.start_monotonic_ns = sampler_now();
+	host = uname(&un) == 0 ? xasprintf("%s %s %s", un.sysname, un.release, un.machine) : xstrdup("");
+	sess.host = host;
+	sess.argc = cmd_argc;
+	sess.argv = cmd_argv;
+	r = trace_writer_new(fd, &sess, &w);
+	free(host); /* the session is written; the writer keeps no pointer */
+	if (r < 0) {
+		target_detach(t);
+		target_free(t);
+		die("cannot write '%s': %s", o->out_path, trace_strerror(r));
+	}
+
+	if (launched) {
+		r = target_launch_exec(t, &exec_errno);
+		if (r == TARGET_E_EXEC) {
+			error("cannot run '%s': %s", o->argv[0], strerror(exec_errno));
+			trace_writer_free(w);
+			discard_output(fd, o->out_path);
+			close(fd);
+			target_free(t);
+			return exec_errno == ENOENT ? 127 : 126;
+		}
+		if (r < 0) {
+			target_detach(t);
+			die("cannot launch '%s': %s", o->argv[0], target_strerror(r));
+		}
+	}
+	if (!o->quiet)
+		fprintf(stderr, "%s: sampling %s %d in %s mode at %u Hz\n", diag_progname(),
+			launched ? "command" : "process", (int)pid, trace_mode_name(ch.mode), o->rate_hz);
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.rate_hz = o->rate_hz;
+	cfg.duration_ns = o->duration_ns;
+	cfg.max_depth = o->max_depth;
+	cfg.tids = o->tids;
+	cfg.ntids = o->ntids;
+	cfg.stop = &stop_requested;
+	if (!o->quiet && isatty(STDERR_FILENO))
+		cfg.progress = show_progress;
+	src = engine_source(&ch, t);
+	r = sampler_run(&cfg, t, src, w, &st);
+	if (r == 0)
+		exit_code = engine_report(&ch, src, pid);
+	sampler_source_free(src);
+
+	target_detach(t);
+	memset(&end, 0, sizeof(end));
+	if (target_exited(t, &status) || (launched && target_wait_exit(t, 300, &status))) {
+		end.has_exit = 1;
+		end.exit_status = status;
+		if (launched && !exit_code)
+			exit_code = shell_status(status);
+	}
+	end.time = sampler_now();
+	if (status_shown)
+		fputs("\r\033[K", stderr);
+	if (r < 0) {
+		error("cannot write '%s': %s; the target was detached and what was written is kept",
+		      o->out_path, trace_strerror(r));
+		exit_code = 1;
+	} else {
+		r = trace_writer_finish(w, &end);
+		if (r == 0 && close(fd) < 0)
+			r = -errno;
+		fd = -1;
+		if (r < 0) {
+			error("cannot write '%s': %s", o->out_path, trace_strerror(r));
+			exit_code = 1;
+		}
+	}
+	summary(o, &st, w, &end);
+	trace_writer_free(w);
+	if (fd >= 0)
+		close(fd);
+	target_free(t);
+	if (!launched && cmd_argv) {
+		for (uint32_t i = 0; i < cmd_argc; i++)
+			free(cmd_argv[i]);
+		free(cmd_argv);
+	}
+	return exit_code;
+}

@@ -1,0 +1,42 @@
+/*
+ * session.h: one recording, from the options to the finished trace.
+ *
+ * This is prof-record's command body (record/main.c only parses the
+ * options): it opens the output before touching any process, lets the
+ * platform's engine (engine.h) choose how to sample, launches or attaches,
+ * writes the session, runs the loop (sampler.h), then lets the target go
+ * and finishes the trace whatever ended the run. Like a prof-report cmd_*
+ * file, it reports to the user itself: the announcement, fallbacks,
+ * errors that name their fix, and the summary.
+ */
+#ifndef RECORD_SESSION_H
+#define RECORD_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* --mode: AUTO is cpu where the platform can, else wall, announced. */
+enum session_mode { SESSION_MODE_AUTO, SESSION_MODE_WALL, SESSION_MODE_CPU };
+
+struct session_options {
+	const char *out_path;
+	int force, quiet, verbose;
+	uint32_t rate_hz;
+	uint64_t duration_ns;       /* 0: until the end */
+	size_t max_depth;
+	const uint32_t *tids;       /* -t, ntids of them (borrowed) */
+	size_t ntids;
+	pid_t pid;                  /* -p, or 0 to launch */
+	char **argv;                /* the command to launch (borrowed), or NULL */
+	uint32_t argc;
+	int mode;                   /* enum session_mode */
+	int sampler;                /* enum engine_sampler (engine.h) */
+};
+
+/* Records as o says. Returns prof-record's exit status: the launched
+ * command's (as a shell reports it), else 0, or 1 after an error that was
+ * reported. Calls die() for errors met before any process was touched. */
+int session_run(const struct session_options *o);
+
+#endif
