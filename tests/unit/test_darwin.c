@@ -325,6 +325,7 @@ static const char *report_path(char *out, size_t n)
 static struct sampler_stats record(const char *path, volatile sig_atomic_t *stop)
 {
 	struct target *t;
+	struct sampler_source *src;
 	struct trace_writer *w;
 	struct trace_session sess = { .os = TRACE_OS_MACOS, .arch = TRACE_ARCH_ARM64,
 				      .mode = TRACE_MODE_WALL, .rate_hz = 1000,
@@ -345,7 +346,9 @@ static struct sampler_stats record(const char *path, volatile sig_atomic_t *stop
 	sess.argc = argc;
 	sess.argv = argv;
 	cr_assert_eq(trace_writer_new(fd, &sess, &w), 0);
-	cr_assert_eq(sampler_run(&cfg, t, w, &st), 0);
+	src = sampler_tick_new(t);
+	cr_assert_eq(sampler_run(&cfg, t, src, w, &st), 0);
+	sampler_source_free(src);
 	cr_assert_eq(target_detach(t), 0);
 	end.time = sampler_now();
 	cr_assert_eq(trace_writer_finish(w, &end), 0);
