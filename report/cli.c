@@ -1,7 +1,13 @@
 /*
- * cli.c: one getopt_long loop for the options all subcommands share, so
- * that --tid or --state means the same thing everywhere, and one place that
- * loads a trace and warns about what was lost.
+ * cli.c: the option parser every subcommand's table goes through, so that
+ * --tid or --state means the same thing everywhere and no command takes an
+ * option it does not use; and one place that loads a trace and warns about
+ * what was lost.
+ *
+ * At each parse a table becomes getopt_long's long options (an entry's
+ * value is 256 plus its index) and short option string; -h and --help are
+ * every command's. The usage line and the option list of -h are printed
+ * from the same table, so they cannot drift from what is parsed.
  */
 #include "cli.h"
 
@@ -13,288 +19,414 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/diag.h"
 #include "common/parse.h"
 #include "format/trace_syms.h"
 #include "report/pack.h"
 
-enum {
-	OPT_TID = 256,
-	OPT_THREAD,
-	OPT_STATE,
-	OPT_FROM,
-	OPT_TO,
-	OPT_THREAD_FRAMES,
-	OPT_SYMBOLS,
-	OPT_ADDRESSES,
-	OPT_NO_INLINE,
-	OPT_LINES,
-	OPT_TITLE,
-	OPT_WIDTH,
-	OPT_MINWIDTH,
-	OPT_FOCUS,
-	OPT_EXCLUDE,
-	OPT_REVERSE,
-	OPT_INVERTED,
-	OPT_COLORS,
-	OPT_NEGATE,
-	OPT_FOLDED,
-	OPT_SORT,
-	OPT_LIMIT,
-	OPT_GROUP,
-	OPT_SPLIT,
-	OPT_FORMAT,
-	OPT_PACK,
-	OPT_EMBED,
-};
+const char *const cli_state_words[] = { "all", "running", "idle", NULL };
+const char *const cli_color_words[] = { "hot", "image", "lang", NULL };
 
-/* Options may follow the trace operand, as in git; "--" ends them. */
-static const char shortopts[] = ":ho:";
-static const struct option longopts[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "tid", required_argument, NULL, OPT_TID },
-	{ "thread", required_argument, NULL, OPT_THREAD },
-	{ "state", required_argument, NULL, OPT_STATE },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "to", required_argument, NULL, OPT_TO },
-	{ "thread-frames", no_argument, NULL, OPT_THREAD_FRAMES },
-	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
-	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
-	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
-	{ "lines", no_argument, NULL, OPT_LINES },
-	{ "output", required_argument, NULL, 'o' },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
-	{ "focus", required_argument, NULL, OPT_FOCUS },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "inverted", no_argument, NULL, OPT_INVERTED },
-	{ "colors", required_argument, NULL, OPT_COLORS },
-	{ "negate", no_argument, NULL, OPT_NEGATE },
-	{ "folded", no_argument, NULL, OPT_FOLDED },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "limit", required_argument, NULL, OPT_LIMIT },
-	{ "group", required_argument, NULL, OPT_GROUP },
-	{ "split", required_argument, NULL, OPT_SPLIT },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "pack", required_argument, NULL, OPT_PACK },
-	{ "embed", no_argument, NULL, OPT_EMBED },
-	{ NULL, 0, NULL, 0 },
-};
+_Static_assert(PROFILE_STATE_ALL == 0 && PROFILE_STATE_RUNNING == 1 && PROFILE_STATE_IDLE == 2,
+	       "cli_state_words are in enum profile_state's order");
+_Static_assert(FLAMEGRAPH_PALETTE_HOT == 0 && FLAMEGRAPH_PALETTE_IMAGE == 1 &&
+		       FLAMEGRAPH_PALETTE_LANG == 2,
+	       "cli_color_words are in enum flamegraph_palette's order");
 
-void cli_usage_error(const char *usage, const char *fmt, ...)
+/* Where an option's help starts in -h, and where usage lines wrap. */
+#define HELP_COLUMN 23
+#define USAGE_WIDTH 80
+
+/* One word of the usage line: "[-o FILE]", "[--negate]", a required
+ * "--format FORMAT", or a group's "[filter options]". */
+static void add_usage_word(struct buf *b, const struct cli_option *o)
 {
-	va_list ap;
+	if (o->kind == CLI_GROUP) {
+		buf_addf(b, "[%s]", o->long_name);
+		return;
+	}
+	if (!o->required)
+		buf_addch(b, '[');
+	if (o->short_name)
+		buf_addf(b, "-%c", o->short_name);
+	else
+		buf_addf(b, "--%s", o->long_name);
+	if (o->arg)
+		buf_addf(b, " %s", o->arg);
+	if (!o->required)
+		buf_addch(b, ']');
+}
 
-	fprintf(stderr, "%s: ", diag_progname());
-	va_start(ap, fmt);
+/* The usage line of c: its own options one by one, then its groups by
+ * name, then the operands, wrapped under the first word after the name. */
+static void add_usage(struct buf *b, const struct cli_command *c)
+{
+	struct buf word;
+	size_t line = b->len, indent;
+	int grouped = 0;
+
+	buf_init(&word);
+	buf_addf(b, "usage: prof-report %s", c->name);
+	indent = b->len - line;
+	for (const struct cli_option *o = c->options;; o++) {
+		buf_reset(&word);
+		if (o->kind == CLI_END)
+			buf_addstr(&word, c->operands);
+		else if (o->kind == CLI_GROUP || !grouped)
+			add_usage_word(&word, o);
+		else
+			continue;
+		grouped |= o->kind == CLI_GROUP;
+		if (b->len - line + 1 + word.len > USAGE_WIDTH) {
+			buf_addch(b, '\n');
+			line = b->len;
+			buf_addf(b, "%*s", (int)indent, "");
+		}
+		buf_addf(b, " %s", (char *)word.data);
+		if (o->kind == CLI_END)
+			break;
+	}
+	buf_addch(b, '\n');
+	buf_release(&word);
+}
+
+/* One line of -h per line of help: the option's names on the first. */
+static void add_help_entry(struct buf *b, const char *names, const char *help)
+{
+	size_t start = b->len;
+
+	buf_addf(b, "  %s", names);
+	for (const char *h = help; *h;) {
+		size_t n = strcspn(h, "\n");
+
+		if (b->len - start + 1 > HELP_COLUMN) {
+			buf_addch(b, '\n');
+			start = b->len;
+		}
+		buf_addf(b, "%*s%.*s\n", (int)(HELP_COLUMN - (b->len - start)), "", (int)n, h);
+		start = b->len;
+		h += n;
+		if (*h)
+			h++;
+	}
+}
+
+static void add_option_help(struct buf *b, const struct cli_option *o)
+{
+	char names[64];
+
+	if (o->short_name)
+		snprintf(names, sizeof(names), "-%c, --%s%s%s", o->short_name, o->long_name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(names, sizeof(names), "--%s%s%s", o->long_name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+	add_help_entry(b, names, o->help);
+}
+
+/* -h: the usage line, what the command does, its own options and -h, then
+ * each group under its name. */
+static void print_help(const struct cli_command *c)
+{
+	struct buf b;
+	const struct cli_option *o;
+
+	buf_init(&b);
+	add_usage(&b, c);
+	buf_addf(&b, "\n%s\n\n", c->about);
+	for (o = c->options; o->kind != CLI_END && o->kind != CLI_GROUP; o++)
+		add_option_help(&b, o);
+	add_help_entry(&b, "-h, --help", "show this help");
+	for (; o->kind != CLI_END; o++) {
+		if (o->kind == CLI_GROUP)
+			buf_addf(&b, "\n%s:\n", o->long_name);
+		else
+			add_option_help(&b, o);
+	}
+	fputs((char *)b.data, stdout);
+	buf_release(&b);
+	diag_close_stdout();
+	exit(0);
+}
+
+static void DIAG_NORETURN usage_error_v(const struct cli_command *c, const char *prog,
+					const char *fmt, va_list ap)
+{
+	struct buf b;
+
+	fprintf(stderr, "%s %s: ", prog, c->name);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	/* A short usage: the first line, and where the rest is. */
-	fprintf(stderr, "\n%.*s\n", (int)strcspn(usage, "\n"), usage);
+	buf_init(&b);
+	add_usage(&b, c);
+	fprintf(stderr, "\n%s", (char *)b.data);
+	buf_release(&b);
 	exit(2);
 }
 
-/* Compiles arg for option opt into *re (replacing an earlier one), or
- * exits with bad usage. */
-static void compile_re(const char *usage, const char *opt, const char *arg, regex_t *re, int *have)
+void cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 {
-	char msg[256];
-	int err;
+	va_list ap;
 
-	if (*have)
-		regfree(re);
-	*have = 0;
-	err = regcomp(re, arg, REG_EXTENDED | REG_NOSUB);
-	if (err) {
-		regerror(err, re, msg, sizeof(msg));
-		cli_usage_error(usage, "option '%s': bad regex '%s': %s", opt, arg, msg);
-	}
-	*have = 1;
+	va_start(ap, fmt);
+	usage_error_v(c, diag_progname(), fmt, ap);
+}
+
+/* As cli_usage_error(), while the program's name is "prof-report NAME". */
+static void DIAG_NORETURN parse_error(const struct cli_command *c, const char *prog,
+				      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	usage_error_v(c, prog, fmt, ap);
+}
+
+/* "a, b or c", of the NULL-terminated words. */
+static void add_words(struct buf *b, const char *const *words)
+{
+	for (int i = 0; words[i]; i++)
+		buf_addf(b, "%s%s", i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
 }
 
 /* The index of arg in the NULL-terminated words, or bad usage. */
-static int pick_word(const char *usage, const char *opt, const char *arg, const char *const *words)
+static int pick_word(const struct cli_command *c, const char *prog, const char *opt,
+		     const char *arg, const char *const *words)
 {
-	char list[128] = "";
+	struct buf list;
 
 	for (int i = 0; words[i]; i++)
 		if (!strcmp(arg, words[i]))
 			return i;
-	for (int i = 0; words[i]; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
-	cli_usage_error(usage, "option '%s': '%s' is not %s", opt, arg, list);
+	buf_init(&list);
+	add_words(&list, words);
+	parse_error(c, prog, "option '%s': '%s' is not %s", opt, arg, (char *)list.data);
 }
 
-static const char *const color_words[] = { "hot", "image", "lang", NULL };
-static const char *const sort_words[] = { "self", "total", "name", NULL };
-static const char *const group_words[] = { "function", "image", "line", NULL };
-static const char *const format_words[] = { "pprof", "speedscope", NULL };
-
-int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o)
+/* Sets what o points at from arg (NULL for a flag). */
+static void set_value(const struct cli_command *c, const char *prog, const struct cli_option *o,
+		      const char *arg)
 {
-	int c;
+	char opt[64], msg[256];
 
-	memset(o, 0, sizeof(*o));
-	o->width = 1200;
-	o->minwidth = 0.1;
+	snprintf(opt, sizeof(opt), "--%s", o->long_name);
+	switch (o->kind) {
+	case CLI_FLAG:
+		*(int *)o->value = 1;
+		break;
+	case CLI_STRING:
+		*(const char **)o->value = arg;
+		break;
+	case CLI_STRINGS: {
+		struct cli_strings *s = o->value;
+
+		s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
+		s->v[s->n++] = arg;
+		break;
+	}
+	case CLI_UINT:
+		*(uint64_t *)o->value = parse_uint_opt(opt, arg, o->min, o->max);
+		break;
+	case CLI_DECIMAL:
+		*(double *)o->value = parse_decimal_opt(opt, arg, (double)o->max);
+		break;
+	case CLI_SECONDS: {
+		struct cli_time *t = o->value;
+
+		t->ns = parse_seconds_opt(opt, arg, (double)o->max);
+		t->set = 1;
+		break;
+	}
+	case CLI_WORD:
+		*(int *)o->value = pick_word(c, prog, opt, arg, o->words);
+		break;
+	case CLI_REGEX: {
+		struct cli_regex *r = o->value;
+		int err;
+
+		if (r->set)
+			regfree(&r->re);
+		r->set = 0;
+		err = regcomp(&r->re, arg, REG_EXTENDED | REG_NOSUB);
+		if (err) {
+			regerror(err, &r->re, msg, sizeof(msg));
+			parse_error(c, prog, "option '%s': bad regex '%s': %s", opt, arg, msg);
+		}
+		r->set = 1;
+		break;
+	}
+	case CLI_TIDS: {
+		struct cli_tids *t = o->value;
+
+		t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
+		t->v[t->n++] = (uint32_t)parse_uint_opt(opt, arg, 0, UINT32_MAX);
+		break;
+	}
+	default:
+		BUG("option '%s' of kind %d", opt, o->kind);
+	}
+}
+
+const char *cli_check_filter(const void *report)
+{
+	const struct cli_report *r = report;
+
+	if (r->to.set && r->to.ns <= r->from.ns)
+		return "option '--to' must be later than '--from'";
+	return NULL;
+}
+
+int cli_parse(const struct cli_command *c, int argc, char **argv)
+{
+	const char *prog = diag_progname();
+	struct option *longopts;
+	struct buf shortopts;
+	unsigned char *given;
+	char *name;
+	size_t n = 0, nl = 0;
+	int ch;
+
+	while (c->options[n].kind != CLI_END)
+		n++;
+	longopts = xcalloc(n + 2, sizeof(*longopts));
+	given = xcalloc(n + 1, 1);
+	buf_init(&shortopts);
+	/* Options may follow the trace operand, as in git; "--" ends them.
+	 * A leading ':' makes a missing value ':', not '?'. */
+	buf_addstr(&shortopts, ":h");
+	longopts[nl++] = (struct option){ "help", no_argument, NULL, 'h' };
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_option *o = &c->options[i];
+
+		if (o->kind == CLI_GROUP)
+			continue;
+		longopts[nl++] = (struct option){ o->long_name, o->arg ? required_argument : no_argument,
+						  NULL, 256 + (int)i };
+		if (o->short_name)
+			buf_addf(&shortopts, "%c%s", o->short_name, o->arg ? ":" : "");
+	}
+	/* Messages while parsing, common/parse.h's too, name the command. */
+	name = xasprintf("%s %s", prog, c->name);
+	diag_set_progname(name);
 	opterr = 0;
 	optind = 0; /* glibc: a full re-initialisation */
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(usage, stdout);
-			diag_close_stdout();
-			exit(0);
-		case OPT_TID:
-			o->tids = xrealloc(o->tids, (o->ntids + 1) * sizeof(*o->tids));
-			o->tids[o->ntids++] = (uint32_t)parse_uint_opt("--tid", optarg, 0, UINT32_MAX);
-			break;
-		case OPT_THREAD:
-			compile_re(usage, "--thread", optarg, &o->thread_re, &o->have_thread_re);
-			break;
-		case OPT_STATE:
-			if (profile_state_parse(optarg, &o->state) < 0)
-				cli_usage_error(usage, "option '--state': '%s' is not running, idle or all",
-						optarg);
-			break;
-		case OPT_FROM:
-			o->from = parse_seconds_opt("--from", optarg, 1e9);
-			break;
-		case OPT_TO:
-			o->to = parse_seconds_opt("--to", optarg, 1e9);
-			o->has_to = 1;
-			break;
-		case OPT_THREAD_FRAMES:
-			o->thread_frames = 1;
-			break;
-		case OPT_SYMBOLS:
-			o->symbol_dirs = xrealloc(o->symbol_dirs,
-						  (o->nsymbol_dirs + 1) * sizeof(*o->symbol_dirs));
-			o->symbol_dirs[o->nsymbol_dirs++] = optarg;
-			break;
-		case OPT_ADDRESSES:
-			o->addresses = 1;
-			break;
-		case OPT_NO_INLINE:
-			o->no_inline = 1;
-			break;
-		case OPT_LINES:
-			o->lines = 1;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_TITLE:
-			o->title = optarg;
-			break;
-		case OPT_WIDTH:
-			o->width = (unsigned)parse_uint_opt("--width", optarg, 100, 100000);
-			break;
-		case OPT_MINWIDTH:
-			o->minwidth = parse_decimal_opt("--minwidth", optarg, 1000);
-			break;
-		case OPT_FOCUS:
-			compile_re(usage, "--focus", optarg, &o->focus_re, &o->have_focus_re);
-			break;
-		case OPT_EXCLUDE:
-			compile_re(usage, "--exclude", optarg, &o->exclude_re, &o->have_exclude_re);
-			break;
-		case OPT_REVERSE:
-			o->reverse = 1;
-			break;
-		case OPT_INVERTED:
-			o->inverted = 1;
-			break;
-		case OPT_COLORS:
-			o->colors = pick_word(usage, "--colors", optarg, color_words);
-			break;
-		case OPT_NEGATE:
-			o->negate = 1;
-			break;
-		case OPT_FOLDED:
-			o->folded = 1;
-			break;
-		case OPT_SORT:
-			o->sort = pick_word(usage, "--sort", optarg, sort_words);
-			break;
-		case OPT_LIMIT:
-			o->limit = (size_t)parse_uint_opt("--limit", optarg, 1, SIZE_MAX);
-			break;
-		case OPT_GROUP:
-			o->group = pick_word(usage, "--group", optarg, group_words);
-			break;
-		case OPT_SPLIT:
-			o->split_dir = optarg;
-			break;
-		case OPT_FORMAT:
-			o->format = CLI_FORMAT_PPROF + pick_word(usage, "--format", optarg, format_words);
-			break;
-		case OPT_PACK:
-			o->packs = xrealloc(o->packs, (o->npacks + 1) * sizeof(*o->packs));
-			o->packs[o->npacks++] = optarg;
-			break;
-		case OPT_EMBED:
-			o->embed = 1;
-			break;
-		case ':':
-			cli_usage_error(usage, "option '%s' needs a value", argv[optind - 1]);
-		default:
+	while ((ch = getopt_long(argc, argv, (char *)shortopts.data, longopts, NULL)) != -1) {
+		size_t i = n;
+
+		if (ch == 'h')
+			print_help(c);
+		if (ch == ':')
+			parse_error(c, prog, "option '%s' needs a value", argv[optind - 1]);
+		if (ch >= 256)
+			i = (size_t)ch - 256;
+		else if (ch != '?')
+			for (i = 0; i < n && c->options[i].short_name != ch; i++)
+				;
+		if (i == n) {
 			if (optopt > 0 && optopt < 256)
-				cli_usage_error(usage, "unknown option '-%c'", optopt);
-			cli_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+				parse_error(c, prog, "unknown option '-%c'", optopt);
+			parse_error(c, prog, "unknown option '%s'", argv[optind - 1]);
 		}
+		set_value(c, prog, &c->options[i], optarg);
+		given[i] = 1;
 	}
-	if (o->has_to && o->to <= o->from)
-		cli_usage_error(usage, "option '--to' must be later than '--from'");
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_option *o = &c->options[i];
+		const char *why;
+
+		if (o->required && !given[i]) {
+			struct buf words;
+
+			buf_init(&words);
+			if (o->words) {
+				buf_addstr(&words, ": ");
+				add_words(&words, o->words);
+			}
+			parse_error(c, prog, "missing option '--%s %s'%s", o->long_name, o->arg,
+				    words.len ? (char *)words.data : "");
+		}
+		if (o->kind == CLI_GROUP && o->check && (why = o->check(o->value)))
+			parse_error(c, prog, "%s", why);
+	}
+	if (argc - optind < c->noperands)
+		parse_error(c, prog, "missing %s", c->noperands == 1 ? "the trace file" : "operands");
+	if (argc - optind > c->noperands)
+		parse_error(c, prog, "unexpected argument '%s'", argv[optind + c->noperands]);
+	diag_set_progname(prog);
+	free(name);
+	free(longopts);
+	free(given);
+	buf_release(&shortopts);
 	return optind;
 }
 
-void cli_release(struct cli_opts *o)
+void cli_release(const struct cli_command *c)
 {
-	free(o->tids);
-	free(o->symbol_dirs);
-	free(o->packs);
-	if (o->have_thread_re)
-		regfree(&o->thread_re);
-	if (o->have_focus_re)
-		regfree(&o->focus_re);
-	if (o->have_exclude_re)
-		regfree(&o->exclude_re);
-	memset(o, 0, sizeof(*o));
+	for (const struct cli_option *o = c->options; o->kind != CLI_END; o++) {
+		switch (o->kind) {
+		case CLI_STRINGS: {
+			struct cli_strings *s = o->value;
+
+			free(s->v);
+			*s = (struct cli_strings){ 0 };
+			break;
+		}
+		case CLI_REGEX: {
+			struct cli_regex *r = o->value;
+
+			if (r->set)
+				regfree(&r->re);
+			r->set = 0;
+			break;
+		}
+		case CLI_TIDS: {
+			struct cli_tids *t = o->value;
+
+			free(t->v);
+			*t = (struct cli_tids){ 0 };
+			break;
+		}
+		}
+	}
 }
 
-void cli_require_operands(int argc, char **argv, int first, int n, const char *usage)
-{
-	if (argc - first < n)
-		cli_usage_error(usage, "missing %s", n == 1 ? "the trace file" : "operands");
-	if (argc - first > n)
-		cli_usage_error(usage, "unexpected argument '%s'", argv[first + n]);
-}
-
-struct profile_filter cli_filter(const struct cli_opts *o)
+struct profile_filter cli_filter(const struct cli_report *r)
 {
 	return (struct profile_filter){
-		.tids = o->tids,
-		.ntids = o->ntids,
-		.thread_re = o->have_thread_re ? &o->thread_re : NULL,
-		.state = o->state,
-		.from = o->from,
-		.to = o->to,
-		.has_to = o->has_to,
+		.tids = r->tids.v,
+		.ntids = r->tids.n,
+		.thread_re = r->thread.set ? &r->thread.re : NULL,
+		.state = r->state,
+		.from = r->from.ns,
+		.to = r->to.ns,
+		.has_to = r->to.set,
 	};
 }
 
-static struct symbolize_opts symbolize_opts(const struct cli_opts *o)
+struct profile_opts cli_profile_opts(const struct cli_report *r)
+{
+	return (struct profile_opts){ .filter = cli_filter(r), .thread_frames = r->thread_frames,
+				      .focus = r->focus.set ? &r->focus.re : NULL,
+				      .exclude = r->exclude.set ? &r->exclude.re : NULL };
+}
+
+struct flamegraph_opts cli_graph_opts(const struct cli_graph *g)
+{
+	return (struct flamegraph_opts){
+		.title = g->title, .width = (unsigned)g->width, .minwidth = g->minwidth,
+		.reverse = g->reverse, .inverted = g->inverted, .palette = g->colors,
+		.frame_info = profile_frame_info,
+	};
+}
+
+static struct symbolize_opts symbolize_opts(const struct cli_report *r)
 {
 	return (struct symbolize_opts){
-		.symbol_dirs = o->symbol_dirs,
-		.nsymbol_dirs = o->nsymbol_dirs,
-		.addresses = o->addresses,
-		.no_inline = o->no_inline,
-		.lines = o->lines,
+		.symbol_dirs = r->symbols.v,
+		.nsymbol_dirs = r->symbols.n,
+		.addresses = r->addresses,
+		.no_inline = r->no_inline,
+		.lines = r->lines,
 	};
 }
 
@@ -341,13 +473,6 @@ void cli_output_close(const char *path, FILE *f)
 		die_errno("cannot write '%s'", path);
 }
 
-struct profile_opts cli_profile_opts(const struct cli_opts *o)
-{
-	return (struct profile_opts){ .filter = cli_filter(o), .thread_frames = o->thread_frames,
-				      .focus = o->have_focus_re ? &o->focus_re : NULL,
-				      .exclude = o->have_exclude_re ? &o->exclude_re : NULL };
-}
-
 /* Warns of what reading the pack at path lost. */
 static void warn_pack(const char *path, const struct trace_syms *s)
 {
@@ -361,7 +486,7 @@ static void warn_pack(const char *path, const struct trace_syms *s)
 			path, st->tail_bytes_lost);
 }
 
-static struct pack *load_packs(const struct cli_opts *o, const char *path, struct trace *t)
+static struct pack *load_packs(const struct cli_report *r, const char *path, struct trace *t)
 {
 	struct pack *p = pack_new();
 	struct trace_syms *s;
@@ -369,11 +494,11 @@ static struct pack *load_packs(const struct cli_opts *o, const char *path, struc
 	size_t i;
 	int err;
 
-	for (i = 0; i < o->npacks; i++) {
-		if ((err = trace_syms_load(o->packs[i], &s)) < 0)
-			die("cannot read pack '%s': %s", o->packs[i], trace_strerror(err));
-		warn_pack(o->packs[i], s);
-		pack_add(p, s, o->packs[i], 1);
+	for (i = 0; i < r->packs.n; i++) {
+		if ((err = trace_syms_load(r->packs.v[i], &s)) < 0)
+			die("cannot read pack '%s': %s", r->packs.v[i], trace_strerror(err));
+		warn_pack(r->packs.v[i], s);
+		pack_add(p, s, r->packs.v[i], 1);
 	}
 	if (t->syms)
 		pack_add(p, t->syms, path, 0);
@@ -389,18 +514,18 @@ static struct pack *load_packs(const struct cli_opts *o, const char *path, struc
 	return p;
 }
 
-void cli_open(const struct cli_opts *o, const char *path, enum cli_stage stage,
+void cli_open(const struct cli_report *r, const char *path, enum cli_stage stage,
 	      struct cli_trace *ct)
 {
-	struct symbolize_opts so = symbolize_opts(o);
-	struct profile_opts po = cli_profile_opts(o);
+	struct symbolize_opts so = symbolize_opts(r);
+	struct profile_opts po = cli_profile_opts(r);
 	int err;
 
 	*ct = (struct cli_trace){ .path = path, .t = load_trace(path) };
 	if (stage < CLI_SYMBOLIZED)
 		return;
-	if (!o->addresses)
-		so.pack = ct->pack = load_packs(o, path, ct->t);
+	if (!r->addresses)
+		so.pack = ct->pack = load_packs(r, path, ct->t);
 	if ((err = symbolize_new(ct->t, &so, &ct->sym)) < 0)
 		die("cannot symbolize '%s': %s", path, locate_strerror(err));
 	if (stage < CLI_PROFILED)

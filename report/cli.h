@@ -1,10 +1,21 @@
 /*
- * cli.h: the options every prof-report subcommand shares.
+ * cli.h: prof-report's option tables, and the trace every subcommand opens.
+ *
+ * As in git's parse-options, each cmd_*.c declares its options in a table
+ * of struct cli_option, every entry pointing at the variable it sets, and
+ * takes the options that several commands share as groups declared once
+ * here: CLI_FILTER_OPTIONS (which samples), CLI_FRAME_OPTIONS (how frames
+ * are named), CLI_SYMBOL_OPTIONS (where names come from) and
+ * CLI_GRAPH_OPTIONS (how a flame graph is drawn), and the single entries
+ * CLI_OPT_THREAD_FRAMES and CLI_OPT_COLORS. A command's table is the one
+ * list of what it takes: the parser accepts exactly those options (any
+ * other is bad usage, "prof-report folded: unknown option '--embed'"), and
+ * the usage line and the option list of its -h are printed from it.
  *
  * For cmd_* only: like common/parse.h, these print and exit. -h prints the
- * subcommand's usage to stdout and exits 0; bad usage prints a message and
- * the usage line to stderr and exits 2; a trace that cannot be loaded is a
- * runtime error (exit 1).
+ * usage to stdout and exits 0; bad usage prints a message and the usage
+ * line to stderr and exits 2; a trace that cannot be loaded is a runtime
+ * error (exit 1).
  */
 #ifndef REPORT_CLI_H
 #define REPORT_CLI_H
@@ -15,107 +26,214 @@
 #include <stdio.h>
 
 #include "format/trace.h"
+#include "report/flamegraph.h"
 #include "report/profile.h"
 #include "report/symbolize.h"
 
-/* The common options, one line each, for a subcommand's usage text. */
-#define CLI_COMMON_HELP \
-	"  --tid TID            only this thread (repeatable)\n" \
-	"  --thread REGEX       only threads whose name matches (extended regex)\n" \
-	"  --state STATE        running, idle or all samples (default all)\n" \
-	"  --from SECONDS       only samples this long after the start or later\n" \
-	"  --to SECONDS         only samples before this long after the start\n" \
-	"  --focus REGEX        only stacks with a frame whose name matches\n" \
-	"  --exclude REGEX      no stacks with a frame whose name matches\n" \
-	"  --thread-frames      add a 'NAME [TID]' frame under the root\n" \
-	"  --symbols DIR        also look for debug files in DIR (repeatable)\n" \
-	"  --pack FILE          take symbols from this pack (repeatable), for images\n" \
-	"                       without a debug file; TRACE.syms is used by itself\n" \
-	"  --addresses          show raw IMAGE+0xOFFSET frames\n" \
-	"  --no-inline          do not expand inline frames\n" \
-	"  --lines              add (FILE:LINE) to every frame name\n" \
-	"  -h, --help           show this help\n"
-
-struct cli_opts {
-	uint32_t *tids;
-	size_t ntids;
-	regex_t thread_re;
-	int have_thread_re;
-	int state;               /* enum profile_state */
-	uint64_t from, to;       /* ns since the start; to only if has_to */
-	int has_to;
-	int thread_frames;
-	const char **symbol_dirs;
-	size_t nsymbol_dirs;
-	const char **packs;      /* --pack */
-	size_t npacks;
-	int embed;               /* pack --embed */
-	int addresses;
-	int no_inline;
-	int lines;
-	const char *output;      /* -o: write here instead of stdout */
-	const char *title;       /* flame graphs: --title */
-	unsigned width;          /* --width, pixels; default 1200 */
-	double minwidth;         /* --minwidth, pixels; default 0.1 */
-	regex_t focus_re, exclude_re; /* --focus, --exclude: frame names */
-	int have_focus_re, have_exclude_re;
-	int reverse, inverted;   /* --reverse, --inverted */
-	int colors;              /* --colors: enum cli_colors */
-	int negate;              /* diff --negate */
-	int folded;              /* diff --folded */
-	int sort;                /* top --sort: enum cli_sort */
-	size_t limit;            /* top --limit; 0 for no limit */
-	int group;               /* top --group: enum cli_group */
-	const char *split_dir;   /* threads --split DIR */
-	int format;              /* export --format: enum cli_format */
+/* What an entry of an option table parses, and the type its value points
+ * at. */
+enum cli_kind {
+	CLI_END,      /* ends a table */
+	CLI_GROUP,    /* starts a group: the rest up to the next are its options */
+	CLI_FLAG,     /* int, set to 1 */
+	CLI_STRING,   /* const char *, the argument (borrowed from argv) */
+	CLI_STRINGS,  /* struct cli_strings, every argument in turn */
+	CLI_UINT,     /* uint64_t, a decimal integer in [min, max] */
+	CLI_DECIMAL,  /* double, a decimal number in [0, max] */
+	CLI_SECONDS,  /* struct cli_time: seconds in [0, max], kept as ns */
+	CLI_WORD,     /* int, the index of the argument in words */
+	CLI_REGEX,    /* struct cli_regex: a POSIX extended regex */
+	CLI_TIDS,     /* struct cli_tids: thread ids, every argument in turn */
 };
 
-/* The words of --colors, --sort and --group, in this order. */
-enum cli_colors { CLI_COLORS_HOT, CLI_COLORS_IMAGE, CLI_COLORS_LANG };
-enum cli_sort { CLI_SORT_SELF, CLI_SORT_TOTAL, CLI_SORT_NAME };
-enum cli_group { CLI_GROUP_FUNCTION, CLI_GROUP_IMAGE, CLI_GROUP_LINE };
-/* --format's words follow CLI_FORMAT_NONE (not given). */
-enum cli_format { CLI_FORMAT_NONE, CLI_FORMAT_PPROF, CLI_FORMAT_SPEEDSCOPE };
+struct cli_strings {
+	const char **v;          /* borrowed from argv; the array is owned */
+	size_t n;
+};
+struct cli_regex {
+	regex_t re;
+	int set;                 /* re is compiled (the last one given wins) */
+};
+struct cli_time {
+	uint64_t ns;
+	int set;                 /* the option was given */
+};
+struct cli_tids {
+	uint32_t *v;
+	size_t n;
+};
 
-/* The flame-graph options, for the subcommands that draw one. */
-#define CLI_GRAPH_HELP \
-	"  -o, --output FILE    write the graph to FILE (default standard output)\n" \
-	"  --title TEXT         the title (default \"Flame Graph\")\n" \
-	"  --width PIXELS       the width (default 1200)\n" \
-	"  --minwidth PIXELS    merge frames narrower than this (default 0.1); their\n" \
-	"                       time stays in their callers\n" \
-	CLI_LAYOUT_HELP
+struct cli_option {
+	int kind;                /* enum cli_kind */
+	char short_name;         /* 'o', or 0 */
+	const char *long_name;   /* "output"; for CLI_GROUP, its name */
+	const char *arg;         /* the value's name in help ("FILE"), or NULL */
+	const char *help;        /* one or more lines, '\n' between them */
+	void *value;             /* what it sets, of the kind's type */
+	uint64_t min, max;       /* CLI_UINT's range; CLI_DECIMAL and
+	                          * CLI_SECONDS: max */
+	const char *const *words;/* CLI_WORD: NULL-terminated */
+	int required;            /* must be given; shown without brackets */
+	/* CLI_GROUP: what the group's options must say together, checked
+	 * after parsing: NULL, or the message of a usage error. */
+	const char *(*check)(const void *value);
+};
 
-/* How a graph is laid out, for every subcommand that draws graphs. */
-#define CLI_LAYOUT_HELP \
-	"  --reverse            reverse the stacks: leaves at the base, callers above\n" \
-	"  --inverted           an icicle graph, the base at the top\n"
+/* A subcommand: its name, operands (as usage shows them; n of them are
+ * required, exactly), the paragraph its -h prints after the usage line,
+ * and its table. */
+struct cli_command {
+	const char *name;
+	const char *operands;
+	int noperands;
+	const char *about;
+	const struct cli_option *options;
+};
 
-/* Parses the options of a subcommand (argv[0] is its name) into o, which
- * the caller releases with cli_release(). Returns the index in argv of the
- * first operand. usage is the subcommand's full usage text. */
-int cli_parse(int argc, char **argv, const char *usage, struct cli_opts *o);
-void cli_release(struct cli_opts *o);
+/* Entries. Each checks the type of what its value points at. */
+#define CLI_TYPED(type, v) (1 ? (v) : (type *)NULL)
+#define CLI_OPT_END { .kind = CLI_END }
+#define CLI_OPT_GROUP(name) { .kind = CLI_GROUP, .long_name = (name) }
+#define CLI_OPT_FLAG(s, l, v, h) \
+	{ .kind = CLI_FLAG, .short_name = (s), .long_name = (l), .help = (h), \
+	  .value = CLI_TYPED(int, v) }
+#define CLI_OPT_STRING(s, l, a, v, h) \
+	{ .kind = CLI_STRING, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \
+	  .value = CLI_TYPED(const char *, v) }
+#define CLI_OPT_STRINGS(s, l, a, v, h) \
+	{ .kind = CLI_STRINGS, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \
+	  .value = CLI_TYPED(struct cli_strings, v) }
+#define CLI_OPT_UINT(s, l, a, v, lo, hi, h) \
+	{ .kind = CLI_UINT, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \
+	  .value = CLI_TYPED(uint64_t, v), .min = (lo), .max = (hi) }
+#define CLI_OPT_DECIMAL(s, l, a, v, hi, h) \
+	{ .kind = CLI_DECIMAL, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \
+	  .value = CLI_TYPED(double, v), .max = (hi) }
+#define CLI_OPT_SECONDS(s, l, a, v, hi, h) \
+	{ .kind = CLI_SECONDS, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \
+	  .value = CLI_TYPED(struct cli_time, v), .max = (hi) }
+#define CLI_OPT_WORD(s, l, a, v, w, h) \
+	{ .kind = CLI_WORD, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \
+	  .value = CLI_TYPED(int, v), .words = (w) }
+#define CLI_OPT_REGEX(s, l, a, v, h) \
+	{ .kind = CLI_REGEX, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \
+	  .value = CLI_TYPED(struct cli_regex, v) }
+#define CLI_OPT_TIDS(s, l, a, v, h) \
+	{ .kind = CLI_TIDS, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \
+	  .value = CLI_TYPED(struct cli_tids, v) }
 
-/* Requires exactly n operands from argv[first] on; else bad usage. */
-void cli_require_operands(int argc, char **argv, int first, int n, const char *usage);
-/* Prints "prof-report: MSG" and the first line of usage to stderr, and
- * exits 2. */
-void cli_usage_error(const char *usage, const char *fmt, ...)
+/* The options of every command that reports on a trace's samples. */
+struct cli_report {
+	/* filter options: which samples count */
+	struct cli_tids tids;
+	struct cli_regex thread;
+	int state;               /* enum profile_state */
+	struct cli_time from, to;
+	struct cli_regex focus, exclude;
+	/* frame options: how an address is named */
+	int addresses, no_inline, lines;
+	/* symbol options: where names come from */
+	struct cli_strings symbols, packs;
+	int thread_frames;       /* CLI_OPT_THREAD_FRAMES */
+};
+
+/* The words of --state, in enum profile_state's order. */
+extern const char *const cli_state_words[];
+
+/* The check of the filter group: --to must be later than --from. */
+const char *cli_check_filter(const void *report);
+
+#define CLI_FILTER_OPTIONS(r) \
+	{ .kind = CLI_GROUP, .long_name = "filter options", .value = CLI_TYPED(struct cli_report, r), \
+	  .check = cli_check_filter }, \
+	CLI_OPT_TIDS(0, "tid", "TID", &(r)->tids, "only this thread (repeatable)"), \
+	CLI_OPT_REGEX(0, "thread", "REGEX", &(r)->thread, \
+		      "only threads whose name matches (extended regex)"), \
+	CLI_OPT_WORD(0, "state", "STATE", &(r)->state, cli_state_words, \
+		     "all (the default), running or idle samples"), \
+	CLI_OPT_SECONDS(0, "from", "SECONDS", &(r)->from, 1e9, \
+			"only samples this long after the start or later"), \
+	CLI_OPT_SECONDS(0, "to", "SECONDS", &(r)->to, 1e9, \
+			"only samples before this long after the start"), \
+	CLI_OPT_REGEX(0, "focus", "REGEX", &(r)->focus, \
+		      "only stacks with a frame whose name matches"), \
+	CLI_OPT_REGEX(0, "exclude", "REGEX", &(r)->exclude, \
+		      "no stacks with a frame whose name matches")
+
+#define CLI_FRAME_OPTIONS(r) \
+	CLI_OPT_GROUP("frame options"), \
+	CLI_OPT_FLAG(0, "addresses", &(r)->addresses, "show raw IMAGE+0xOFFSET frames"), \
+	CLI_OPT_FLAG(0, "no-inline", &(r)->no_inline, "do not expand inline frames"), \
+	CLI_OPT_FLAG(0, "lines", &(r)->lines, "add (FILE:LINE) to every frame name")
+
+#define CLI_SYMBOL_OPTIONS(r) \
+	CLI_OPT_GROUP("symbol options"), \
+	CLI_OPT_STRINGS(0, "symbols", "DIR", &(r)->symbols, \
+			"also look for debug files in DIR (repeatable)"), \
+	CLI_OPT_STRINGS(0, "pack", "FILE", &(r)->packs, \
+			"take symbols from this pack (repeatable), for images\n" \
+			"without a debug file; TRACE.syms is used by itself")
+
+#define CLI_OPT_THREAD_FRAMES(r) \
+	CLI_OPT_FLAG(0, "thread-frames", &(r)->thread_frames, \
+		     "add a 'NAME [TID]' frame under the root")
+
+/* How a flame graph is drawn. */
+struct cli_graph {
+	const char *title;
+	uint64_t width;          /* pixels */
+	double minwidth;         /* pixels */
+	int reverse, inverted;
+	int colors;              /* CLI_OPT_COLORS: enum flamegraph_palette */
+};
+#define CLI_GRAPH_INIT { .width = 1200, .minwidth = 0.1 }
+
+/* The words of --colors, in enum flamegraph_palette's order. */
+extern const char *const cli_color_words[];
+
+/* title is the help of --title, which says its default. */
+#define CLI_GRAPH_OPTIONS(g, title_help) \
+	CLI_OPT_GROUP("graph options"), \
+	CLI_OPT_STRING(0, "title", "TEXT", &(g)->title, title_help), \
+	CLI_OPT_UINT(0, "width", "PIXELS", &(g)->width, 100, 100000, \
+		     "the width (default 1200)"), \
+	CLI_OPT_DECIMAL(0, "minwidth", "PIXELS", &(g)->minwidth, 1000, \
+			"merge frames narrower than this (default 0.1); their\n" \
+			"time stays in their callers"), \
+	CLI_OPT_FLAG(0, "reverse", &(g)->reverse, \
+		     "reverse the stacks: leaves at the base, callers above"), \
+	CLI_OPT_FLAG(0, "inverted", &(g)->inverted, "an icicle graph, the base at the top")
+
+#define CLI_OPT_COLORS(g) \
+	CLI_OPT_WORD(0, "colors", "PALETTE", &(g)->colors, cli_color_words, \
+		     "hot (default), image (a hue per image) or lang\n" \
+		     "(Rust, C++, C, unresolved)")
+
+/* Parses argv (argv[0] is the command's name) by c's table, and checks
+ * that exactly c->noperands operands are left. Returns the index in argv
+ * of the first operand. The values the table points at keep what they
+ * held for options not given (their defaults); release them with
+ * cli_release(). */
+int cli_parse(const struct cli_command *c, int argc, char **argv);
+/* Frees what parsing c's table allocated, and clears it. */
+void cli_release(const struct cli_command *c);
+/* Prints "prof-report NAME: MSG" and c's usage line to stderr, and exits
+ * 2. */
+void cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
-/* The filter view of o that the library modules take (borrowing from o). */
-struct profile_filter cli_filter(const struct cli_opts *o);
+/* The views of r that the library modules take (borrowing from r). */
+struct profile_filter cli_filter(const struct cli_report *r);
+struct profile_opts cli_profile_opts(const struct cli_report *r);
+/* The flame graph options of g (borrowed), without a subtitle. */
+struct flamegraph_opts cli_graph_opts(const struct cli_graph *g);
+
 /* The stream for path (-o), created or truncated, or standard output if
  * path is NULL; dies with a clear message if it cannot be created. */
 FILE *cli_output_open(const char *path);
 /* Closes what cli_output_open(path) returned (standard output through
  * diag_close_stdout()), and dies if anything written was lost. */
 void cli_output_close(const char *path, FILE *f);
-
-/* The profile options of o (borrowing from o): its filter, --thread-frames,
- * --focus and --exclude. */
-struct profile_opts cli_profile_opts(const struct cli_opts *o);
 
 /* A trace opened for a subcommand, as far as it asks: loaded, then
  * symbolized, then made into the filtered profile. Loading warns when the
@@ -128,10 +246,10 @@ struct cli_trace {
 	struct symbolize *sym; /* from CLI_SYMBOLIZED on, else NULL */
 	struct profile *p;     /* at CLI_PROFILED, else NULL */
 };
-/* Opens path to the given stage under the options o, or dies with a clear
+/* Opens path to the given stage under the options r, or dies with a clear
  * message. The symbol packs are the --pack files, then the pack embedded
  * in the trace, then TRACE.syms if it exists. Release with cli_close(). */
-void cli_open(const struct cli_opts *o, const char *path, enum cli_stage stage,
+void cli_open(const struct cli_report *r, const char *path, enum cli_stage stage,
 	      struct cli_trace *ct);
 void cli_close(struct cli_trace *ct);
 

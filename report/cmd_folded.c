@@ -9,26 +9,29 @@
 #include "report/cmds.h"
 #include "report/folded.h"
 
-static const char usage[] =
-	"usage: prof-report folded [OPTIONS] TRACE\n"
-	"\n"
-	"Writes folded stacks (\"root;caller;callee COUNT\") to standard output.\n"
-	"\n"
-	CLI_COMMON_HELP;
-
 int cmd_folded(int argc, char **argv)
 {
-	struct cli_opts o;
+	struct cli_report r = { 0 };
+	const struct cli_option options[] = {
+		CLI_OPT_THREAD_FRAMES(&r),
+		CLI_FILTER_OPTIONS(&r),
+		CLI_FRAME_OPTIONS(&r),
+		CLI_SYMBOL_OPTIONS(&r),
+		CLI_OPT_END,
+	};
+	const struct cli_command cmd = {
+		"folded", "TRACE", 1,
+		"Writes folded stacks (\"root;caller;callee COUNT\") to standard output.", options,
+	};
 	struct cli_trace ct;
 	int first;
 
-	first = cli_parse(argc, argv, usage, &o);
-	cli_require_operands(argc, argv, first, 1, usage);
-	cli_open(&o, argv[first], CLI_PROFILED, &ct);
+	first = cli_parse(&cmd, argc, argv);
+	cli_open(&r, argv[first], CLI_PROFILED, &ct);
 	if (folded_write(stdout, ct.p) < 0)
 		die_errno("cannot write to standard output");
 	diag_close_stdout();
 	cli_close(&ct);
-	cli_release(&o);
+	cli_release(&cmd);
 	return 0;
 }

@@ -22,14 +22,6 @@
 #include "report/symbolize.h"
 #include "report/text.h"
 
-static const char usage[] =
-	"usage: prof-report info [OPTIONS] TRACE\n"
-	"\n"
-	"Describes the trace: session, images and their debug files, threads,\n"
-	"sample and lost counts, unwind stop reasons and what loading found.\n"
-	"\n"
-	CLI_COMMON_HELP;
-
 static double rel_s(const struct trace *t, uint64_t ns)
 {
 	return ns >= t->session.start_monotonic_ns
@@ -325,19 +317,28 @@ static void print_counts(const struct trace *t)
 
 int cmd_info(int argc, char **argv)
 {
-	struct cli_opts o;
+	struct cli_report r = { 0 };
+	const struct cli_option options[] = {
+		CLI_SYMBOL_OPTIONS(&r),
+		CLI_OPT_END,
+	};
+	const struct cli_command cmd = {
+		"info", "TRACE", 1,
+		"Describes the trace: session, images and their debug files, threads,\n"
+		"sample and lost counts, unwind stop reasons and what loading found.",
+		options,
+	};
 	struct cli_trace ct;
 	int first;
 
-	first = cli_parse(argc, argv, usage, &o);
-	cli_require_operands(argc, argv, first, 1, usage);
-	cli_open(&o, argv[first], CLI_SYMBOLIZED, &ct);
+	first = cli_parse(&cmd, argc, argv);
+	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
 	print_session(ct.t, argv[first]);
 	print_images(ct.t, ct.sym);
 	print_threads(ct.t);
 	print_counts(ct.t);
 	diag_close_stdout();
 	cli_close(&ct);
-	cli_release(&o);
+	cli_release(&cmd);
 	return 0;
 }

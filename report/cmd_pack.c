@@ -22,20 +22,6 @@
 #include "report/cmds.h"
 #include "report/pack.h"
 
-static const char usage[] =
-	"usage: prof-report pack [-o FILE | --embed] [--symbols DIR] [--pack FILE] TRACE\n"
-	"\n"
-	"Writes a symbol pack: the functions, inline chains, files and lines of\n"
-	"every address the samples of TRACE use, for the images whose debug files\n"
-	"are found here, so that reports elsewhere need none. Reports of TRACE use\n"
-	"TRACE.syms by themselves; --embed makes TRACE carry the pack instead.\n"
-	"\n"
-	"  -o, --output FILE    write the pack to FILE (default TRACE.syms)\n"
-	"  --embed              append the pack to TRACE, which stays a valid trace\n"
-	"  --symbols DIR        also look for debug files in DIR (repeatable)\n"
-	"  --pack FILE          also take symbols from this pack (repeatable)\n"
-	"  -h, --help           show this help\n";
-
 /* Whether pack s holds addresses of img's identity. */
 static int packed(const struct trace_syms *s, const struct trace_image *img)
 {
@@ -125,7 +111,25 @@ static void append_to_trace(const char *path, const struct trace *t, const struc
 
 int cmd_pack(int argc, char **argv)
 {
-	struct cli_opts o;
+	struct cli_report r = { 0 };
+	const char *output = NULL;
+	int embed = 0;
+	const struct cli_option options[] = {
+		CLI_OPT_STRING('o', "output", "FILE", &output,
+			       "write the pack to FILE (default TRACE.syms)"),
+		CLI_OPT_FLAG(0, "embed", &embed,
+			     "append the pack to TRACE, which stays a valid trace"),
+		CLI_SYMBOL_OPTIONS(&r),
+		CLI_OPT_END,
+	};
+	const struct cli_command cmd = {
+		"pack", "TRACE", 1,
+		"Writes a symbol pack: the functions, inline chains, files and lines of\n"
+		"every address the samples of TRACE use, for the images whose debug files\n"
+		"are found here, so that reports elsewhere need none. Reports of TRACE use\n"
+		"TRACE.syms by themselves; --embed makes TRACE carry the pack instead.",
+		options,
+	};
 	struct cli_trace ct;
 	struct trace_syms *s;
 	struct pack *have = NULL;
@@ -135,41 +139,38 @@ int cmd_pack(int argc, char **argv)
 	char *out = NULL;
 	int first;
 
-	first = cli_parse(argc, argv, usage, &o);
-	cli_require_operands(argc, argv, first, 1, usage);
-	if (o.embed && o.output)
-		cli_usage_error(usage, "options '--embed' and '-o' cannot be used together");
-	/* A pack holds whole frames; how a report shows them is up to it. */
-	o.addresses = o.no_inline = o.lines = 0;
-	cli_open(&o, argv[first], CLI_SYMBOLIZED, &ct);
-	if (o.embed && ct.t->syms) {
+	first = cli_parse(&cmd, argc, argv);
+	if (embed && output)
+		cli_usage_error(&cmd, "options '--embed' and '-o' cannot be used together");
+	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
+	if (embed && ct.t->syms) {
 		have = pack_new();
 		pack_add(have, ct.t->syms, argv[first], 0);
 	}
 	pack_build(ct.t, ct.sym, have, &s, &st);
 	dbytes = debug_bytes(ct.t, ct.sym, s, &nfiles);
-	if (o.embed && !st.addrs) {
+	if (embed && !st.addrs) {
 		fprintf(stderr, "%s: nothing to add: '%s' already holds the symbols of every address that can be named\n",
 			diag_progname(), argv[first]);
 		goto done;
 	}
-	if (o.embed) {
+	if (embed) {
 		out = xstrdup(argv[first]);
 		append_to_trace(out, ct.t, s, &bytes);
 	} else {
-		out = o.output ? xstrdup(o.output) : xasprintf("%s.syms", argv[first]);
+		out = output ? xstrdup(output) : xasprintf("%s.syms", argv[first]);
 		write_file(out, argv[first], s, &bytes);
 	}
 	fprintf(stderr,
 		"%s: %s '%s': %zu addresses of %zu images in %" PRIu64
 		" bytes, for %zu debug files of %" PRIu64 " bytes\n",
-		diag_progname(), o.embed ? "appended to" : "wrote", out, st.addrs, st.images, bytes,
+		diag_progname(), embed ? "appended to" : "wrote", out, st.addrs, st.images, bytes,
 		nfiles, dbytes);
 done:
 	free(out);
 	trace_syms_free(s);
 	pack_free(have);
 	cli_close(&ct);
-	cli_release(&o);
+	cli_release(&cmd);
 	return 0;
 }

@@ -19,18 +19,6 @@
 #include "report/profile.h"
 #include "report/symbolize.h"
 
-static const char usage[] =
-	"usage: prof-report svg [-o FILE] [--title TEXT] [--width PIXELS]\n"
-	"                   [--minwidth PIXELS] [--reverse] [--inverted]\n"
-	"                   [--colors PALETTE] [OPTIONS] TRACE\n"
-	"\n"
-	"Writes the profile as an interactive SVG flame graph.\n"
-	"\n"
-	CLI_GRAPH_HELP
-	"  --colors PALETTE     hot (default), image (a hue per image) or lang\n"
-	"                       (Rust, C++, C, unresolved)\n"
-	CLI_COMMON_HELP;
-
 static char *subtitle(const struct trace *t, const struct profile *p)
 {
 	struct buf b;
@@ -49,30 +37,41 @@ static char *subtitle(const struct trace *t, const struct profile *p)
 
 int cmd_svg(int argc, char **argv)
 {
-	struct cli_opts o;
+	struct cli_report r = { 0 };
+	struct cli_graph g = CLI_GRAPH_INIT;
+	const char *output = NULL;
+	const struct cli_option options[] = {
+		CLI_OPT_STRING('o', "output", "FILE", &output,
+			       "write the graph to FILE (default standard output)"),
+		CLI_OPT_COLORS(&g),
+		CLI_OPT_THREAD_FRAMES(&r),
+		CLI_GRAPH_OPTIONS(&g, "the title (default \"Flame Graph\", or \"Icicle Graph\"\n"
+				      "with --inverted)"),
+		CLI_FILTER_OPTIONS(&r),
+		CLI_FRAME_OPTIONS(&r),
+		CLI_SYMBOL_OPTIONS(&r),
+		CLI_OPT_END,
+	};
+	const struct cli_command cmd = {
+		"svg", "TRACE", 1, "Writes the profile as an interactive SVG flame graph.", options,
+	};
 	struct cli_trace ct;
 	struct flamegraph_opts fo;
 	FILE *out;
 	char *sub;
 	int first;
 
-	first = cli_parse(argc, argv, usage, &o);
-	cli_require_operands(argc, argv, first, 1, usage);
-	cli_open(&o, argv[first], CLI_PROFILED, &ct);
+	first = cli_parse(&cmd, argc, argv);
+	cli_open(&r, argv[first], CLI_PROFILED, &ct);
 	sub = subtitle(ct.t, ct.p);
-	fo = (struct flamegraph_opts){
-		.title = o.title, .subtitle = sub, .width = o.width, .minwidth = o.minwidth,
-		.reverse = o.reverse, .inverted = o.inverted,
-		.palette = o.colors == CLI_COLORS_IMAGE ? FLAMEGRAPH_PALETTE_IMAGE
-			 : o.colors == CLI_COLORS_LANG ? FLAMEGRAPH_PALETTE_LANG : FLAMEGRAPH_PALETTE_HOT,
-		.frame_info = profile_frame_info,
-	};
-	out = cli_output_open(o.output);
+	fo = cli_graph_opts(&g);
+	fo.subtitle = sub;
+	out = cli_output_open(output);
 	if (flamegraph_write_svg(out, ct.p, &fo) < 0)
-		die_errno("cannot write '%s'", o.output ? o.output : "standard output");
-	cli_output_close(o.output, out);
+		die_errno("cannot write '%s'", output ? output : "standard output");
+	cli_output_close(output, out);
 	free(sub);
 	cli_close(&ct);
-	cli_release(&o);
+	cli_release(&cmd);
 	return 0;
 }

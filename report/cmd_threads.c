@@ -15,24 +15,6 @@
 #include "report/thread_split.h"
 #include "report/thread_table.h"
 
-static const char usage[] =
-	"usage: prof-report threads [--split DIR] [OPTIONS] TRACE\n"
-	"\n"
-	"Prints one line per thread: tid, name, samples, the share of samples\n"
-	"running and waiting, the first and last sample and the thread's start\n"
-	"and end, in seconds from the start of the recording.\n"
-	"\n"
-	"  --split DIR          also write TID-NAME.folded and TID-NAME.svg for each\n"
-	"                       thread with samples, and DIR/index.html linking them\n"
-	"                       with a timeline; DIR is created, or must be empty\n"
-	"  --title TEXT         the graphs' title (default \"NAME [TID]\")\n"
-	"  --width PIXELS       the graphs' width (default 1200)\n"
-	"  --minwidth PIXELS    in the graphs, merge frames narrower than this\n"
-	"                       (default 0.1)\n"
-	CLI_LAYOUT_HELP
-	"  --colors PALETTE     hot (default), image or lang\n"
-	CLI_COMMON_HELP;
-
 /* Timeline slots across the recording: 4 pixels each on the page. */
 #define SPLIT_BINS 200
 
@@ -51,64 +33,75 @@ static int open_split_dir(const char *dir)
 	return dirfd;
 }
 
-static void split(const struct cli_opts *o, const struct cli_trace *ct,
-		  const struct thread_table *tt, int dirfd)
+static void split(const struct cli_report *r, const struct cli_graph *g, const char *dir,
+		  const struct cli_trace *ct, const struct thread_table *tt, int dirfd)
 {
-	struct thread_split_opts so = {
-		.profile = { .filter = cli_filter(o), .thread_frames = o->thread_frames,
-			     .focus = o->have_focus_re ? &o->focus_re : NULL,
-			     .exclude = o->have_exclude_re ? &o->exclude_re : NULL },
-		.graph = { .title = o->title, .width = o->width, .minwidth = o->minwidth,
-			   .reverse = o->reverse, .inverted = o->inverted,
-			   .palette = o->colors == CLI_COLORS_IMAGE ? FLAMEGRAPH_PALETTE_IMAGE
-				    : o->colors == CLI_COLORS_LANG ? FLAMEGRAPH_PALETTE_LANG
-				    : FLAMEGRAPH_PALETTE_HOT,
-			   .frame_info = profile_frame_info },
-	};
+	struct thread_split_opts so = { .profile = cli_profile_opts(r), .graph = cli_graph_opts(g) };
 	char *failed = NULL;
 	int err;
 
 	err = thread_split_write(dirfd, ct->t, ct->sym, tt, &so, &failed);
 	if (err < 0 && failed)
-		die("cannot write '%s/%s': %s", o->split_dir, failed, thread_split_strerror(err));
+		die("cannot write '%s/%s': %s", dir, failed, thread_split_strerror(err));
 	if (err < 0)
-		die("cannot split '%s' into '%s': %s", ct->path, o->split_dir,
-		    thread_split_strerror(err));
+		die("cannot split '%s' into '%s': %s", ct->path, dir, thread_split_strerror(err));
 	if (close(dirfd) < 0)
-		die_errno("cannot write '%s'", o->split_dir);
+		die_errno("cannot write '%s'", dir);
 }
 
 int cmd_threads(int argc, char **argv)
 {
-	struct cli_opts o;
+	struct cli_report r = { 0 };
+	struct cli_graph g = CLI_GRAPH_INIT;
+	const char *split_dir = NULL;
+	const struct cli_option options[] = {
+		CLI_OPT_STRING(0, "split", "DIR", &split_dir,
+			       "also write TID-NAME.folded and TID-NAME.svg for each\n"
+			       "thread with samples, and DIR/index.html linking them\n"
+			       "with a timeline; DIR is created, or must be empty"),
+		CLI_OPT_COLORS(&g),
+		CLI_OPT_THREAD_FRAMES(&r),
+		CLI_GRAPH_OPTIONS(&g, "the graphs' title (default \"NAME [TID]\")"),
+		CLI_FILTER_OPTIONS(&r),
+		CLI_FRAME_OPTIONS(&r),
+		CLI_SYMBOL_OPTIONS(&r),
+		CLI_OPT_END,
+	};
+	const struct cli_command cmd = {
+		"threads", "TRACE", 1,
+		"Prints one line per thread: tid, name, samples, the share of samples\n"
+		"running and waiting, the first and last sample and the thread's start\n"
+		"and end, in seconds from the start of the recording. --colors,\n"
+		"--thread-frames and the graph options are for the graphs of --split.",
+		options,
+	};
 	struct cli_trace ct;
 	struct thread_table tt;
 	struct thread_table_opts to;
 	int first, err, dirfd = -1;
 
-	first = cli_parse(argc, argv, usage, &o);
-	cli_require_operands(argc, argv, first, 1, usage);
+	first = cli_parse(&cmd, argc, argv);
 	/* Frames are named only when something looks at them. */
-	cli_open(&o, argv[first],
-		 o.split_dir || o.have_focus_re || o.have_exclude_re ? CLI_SYMBOLIZED : CLI_LOADED, &ct);
-	if (o.split_dir)
-		dirfd = open_split_dir(o.split_dir);
+	cli_open(&r, argv[first], split_dir || r.focus.set || r.exclude.set ? CLI_SYMBOLIZED : CLI_LOADED,
+		 &ct);
+	if (split_dir)
+		dirfd = open_split_dir(split_dir);
 	to = (struct thread_table_opts){
-		.filter = cli_filter(&o),
-		.focus = o.have_focus_re ? &o.focus_re : NULL,
-		.exclude = o.have_exclude_re ? &o.exclude_re : NULL,
+		.filter = cli_filter(&r),
+		.focus = r.focus.set ? &r.focus.re : NULL,
+		.exclude = r.exclude.set ? &r.exclude.re : NULL,
 		.sym = ct.sym,
-		.nbins = o.split_dir ? SPLIT_BINS : 0,
+		.nbins = split_dir ? SPLIT_BINS : 0,
 	};
 	if ((err = thread_table_build(ct.t, &to, &tt)) < 0)
 		die("cannot read the stacks of '%s': %s", ct.path, locate_strerror(err));
 	if (thread_table_write(stdout, ct.t, &tt) < 0)
 		die_errno("cannot write to standard output");
 	diag_close_stdout();
-	if (o.split_dir)
-		split(&o, &ct, &tt, dirfd);
+	if (split_dir)
+		split(&r, &g, split_dir, &ct, &tt, dirfd);
 	thread_table_release(&tt);
 	cli_close(&ct);
-	cli_release(&o);
+	cli_release(&cmd);
 	return 0;
 }

@@ -10,59 +10,65 @@
 #include "report/cmds.h"
 #include "report/top.h"
 
-static const char usage[] =
-	"usage: prof-report top [--sort KEY] [--limit N] [--group BY] [OPTIONS] TRACE\n"
-	"\n"
-	"Prints one line per function: the share of samples spent in it (self)\n"
-	"and in it or what it called (total), the two sample counts and its name.\n"
-	"A function met twice in one stack counts once in that stack's total.\n"
-	"\n"
-	"  --sort KEY           self, total or name (default self); ties by name\n"
-	"  --limit N            print only the first N lines\n"
-	"  --group BY           function (default), image (frames of no image are\n"
-	"                       \"[unknown]\") or line (\"FUNCTION (FILE:LINE)\")\n"
-	CLI_COMMON_HELP;
+static const char *const sort_words[] = { "self", "total", "name", NULL };
+static const char *const group_words[] = { "function", "image", "line", NULL };
+enum { GROUP_FUNCTION, GROUP_IMAGE, GROUP_LINE };
+
+_Static_assert(TOP_SORT_SELF == 0 && TOP_SORT_TOTAL == 1 && TOP_SORT_NAME == 2,
+	       "sort_words are in enum top_sort's order");
 
 int cmd_top(int argc, char **argv)
 {
-	struct cli_opts o;
+	struct cli_report r = { 0 };
+	uint64_t limit = 0;
+	int sort = TOP_SORT_SELF, group = GROUP_FUNCTION;
+	const struct cli_option options[] = {
+		CLI_OPT_WORD(0, "sort", "KEY", &sort, sort_words,
+			     "self, total or name (default self); ties by name"),
+		CLI_OPT_UINT(0, "limit", "N", &limit, 1, SIZE_MAX, "print only the first N lines"),
+		CLI_OPT_WORD(0, "group", "BY", &group, group_words,
+			     "function (default), image (frames of no image are\n"
+			     "\"[unknown]\") or line (\"FUNCTION (FILE:LINE)\")"),
+		CLI_OPT_THREAD_FRAMES(&r),
+		CLI_FILTER_OPTIONS(&r),
+		CLI_FRAME_OPTIONS(&r),
+		CLI_SYMBOL_OPTIONS(&r),
+		CLI_OPT_END,
+	};
+	const struct cli_command cmd = {
+		"top", "TRACE", 1,
+		"Prints one line per function: the share of samples spent in it (self)\n"
+		"and in it or what it called (total), the two sample counts and its name.\n"
+		"A function met twice in one stack counts once in that stack's total.",
+		options,
+	};
 	struct cli_trace ct;
 	struct top_opts to;
 	struct top t;
 	const char *heading = "FUNCTION", *noun = "function";
 	int first;
 
-	first = cli_parse(argc, argv, usage, &o);
-	cli_require_operands(argc, argv, first, 1, usage);
-	to = (struct top_opts){ .group = TOP_GROUP_NAME, .skip = o.thread_frames ? 2 : 1 };
-	switch (o.sort) {
-	case CLI_SORT_TOTAL:
-		to.sort = TOP_SORT_TOTAL;
-		break;
-	case CLI_SORT_NAME:
-		to.sort = TOP_SORT_NAME;
-		break;
-	default:
-		to.sort = TOP_SORT_SELF;
-	}
-	if (o.group == CLI_GROUP_IMAGE) {
+	first = cli_parse(&cmd, argc, argv);
+	to = (struct top_opts){ .group = TOP_GROUP_NAME, .sort = sort,
+				.skip = r.thread_frames ? 2 : 1 };
+	if (group == GROUP_IMAGE) {
 		to.group = TOP_GROUP_IMAGE;
 		heading = "IMAGE";
 		noun = "image";
-	} else if (o.group == CLI_GROUP_LINE) {
+	} else if (group == GROUP_LINE) {
 		/* A line is a frame name with its place, as --lines names
 		 * frames: the profile keeps one name per function and line. */
-		o.lines = 1;
+		r.lines = 1;
 		heading = "LINE";
 		noun = "line";
 	}
-	cli_open(&o, argv[first], CLI_PROFILED, &ct);
+	cli_open(&r, argv[first], CLI_PROFILED, &ct);
 	top_build(ct.p, &to, &t);
-	if (top_write(stdout, &t, o.limit, heading, noun) < 0)
+	if (top_write(stdout, &t, (size_t)limit, heading, noun) < 0)
 		die_errno("cannot write to standard output");
 	diag_close_stdout();
 	top_release(&t);
 	cli_close(&ct);
-	cli_release(&o);
+	cli_release(&cmd);
 	return 0;
 }

@@ -32,15 +32,7 @@ static void usage(FILE *f)
 	size_t i;
 
 	fputs("usage: prof-report [-h | --help] [--version]\n"
-	      "       prof-report info | folded [OPTIONS] TRACE\n"
-	      "       prof-report svg [-o FILE] [--title TEXT] [--width PIXELS]\n"
-	      "                   [--minwidth PIXELS] [--reverse] [--inverted]\n"
-	      "                   [--colors PALETTE] [OPTIONS] TRACE\n"
-	      "       prof-report diff [-o FILE] [--negate] [--folded] [OPTIONS] BASE NEW\n"
-	      "       prof-report threads [--split DIR] [OPTIONS] TRACE\n"
-	      "       prof-report top [--sort KEY] [--limit N] [--group BY] [OPTIONS] TRACE\n"
-	      "       prof-report export --format FORMAT [-o FILE] [OPTIONS] TRACE\n"
-	      "       prof-report pack [-o FILE | --embed] [--symbols DIR] [--pack FILE] TRACE\n"
+	      "   or: prof-report COMMAND [OPTIONS] TRACE...\n"
 	      "\ncommands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);

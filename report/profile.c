@@ -14,7 +14,6 @@
  */
 #include "profile.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,19 +45,6 @@ struct profile_priv {
 struct memo {
 	uint32_t first, n;        /* n == UINT32_MAX: not yet resolved */
 };
-
-int profile_state_parse(const char *s, int *state)
-{
-	if (!strcmp(s, "all"))
-		*state = PROFILE_STATE_ALL;
-	else if (!strcmp(s, "running"))
-		*state = PROFILE_STATE_RUNNING;
-	else if (!strcmp(s, "idle"))
-		*state = PROFILE_STATE_IDLE;
-	else
-		return -EINVAL;
-	return 0;
-}
 
 int profile_state_match(int filter_state, int st)
 {

@@ -86,8 +86,6 @@ struct profile_frame_info {
  * Borrowed until profile_free(). */
 const struct profile_frame_info *profile_frame_info(const struct profile *p, const char *name);
 
-/* Parses "running", "idle" or "all" into *state. Returns 0 or -EINVAL. */
-int profile_state_parse(const char *s, int *state);
 /* Returns 1 if a sample of this state passes the state filter. */
 int profile_state_match(int filter_state, int sample_state);
 /* Returns 1 if sample s of t passes f. */

@@ -48,9 +48,11 @@ expect "completion-report-global-options" "-h --help --version" "$(complete_word
 for c in $commands; do
 	expect "completion-report-$c-options" "$(help_options "$REPORT" "$c" -h)" "$(complete_words "${RC[@]}" "$c" -)"
 done
+# Each option's words, from the first command that takes it.
 for o in colors sort group state format; do
-	expect "completion-report-$o-words" "$(words_accepted "$REPORT" top --$o bogus x)" \
-		"$(complete_words "${RC[@]}" svg --$o "")"
+	c=$(for c in $commands; do help_options "$REPORT" "$c" -h | grep -qx -- "--$o" && echo "$c"; done | head -1)
+	expect "completion-report-$o-words" "$(words_accepted "$REPORT" "$c" --$o bogus x)" \
+		"$(complete_words "${RC[@]}" "$c" --$o "")"
 done
 expect "completion-report-trace-is-a-file" "a.trace b.syms subdir" "$(complete_words "${RC[@]}" folded "")"
 expect "completion-report-after-options" "a.trace" "$(complete_words "${RC[@]}" top --sort self --lines a)"

@@ -39,9 +39,9 @@ expect_usage() {
 	if [ $rc = "$want" ] && grep -q -- "$pat" "$TMP/err"; then ok "$name"
 	else fail "$name" "exit $rc: $(head -2 "$TMP/err")"; fi
 }
-expect_usage export-no-format 2 "missing '--format pprof' or '--format speedscope'" export "$TR"
+expect_usage export-no-format 2 "missing option '--format FORMAT': pprof or speedscope" export "$TR"
 expect_usage export-bad-format 2 "option '--format': 'svg' is not pprof or speedscope" export --format svg "$TR"
-expect_usage export-no-thread-frames 2 "'--thread-frames' does not apply" export --format pprof --thread-frames "$TR"
+expect_usage export-no-thread-frames 2 "prof-report export: unknown option '--thread-frames'" export --format pprof --thread-frames "$TR"
 expect_usage export-pprof-no-lines 2 "'--lines' does not apply to pprof" export --format pprof --lines "$TR"
 expect_usage export-missing-trace 1 "cannot read '$TMP/none.trace'" export --format pprof "$TMP/none.trace" -o "$TMP/x"
 expect_usage export-unwritable-output 1 "cannot create '$TMP/no/dir/x.pb.gz'" export --format pprof "$TR" -o "$TMP/no/dir/x.pb.gz"

@@ -3,6 +3,40 @@
 # recording of the split fixture.
 . "$(dirname "$0")/lib.sh"
 
+# Each command takes exactly the options its -h lists: an option of any
+# other command is refused, exit 2, with a message that names it.
+TR=$TOP/testdata/golden/tables.trace
+# help_options CMD: "OPTION ARG?" for each option in CMD's -h.
+help_options() {
+	"$REPORT" "$1" -h | grep -E '^  -' | sed -E 's/^  //; s/  .*//; s/,//g' |
+		awk '{ arg = ($NF ~ /^-/) ? "" : " x"; for (i = 1; i <= NF; i++) if ($i ~ /^-/) print $i arg }'
+}
+refused() { # refused NAME CMD ARGS...: exit 2, "prof-report CMD: unknown option 'OPT'"
+	local name=$1 c=$2 o=$3 rc
+	shift 2
+	"$REPORT" "$c" "$@" > /dev/null 2> "$TMP/err"; rc=$?
+	if [ $rc -eq 2 ] && grep -q "^prof-report $c: unknown option '$o'" "$TMP/err"; then
+		return 0
+	fi
+	fail "$name" "exit $rc: $(head -1 "$TMP/err")"
+	return 1
+}
+commands=$("$REPORT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
+all=$(for c in $commands; do help_options "$c"; done | sort -u)
+for c in $commands; do
+	n=0 bad=0
+	while read -r o arg; do
+		help_options "$c" | grep -q -- "^$o\( x\)\?$" && continue
+		n=$((n + 1))
+		refused "options-$c-refuses-$o" "$c" "$o" $arg "$TR" || bad=1
+	done <<< "$all"
+	[ $bad -eq 0 ] && ok "options-$c-refuses-others ($n options of other commands)"
+done
+refused "folded-refuses-embed" folded --embed "$TR" && ok "folded-refuses-embed"
+refused "folded-refuses-negate" folded --negate "$TR" && ok "folded-refuses-negate"
+refused "top-refuses-split" top --split "$TMP/d" "$TR" && ok "top-refuses-split"
+refused "threads-refuses-format" threads --format pprof "$TR" && ok "threads-refuses-format"
+
 if ! why=$(ptrace_ok); then
 	skip "report-cli" "$why"
 	exit 0

@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# End-to-end: every usage line of --help matches its man page's SYNOPSIS,
-# option by option. Both sides go through one parser: the SYNOPSIS as
-# mandoc renders it, and the usage lines as the program prints them. Each
-# entry ("prog [COMMAND] ...") gives the command it is for and the options
-# it names; the sets must be equal per command. prof-report's commands are
-# taken from its own --help, so a new command is checked as soon as it is
-# listed, and must have a SYNOPSIS entry, a line in --help's usage and
-# its own 'COMMAND -h' that agree.
+# End-to-end: the man pages agree with the programs' own help, option by
+# option, and prof-report's man page documents exactly the options each
+# command takes.
+#
+# - Every usage line of --help matches its man page's SYNOPSIS. Both sides
+#   go through one parser: the SYNOPSIS as mandoc renders it, and the usage
+#   lines as the programs print them. Each entry ("prog [COMMAND] ...")
+#   gives the command it is for, the options it names and the groups of
+#   options ("[filter options]") it takes; the sets must be equal per
+#   command. prof-report's commands are taken from its own --help, so a new
+#   command is checked as soon as it is listed, and must have a SYNOPSIS
+#   entry and its own 'COMMAND -h' that agree.
+# - Expanded with the man page's subsection of each group it names, a
+#   command's SYNOPSIS is exactly the option list of its -h, which is
+#   printed from the table its parser reads.
+# - Each option a command takes on its own is an item of "Command options"
+#   whose "(command, ...)" names the command.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v mandoc > /dev/null 2>&1; then
@@ -16,13 +25,14 @@ fi
 
 # entries PROG: reads usage text on stdin (the SYNOPSIS section or a usage
 # block) and prints one line per command: "COMMAND<TAB>OPTIONS", the
-# options sorted, COMMAND "-" for the program itself. An entry starts at a
-# line whose first word (after "usage:") is PROG, and lines indented
-# further continue it; its commands are the words before the first one
-# that starts with "-" or "[" ("info | folded"). "-fqv" is -f -q -v.
+# options sorted, groups as "@NAME", COMMAND "-" for the program itself.
+# An entry starts at a line whose first word (after "usage:") is PROG, and
+# lines indented further continue it; its commands are the words before
+# the first one that starts with "-" or "[" ("info | folded"). "-fqv" is
+# -f -q -v.
 entries() {
 	awk -v prog="$1" '
-	function flush(   n, i, w, cmds, o, j) {
+	function flush(   n, i, w, cmds, o, j, rest) {
 		if (entry == "") return
 		n = split(entry, w, / +/)
 		cmds = ""
@@ -31,6 +41,12 @@ entries() {
 		if (cmds == "") cmds = " -"
 		n = split(substr(cmds, 2), w, / /)
 		for (i = 1; i <= n; i++) print w[i] "\t"
+		rest = entry
+		while (match(rest, /\[[a-z]+ options\]/)) {
+			o = substr(rest, RSTART + 1, RLENGTH - 10)
+			rest = substr(rest, RSTART + RLENGTH)
+			for (i = 1; i <= n; i++) print w[i] "\t@" o
+		}
 		while (match(entry, /(^|[][ |])--?[A-Za-z][A-Za-z0-9-]*/)) {
 			o = substr(entry, RSTART, RLENGTH)
 			sub(/^[][ |]/, "", o)
@@ -53,16 +69,43 @@ entries() {
 	END { if (NR) print last "\t" substr(acc, 2) }'
 }
 
-# synopsis PAGE: the SYNOPSIS section of a man page, as text.
+# render PAGE: the man page as text.
+render() {
+	mandoc -Tascii -Owidth=300 "$1" | sed 's/.\x08//g'
+}
+# synopsis PAGE: its SYNOPSIS section.
 synopsis() {
-	mandoc -Tascii -Owidth=300 "$1" | sed 's/.\x08//g' | sed -n '/^SYNOPSIS/,/^[A-Z]/p' | sed '1d;$d'
+	render "$1" | sed -n '/^SYNOPSIS/,/^[A-Z]/p' | sed '1d;$d'
+}
+# items PAGE: every item of its "X options" subsections, as "X<TAB>OPTION
+# <TAB>MARKER<TAB>ITEM", MARKER the words of the "(a, b)" that opens its
+# text, ITEM the item's number (the names of one item share it).
+items() {
+	render "$1" | awk '
+	/^[A-Z]/ || /^   [A-Z]/ { sec = "" }
+	/^   [A-Z][a-z]+ options$/ { sec = tolower($1); next }
+	sec == "" { next }
+	/^     -/ { tag = substr($0, 6); mark = 1; n = 0; item++
+		while (match(tag, /(^|[ ,|])--?[A-Za-z][A-Za-z0-9-]*/)) {
+			o = substr(tag, RSTART, RLENGTH); sub(/^[ ,|]/, "", o)
+			opts[++n] = o; tag = substr(tag, RSTART + RLENGTH)
+		}
+		next }
+	mark && /[^ ]/ { m = ""
+		if (match($0, /^ *\([^)]*\)/)) { m = substr($0, RSTART, RLENGTH); gsub(/[ ()]/, "", m) }
+		for (i = 1; i <= n; i++) print sec "\t" opts[i] "\t" m "\t" item
+		mark = 0 }'
 }
 # usage CMD...: the usage block of CMD's help: from "usage:" to the first
 # blank line.
 usage() {
 	"$@" 2>&1 | sed -n '/^usage:/,/^$/p'
 }
-# agree NAME WANT GOT: ok if the two entry lists are equal.
+# help_options CMD...: every option in the option lines of CMD's help.
+help_options() {
+	"$@" 2>&1 | grep -E '^  -' | sed -E 's/^  //; s/  .*//' | grep -oE '(^|[ ,])--?[A-Za-z][A-Za-z0-9-]*' | tr -d ' ,'
+}
+# agree NAME WANT GOT: ok if the two lists are equal.
 agree() {
 	if [ "$2" = "$3" ] && [ -n "$2" ]; then
 		ok "$1 ($(echo "$2" | wc -l) entries)"
@@ -75,16 +118,40 @@ man_record=$(synopsis "$TOP/man/prof-record.1" | entries prof-record)
 agree "synopsis-prof-record-help" "$man_record" "$(usage "$RECORD" --help | entries prof-record)"
 
 man_report=$(synopsis "$TOP/man/prof-report.1" | entries prof-report)
-agree "synopsis-prof-report-help" "$man_report" "$(usage "$REPORT" --help | entries prof-report)"
+agree "synopsis-prof-report-help" "$(echo "$man_report" | awk -F'\t' '$1 == "-"')" \
+	"$(usage "$REPORT" --help | entries prof-report)"
 
+man_items=$(items "$TOP/man/prof-report.1")
+[ -n "$man_items" ] || fail "synopsis-prof-report-items" "no option subsections in prof-report.1"
 commands=$("$REPORT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
 [ -n "$commands" ] || fail "synopsis-prof-report-commands" "no commands in prof-report --help"
 for c in $commands; do
 	want=$(echo "$man_report" | awk -F'\t' -v c="$c" '$1 == c')
-	got=$(usage "$REPORT" "$c" -h | entries prof-report)
 	if [ -z "$want" ]; then
 		fail "synopsis-prof-report-$c" "no SYNOPSIS entry for '$c' in prof-report.1"
+		continue
+	fi
+	agree "synopsis-prof-report-$c" "$want" "$(usage "$REPORT" "$c" -h | entries prof-report)"
+	# The SYNOPSIS with its groups expanded, against -h's option list.
+	expanded=$(for w in $(echo "$want" | cut -f2); do
+		case $w in
+		@*) echo "$man_items" | awk -F'\t' -v g="${w#@}" '$1 == g { print $2 }' ;;
+		*) echo "$man_items" | awk -F'\t' -v o="$w" '$1 == "command" && $2 == o { i = $4 }
+			$1 == "command" { n[$4] = n[$4] " " $2 } END { print (i ? n[i] : o) }' | tr ' ' '\n' | sed '/^$/d' ;;
+		esac
+	done | sort -u)
+	agree "synopsis-prof-report-$c-options" "$expanded" \
+		"$(help_options "$REPORT" "$c" -h | grep -vx -e -h -e --help | sort -u)"
+	# Its own options, each documented for it.
+	missing="" n=0
+	for o in $(echo "$want" | cut -f2 | tr ' ' '\n' | grep '^-'); do
+		n=$((n + 1))
+		echo "$man_items" | awk -F'\t' -v o="$o" -v c="$c" '$1 == "command" && $2 == o &&
+			("," $3 ",") ~ ("," c ",") { found = 1 } END { exit !found }' || missing="$missing $o"
+	done
+	if [ -z "$missing" ]; then
+		ok "synopsis-prof-report-$c-documented ($n options of its own)"
 	else
-		agree "synopsis-prof-report-$c" "$want" "$got"
+		fail "synopsis-prof-report-$c-documented" "not in Command options for $c:$missing"
 	fi
 done

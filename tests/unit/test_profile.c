@@ -167,19 +167,6 @@ Test(profile, filter_state)
 	free(s);
 }
 
-Test(profile, state_parse)
-{
-	int st;
-
-	cr_assert_eq(profile_state_parse("running", &st), 0);
-	cr_assert_eq(st, PROFILE_STATE_RUNNING);
-	cr_assert_eq(profile_state_parse("idle", &st), 0);
-	cr_assert_eq(st, PROFILE_STATE_IDLE);
-	cr_assert_eq(profile_state_parse("all", &st), 0);
-	cr_assert_eq(st, PROFILE_STATE_ALL);
-	cr_assert_lt(profile_state_parse("Running", &st), 0);
-}
-
 Test(profile, same_name_merges_across_addresses)
 {
 	struct trace t;
