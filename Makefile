@@ -165,5 +165,5 @@ clean:
 .PHONY: all check demo install clean fixtures unit
 .DELETE_ON_ERROR:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
 .SECONDARY:
