@@ -55,6 +55,19 @@ $(ARM64)/testdata/%-pac: testdata/%.c testdata/fixture.h $(ARM64_STAMP)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(ARM64_CC) $(FIXTURE_CFLAGS) -mbranch-protection=pac-ret+leaf -static -Wl,--build-id -o $@ $< -lm
 
+# testdata/arm64/pacret: an aarch64 program that is only read, for the
+# cross-check of record/cfi.c with readelf (tests/unit/test_cfi.c):
+# clang and lld, which every build host has, make it without a C library.
+ifneq ($(shell command -v clang 2>/dev/null),)
+$(BUILD)/testdata/arm64/pacret: testdata/arm64/pacret.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CLANG   $@")
+	$(Q)clang --target=aarch64-linux-gnu -O2 -mbranch-protection=pac-ret+leaf -fasynchronous-unwind-tables \
+		-ffreestanding -nostdlib -fuse-ld=lld -static -Wl,--build-id -Wl,--eh-frame-hdr -o $@ $<
+
+FIXTURES += $(BUILD)/testdata/arm64/pacret
+endif
+
 $(ARM64)/vm/Image $(ARM64)/vm/initramfs.cpio &: tests/vm/build-image tests/vm/init $(ARM64_STAMP)
 	@$(if $(Q),echo "  IMAGE   $(ARM64)/vm")
 	$(Q)sh tests/vm/build-image $(ARM64_PKG) $(ARM64)/vm > /dev/null

@@ -273,6 +273,7 @@ static int parse_cie(const struct cfi_sections *s, uint64_t off, struct cie *c)
 					return CFI_E_CORRUPT;
 				break;
 			case 'S': c->signal = 1; break;
+			case 'B': break;   /* AArch64: signed with the B key, stripped all the same */
 			default:
 				i = auglen;   /* unknown: the z length lets us skip the rest */
 				break;
@@ -613,6 +614,15 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 			case 0x15:
 				reg = rd_uleb(&r);
 				set_rule(in, st, reg, CFI_RULE_VAL_OFFSET, rd_factored(&r, rd_sleb(&r), c->data_align), 0);
+				break;
+			case 0x2d:
+				/* AArch64 negate_ra_state: the return address is
+				 * signed from here (pointer authentication). The
+				 * unwinder strips those bits from every return
+				 * address, so the state need not be kept. On other
+				 * arches 0x2d is SPARC's GNU_window_save. */
+				if (in->s->arch != CFI_ARCH_ARM64)
+					return CFI_E_UNSUPPORTED;
 				break;
 			case 0x2e: rd_uleb(&r); break;   /* GNU_args_size */
 			case 0x2f:                       /* GNU_negative_offset_extended */

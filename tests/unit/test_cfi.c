@@ -50,7 +50,7 @@ static int load(const char *path, struct loaded *l)
 		return -1;
 	if (elf_parse(&e, l->map, l->size) < 0 || elf_section_by_name(&e, ".eh_frame", &eh) < 0)
 		return -1;
-	l->s.arch = CFI_ARCH_X86_64;
+	l->s.arch = e.machine == 183 ? CFI_ARCH_ARM64 : CFI_ARCH_X86_64;   /* EM_AARCH64 */
 	l->s.eh_frame = eh.data;
 	l->s.eh_frame_len = eh.size;
 	l->s.eh_frame_addr = eh.addr;
@@ -70,18 +70,34 @@ static const char *fixture(const char *name)
 	return path;
 }
 
-static int x86_reg(const char *name)
+/* The DWARF register number of a register readelf names, on x86_64
+ * ("rbp") or arm64 ("x29", "sp"). */
+static int reg_number(int arch, const char *name)
 {
 	static const char *const names[] = { "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
 		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip" };
+	char *end;
+	long n;
+
+	if (arch == CFI_ARCH_ARM64) {
+		if (strcmp(name, "sp") == 0)
+			return CFI_ARM64_SP;
+		if (name[0] != 'x' || !name[1])
+			return -1;
+		n = strtol(name + 1, &end, 10);
+		return *end || n > 30 ? -1 : (int)n;
+	}
 	for (int i = 0; i < 17; i++)
 		if (strcmp(name, names[i]) == 0)
 			return i;
 	return -1;
 }
 
+/* The column of the frame pointer, as readelf heads it. */
+static const char *fp_column(int arch) { return arch == CFI_ARCH_ARM64 ? "x29" : "rbp"; }
+
 /* Whether our rule matches a readelf cell ("u", "s", "c-8", "v+8", "exp", a register). */
-static int rule_matches(const struct cfi_rule *r, const char *cell)
+static int rule_matches(int arch, const struct cfi_rule *r, const char *cell)
 {
 	if (strcmp(cell, "u") == 0)
 		return r->kind == CFI_RULE_UNDEFINED || r->kind == CFI_RULE_SAME;
@@ -97,10 +113,10 @@ static int rule_matches(const struct cfi_rule *r, const char *cell)
 		return r->kind == CFI_RULE_VAL_EXPR && r->expr_len > 0;
 	if (cell[0] == 'r' && cell[1] >= '0' && cell[1] <= '9')
 		return r->kind == CFI_RULE_REGISTER && r->reg == atoi(cell + 1);
-	return r->kind == CFI_RULE_REGISTER && r->reg == x86_reg(cell);
+	return r->kind == CFI_RULE_REGISTER && r->reg == reg_number(arch, cell);
 }
 
-static int cfa_matches(const struct cfi_row *row, const char *cell)
+static int cfa_matches(int arch, const struct cfi_row *row, const char *cell)
 {
 	char name[16];
 	const char *sign;
@@ -113,7 +129,7 @@ static int cfa_matches(const struct cfi_row *row, const char *cell)
 		return 0;
 	memcpy(name, cell, n);
 	name[n] = 0;
-	return row->cfa_kind == CFI_CFA_REG && row->cfa_reg == x86_reg(name) &&
+	return row->cfa_kind == CFI_CFA_REG && row->cfa_reg == reg_number(arch, name) &&
 	       row->cfa_offset == strtoll(sign, NULL, 10);
 }
 
@@ -121,20 +137,20 @@ struct tally {
 	unsigned rows, checked;
 };
 
-static void check_one(const struct cfi_table *t, uint64_t pc, const char *cfa, int rbp_col,
+static void check_one(int arch, const struct cfi_table *t, uint64_t pc, const char *cfa, int rbp_col,
 		      int ra_col, char cells[][32], const char *line, struct tally *ty)
 {
 	struct cfi_row row;
 	int e = cfi_table_row(t, pc, &row);
 
 	cr_assert_eq(e, 0, "pc 0x%llx: %s (readelf: %s)", (unsigned long long)pc, cfi_strerror(e), line);
-	cr_assert(cfa_matches(&row, cfa), "pc 0x%llx: CFA kind %d reg %d off %lld, readelf %s",
+	cr_assert(cfa_matches(arch, &row, cfa), "pc 0x%llx: CFA kind %d reg %d off %lld, readelf %s",
 		  (unsigned long long)pc, row.cfa_kind, row.cfa_reg, (long long)row.cfa_offset, line);
 	if (ra_col >= 0)
-		cr_assert(rule_matches(&row.ra, cells[ra_col]), "pc 0x%llx: ra kind %d off %lld, readelf %s",
+		cr_assert(rule_matches(arch, &row.ra, cells[ra_col]), "pc 0x%llx: ra kind %d off %lld, readelf %s",
 			  (unsigned long long)pc, row.ra.kind, (long long)row.ra.offset, line);
 	if (rbp_col >= 0)
-		cr_assert(rule_matches(&row.fp, cells[rbp_col]), "pc 0x%llx: rbp kind %d off %lld, readelf %s",
+		cr_assert(rule_matches(arch, &row.fp, cells[rbp_col]), "pc 0x%llx: rbp kind %d off %lld, readelf %s",
 			  (unsigned long long)pc, row.fp.kind, (long long)row.fp.offset, line);
 	else
 		cr_assert_eq(row.fp.kind, CFI_RULE_SAME, "pc 0x%llx: rbp kind %d, readelf has no rbp column",
@@ -143,7 +159,7 @@ static void check_one(const struct cfi_table *t, uint64_t pc, const char *cfa, i
 }
 
 /* Runs readelf on path and checks every row of every FDE against t. */
-static void against_readelf(const char *path, const struct cfi_table *t, struct tally *ty)
+static void against_readelf(int arch, const char *path, const struct cfi_table *t, struct tally *ty)
 {
 	char cmd[4200], line[1024];
 	char cols[40][32];
@@ -164,7 +180,7 @@ static void against_readelf(const char *path, const struct cfi_table *t, struct 
 		line[strcspn(line, "\n")] = 0;
 		if ((s = strstr(line, " FDE ")) && (s = strstr(line, "pc=")) && sscanf(s, "pc=%llx..%llx", &a, &b) == 2) {
 			if (have_prev)
-				check_one(t, fde_end - 1, prev_cfa, rbp_col, ra_col, prev_cells, prev_line, ty);
+				check_one(arch, t, fde_end - 1, prev_cfa, rbp_col, ra_col, prev_cells, prev_line, ty);
 			have_prev = 0;
 			in_fde = 1;
 			fde_end = b;
@@ -173,7 +189,7 @@ static void against_readelf(const char *path, const struct cfi_table *t, struct 
 		}
 		if (strstr(line, " CIE ")) {
 			if (have_prev)
-				check_one(t, fde_end - 1, prev_cfa, rbp_col, ra_col, prev_cells, prev_line, ty);
+				check_one(arch, t, fde_end - 1, prev_cfa, rbp_col, ra_col, prev_cells, prev_line, ty);
 			have_prev = 0;
 			in_fde = 0;
 			continue;
@@ -186,7 +202,7 @@ static void against_readelf(const char *path, const struct cfi_table *t, struct 
 			rbp_col = ra_col = -1;
 			while (tok && ncols < 40) {
 				snprintf(cols[ncols], sizeof(cols[ncols]), "%s", tok);
-				if (strcmp(tok, "rbp") == 0)
+				if (strcmp(tok, fp_column(arch)) == 0)
 					rbp_col = ncols;
 				if (strcmp(tok, "ra") == 0)
 					ra_col = ncols;
@@ -209,8 +225,8 @@ static void against_readelf(const char *path, const struct cfi_table *t, struct 
 				continue;
 			/* The previous row ends just before this one. */
 			if (have_prev && a > prev)
-				check_one(t, a - 1, prev_cfa, rbp_col, ra_col, prev_cells, prev_line, ty);
-			check_one(t, a, cells[1], rbp_col, ra_col, cells, line, ty);
+				check_one(arch, t, a - 1, prev_cfa, rbp_col, ra_col, prev_cells, prev_line, ty);
+			check_one(arch, t, a, cells[1], rbp_col, ra_col, cells, line, ty);
 			ty->rows++;
 			prev = a;
 			snprintf(prev_cfa, sizeof(prev_cfa), "%s", cells[1]);
@@ -220,7 +236,7 @@ static void against_readelf(const char *path, const struct cfi_table *t, struct 
 		}
 	}
 	if (have_prev)
-		check_one(t, fde_end - 1, prev_cfa, rbp_col, ra_col, prev_cells, prev_line, ty);
+		check_one(arch, t, fde_end - 1, prev_cfa, rbp_col, ra_col, prev_cells, prev_line, ty);
 	pclose(p);
 }
 
@@ -243,7 +259,7 @@ static void cross_check(const char *path, unsigned min_rows)
 		cr_assert_eq(cfi_table_new(&s, &t), 0);
 		cr_assert_eq(cfi_table_uses_hdr(t), pass == 0 && l.s.hdr != NULL);
 		memset(&ty, 0, sizeof(ty));
-		against_readelf(path, t, &ty);
+		against_readelf(l.s.arch, path, t, &ty);
 		cr_assert_geq(ty.rows, min_rows, "only %u rows of readelf checked in '%s'", ty.rows, path);
 		cr_log_info("%s: %u readelf rows, %u lookups, %s", path, ty.rows, ty.checked,
 			    pass == 0 ? "through .eh_frame_hdr" : "through the built index");
@@ -259,6 +275,8 @@ Test(cfi, readelf_libc, .timeout = 120) { cross_check("/lib/x86_64-linux-gnu/lib
 Test(cfi, readelf_libm, .timeout = 120) { cross_check("/lib/x86_64-linux-gnu/libm.so.6", 500); }
 /* C++: CIEs with a personality and LSDA ("zPLR"). */
 Test(cfi, readelf_libstdcxx, .timeout = 120) { cross_check("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", 1000); }
+/* arm64 with pointer authentication: negate_ra_state, the B key's "zRB". */
+Test(cfi, readelf_arm64_pac_ret) { cross_check(fixture("arm64/pacret"), 10); }
 
 /* glibc's PLT entries: CFA = rsp + 8 + ((rip & 15) >= 11 ? 8 : 0). */
 Test(cfi, plt_expression)
