@@ -34,7 +34,10 @@
  *     or a CFA that is not above sp), the frame-pointer step is taken from
  *     the current fp, checked as in the plain walk, and gives pc = [fp+8],
  *     sp = fp + 16, fp = [fp]. In a leaf without a row, the is_return
- *     search comes first, as in the plain walk.
+ *     search comes first, as in the plain walk. On arm64 that sp is only
+ *     a lower bound (the record lies below the frame's locals); the next
+ *     row is then applied through x29, which points at the frame record
+ *     the row saves, so CFA = x29 - that offset.
  * So frame-pointer code is still walked through its records (its rows say
  * the same thing, CFA = fp + 16), code without frame pointers through its
  * CFI, and the walk passes from one to the other at any frame. Each step
@@ -78,7 +81,8 @@ static uint64_t fix_ret(const struct unwind_config *cfg, uint64_t ret)
 /* Where the hybrid walk stands: a frame's pc, sp and fp. */
 struct frame_state {
 	uint64_t pc, sp, fp, lr;
-	int leaf, have_sp;
+	int leaf;
+	int have_sp;            /* sp is exact; else only a lower bound */
 	int exact;              /* pc is exact (the frame above was a signal frame) */
 };
 
@@ -114,8 +118,17 @@ static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory 
 	int arch = cfg->arch == UNWIND_ARCH_ARM64 ? CFI_ARCH_ARM64 : CFI_ARCH_X86_64;
 
 	if (row->cfa_kind == CFI_CFA_EXPR) {
-		if (cfi_expr_eval_mem(arch, row->expr, row->expr_len, &r, expr_read, (void *)mem, &cfa) < 0)
+		if (!f->have_sp ||
+		    cfi_expr_eval_mem(arch, row->expr, row->expr_len, &r, expr_read, (void *)mem, &cfa) < 0)
 			return STEP_CANNOT;
+	} else if (cfg->arch == UNWIND_ARCH_ARM64 && !f->have_sp && row->cfa_reg == CFI_ARM64_SP) {
+		/* arm64, a frame reached through its frame record: its sp is
+		 * not known, but x29 points at that record, {x29, x30}, which
+		 * the row says is saved at CFA + offset. */
+		if (row->fp.kind != CFI_RULE_OFFSET || row->ra.kind != CFI_RULE_OFFSET ||
+		    row->ra.offset != row->fp.offset + 8)
+			return STEP_CANNOT;
+		cfa = f->fp - (uint64_t)row->fp.offset;
 	} else {
 		if (reg_of(cfg, f, row->cfa_reg, &cfa) < 0)
 			return STEP_CANNOT;
@@ -216,7 +229,10 @@ static int fp_step(const struct unwind_config *cfg, const struct unwind_memory *
 	next->lr = 0;
 	next->leaf = 0;
 	next->exact = 0;
-	next->have_sp = 1;
+	/* On x86_64 the caller's sp is just above the record. An arm64
+	 * record lies at the bottom of its frame, below the locals, so
+	 * there fp + 16 only bounds the caller's sp from below. */
+	next->have_sp = cfg->arch != UNWIND_ARCH_ARM64;
 	return STEP_OK;
 }
 
@@ -264,7 +280,8 @@ static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_re
 		struct cfi_row row;
 		int r = STEP_CANNOT;
 
-		if (f.have_sp && cfg->cfi(cfg->cfi_ctx, f.exact ? f.pc : f.pc - 1, &row) == 0) {
+		if ((f.have_sp || cfg->arch == UNWIND_ARCH_ARM64) &&
+		    cfg->cfi(cfg->cfi_ctx, f.exact ? f.pc : f.pc - 1, &row) == 0) {
 			r = cfi_step(cfg, mem, &row, &f, &next);
 			if (r == UNWIND_STOP_END) {
 				stop = r;

@@ -636,6 +636,51 @@ Test(unwind, cfi_arm64_leaf_lr)
 	cr_assert_eq(cf, 2);
 }
 
+/*
+ * arm64: a frame reached through a frame record has no known sp (the
+ * record lies at the bottom of its frame, below its locals), yet its row
+ * is applied: x29 points at the record {x29, x30} the row saves, so the
+ * CFA is x29 + 48 here, not fp + 16 + 48. From that exact CFA the walk
+ * goes on through a frameless caller, which only its row can unwind.
+ */
+Test(unwind, cfi_arm64_frame_reached_by_record)
+{
+	static struct fake f;
+	struct rows rs = { .n = 3 };
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_ARM64, .max_depth = 16, .cfi = rows_lookup, .cfi_ctx = &rs };
+	struct unwind_regs r = { .pc = 0x400010, .sp = at(4), .fp = at(6) };
+	struct unwind_memory m = memory(&f);
+	uint64_t out[16];
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	frame(&f, 6, at(20), 0x400508);     /* the leaf's record; the leaf has no row */
+	frame(&f, 20, 0x1238, 0x400708);    /* C's record, at the bottom of its 48 bytes */
+	f.mem[29] = 0x400908;               /* D, frameless: CFA = sp + 32, ra at CFA - 8 */
+	rs.s[0] = (struct span){ 0x400500, 0x400600, { .cfa_kind = CFI_CFA_REG, .cfa_reg = CFI_ARM64_SP,
+			.cfa_offset = 48, .ra_reg = CFI_ARM64_LR, .ra = { .kind = CFI_RULE_OFFSET, .offset = -40 },
+			.fp = { .kind = CFI_RULE_OFFSET, .offset = -48 } } };
+	rs.s[1] = (struct span){ 0x400700, 0x400800, { .cfa_kind = CFI_CFA_REG, .cfa_reg = CFI_ARM64_SP,
+			.cfa_offset = 32, .ra_reg = CFI_ARM64_LR, .ra = { .kind = CFI_RULE_OFFSET, .offset = -8 },
+			.fp = { .kind = CFI_RULE_SAME } } };
+	rs.s[2] = (struct span){ 0x400900, 0x400a00, { .cfa_kind = CFI_CFA_REG, .cfa_reg = CFI_ARM64_SP,
+			.cfa_offset = 16, .ra_reg = CFI_ARM64_LR, .ra = { .kind = CFI_RULE_UNDEFINED } } };
+	int stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[1], 0x400508);
+	cr_assert_eq(out[2], 0x400708);
+	cr_assert_eq(out[3], 0x400908);
+
+	/* A row that saves x29 and x30 apart, not as a frame record, says
+	 * nothing of where x29 points: the frame-pointer step is taken. */
+	rs.s[0].row.ra.offset = -32;
+	stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_NOT_UP, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 3);
+	cr_assert_eq(out[2], 0x400708);
+}
+
 /* A signal handler's stack: handler (FP code) -> __restore_rt (a signal
  * frame whose rows read the saved context with DW_OP_deref) -> the
  * interrupted frameless function, whose pc is exact -> FP code. */
