@@ -32,8 +32,6 @@
 #define MACHO_S_ZEROFILL 0x1u
 #define MACHO_S_GB_ZEROFILL 0xcu
 #define MACHO_S_THREAD_LOCAL_ZEROFILL 0x12u
-/* nlist n_type bits. */
-#define MACHO_N_EXT 0x01u
 
 const char *objfile_strerror(int err)
 {
@@ -334,7 +332,7 @@ static int elf_symbol(void *ctx, const struct elf_symbol *sym)
 	if (sym->shndx == SHN_UNDEF || sym->shndx >= SHN_LORESERVE || !sym->name[0])
 		return 0;
 	s = (struct objfile_symbol){ .name = sym->name, .start = sym->value, .size = sym->size,
-				     .limit = UINT64_MAX, .global = sym->bind == STB_GLOBAL };
+				     .limit = UINT64_MAX };
 	if (elf_section(&c->of->elf, sym->shndx, &sec) == 0 && sec.addr <= sym->value &&
 	    sym->value - sec.addr < sec.size)
 		s.limit = sec.addr + sec.size;
@@ -367,8 +365,7 @@ static int macho_symbol(void *ctx, const struct macho_symbol *sym)
 	if (!(sec->flags & 0x80000000u)) /* S_ATTR_PURE_INSTRUCTIONS */
 		return 0;
 	s = (struct objfile_symbol){ .name = sym->name, .start = sym->value, .size = 0,
-				     .limit = sec->addr + sec->size,
-				     .global = !!(sym->type & MACHO_N_EXT) };
+				     .limit = sec->addr + sec->size };
 	c->cb(c->ctx, &s);
 	return 0;
 }

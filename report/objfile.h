@@ -41,7 +41,6 @@ struct objfile_symbol {
 	const char *name;     /* as in the file, borrowed from the mapping */
 	uint64_t start, size; /* link-time; size 0 if the format gives none */
 	uint64_t limit;       /* the end of its section: no symbol reaches past */
-	int global;
 };
 
 /* Writes the lowercase hex of n bytes at p into out (2n+1 bytes): how an

@@ -20,7 +20,7 @@
 struct symtab_entry {
 	uint64_t start, size, limit;
 	size_t name;     /* offset into pool */
-	uint8_t global;
+	size_t seq;      /* the order the file lists it in */
 	uint8_t lang;    /* enum demangle_lang */
 };
 
@@ -50,7 +50,7 @@ static void collect(void *ctx, const struct objfile_symbol *sym)
 	e->start = sym->start;
 	e->size = sym->size;
 	e->limit = sym->limit;
-	e->global = !!sym->global;
+	e->seq = st->n - 1;
 	e->lang = (uint8_t)lang;
 	e->name = st->pool.len;
 	buf_add(&st->pool, name, strlen(name) + 1);
@@ -59,27 +59,66 @@ static void collect(void *ctx, const struct objfile_symbol *sym)
 
 static const struct symtab *sort_ctx;
 
-/* By address; then the preferred alias first (global, larger size,
- * smaller name). */
+/* By address and name, each name first where the file first lists it. */
+static int cmp_name(const void *a, const void *b)
+{
+	const struct symtab_entry *x = a, *y = b;
+	int c;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	c = strcmp((const char *)sort_ctx->pool.data + x->name,
+		   (const char *)sort_ctx->pool.data + y->name);
+	if (c)
+		return c;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* By address; then the preferred alias first: the larger size, then the
+ * one listed later. */
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct symtab_entry *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->global != y->global)
-		return x->global ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
-	return strcmp((const char *)sort_ctx->pool.data + x->name,
-		      (const char *)sort_ctx->pool.data + y->name);
+	return (x->seq < y->seq) - (x->seq > y->seq);
+}
+
+/* Sorts st->v with cmp and keeps the first entry of each run that same()
+ * says is one. */
+static void sort_unique(struct symtab *st, int (*cmp)(const void *, const void *),
+			int (*same)(const struct symtab *, const struct symtab_entry *,
+				    const struct symtab_entry *))
+{
+	size_t i, j;
+
+	sort_ctx = st;
+	qsort(st->v, st->n, sizeof(*st->v), cmp);
+	sort_ctx = NULL;
+	for (i = j = 0; i < st->n; i++)
+		if (j == 0 || !same(st, &st->v[j - 1], &st->v[i]))
+			st->v[j++] = st->v[i];
+	st->n = j;
+}
+
+static int same_name(const struct symtab *st, const struct symtab_entry *x, const struct symtab_entry *y)
+{
+	return x->start == y->start &&
+	       strcmp((const char *)st->pool.data + x->name, (const char *)st->pool.data + y->name) == 0;
+}
+
+static int same_start(const struct symtab *st, const struct symtab_entry *x, const struct symtab_entry *y)
+{
+	return x->start == y->start;
 }
 
 int symtab_new(const struct objfile *of, struct symtab **out)
 {
 	struct symtab *st = xcalloc(1, sizeof(*st));
 	struct collect c = { st, of->kind == TRACE_IDENT_MACHO_UUID };
-	size_t i, j;
 	int err;
 
 	buf_init(&st->pool);
@@ -88,16 +127,13 @@ int symtab_new(const struct objfile *of, struct symtab **out)
 		symtab_free(st);
 		return err;
 	}
+	/* An ELF file's .dynsym repeats names of its .symtab: such a name
+	 * keeps the place .symtab gave it. Then one name an address, as
+	 * llvm-symbolizer picks it among aliases. */
 	if (st->n) {
-		sort_ctx = st;
-		qsort(st->v, st->n, sizeof(*st->v), cmp_entry);
-		sort_ctx = NULL;
+		sort_unique(st, cmp_name, same_name);
+		sort_unique(st, cmp_entry, same_start);
 	}
-	/* Keep the first (preferred) entry of each address. */
-	for (i = j = 0; i < st->n; i++)
-		if (j == 0 || st->v[j - 1].start != st->v[i].start)
-			st->v[j++] = st->v[i];
-	st->n = j;
 	*out = st;
 	return 0;
 }

@@ -27,9 +27,9 @@ void symtab_free(struct symtab *st);
  * NULL. *start and *lang (if non-NULL) get the symbol's address and the
  * enum demangle_lang of its mangling. A symbol with a
  * size covers [value, value+size); one without a size covers up to the
- * next symbol, within its section. Among aliases at one address a global
- * name wins, then the bytewise-smallest, so the choice is deterministic.
- * The name is borrowed until symtab_free(). */
+ * next symbol, within its section. Among aliases at one address the one
+ * with the largest size wins, then the one the file lists last, as
+ * llvm-symbolizer chooses. The name is borrowed until symtab_free(). */
 const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start, int *lang);
 /* The number of distinct symbols in the table. */
 size_t symtab_count(const struct symtab *st);

@@ -22,6 +22,9 @@ static const char program[] =
 	"__attribute__((noinline)) int alpha(int x) { return x * 3 + 1; }\n"
 	"__attribute__((noinline)) int beta(int x) { return alpha(x) + alpha(x + 1); }\n"
 	"static __attribute__((noinline)) int gamma_local(int x) { return beta(x) - 2; }\n"
+	"int shared_impl(int x) { return x * 5 - 1; }\n"
+	"extern int shared_alias(int) __attribute__((alias(\"shared_impl\")));\n"
+	"extern int shared_weak(int) __attribute__((weak, alias(\"shared_impl\")));\n"
 	"int main(int argc, char **argv) { (void)argv; return gamma_local(argc); }\n";
 
 static char dir[] = "/tmp/test_symtab.XXXXXX";
@@ -146,6 +149,31 @@ Test(symtab, lookup_matches_nm_and_llvm_symbolizer)
 	cr_assert_null(symtab_lookup(st, 0, NULL, NULL));
 	symtab_free(st);
 	munmap(m.p, m.n);
+}
+
+/* Three names for one function: the table gives the one llvm-symbolizer
+ * gives (the largest size, then the last listed), not the first or the
+ * smallest global name. */
+Test(symtab, aliases_named_as_llvm_symbolizer_names_them)
+{
+	struct objfile of;
+	struct symtab *st;
+	char *why = NULL, want[256];
+	uint64_t a = nm_addr("shared_impl");
+	const char *got;
+
+	cr_assert_eq(a, nm_addr("shared_alias"));
+	cr_assert_eq(a, nm_addr("shared_weak"));
+	oracle(a + 1, want, sizeof(want));
+	if (!want[0])
+		cr_skip_test("llvm-symbolizer is not installed");
+	cr_assert_eq(objfile_open(&of, exe, TRACE_IDENT_GNU_BUILD_ID, NULL, 0, &why), 0);
+	cr_assert_eq(symtab_new(&of, &st), 0);
+	objfile_release(&of);
+	got = symtab_lookup(st, a + 1, NULL, NULL);
+	cr_assert_not_null(got);
+	cr_assert_str_eq(got, want);
+	symtab_free(st);
 }
 
 static void image_of(struct trace_image *img, const struct mapped *m)
