@@ -1,0 +1,27 @@
+# tests/e2e/arm64_guest.sh: the half of test_arm64.sh that runs in the
+# emulated arm64 machine (busybox sh), in the directory that holds
+# prof-record and the static fixtures. Every fixture is recorded in each
+# mode given; the traces, and "NAME EXIT-STATUS" lines in recorded.txt, are
+# left for the host to report on.
+#   sh arm64_guest.sh MODE...
+set -u
+# Seconds from the kernel's start to here, and what the CPU offers
+# (pointer authentication: paca, pacg).
+cut -d' ' -f1 /proc/uptime > boot-seconds.txt
+grep -m1 '^Features' /proc/cpuinfo > cpu-features.txt
+: > recorded.txt
+
+# record NAME OPTIONS... -- COMMAND...: one prof-record run, NAME.trace
+record() {
+	name=$1
+	shift
+	timeout 120 ./prof-record -q -f -o "$name.trace" "$@" > "$name.out" 2> "$name.err"
+	echo "$name $?" >> recorded.txt
+}
+
+for mode in "$@"; do
+	for f in split frameless qsort_cmp threads frameless-pac qsort_cmp-pac; do
+		record "$mode-$f" --mode "$mode" -- "./$f" 2
+	done
+	record "$mode-deep" --mode "$mode" --max-depth 300 -- ./deep 1
+done

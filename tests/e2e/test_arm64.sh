@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# End-to-end on arm64: the static aarch64 prof-record (make arm64) records
+# the static aarch64 fixtures in an emulated arm64 machine
+# (tests/vm/run-arm64), in each mode of $MODES, in one boot
+# (arm64_guest.sh); prof-report on this host reports the traces, with
+# --symbols pointing at the fixtures' build, as a user would after
+# bringing traces back from a device. Checked:
+#   - the frameless leaf's caller (in lr, not in any frame record) and
+#     qsort's caller (through the C library's CFI) in >= 95% of those
+#     samples, with and without pointer authentication (NAME-pac);
+#   - the thread blocked in read(2) with its blocked path in wall mode,
+#     the threads followed and named in cpu mode;
+#   - a 10,000-deep recursion cut at --max-depth and marked truncated;
+#   - info: an arm64 trace, each fixture's image by the build-id readelf
+#     reads, served by its DWARF;
+#   - every name of every report: the folded stacks of --addresses,
+#     symbolized by llvm-symbolizer on the arm64 binaries, are exactly the
+#     folded stacks prof-report writes.
+. "$(dirname "$0")/lib.sh"
+
+case $BUILD in *-san)
+	# .ci/run's sanitized suite: the arm64 tree is never sanitized, and
+	# the plain suite has run it.
+	skip "arm64" "a sanitized build; the plain suite runs the arm64 suite, whose binaries are not sanitized"
+	exit 0 ;;
+esac
+cd "$TOP" || exit 1
+ARM64=$TOP/build/arm64
+# Wall mode only, so far: cpu mode's perf_event sampler asks the kernel
+# for x86_64's registers, whatever the build.
+MODES=wall
+export MAKEFLAGS=
+
+# What cannot be had here is a skip with the reason; what fails to build
+# from it is a failure.
+if ! out=$(make -s arm64-setup 2>&1); then
+	skip "arm64" "$(echo "$out" | grep 'arm64-setup:' | tail -2 | tr '\n' ' ')"
+	exit 0
+fi
+if ! qemu-system-aarch64 -accel help 2>/dev/null | grep -qx -e tcg -e kvm; then
+	skip "arm64" "qemu-system-aarch64 has neither TCG nor KVM here"
+	exit 0
+fi
+if ! out=$(make -s -j2 arm64 arm64-fixtures arm64-vm 2>&1); then
+	fail "arm64-build" "$(echo "$out" | tail -5)"
+	exit 0
+fi
+file "$ARM64/prof-record" | grep -q 'ARM aarch64.*statically linked' && ok "arm64-static-prof-record" \
+	|| fail "arm64-static-prof-record" "$(file "$ARM64/prof-record")"
+
+# --- in the machine --------------------------------------------------------
+dev=$TMP/device
+mkdir -p "$dev"
+cp "$ARM64/prof-record" "$ARM64"/testdata/* tests/e2e/arm64_guest.sh "$dev/"
+t0=$(date +%s)
+tests/vm/run-arm64 "$dev" sh arm64_guest.sh $MODES > "$TMP/vm.out" 2> "$TMP/vm.err"
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail "arm64-vm-run" "exit $rc: $(tail -5 "$TMP/vm.err")"
+	exit 0
+fi
+ok "arm64-vm-run (boot to command $(cat "$dev/boot-seconds.txt") s of guest time, $(($(date +%s) - t0)) s in all)"
+grep -qw paca "$dev/cpu-features.txt" && ok "arm64-cpu-has-pointer-authentication" \
+	|| fail "arm64-cpu-has-pointer-authentication" "$(cat "$dev/cpu-features.txt")"
+# Both the leaf and its caller of frameless-pac sign their return address.
+signers=$(aarch64-linux-gnu-objdump -d "$ARM64/testdata/frameless-pac" |
+	awk '/^[0-9a-f]+ <.*>:$/ { fn = $2 } /[[:space:]]paciasp$/ && fn ~ /^<frameless_(leaf|caller)/ { print fn }' | sort -u | wc -l)
+[ "$signers" -eq 2 ] && ok "arm64-pac-fixture-signs-return-addresses" \
+	|| fail "arm64-pac-fixture-signs-return-addresses" "paciasp in $signers of frameless_leaf and frameless_caller"
+
+# among FOLDED WITH PAT: "P N": N samples match the regex WITH, and P
+# percent (integer) of them also match PAT; P is -1 if N is 0.
+among() {
+	awk -v with="$2" -v pat="$3" '{ n = $NF; line = $0; sub(/ [0-9]+$/, "", line);
+	       if (line ~ with) { total += n; if (line ~ pat) hit += n } }
+	     END { printf "%d %d\n", total ? hit * 100 / total : -1, total }' "$1"
+}
+
+# share_ok NAME DETAIL P N: ok if P >= 95 of at least 20 samples.
+share_ok() {
+	if [ "$3" -ge 95 ] && [ "$4" -ge 20 ]; then
+		ok "$1 ($3% of $4 samples)"
+	else
+		fail "$1" "$3% of $4 samples (want >= 95% of >= 20): $2"
+	fi
+}
+
+# recorded NAME: true if NAME's recording exited 0 and left a trace;
+# otherwise fails CASE with what it said.
+recorded() {
+	local name=$1 case=$2 st
+	st=$(awk -v n="$name" '$1 == n { print $2 }' "$dev/recorded.txt")
+	if [ "$st" = 0 ] && [ -s "$dev/$name.trace" ]; then
+		"$REPORT" folded --symbols "$ARM64/testdata" "$dev/$name.trace" > "$TMP/$name.folded" 2> "$TMP/$name.rerr"
+		return
+	fi
+	fail "$case" "prof-record exited ${st:-?}: $(tail -3 "$dev/$name.err" 2>/dev/null)"
+	return 1
+}
+
+# chain: llvm-symbolizer's answers, one an address, as one line each:
+# its functions outermost first, joined with ';' as folded has them, or
+# an empty line where it knows no function.
+chain() {
+	awk -v RS= -F'\n' '{ s = ""; for (k = 1; k < NF; k += 2) if ($k != "??") s = $k (s == "" ? "" : ";") s
+	       print s }'
+}
+
+# oracle NAME: every frame of NAME.trace named by llvm-symbolizer on the
+# arm64 binary its image is, compared with prof-report's folded stacks.
+oracle() {
+	local name=$1
+	"$REPORT" folded --addresses "$dev/$name.trace" > "$TMP/$name.addrs" 2>&1
+	# Each distinct frame as "IMAGE ADDRESS": return addresses (all but
+	# the leaf) looked up at address - 1, as prof-report does.
+	awk '{ line = $0; sub(/ [0-9]+$/, "", line); n = split(line, f, ";");
+	       for (k = 2; k <= n; k++) { i = index(f[k], "+0x"); if (!i) continue;
+	           print substr(f[k], 1, i - 1), substr(f[k], i + 1), (k == n ? 0 : 1) } }' \
+		"$TMP/$name.addrs" | sort -u > "$TMP/$name.frames"
+	: > "$TMP/$name.names"
+	local img
+	for img in $(awk '{ print $1 }' "$TMP/$name.frames" | sort -u); do
+		awk -v i="$img" '$1 == i' "$TMP/$name.frames" > "$TMP/$name.img"
+		if [ ! -f "$ARM64/testdata/$img" ]; then
+			# No file (the vDSO): prof-report must leave the address.
+			awk '{ print $1 "+" $2 "\t" $3 "\t" $1 "+" $2 }' "$TMP/$name.img" >> "$TMP/$name.names"
+			continue
+		fi
+		while read -r _ a ret; do printf '0x%x\n' $((a - ret)); done < "$TMP/$name.img" > "$TMP/$name.at"
+		# Names as prof-report takes them: the function and its inline
+		# chain from DWARF (llvm-symbolizer's short names), else the
+		# symbol table's (its linkage names), else the address.
+		llvm-symbolizer --obj="$ARM64/testdata/$img" --inlining --functions=short < "$TMP/$name.at" |
+			chain > "$TMP/$name.short"
+		llvm-symbolizer --obj="$ARM64/testdata/$img" --no-inlines < "$TMP/$name.at" |
+			chain > "$TMP/$name.linkage"
+		# The PLT has no symbol of its own: llvm-symbolizer stretches the
+		# size-less _init before it over it, prof-report gives addresses.
+		plt=$(readelf -SW "$ARM64/testdata/$img" | sed 's/^ *\[ *[0-9]*\] *//' |
+			awk '$1 == ".plt" { print "0x" $3, "0x" $5 }')
+		paste "$TMP/$name.img" "$TMP/$name.short" "$TMP/$name.linkage" |
+			while IFS=$'\t' read -r key short linkage; do
+				set -- $key
+				if [ -n "$plt" ] && (( $2 >= ${plt% *} && $2 < ${plt% *} + ${plt#* } )); then
+					short= linkage=
+				fi
+				printf '%s+%s\t%s\t%s\n' "$1" "$2" "$3" "${short:-${linkage:-$1+$2}}"
+			done >> "$TMP/$name.names"
+	done
+	# The --addresses stacks in names, merged as folded merges them.
+	awk 'FILENAME == ARGV[1] { split($0, p, "\t"); name[p[1] "\t" p[2]] = p[3]; next }
+	     { n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, f, ";"); s = f[1];
+	       for (j = 2; j <= k; j++) s = s ";" name[f[j] "\t" (j == k ? 0 : 1)];
+	       count[s] += n }
+	     END { for (s in count) print s " " count[s] }' "$TMP/$name.names" "$TMP/$name.addrs" \
+		| LC_ALL=C sort > "$TMP/$name.want"
+	LC_ALL=C sort "$TMP/$name.folded" > "$TMP/$name.got"
+	if [ -s "$TMP/$name.want" ] && cmp -s "$TMP/$name.want" "$TMP/$name.got"; then
+		ok "arm64-names-$name ($(wc -l < "$TMP/$name.frames") frames, as llvm-symbolizer names them)"
+	else
+		fail "arm64-names-$name" "$(diff "$TMP/$name.want" "$TMP/$name.got" | head -4 | tr '\n' ' ')"
+	fi
+}
+
+# info NAME FIXTURE: the trace is arm64's, and FIXTURE's image has the
+# build-id readelf reads, served by its DWARF from --symbols.
+info() {
+	local name=$1 fix=$2 id
+	id=$(readelf -n "$ARM64/testdata/$fix" | awk '/Build ID/ { print $3 }')
+	"$REPORT" info --symbols "$ARM64/testdata" "$dev/$name.trace" > "$TMP/$name.info"
+	if grep -qx 'arch: *arm64' "$TMP/$name.info" &&
+		awk -v id="$id" -v f="$ARM64/testdata/$fix" '
+		     /^  image / { img = $3; ok = 0 } img == "/mnt/'"$fix"'" && $1 == "ident:" && $3 == id { ok = 1 }
+		     img == "/mnt/'"$fix"'" && ok && $1 == "range:" && /arm64\)$/ { ok = 2 }
+		     img == "/mnt/'"$fix"'" && ok == 2 && $1 == "symbols:" && $2 == f && $3 == "(DWARF," { found = 1 }
+		     END { exit !found }' "$TMP/$name.info"; then
+		ok "arm64-info-$name (build-id $id)"
+	else
+		fail "arm64-info-$name" "want arch arm64 and /mnt/$fix with build-id $id from its DWARF: $(grep -A4 "/mnt/$fix\$" "$TMP/$name.info" | tr '\n' ' ')"
+	fi
+}
+
+for mode in $MODES; do
+	for f in frameless frameless-pac; do
+		name=$mode-$f
+		recorded "$name" "arm64-frameless-leaf-caller-$name" || continue
+		share_ok "arm64-frameless-leaf-caller-$name" "$(sort -t' ' -k2 -nr "$TMP/$name.folded" | head -2)" \
+			$(among "$TMP/$name.folded" ';frameless_leaf(\.[a-z0-9.]+)?$' ';run;frameless_caller;frameless_leaf')
+		info "$name" "$f"
+		oracle "$name"
+	done
+	for f in qsort_cmp qsort_cmp-pac; do
+		name=$mode-$f
+		recorded "$name" "arm64-qsort-caller-$name" || continue
+		share_ok "arm64-qsort-caller-$name" "$(grep -v sort_keys "$TMP/$name.folded" | head -2)" \
+			$(among "$TMP/$name.folded" ';qsort_compare$' ';main;run;sort_keys;[^;]*qsort')
+		info "$name" "$f"
+		oracle "$name"
+	done
+	name=$mode-split
+	if recorded "$name" "arm64-split-$name"; then
+		a=$("$REPORT" folded --symbols "$ARM64/testdata" "$dev/$name.trace" | share /dev/stdin ';path_a;')
+		[ "$a" -ge 67 ] && [ "$a" -le 83 ] && ok "arm64-split-$name (path_a ${a}%)" \
+			|| fail "arm64-split-$name" "path_a ${a}% (want 75 +- 8)"
+		oracle "$name"
+	fi
+	name=$mode-deep
+	if recorded "$name" "arm64-deep-recursion-truncated-$name"; then
+		"$REPORT" info "$dev/$name.trace" > "$TMP/$name.info"
+		trunc=$(awk '/^truncated stacks:/ { print $3 }' "$TMP/$name.info")
+		total=$(awk '/^samples:/ { print $2 }' "$TMP/$name.info")
+		longest=$("$REPORT" folded --no-inline "$dev/$name.trace" | awk '{ line = $0; sub(/ [0-9]+$/, "", line);
+			k = split(line, a, ";"); if (k > m) m = k } END { print m + 0 }')
+		# 300 addresses and the process name; cpu mode's walk past the
+		# stack copy is the kernel's, cut at kernel.perf_event_max_stack.
+		if [ "${trunc:-0}" -gt 0 ] && [ $((trunc * 100)) -ge $((${total:-1} * 90)) ] &&
+			{ [ "$longest" -eq 301 ] || { [ $mode = cpu ] && [ "$longest" -ge 100 ]; }; }; then
+			ok "arm64-deep-recursion-truncated-$name ($trunc of $total stacks truncated, $longest frames)"
+		else
+			fail "arm64-deep-recursion-truncated-$name" "truncated ${trunc:-?} of ${total:-?}, longest stack $longest frames"
+		fi
+	fi
+	name=$mode-threads
+	if recorded "$name" "arm64-threads-$name"; then
+		oracle "$name"
+		"$REPORT" threads "$dev/$name.trace" > "$TMP/$name.threads"
+		if [ $mode = wall ]; then
+			"$REPORT" folded --thread '^blocked$' --symbols "$ARM64/testdata" "$dev/$name.trace" > "$TMP/$name.blocked"
+			share_ok "arm64-blocked-in-read-path-$name" "$(head -3 "$TMP/$name.blocked")" \
+				$(among "$TMP/$name.blocked" '' ';start_thread;blocked;blocked_wait;[^;]*read$')
+		else
+			grep -qw compute-2 "$TMP/$name.threads" && grep -qw sleeper "$TMP/$name.threads" \
+				&& ok "arm64-threads-followed-$name" || fail "arm64-threads-followed-$name" "$(cat "$TMP/$name.threads")"
+		fi
+	fi
+done
+exit 0
