@@ -12,8 +12,10 @@
 #   libzstd-dev, libxxhash-dev   the static libraries prof-record links
 #   linux-image-*-arm64          the kernel the machine boots, and modules
 #   busybox-static               the machine's userland
-# They are unpacked with dpkg-deb into build/arm64/pkg. build/arm64/packages
-# lists what was fetched, name and version.
+# They are kept in build/arm64/debs, and all but the kernel (whose few
+# files the machine needs tests/vm/build-image takes from its package)
+# unpacked with dpkg-deb into build/arm64/pkg. build/arm64/packages lists
+# what was fetched, name and version.
 #
 # Exits 1, saying why, when something cannot be had: not root and a host
 # package missing (the apt-get line to run is printed), or a download failed.
@@ -75,8 +77,8 @@ rm -rf "$out/pkg"
 mkdir -p "$out/pkg"
 : > "$out/packages.tmp"
 for deb in "$out"/debs/*.deb; do
-	dpkg-deb -x "$deb" "$out/pkg"
+	case ${deb##*/} in linux-image-*) ;; *) dpkg-deb -x "$deb" "$out/pkg" ;; esac
 	dpkg-deb -W --showformat='${Package} ${Version}\n' "$deb" >> "$out/packages.tmp"
 done
 mv "$out/packages.tmp" "$out/packages"
-echo "arm64-setup: unpacked into $out/pkg: $(tr '\n' ',' < "$out/packages" | sed 's/,$//; s/,/, /g')"
+echo "arm64-setup: fetched into $out/debs: $(tr '\n' ',' < "$out/packages" | sed 's/,$//; s/,/, /g')"

@@ -70,7 +70,7 @@ endif
 
 $(ARM64)/vm/Image $(ARM64)/vm/initramfs.cpio &: tests/vm/build-image tests/vm/init $(ARM64_STAMP)
 	@$(if $(Q),echo "  IMAGE   $(ARM64)/vm")
-	$(Q)sh tests/vm/build-image $(ARM64_PKG) $(ARM64)/vm > /dev/null
+	$(Q)sh tests/vm/build-image $(ARM64) > /dev/null
 
 arm64-setup: $(ARM64_STAMP)
 arm64: $(ARM64)/prof-record

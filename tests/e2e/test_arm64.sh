@@ -180,44 +180,47 @@ info() {
 	fi
 }
 
+# callers CASE WITH PAT FIXTURE...: in each FIXTURE's trace of this mode,
+# the samples matching WITH that match PAT, then info and the names.
+callers() {
+	local case=$1 with=$2 pat=$3 f name
+	shift 3
+	for f in "$@"; do
+		name=$mode-$f
+		recorded "$name" "arm64-$case-$name" || continue
+		share_ok "arm64-$case-$name" "$(sort -t' ' -k2 -nr "$TMP/$name.folded" | head -2)" \
+			$(among "$TMP/$name.folded" "$with" "$pat")
+		info "$name" "$f"
+		oracle "$name"
+	done
+}
+
 for mode in $MODES; do
-	for f in frameless frameless-pac; do
-		name=$mode-$f
-		recorded "$name" "arm64-frameless-leaf-caller-$name" || continue
-		share_ok "arm64-frameless-leaf-caller-$name" "$(sort -t' ' -k2 -nr "$TMP/$name.folded" | head -2)" \
-			$(among "$TMP/$name.folded" ';frameless_leaf(\.[a-z0-9.]+)?$' ';run;frameless_caller;frameless_leaf')
-		info "$name" "$f"
-		oracle "$name"
-	done
-	for f in qsort_cmp qsort_cmp-pac; do
-		name=$mode-$f
-		recorded "$name" "arm64-qsort-caller-$name" || continue
-		share_ok "arm64-qsort-caller-$name" "$(grep -v sort_keys "$TMP/$name.folded" | head -2)" \
-			$(among "$TMP/$name.folded" ';qsort_compare$' ';main;run;sort_keys;[^;]*qsort')
-		info "$name" "$f"
-		oracle "$name"
-	done
+	callers frameless-leaf-caller ';frameless_leaf(\.[a-z0-9.]+)?$' ';run;frameless_caller;frameless_leaf' \
+		frameless frameless-pac
+	callers qsort-caller ';qsort_compare$' ';main;run;sort_keys;[^;]*qsort' qsort_cmp qsort_cmp-pac
 	name=$mode-split
 	if recorded "$name" "arm64-split-$name"; then
-		a=$("$REPORT" folded --symbols "$ARM64/testdata" "$dev/$name.trace" | share /dev/stdin ';path_a;')
+		a=$(share "$TMP/$name.folded" ';path_a;')
 		[ "$a" -ge 67 ] && [ "$a" -le 83 ] && ok "arm64-split-$name (path_a ${a}%)" \
 			|| fail "arm64-split-$name" "path_a ${a}% (want 75 +- 8)"
 		oracle "$name"
 	fi
 	name=$mode-deep
 	if recorded "$name" "arm64-deep-recursion-truncated-$name"; then
-		"$REPORT" info "$dev/$name.trace" > "$TMP/$name.info"
-		trunc=$(awk '/^truncated stacks:/ { print $3 }' "$TMP/$name.info")
-		total=$(awk '/^samples:/ { print $2 }' "$TMP/$name.info")
-		longest=$("$REPORT" folded --no-inline "$dev/$name.trace" | awk '{ line = $0; sub(/ [0-9]+$/, "", line);
-			k = split(line, a, ";"); if (k > m) m = k } END { print m + 0 }')
-		# 300 addresses and the process name; cpu mode's walk past the
-		# stack copy is the kernel's, cut at kernel.perf_event_max_stack.
-		if [ "${trunc:-0}" -gt 0 ] && [ $((trunc * 100)) -ge $((${total:-1} * 90)) ] &&
-			{ [ "$longest" -eq 301 ] || { [ $mode = cpu ] && [ "$longest" -ge 100 ]; }; }; then
-			ok "arm64-deep-recursion-truncated-$name ($trunc of $total stacks truncated, $longest frames)"
+		trunc=$("$REPORT" info "$dev/$name.trace" | awk '/^truncated stacks:/ { print $3 }')
+		# Of the samples in the recursion, those cut at 300 addresses
+		# (and the process name) or, in cpu mode, where the kernel's
+		# callchain past the stack copy ends (kernel.perf_event_max_stack):
+		# "CUT DEEP LONGEST".
+		set -- $(awk -v lo=$([ $mode = cpu ] && echo 100 || echo 301) '{ n = $NF; line = $0;
+			sub(/ [0-9]+$/, "", line); k = split(line, a, ";"); if (k > m) m = k
+			if (line ~ /;deep_down;/) { deep += n; if (k >= lo && k <= 301) cut += n } }
+			END { print cut + 0, deep + 0, m + 0 }' "$TMP/$name.folded")
+		if [ "$2" -ge 20 ] && [ $(($1 * 100)) -ge $(($2 * 90)) ] && [ "${trunc:-0}" -ge "$1" ] && [ "$3" -le 301 ]; then
+			ok "arm64-deep-recursion-truncated-$name ($1 of the recursion's $2 samples cut, $trunc truncated, $3 frames at most)"
 		else
-			fail "arm64-deep-recursion-truncated-$name" "truncated ${trunc:-?} of ${total:-?}, longest stack $longest frames"
+			fail "arm64-deep-recursion-truncated-$name" "$1 of the recursion's $2 samples cut, ${trunc:-?} truncated, $3 frames at most"
 		fi
 	fi
 	name=$mode-threads
