@@ -17,13 +17,6 @@
 #define PHDR_SIZE 56
 #define SHDR_SIZE 64
 #define SYM_SIZE 24
-#define NT_GNU_BUILD_ID_TYPE 3
-#define PT_NOTE_TYPE 4
-#define SHT_NOTE_TYPE 7
-#define SHT_NOBITS_TYPE 8
-#define SHT_SYMTAB_TYPE 2
-#define SHT_DYNSYM_TYPE 11
-#define SHN_XINDEX_VAL 0xffff
 
 const char *elf_strerror(int err)
 {
@@ -48,11 +41,11 @@ int elf_parse(struct elf_file *e, const void *data, size_t size)
 	uint16_t phentsize, shentsize;
 
 	memset(e, 0, sizeof(*e));
-	if (size < 4 || memcmp(p, "\177ELF", 4) != 0)
+	if (size < ELF_MAGIC_LEN || memcmp(p, ELF_MAGIC, ELF_MAGIC_LEN) != 0)
 		return ELF_E_NOTELF;
 	if (size < EHDR_SIZE)
 		return ELF_E_CORRUPT;
-	if (p[4] != 2 || p[5] != 1)   /* ELFCLASS64, ELFDATA2LSB */
+	if (p[4] != ELF_CLASS64 || p[5] != ELF_DATA2LSB)
 		return ELF_E_UNSUPPORTED;
 	e->data = p;
 	e->size = size;
@@ -71,7 +64,7 @@ int elf_parse(struct elf_file *e, const void *data, size_t size)
 		e->shnum = 0;
 	if (e->shnum && (shentsize != SHDR_SIZE || !in_bounds(size, e->shoff, (uint64_t)e->shnum * SHDR_SIZE)))
 		return ELF_E_CORRUPT;
-	if (e->shstrndx == SHN_XINDEX_VAL || e->shstrndx >= e->shnum)
+	if (e->shstrndx == ELF_SHN_XINDEX || e->shstrndx >= e->shnum)
 		e->shstrndx = 0;  /* no usable section names */
 	return 0;
 }
@@ -132,7 +125,7 @@ int elf_section(const struct elf_file *e, unsigned i, struct elf_section *out)
 	if (i >= e->shnum)
 		return ELF_E_CORRUPT;
 	raw_section(e, i, out, &name_off);
-	if (out->type != SHT_NOBITS_TYPE && out->size) {
+	if (out->type != ELF_SHT_NOBITS && out->size) {
 		if (!in_bounds(e->size, out->offset, out->size))
 			return ELF_E_CORRUPT;
 		out->data = e->data + out->offset;
@@ -141,7 +134,7 @@ int elf_section(const struct elf_file *e, unsigned i, struct elf_section *out)
 		struct elf_section strs;
 		uint32_t dummy;
 		raw_section(e, e->shstrndx, &strs, &dummy);
-		if (strs.type != SHT_NOBITS_TYPE && in_bounds(e->size, strs.offset, strs.size)) {
+		if (strs.type != ELF_SHT_NOBITS && in_bounds(e->size, strs.offset, strs.size)) {
 			const char *s = string_at(e->data + strs.offset, strs.size, name_off);
 			if (!s)
 				return ELF_E_CORRUPT;
@@ -181,7 +174,7 @@ static int scan_notes(const uint8_t *p, uint64_t n, uint64_t align, const uint8_
 
 		if (name_pad > n - name || descsz > n - desc)
 			return ELF_E_CORRUPT;
-		if (type == NT_GNU_BUILD_ID_TYPE && namesz == 4 && memcmp(p + name, "GNU", 4) == 0) {
+		if (type == ELF_NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + name, "GNU", 4) == 0) {
 			if (descsz == 0)
 				return ELF_E_CORRUPT;
 			*id = p + desc;
@@ -202,7 +195,7 @@ int elf_build_id(const struct elf_file *e, const uint8_t **id, size_t *len)
 	for (unsigned i = 0; i < e->phnum; i++) {
 		struct elf_segment s;
 		int r;
-		if (elf_segment(e, i, &s) < 0 || s.type != PT_NOTE_TYPE)
+		if (elf_segment(e, i, &s) < 0 || s.type != ELF_PT_NOTE)
 			continue;
 		if (!in_bounds(e->size, s.offset, s.filesz)) {
 			corrupt = 1;
@@ -218,7 +211,7 @@ int elf_build_id(const struct elf_file *e, const uint8_t **id, size_t *len)
 		struct elf_section s;
 		const uint8_t *sh;
 		int r;
-		if (elf_section(e, i, &s) < 0 || s.type != SHT_NOTE_TYPE || !s.data)
+		if (elf_section(e, i, &s) < 0 || s.type != ELF_SHT_NOTE || !s.data)
 			continue;
 		sh = e->data + e->shoff + (uint64_t)i * SHDR_SIZE;
 		r = scan_notes(s.data, s.size, get_le64(sh + 48), id, len);
@@ -291,8 +284,8 @@ static int symbols_of(const struct elf_file *e, uint32_t type,
 int elf_symbols(const struct elf_file *e, int (*cb)(void *ctx, const struct elf_symbol *sym),
 		void *ctx)
 {
-	int r = symbols_of(e, SHT_SYMTAB_TYPE, cb, ctx);
+	int r = symbols_of(e, ELF_SHT_SYMTAB, cb, ctx);
 	if (r)
 		return r;
-	return symbols_of(e, SHT_DYNSYM_TYPE, cb, ctx);
+	return symbols_of(e, ELF_SHT_DYNSYM, cb, ctx);
 }

@@ -7,12 +7,40 @@
  * file is checked against the buffer before use; a hostile file gives
  * ELF_E_CORRUPT, never an out-of-bounds read. Nothing here allocates: every
  * pointer returned is borrowed from the caller's buffer.
+ *
+ * The constants below are the ELF values this reader and its callers use,
+ * under this module's prefix, so that neither program needs a host's
+ * <elf.h> (macOS has none).
  */
 #ifndef COMMON_ELF_H
 #define COMMON_ELF_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#define ELF_MAGIC "\177ELF"
+#define ELF_MAGIC_LEN 4
+
+/* e_ident[EI_CLASS] and e_ident[EI_DATA] of the one kind read here. */
+#define ELF_CLASS64 2
+#define ELF_DATA2LSB 1
+
+#define ELF_PT_NOTE 4
+
+#define ELF_SHT_SYMTAB 2
+#define ELF_SHT_NOTE 7
+#define ELF_SHT_NOBITS 8
+#define ELF_SHT_DYNSYM 11
+#define ELF_SHF_COMPRESSED 0x800
+
+#define ELF_SHN_UNDEF 0
+#define ELF_SHN_LORESERVE 0xff00
+#define ELF_SHN_XINDEX 0xffff
+
+#define ELF_STT_FUNC 2
+#define ELF_STT_GNU_IFUNC 10
+
+#define ELF_NT_GNU_BUILD_ID 3
 
 enum elf_error {
 	ELF_E_NOTELF = -2000, /* no ELF magic */
@@ -24,8 +52,8 @@ enum elf_error {
 struct elf_file {
 	const uint8_t *data;
 	size_t size;
-	uint16_t type;        /* ET_EXEC, ET_DYN, ... */
-	uint16_t machine;     /* EM_X86_64, EM_AARCH64, ... */
+	uint16_t type;        /* ET_EXEC (2), ET_DYN (3), ... */
+	uint16_t machine;     /* EM_X86_64 (62), EM_AARCH64 (183), ... */
 	uint64_t phoff, shoff;
 	uint16_t phnum, shnum, shstrndx;
 };
@@ -39,13 +67,13 @@ struct elf_section {
 	const char *name;     /* borrowed; "" if unnamed */
 	uint32_t type;
 	uint64_t flags, addr, offset, size, link, entsize;
-	const uint8_t *data;  /* NULL for SHT_NOBITS */
+	const uint8_t *data;  /* NULL for ELF_SHT_NOBITS */
 };
 
 struct elf_symbol {
 	const char *name;     /* borrowed, NUL-terminated within the file */
 	uint64_t value, size;
-	uint8_t type;         /* STT_FUNC, STT_OBJECT, ... */
+	uint8_t type;         /* ELF_STT_FUNC, STT_OBJECT (1), ... */
 	uint8_t bind;
 	uint16_t shndx;
 };

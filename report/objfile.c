@@ -12,7 +12,6 @@
  */
 #include "objfile.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -154,7 +153,7 @@ static int has_dwarf(const struct objfile *of)
 
 	if (of->kind == TRACE_IDENT_GNU_BUILD_ID)
 		return elf_section_by_name(&of->elf, ".debug_info", &sec) == 0 &&
-		       sec.type != SHT_NOBITS && sec.size > 0;
+		       sec.type != ELF_SHT_NOBITS && sec.size > 0;
 	return macho_sections(&of->macho, find_dwarf, NULL) > 0;
 }
 
@@ -169,7 +168,7 @@ int objfile_open(struct objfile *of, const char *path, int kind, const uint8_t *
 	*why = map_file(path, &of->map, &of->mapsize);
 	if (*why)
 		return -EINVAL;
-	if (of->mapsize >= 4 && !memcmp(of->map, ELFMAG, SELFMAG)) {
+	if (of->mapsize >= ELF_MAGIC_LEN && !memcmp(of->map, ELF_MAGIC, ELF_MAGIC_LEN)) {
 		err = parse_object(of, TRACE_IDENT_GNU_BUILD_ID, of->map, of->mapsize);
 	} else if ((err = macho_slices(of->map, of->mapsize, slices, OBJFILE_MAX_SLICES,
 				       &nslices)) == 0) {
@@ -228,7 +227,7 @@ int objfile_identities(const char *path,
 		free(why);
 		return -EINVAL;
 	}
-	if (of.mapsize >= 4 && !memcmp(of.map, ELFMAG, SELFMAG)) {
+	if (of.mapsize >= ELF_MAGIC_LEN && !memcmp(of.map, ELF_MAGIC, ELF_MAGIC_LEN)) {
 		if (parse_object(&of, TRACE_IDENT_GNU_BUILD_ID, of.map, of.mapsize) == 0)
 			cb(ctx, of.kind, of.ident, of.ident_len);
 	} else if (macho_slices(of.map, of.mapsize, slices, OBJFILE_MAX_SLICES, &nslices) == 0) {
@@ -297,7 +296,7 @@ int objfile_dwarf_sections(const struct objfile *of, struct dwinfo_section **sec
 			if (strncmp(sec.name, ".debug_", 7) || !sec.data)
 				continue;
 			add_section(&l, sec.name, sec.data, sec.size, sec.addr,
-				    !!(sec.flags & SHF_COMPRESSED));
+				    !!(sec.flags & ELF_SHF_COMPRESSED));
 		}
 	} else {
 		err = macho_sections(&of->macho, add_macho_section, &l);
@@ -327,9 +326,9 @@ static int elf_symbol(void *ctx, const struct elf_symbol *sym)
 	struct elf_section sec;
 	struct objfile_symbol s;
 
-	if (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC)
+	if (sym->type != ELF_STT_FUNC && sym->type != ELF_STT_GNU_IFUNC)
 		return 0;
-	if (sym->shndx == SHN_UNDEF || sym->shndx >= SHN_LORESERVE || !sym->name[0])
+	if (sym->shndx == ELF_SHN_UNDEF || sym->shndx >= ELF_SHN_LORESERVE || !sym->name[0])
 		return 0;
 	s = (struct objfile_symbol){ .name = sym->name, .start = sym->value, .size = sym->size,
 				     .limit = UINT64_MAX };

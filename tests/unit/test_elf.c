@@ -5,9 +5,11 @@
  * .gnu_debuglink added by objcopy), and its build-id is cross-checked with
  * what readelf -n prints. /bin/ls gives a real stripped, distribution-built
  * file. Then every truncation of the file is parsed, and random bytes are
- * flipped, to show that damage gives an error and never a bad read.
+ * flipped, to show that damage gives an error and never a bad read. The
+ * reader's own ELF constants are checked against glibc's <elf.h>.
  */
 #include <criterion/criterion.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,4 +325,26 @@ Test(elf, flipped_bytes)
 	}
 	free(copy);
 	munmap(m.p, m.n);
+}
+
+/* common/elf.h defines the ELF values it uses so that no program needs a
+ * host <elf.h>; here, where there is one, each must be the system's. */
+Test(elf, constants_are_the_system_ones)
+{
+	cr_assert_eq(ELF_MAGIC_LEN, SELFMAG);
+	cr_assert_eq(memcmp(ELF_MAGIC, ELFMAG, SELFMAG), 0);
+	cr_assert_eq(ELF_CLASS64, ELFCLASS64);
+	cr_assert_eq(ELF_DATA2LSB, ELFDATA2LSB);
+	cr_assert_eq(ELF_PT_NOTE, PT_NOTE);
+	cr_assert_eq(ELF_SHT_SYMTAB, SHT_SYMTAB);
+	cr_assert_eq(ELF_SHT_NOTE, SHT_NOTE);
+	cr_assert_eq(ELF_SHT_NOBITS, SHT_NOBITS);
+	cr_assert_eq(ELF_SHT_DYNSYM, SHT_DYNSYM);
+	cr_assert_eq(ELF_SHF_COMPRESSED, SHF_COMPRESSED);
+	cr_assert_eq(ELF_SHN_UNDEF, SHN_UNDEF);
+	cr_assert_eq(ELF_SHN_LORESERVE, SHN_LORESERVE);
+	cr_assert_eq(ELF_SHN_XINDEX, SHN_XINDEX);
+	cr_assert_eq(ELF_STT_FUNC, STT_FUNC);
+	cr_assert_eq(ELF_STT_GNU_IFUNC, STT_GNU_IFUNC);
+	cr_assert_eq(ELF_NT_GNU_BUILD_ID, NT_GNU_BUILD_ID);
 }
