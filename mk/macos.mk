@@ -1,7 +1,7 @@
 # mk/macos.mk: the macOS build, and the test of the macOS target on Linux.
 #
 # On macOS, prof-record is built from record/*.c without the Linux files:
-# target_macos.c (the Mach calls) under target_darwin.c and
+# mach_macos.c (the Mach calls) under target_darwin.c and
 # images_darwin.c. The libraries come from Homebrew through pkg-config;
 # libdwarf's headers are in a libdwarf/ directory there as on Debian.
 # prof-record needs the debugger entitlement to call task_for_pid:

@@ -1,5 +1,5 @@
 /*
- * target_macos.c: the Mach layer of macos.h, and nothing else.
+ * mach_macos.c: the Mach layer of macos.h, and nothing else.
  *
  * Each function makes the Mach (or BSD) calls its header names and turns
  * their results into the portable structs and errno codes of macos.h; no
