@@ -64,10 +64,14 @@ COMMON_SRC := $(wildcard common/*.c)
 FORMAT_SRC := $(wildcard format/*.c)
 RECORD_SRC := $(filter-out record/main.c,$(wildcard record/*.c))
 REPORT_SRC := $(filter-out report/main.c,$(wildcard report/*.c))
+# Platform files, by their names: _macos.c and _darwin.c are macOS's
+# (mk/macos.mk), the others Linux's.
+DARWIN_SRC_PATTERNS := %_macos.c %_darwin.c
+LINUX_SRC_PATTERNS := %_linux.c %_linux_ptrace.c %_linux_perf.c
 ifneq ($(UNAME),Darwin)
-RECORD_SRC := $(filter-out %_macos.c %_darwin.c,$(RECORD_SRC))
+RECORD_SRC := $(filter-out $(DARWIN_SRC_PATTERNS),$(RECORD_SRC))
 else
-RECORD_SRC := $(filter-out %_linux.c %_linux_ptrace.c %_linux_perf.c,$(RECORD_SRC))
+RECORD_SRC := $(filter-out $(LINUX_SRC_PATTERNS),$(RECORD_SRC))
 endif
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FIXTURE_SRC := $(wildcard testdata/*.c)
@@ -165,5 +169,7 @@ clean:
 .PHONY: all check demo install clean fixtures unit
 .DELETE_ON_ERROR:
 
--include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
+# Header dependencies: every .d file under the build directory but those
+# in the trees of other projects' builds (FOREIGN_DIRS, from mk/ files).
+-include $(shell find $(BUILD) $(foreach d,$(FOREIGN_DIRS),-path $(d) -prune -o) -name '*.d' -type f -print 2>/dev/null)
 .SECONDARY:
