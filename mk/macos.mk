@@ -1,4 +1,5 @@
-# mk/macos.mk: the macOS build, and the test of the macOS target on Linux.
+# mk/macos.mk: the macOS build, the cross-build of it here, and the test of
+# the macOS target on Linux.
 #
 # On macOS, prof-record is built from record/*.c without the Linux files:
 # mach_macos.c (the Mach calls) under target_darwin.c and
@@ -6,6 +7,14 @@
 # libdwarf's headers are in a libdwarf/ directory there as on Debian.
 # prof-record needs the debugger entitlement to call task_for_pid:
 # `make sign` signs it ad hoc with mk/prof-record.entitlements.
+#
+# On Linux, `make macos` cross-builds both programs for arm64 and x86_64
+# macOS into build/macos/ARCH/, with warnings as errors: Zig as the C
+# cross-compiler (from npm), and zstd, zlib, libdwarf, libiberty and
+# xxHash built for each target from their Debian source packages, all by
+# mk/macos-toolchain.sh under build/macos/tools/ and kept there, so a
+# second run only compiles what changed. `make check` runs it (the
+# sanitized suite skips it, as the plain one has built the same).
 #
 # Everywhere, tests/unit/test_darwin.c supplies its own Mach layer and is
 # linked with the portable macOS objects instead of Linux's target and
@@ -35,3 +44,85 @@ sign: $(BIN)prof-record
 
 .PHONY: sign
 endif
+
+# --- the cross-build ------------------------------------------------------
+
+MACOS_DIR := build/macos
+MACOS_TOOLS := $(MACOS_DIR)/tools
+MACOS_ARCHS := arm64 x86_64
+MACOS_ZIG := $(MACOS_TOOLS)/zig/bin/cc-arm64
+MACOS_SRC := $(MACOS_TOOLS)/src/versions
+MACOS_LIBS := zlib zstd libdwarf libiberty xxhash
+MACOS_PROGS := $(foreach a,$(MACOS_ARCHS),$(MACOS_DIR)/$(a)/prof-record $(MACOS_DIR)/$(a)/prof-report)
+# Zig's cache and the libraries' own builds write .d files that are not
+# ours.
+FOREIGN_DIRS += $(MACOS_TOOLS)
+
+# Why the cross-build cannot run here, if it cannot: the Zig package is
+# the x86_64 Linux compiler.
+MACOS_UNABLE := $(if $(filter Darwin,$(UNAME)),on macOS the programs are built natively (make),\
+	$(if $(filter x86_64,$(shell uname -m)),,the cross-compiler from npm is Zig for x86_64 Linux))
+
+MACOS_RECORD_SRC := $(filter-out $(LINUX_SRC_PATTERNS),$(wildcard record/*.c))
+MACOS_REPORT_SRC := $(wildcard report/*.c)
+# The Makefile's required flags (its sanitizers aside: make macos refuses
+# SANITIZE), warnings as errors, and the libraries of each target.
+# xxHash is used header-only.
+MACOS_CFLAGS = $(REQ_CFLAGS) -Werror -O2 -g -DXXH_INLINE_ALL \
+	-I$(MACOS_DIR)/$(1)/deps/include -I$(MACOS_DIR)/$(1)/deps/include/libdwarf
+
+macos_obj = $(patsubst %.c,$(MACOS_DIR)/$(1)/obj/%.o,$(2))
+
+$(MACOS_ZIG):
+	$(Q)sh mk/macos-toolchain.sh zig $(MACOS_TOOLS)/zig
+
+$(MACOS_SRC):
+	$(Q)sh mk/macos-toolchain.sh sources $(MACOS_TOOLS)/src
+
+# One target: its libraries (libdwarf is configured against its zlib), its
+# objects and the two programs. The library builds run sub-makes, so the
+# recipe shares make's job slots (+).
+define macos_target
+$(MACOS_DIR)/$(1)/deps/%.stamp: $(MACOS_ZIG) $(MACOS_SRC) mk/macos-toolchain.sh
+	@echo "  BUILD   $$* for macOS $(1)"
+	+$(Q)sh mk/macos-toolchain.sh lib $$* $(1) $(MACOS_TOOLS) $(MACOS_DIR)/$(1)/deps
+	$(Q)touch $$@
+
+$(MACOS_DIR)/$(1)/deps/libdwarf.stamp: $(MACOS_DIR)/$(1)/deps/zlib.stamp
+
+$(MACOS_DIR)/$(1)/obj/%.o: %.c | $(patsubst %,$(MACOS_DIR)/$(1)/deps/%.stamp,$(MACOS_LIBS))
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  CC      $$< (macOS $(1))")
+	$(Q)$(MACOS_TOOLS)/zig/bin/cc-$(1) $$(call MACOS_CFLAGS,$(1)) -c -o $$@ $$<
+
+$(MACOS_DIR)/$(1)/prof-record: $(call macos_obj,$(1),$(MACOS_RECORD_SRC) $(FORMAT_SRC) $(COMMON_SRC)) \
+		$(MACOS_DIR)/$(1)/deps/zstd.stamp
+	@$$(if $$(Q),echo "  LINK    $$@")
+	$(Q)$(MACOS_TOOLS)/zig/bin/cc-$(1) -o $$@ $$(filter %.o,$$^) $(MACOS_DIR)/$(1)/deps/lib/libzstd.a -lm
+
+$(MACOS_DIR)/$(1)/prof-report: $(call macos_obj,$(1),$(MACOS_REPORT_SRC) $(FORMAT_SRC) $(COMMON_SRC)) \
+		$(patsubst %,$(MACOS_DIR)/$(1)/deps/%.stamp,$(MACOS_LIBS))
+	@$$(if $$(Q),echo "  LINK    $$@")
+	$(Q)$(MACOS_TOOLS)/zig/bin/cc-$(1) -o $$@ $$(filter %.o,$$^) \
+		$$(patsubst %,$(MACOS_DIR)/$(1)/deps/lib/%.a,libdwarf libiberty libzstd libz) -lm
+endef
+$(foreach a,$(MACOS_ARCHS),$(eval $(call macos_target,$(a))))
+
+ifneq ($(strip $(MACOS_UNABLE)),)
+macos:
+	@echo "make macos: $(strip $(MACOS_UNABLE))" >&2; exit 1
+macos-check:
+	@echo "  SKIP    make macos: $(strip $(MACOS_UNABLE))"
+else ifneq ($(SANITIZE),)
+macos:
+	@echo "make macos: the cross-build is not sanitized; run it without SANITIZE" >&2; exit 1
+macos-check:
+	@echo "  SKIP    make macos: the sanitized suite does not repeat the cross-build (the plain suite runs it)"
+else
+macos: $(MACOS_PROGS)
+macos-check: macos
+endif
+
+check: macos-check
+
+.PHONY: macos macos-check

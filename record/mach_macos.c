@@ -11,7 +11,12 @@
  * Ports: the task port from task_for_pid is kept for the session; the
  * thread ports of the latest task_threads list are kept until the next
  * list replaces them, and every one is given back with
- * mach_port_deallocate, the list itself with mach_vm_deallocate.
+ * mach_port_deallocate, the list itself with vm_deallocate.
+ *
+ * Memory is read with vm_read_overwrite of <mach/vm_map.h> rather than
+ * mach_vm_read_overwrite of <mach/mach_vm.h>, which the cross-compiler's
+ * headers lack: prof-record is a 64-bit program, whose vm_address_t and
+ * vm_size_t are 64 bits, so the two calls are the same.
  */
 #include "macos.h"
 #include "common/diag.h"
@@ -19,7 +24,7 @@
 
 #include <errno.h>
 #include <mach/mach.h>
-#include <mach/mach_vm.h>
+#include <mach/vm_map.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -179,7 +184,7 @@ int macos_threads(struct macos_task *t, const uint64_t **ids, size_t *n)
 		t->ids[k++] = info.thread_id;
 	}
 	t->nports = k;
-	mach_vm_deallocate(mach_task_self(), (mach_vm_address_t)list, count * sizeof(*list));
+	vm_deallocate(mach_task_self(), (vm_address_t)list, count * sizeof(*list));
 	*ids = t->ids;
 	*n = k;
 	return 0;
@@ -254,8 +259,8 @@ int macos_thread_regs(struct macos_task *t, uint64_t id, int *arch, struct unwin
 int macos_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct macos_task *t = ctx;
-	mach_vm_size_t got = 0;
-	kern_return_t kr = mach_vm_read_overwrite(t->task, addr, len, (mach_vm_address_t)buf, &got);
+	vm_size_t got = 0;
+	kern_return_t kr = vm_read_overwrite(t->task, addr, len, (vm_address_t)buf, &got);
 
 	if (kr != KERN_SUCCESS)
 		return from_kern(kr) == -ESRCH ? -ESRCH : -EFAULT;
