@@ -24,6 +24,9 @@
 enum target_error {
 	TARGET_E_EXEC = -4000,  /* the launched command could not be executed */
 	TARGET_E_NOTHREADS,     /* attaching found no thread it could trace */
+	TARGET_E_REGS,          /* the system refused a thread's registers as asked for */
+	TARGET_E_ROSETTA,       /* macOS: an x86_64 process run by Rosetta, for an arm64 recorder */
+	TARGET_E_NATIVE,        /* macOS: a native arm64 process, for a recorder run by Rosetta */
 };
 
 enum target_event_kind {
