@@ -173,8 +173,11 @@ out:
 	return r;
 }
 
+/* The platform's part of the unwind configuration: the leaf search, and
+ * where arm64 pointer authentication starts in macOS's addresses. */
 void images_unwind_hooks(struct images *im, struct unwind_config *cfg)
 {
 	cfg->is_return = images_is_return;
 	cfg->is_return_ctx = im;
+	cfg->va_bits = MACOS_ARM64_VA_BITS;
 }

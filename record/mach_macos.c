@@ -5,8 +5,10 @@
  * their results into the portable structs and errno codes of macos.h; no
  * target memory is parsed here, so that everything which could be wrong
  * with what a process holds is handled in portable code that the tests
- * run on Linux. Compiled only on macOS (the Makefile keeps *_macos.c out
- * elsewhere); this project's CI cannot compile or run it.
+ * run on Linux. Part of prof-record on macOS only (the Makefile keeps
+ * *_macos.c out elsewhere); on Linux, make macos compiles it against the
+ * cross-compiler's macOS headers, which is as far as this project's CI
+ * goes: it is never run there.
  *
  * Ports: the task port from task_for_pid is kept for the session; the
  * thread ports of the latest task_threads list are kept until the next
@@ -42,7 +44,6 @@ struct port {
 struct macos_task {
 	pid_t pid;
 	task_t task;
-	int spawned, exited, status;
 	task_suspension_token_t token;   /* while suspended by macos_suspend() */
 	struct port *ports;
 	size_t nports;
@@ -58,10 +59,11 @@ static int from_kern(kern_return_t kr)
 		return 0;
 	case KERN_TERMINATED:
 	case MACH_SEND_INVALID_DEST:
-	case KERN_INVALID_ARGUMENT:
 	case KERN_INVALID_NAME:
 	case KERN_INVALID_RIGHT:
 		return -ESRCH;
+	case KERN_INVALID_ARGUMENT:
+		return -EINVAL;
 	case KERN_INVALID_ADDRESS:
 	case KERN_PROTECTION_FAILURE:
 	case KERN_NO_SPACE:
@@ -115,8 +117,11 @@ int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno)
 	if (r != 0)
 		return -r;
 	r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_START_SUSPENDED);
-	if (r == 0)
-		r = posix_spawnp(&pid, argv[0], NULL, &attr, argv, environ);
+	if (r != 0) {
+		posix_spawnattr_destroy(&attr);
+		return -r;   /* ours, not the command's: nothing was run */
+	}
+	r = posix_spawnp(&pid, argv[0], NULL, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);
 	if (r != 0) {
 		*spawn_errno = r;
@@ -127,25 +132,55 @@ int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno)
 		/* Not ours to profile after all: it must not stay suspended. */
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		return r;
 	}
-	(*out)->spawned = 1;
-	return 0;
+	return r;
 }
 
 pid_t macos_pid(const struct macos_task *t) { return t->pid; }
 
 int macos_start(struct macos_task *t)
 {
-	kern_return_t kr = task_resume(t->task);
+	return from_kern(task_resume(t->task));
+}
 
-	/* A command that cannot be started must not stay suspended. */
-	if (kr != KERN_SUCCESS) {
-		kill(t->pid, SIGKILL);
-		waitpid(t->pid, &t->status, 0);
-		t->exited = 1;
+int macos_kill(struct macos_task *t, int *status)
+{
+	kill(t->pid, SIGKILL);
+	/* A task held since its spawn handles the signal only once it
+	 * runs; it dies before its first instruction. */
+	task_resume(t->task);
+	if (waitpid(t->pid, status, 0) != t->pid)
+		return -errno;
+	return 0;
+}
+
+int macos_reap(struct macos_task *t, int *status)
+{
+	pid_t r = waitpid(t->pid, status, WNOHANG);
+
+	if (r < 0)
+		return -errno;
+	return r == t->pid;
+}
+
+int macos_proc_info(pid_t pid, struct macos_proc *out)
+{
+	int mib[4] = { CTL_KERN, KERN_PROC, KERN_PROC_PID, pid };
+	struct kinfo_proc kp;
+	size_t len = sizeof(kp);
+
+	memset(out, 0, sizeof(*out));
+	if (sysctl(mib, 4, &kp, &len, NULL, 0) < 0)
+		return -errno;
+	/* No such process: the kernel answers with nothing. */
+	if (len < sizeof(kp)) {
+		out->state = MACOS_PROC_GONE;
+		return 0;
 	}
-	return from_kern(kr);
+	out->state = kp.kp_proc.p_stat == SZOMB ? MACOS_PROC_ZOMBIE : MACOS_PROC_ALIVE;
+	out->status = kp.kp_proc.p_xstat;
+	out->translated = (kp.kp_proc.p_flag & P_TRANSLATED) != 0;
+	return 0;
 }
 
 int macos_suspend(struct macos_task *t)
@@ -235,7 +270,8 @@ int macos_thread_regs(struct macos_task *t, uint64_t id, int *arch, struct unwin
 	kr = thread_get_state(port, ARM_THREAD_STATE64, (thread_state_t)&s, &cnt);
 	if (kr != KERN_SUCCESS)
 		return from_kern(kr);
-	/* The accessors strip pointer authentication from pc, lr and fp. */
+	/* In a plain arm64 build the accessors return the registers as they
+	 * are: lr may be signed, and the unwinder strips it. */
 	r->pc = (uint64_t)(uintptr_t)__darwin_arm_thread_state64_get_pc(s);
 	r->lr = (uint64_t)(uintptr_t)__darwin_arm_thread_state64_get_lr(s);
 	r->sp = (uint64_t)(uintptr_t)__darwin_arm_thread_state64_get_sp(s);
@@ -296,23 +332,6 @@ int macos_procargs(struct macos_task *t, struct buf *out)
 		return -errno;
 	out->len = len;
 	return 0;
-}
-
-int macos_exited(struct macos_task *t, int *status)
-{
-	if (!t->exited && t->spawned) {
-		int st;
-		if (waitpid(t->pid, &st, WNOHANG) == t->pid) {
-			t->exited = 1;
-			t->status = st;
-		}
-	} else if (!t->exited && kill(t->pid, 0) < 0 && errno == ESRCH) {
-		t->exited = 1;
-		t->status = 0;
-	}
-	if (t->exited)
-		*status = t->status;
-	return t->exited;
 }
 
 void macos_free(struct macos_task *t)

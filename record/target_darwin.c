@@ -16,6 +16,18 @@
  *
  * The trace's tids are 32 bits: a thread is recorded by the low 32 bits
  * of its 64-bit system-wide id (which counts up from boot).
+ *
+ * A command is spawned suspended, and that suspension, unlike
+ * task_suspend2's, outlives prof-record: so a launched process that was
+ * never let run is killed and reaped by target_detach() or target_free(),
+ * whatever step failed first. Before a process is sampled, its
+ * architecture is compared with the recorder's (Rosetta runs x86_64 code
+ * on arm64 Macs, and a thread's registers can only be read in the
+ * recorder's own flavor), and one thread's registers are read, so that a
+ * refusal is an error at once rather than every sample lost. An attached
+ * process has ended when the system no longer has it, or has it as a
+ * zombie (its parent has not collected it yet: its threads are gone, its
+ * pid is not); only then is its exit status known.
  */
 #include "macos.h"
 #include "target.h"
@@ -28,6 +40,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WINDOW_BYTES (16u << 10)
 #define PAGE 4096u
@@ -41,7 +54,8 @@ struct thread {
 
 struct target {
 	struct macos_task *task;
-	int launched, exited, status;
+	int launched, started;     /* spawned; and let run */
+	int exited, status_known, status;
 	int spawn_errno;           /* a launch whose command could not run */
 	struct thread *th;
 	size_t nth, th_cap;
@@ -60,6 +74,14 @@ const char *target_strerror(int err)
 	switch (err) {
 	case TARGET_E_EXEC: return "cannot execute the command";
 	case TARGET_E_NOTHREADS: return "no thread of the process could be read";
+	case TARGET_E_REGS:
+		return "the kernel refuses its threads' registers (thread_get_state: invalid argument)";
+	case TARGET_E_ROSETTA:
+		return "it runs x86_64 code under Rosetta, which this arm64 prof-record cannot sample; "
+		       "try the x86_64 prof-record, under Rosetta too (arch -x86_64 prof-record ...)";
+	case TARGET_E_NATIVE:
+		return "this prof-record is the x86_64 build, run by Rosetta, and the process is native "
+		       "arm64: use the arm64 prof-record";
 	default: return strerror(-err);
 	}
 }
@@ -140,6 +162,64 @@ static struct target *target_of(struct macos_task *task, int launched)
 	return t;
 }
 
+/* 0 if the process runs code of the recorder's own architecture. */
+static int check_arch(struct target *t)
+{
+	struct macos_proc self, p;
+	int r = macos_proc_info(getpid(), &self);
+
+	if (r == 0)
+		r = macos_proc_info(macos_pid(t->task), &p);
+	if (r < 0)
+		return r;
+	if (p.state == MACOS_PROC_GONE)
+		return -ESRCH;
+	if (p.translated && !self.translated)
+		return TARGET_E_ROSETTA;
+	if (!p.translated && self.translated)
+		return TARGET_E_NATIVE;
+	return 0;
+}
+
+/* Reads a thread's registers once, the task left running (the kernel
+ * holds the thread for the call): a flavor or count the kernel refuses
+ * is TARGET_E_REGS now. A thread that ended meanwhile proves nothing
+ * either way. */
+static int probe_regs(struct target *t)
+{
+	struct unwind_regs regs;
+	int arch, r;
+
+	if (t->nth == 0)
+		return 0;
+	r = macos_thread_regs(t->task, t->th[0].id, &arch, &regs);
+	return r == -EINVAL ? TARGET_E_REGS : 0;
+}
+
+/* Checks the process and reads its threads and name. */
+static int take_process(struct target *t)
+{
+	int r = check_arch(t);
+
+	if (r == 0)
+		r = refresh_threads(t);
+	if (r == 0)
+		r = probe_regs(t);
+	if (r == 0)
+		read_procname(t);
+	return r;
+}
+
+/* Kills a launched process that was never let run (its spawn's suspension
+ * would outlive us), and reaps it. */
+static void kill_unstarted(struct target *t)
+{
+	if (!t->launched || !t->task || t->started || t->exited)
+		return;
+	t->status_known = macos_kill(t->task, &t->status) == 0;
+	t->exited = 1;
+}
+
 int target_attach(pid_t pid, struct target **out)
 {
 	struct macos_task *task;
@@ -149,14 +229,13 @@ int target_attach(pid_t pid, struct target **out)
 	if (r < 0)
 		return r;
 	t = target_of(task, 0);
-	r = refresh_threads(t);
+	r = take_process(t);
 	if (r == 0 && t->nth == 0)
 		r = TARGET_E_NOTHREADS;
 	if (r < 0) {
 		target_free(t);
 		return r;
 	}
-	read_procname(t);
 	*out = t;
 	return 0;
 }
@@ -183,20 +262,44 @@ int target_launch_exec(struct target *t, int *exec_errno)
 		*exec_errno = t->spawn_errno;
 		return TARGET_E_EXEC;
 	}
-	read_procname(t);
-	r = refresh_threads(t);
+	/* Any failure leaves it unstarted: detach or free kills it. */
+	r = take_process(t);
 	if (r == 0)
 		r = macos_start(t->task);
+	if (r == 0)
+		t->started = 1;
 	return r;
 }
 
 pid_t target_pid(const struct target *t) { return t->task ? macos_pid(t->task) : 0; }
 
+/* An attached process whose status is unknown (its parent collected it
+ * before it was seen as a zombie) has ended, but has no status to give. */
 int target_exited(const struct target *t, int *status)
 {
-	if (t->exited)
+	if (t->exited && t->status_known)
 		*status = t->status;
-	return t->exited;
+	return t->exited && t->status_known;
+}
+
+/* Whether the process has ended: a launched one once it is reaped, an
+ * attached one once the system has it as a zombie or no more. */
+static int process_ended(struct target *t, int *status, int *known)
+{
+	struct macos_proc p;
+
+	*known = 0;
+	if (t->launched) {
+		*known = macos_reap(t->task, status) == 1;
+		return *known;
+	}
+	if (macos_proc_info(macos_pid(t->task), &p) < 0)
+		return 0;
+	if (p.state == MACOS_PROC_ZOMBIE) {
+		*status = p.status;
+		*known = 1;
+	}
+	return p.state != MACOS_PROC_ALIVE;
 }
 
 /* Lets the task go if a tick left it suspended. A suspension token is
@@ -214,21 +317,22 @@ static void release_task(struct target *t)
 
 int target_poll(struct target *t)
 {
-	int status, r;
+	int status = 0, known, r;
 
 	if (t->exited)
 		return 0;
 	release_task(t);
-	if (macos_exited(t->task, &status) == 1) {
+	if (process_ended(t, &status, &known)) {
 		for (size_t i = 0; i < t->nth; i++)
 			push_event(t, TARGET_EVENT_THREAD_END, t->th[i].tid, 0);
 		t->nth = 0;
 		t->exited = 1;
+		t->status_known = known;
 		t->status = status;
 		push_event(t, TARGET_EVENT_EXIT, 0, status);
 		return 0;
 	}
-	/* A task that is gone is seen as exited at the next poll. */
+	/* A task that is gone is seen as ended at the next poll. */
 	r = refresh_threads(t);
 	return r == -ESRCH ? 0 : r;
 }
@@ -315,7 +419,7 @@ int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
 	r = macos_thread_regs(t->task, th->id, &s->arch, &s->regs);
 	if (r < 0) {
 		done_with(t, th);
-		return r;
+		return r == -EINVAL ? TARGET_E_REGS : r;
 	}
 	s->tid = tid;
 	s->state = th->state;
@@ -382,6 +486,7 @@ out:
 int target_detach(struct target *t)
 {
 	release_task(t);
+	kill_unstarted(t);
 	return 0;
 }
 
@@ -389,21 +494,20 @@ int target_wait_exit(struct target *t, int timeout_ms, int *status)
 {
 	for (int waited = 0; !t->exited && t->launched && waited <= timeout_ms; waited += 5) {
 		struct timespec ts = { 0, 5000000 };
-		if (macos_exited(t->task, &t->status) == 1) {
-			t->exited = 1;
+		if (macos_reap(t->task, &t->status) == 1) {
+			t->exited = t->status_known = 1;
 			break;
 		}
 		nanosleep(&ts, NULL);
 	}
-	if (t->exited)
-		*status = t->status;
-	return t->exited;
+	return target_exited(t, status);
 }
 
 void target_free(struct target *t)
 {
 	if (!t)
 		return;
+	kill_unstarted(t);
 	macos_free(t->task);
 	free(t->th);
 	free(t->tids);

@@ -13,6 +13,9 @@
  * signed return addresses, the trace, and prof-report naming each frame
  * from the dSYMs. The stacks it prints are compared exactly with the
  * fixture's known call structure (testdata/macho/app.c, libwork.c).
+ * Then what the layer can report that must not be lost: a launched
+ * process that was never started (killed at detach or free), registers
+ * refused, a process run by Rosetta, one that became a zombie.
  *
  * mk/macos.mk links this test with target_darwin.o and images_darwin.o
  * instead of Linux's target and images.
@@ -54,15 +57,27 @@ struct macos_task {
 	volatile sig_atomic_t *stop;
 	void (*on_tick)(struct macos_task *t);
 	int suspended, suspends, resumes, bad_calls, freed;
+	int running_reads;          /* registers read with the task running */
 	struct buf procargs;
-	int spawn_errno, started;
+	int spawn_errno, started, killed;
+	int start_error, regs_error; /* what macos_start and macos_thread_regs fail with */
+	int translated, self_translated;
+	/* From tick ends_at on (0: never) the process has ended: a zombie
+	 * with exit_status, or gone altogether. Its threads go with it, and
+	 * task_threads fails as on a dead task. */
+	int ends_at, gone, exit_status;
 };
 
 static struct macos_task *next_task;
 
+static int ended(const struct macos_task *t)
+{
+	return t->ends_at && t->ticks >= t->ends_at;
+}
+
 static int alive(const struct macos_task *t, const struct fake_thread *th)
 {
-	return t->ticks >= th->from_tick && (th->until_tick == 0 || t->ticks < th->until_tick);
+	return !ended(t) && t->ticks >= th->from_tick && (th->until_tick == 0 || t->ticks < th->until_tick);
 }
 
 static struct fake_thread *thread_of(struct macos_task *t, uint64_t id)
@@ -92,7 +107,41 @@ pid_t macos_pid(const struct macos_task *t) { return t->pid; }
 
 int macos_start(struct macos_task *t)
 {
+	if (t->start_error)
+		return t->start_error;
 	t->started = 1;
+	return 0;
+}
+
+int macos_kill(struct macos_task *t, int *status)
+{
+	t->killed++;
+	*status = SIGKILL;
+	return 0;
+}
+
+int macos_reap(struct macos_task *t, int *status)
+{
+	if (!ended(t))
+		return 0;
+	*status = t->exit_status;
+	return 1;
+}
+
+int macos_proc_info(pid_t pid, struct macos_proc *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->state = MACOS_PROC_ALIVE;
+	if (pid == getpid()) {
+		out->translated = next_task && next_task->self_translated;
+	} else if (next_task && pid == next_task->pid) {
+		out->translated = next_task->translated;
+		if (ended(next_task))
+			out->state = next_task->gone ? MACOS_PROC_GONE : MACOS_PROC_ZOMBIE;
+		out->status = out->state == MACOS_PROC_ZOMBIE ? next_task->exit_status : 0;
+	} else {
+		out->state = MACOS_PROC_GONE;
+	}
 	return 0;
 }
 
@@ -123,6 +172,9 @@ int macos_resume(struct macos_task *t)
 int macos_threads(struct macos_task *t, const uint64_t **ids, size_t *n)
 {
 	size_t k = 0;
+
+	if (ended(t))
+		return -EIO;
 	for (size_t i = 0; i < t->nth; i++)
 		if (alive(t, &t->th[i]))
 			t->live[k++] = t->th[i].id;
@@ -144,10 +196,13 @@ int macos_thread_info(struct macos_task *t, uint64_t id, struct macos_thread_inf
 int macos_thread_regs(struct macos_task *t, uint64_t id, int *arch, struct unwind_regs *r)
 {
 	struct fake_thread *th = thread_of(t, id);
+	/* Registers of a running thread prove only that they can be read. */
 	if (!t->suspended)
-		t->bad_calls++;   /* registers of a running thread mean nothing */
+		t->running_reads++;
 	if (!th)
 		return -ESRCH;
+	if (t->regs_error)
+		return t->regs_error;
 	*arch = th->arch;
 	*r = th->regs;
 	return 0;
@@ -170,11 +225,6 @@ int macos_procargs(struct macos_task *t, struct buf *out)
 {
 	buf_reset(out);
 	buf_add(out, t->procargs.data, t->procargs.len);
-	return 0;
-}
-
-int macos_exited(struct macos_task *t, int *status)
-{
 	return 0;
 }
 
@@ -320,9 +370,10 @@ static const char *report_path(char *out, size_t n)
 	return out;
 }
 
-/* Runs the real sampler on the task until it stops itself; the trace
- * goes to path. */
-static struct sampler_stats record(const char *path, volatile sig_atomic_t *stop)
+/* Runs the real sampler on the task until it stops itself or ends; the
+ * trace goes to path. *exit_status is the process's, or -1 if the target
+ * has none to give. */
+static struct sampler_stats record(const char *path, volatile sig_atomic_t *stop, int *exit_status)
 {
 	struct target *t;
 	struct sampler_source *src;
@@ -350,6 +401,8 @@ static struct sampler_stats record(const char *path, volatile sig_atomic_t *stop
 	cr_assert_eq(sampler_run(&cfg, t, src, w, &st), 0);
 	sampler_source_free(src);
 	cr_assert_eq(target_detach(t), 0);
+	if (!target_exited(t, exit_status))
+		*exit_status = -1;
 	end.time = sampler_now();
 	cr_assert_eq(trace_writer_finish(w, &end), 0);
 	trace_writer_free(w);
@@ -480,16 +533,20 @@ Test(darwin, arm64_sampler_to_report)
 	struct sampler_stats st;
 	const char *want, *got;
 	size_t per_state[TRACE_STATE__COUNT] = { 0 };
+	int status;
 
 	task_init(&t, &stop, 10);
 	arm64_process(&t);
 	fake_fmt(trace_path, sizeof(trace_path), "%s/arm64.trace", symbols_dir(dir, sizeof(dir)));
-	st = record(trace_path, &stop);
+	st = record(trace_path, &stop, &status);
 
-	/* The task ran again after every tick, and was never read running. */
+	/* The task ran again after every tick, and was never read running
+	 * but once, by attach's check. */
+	cr_assert_eq(status, -1, "an attached process that runs has no exit status");
 	cr_assert_eq(t.ticks, 10);
 	cr_assert_eq(t.suspends, t.resumes);
 	cr_assert_eq(t.bad_calls, 0);
+	cr_assert_eq(t.running_reads, 1);
 	cr_assert_not(t.suspended);
 	cr_assert(t.freed);
 
@@ -549,6 +606,7 @@ Test(darwin, x86_64_frameless_leaf)
 	uint64_t fmain, frun, fpath_b, flib_work, sp = STACK + 8 * 960;
 	uint8_t *stack;
 	const char *got;
+	int status;
 
 	task_init(&t, &stop, 5);
 	app = fake_load("app-x86_64");
@@ -567,7 +625,7 @@ Test(darwin, x86_64_frameless_leaf)
 		.regs = { .pc = symbol(&app, "_lib_mix").addr + APP_SLIDE, .sp = sp, .fp = flib_work } };
 	t.nth = 1;
 	fake_fmt(trace_path, sizeof(trace_path), "%s/x86_64.trace", symbols_dir(dir, sizeof(dir)));
-	record(trace_path, &stop);
+	record(trace_path, &stop, &status);
 	got = folded(trace_path, dir);
 	cr_assert_str_eq(got, "App;main;run;path_b;lib_work;lib_mix 5\n", "prof-report said:\n%s", got);
 	task_release(&t, dir);
@@ -861,6 +919,209 @@ Test(darwin, stack_window_and_suspension)
 	cr_assert_not(t.suspended);
 	cr_assert_eq(t.suspends, t.resumes);
 	cr_assert_eq(t.bad_calls, 0);
+	cr_assert_eq(t.running_reads, 1);
 	target_free(tg);
 	task_release(&t, "");
+}
+
+/* --- what the layer reports, and must not be lost ----------------------- */
+
+/* A command is spawned suspended, a suspension that outlives prof-record:
+ * every way a launch can end before its start kills and reaps it. */
+Test(darwin, unstarted_launch_is_killed)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	char *argv[] = { "App", NULL };
+	struct target *tg;
+	int err = 0, status = 0;
+
+	task_init(&t, &stop, 0);
+	t.nth = 1;
+	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
+
+	/* The trace cannot be written: freed before it was ever started. */
+	cr_assert_eq(target_launch(argv, &tg), 0);
+	target_free(tg);
+	cr_assert_eq(t.killed, 1);
+
+	/* A failure after the launch that detaches and dies: killed at the
+	 * detach, and its end is known. */
+	t.killed = 0;
+	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_detach(tg), 0);
+	cr_assert_eq(t.killed, 1);
+	cr_assert(target_exited(tg, &status));
+	cr_assert_eq(status, SIGKILL);
+	target_free(tg);
+	cr_assert_eq(t.killed, 1, "once");
+
+	/* A process that cannot be sampled is never started. */
+	t.killed = 0;
+	t.translated = 1;
+	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch_exec(tg, &err), TARGET_E_ROSETTA);
+	cr_assert_not(t.started);
+	target_free(tg);
+	cr_assert_eq(t.killed, 1);
+	t.translated = 0;
+
+	/* task_resume fails. */
+	t.killed = 0;
+	t.start_error = -EIO;
+	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch_exec(tg, &err), -EIO);
+	cr_assert_eq(target_detach(tg), 0);
+	target_free(tg);
+	cr_assert_eq(t.killed, 1);
+	t.start_error = 0;
+
+	/* Started: it runs on after prof-record. */
+	t.killed = 0;
+	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch_exec(tg, &err), 0);
+	cr_assert(t.started);
+	cr_assert_eq(target_detach(tg), 0);
+	target_free(tg);
+	cr_assert_eq(t.killed, 0);
+
+	/* Nothing was spawned: nothing to kill. */
+	t.spawn_errno = ENOENT;
+	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch_exec(tg, &err), TARGET_E_EXEC);
+	target_free(tg);
+	cr_assert_eq(t.killed, 0);
+	task_release(&t, "");
+}
+
+/* What signing can leave in a return address: macOS arm64 user addresses
+ * end below 1 << 47, so the code begins at bit 47. */
+#define PAC47(addr) ((addr) | UINT64_C(0x0030800000000000))
+
+/* A signed lr and a signed frame-record return, both with bit 47 set:
+ * stripped at 47 bits, each names its function. */
+Test(darwin, signed_return_addresses_with_bit_47)
+{
+	static volatile sig_atomic_t stop;
+	static struct macos_task t;
+	struct fake_infos in = { .timestamp = 1 };
+	struct fake_image img[1] = { { UINT64_C(0x100000000) + APP_SLIDE, APP_PATH } };
+	char trace_path[PATH_MAX], dir[PATH_MAX];
+	uint64_t fmain, frun;
+	const char *got;
+	int status;
+
+	task_init(&t, &stop, 5);
+	app = fake_load("app-arm64");
+	fake_map_macho(&t.mem, &app, APP_SLIDE, NULL);
+	fake_dyld_write(&t.mem, INFOS, &in, img, 1);
+	fmain = record_at(&t, 1000, 0, 0);
+	frun = record_at(&t, 990, fmain, PAC47(call_site(&app, UNWIND_ARCH_ARM64, "_main", "_run") + APP_SLIDE));
+	t.th[0] = (struct fake_thread){
+		.id = 0x3c001, .arch = UNWIND_ARCH_ARM64, .state = TRACE_STATE_RUNNING,
+		.regs = { .pc = inlined_pc(&app) + APP_SLIDE, .sp = STACK + 8 * 980, .fp = frun,
+			  .lr = PAC47(call_site(&app, UNWIND_ARCH_ARM64, "_run", "_path_a") + APP_SLIDE) } };
+	t.nth = 1;
+	fake_fmt(trace_path, sizeof(trace_path), "%s/pac.trace", symbols_dir(dir, sizeof(dir)));
+	record(trace_path, &stop, &status);
+	got = folded(trace_path, dir);
+	cr_assert_str_eq(got, "App;main;run;path_a;step;mix 5\n", "prof-report said:\n%s", got);
+	task_release(&t, dir);
+	free(app.p);
+}
+
+/* KERN_INVALID_ARGUMENT from thread_get_state (a wrong flavor or count, or
+ * a thread of another architecture) is an error that says so: at attach
+ * and launch, where one thread is read first, and in a sample, where it
+ * is a lost sample and not a thread that vanished. */
+Test(darwin, refused_registers_are_an_error)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	char *argv[] = { "App", NULL };
+	struct target *tg;
+	struct target_stop s;
+	int err;
+
+	task_init(&t, &stop, 0);
+	t.nth = 1;
+	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64, .regs = { .pc = 0x1000, .sp = STACK } };
+	t.regs_error = -EINVAL;
+	cr_assert_eq(target_attach(4242, &tg), TARGET_E_REGS);
+	cr_assert_str_eq(target_strerror(TARGET_E_REGS),
+			 "the kernel refuses its threads' registers (thread_get_state: invalid argument)");
+	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch_exec(tg, &err), TARGET_E_REGS);
+	target_free(tg);
+	cr_assert_eq(t.killed, 1);
+
+	t.regs_error = 0;
+	cr_assert_eq(target_attach(4242, &tg), 0);
+	t.regs_error = -EINVAL;
+	cr_assert_eq(target_interrupt_thread(tg, 7), 0);
+	cr_assert_eq(target_stop_thread(tg, 7, &s), TARGET_E_REGS);
+	cr_assert_not(t.suspended);
+	target_free(tg);
+	task_release(&t, "");
+}
+
+/* The recorder reads threads of its own architecture only: a process run
+ * by Rosetta is refused by the arm64 build, a native one by the x86_64
+ * build run by Rosetta; both under Rosetta may go on. */
+Test(darwin, rosetta_is_detected)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	struct target *tg;
+
+	task_init(&t, &stop, 0);
+	t.nth = 1;
+	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
+	t.translated = 1;
+	cr_assert_eq(target_attach(4242, &tg), TARGET_E_ROSETTA);
+	cr_assert_not_null(strstr(target_strerror(TARGET_E_ROSETTA), "x86_64 code under Rosetta"));
+	t.self_translated = 1;
+	cr_assert_eq(target_attach(4242, &tg), 0);
+	target_free(tg);
+	t.translated = 0;
+	cr_assert_eq(target_attach(4242, &tg), TARGET_E_NATIVE);
+	cr_assert_not_null(strstr(target_strerror(TARGET_E_NATIVE), "use the arm64 prof-record"));
+	task_release(&t, "");
+}
+
+/* An attached process that exits stays a zombie until its parent collects
+ * it: its threads are gone and task_threads fails, but kill(pid, 0) still
+ * works. The recording ends at the next poll, with its exit status; one
+ * that is gone altogether ends it too, with no status to give. */
+Test(darwin, zombie_ends_the_recording)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	const char *tmp = getenv("TMPDIR");
+	struct sampler_stats st;
+	int status;
+
+	fake_fmt(dir, sizeof(dir), "%s/test_darwin.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	cr_assert_not_null(mkdtemp(dir));
+	fake_fmt(path, sizeof(path), "%s/zombie.trace", dir);
+	for (int gone = 0; gone <= 1; gone++) {
+		task_init(&t, &stop, 50);
+		stop = 0;
+		t.nth = 1;
+		t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64,
+						.regs = { .pc = 0x1000, .sp = STACK + 8 * 100 } };
+		t.ends_at = 4;
+		t.gone = gone;
+		t.exit_status = 3 << 8;
+		st = record(path, &stop, &status);
+		/* Ticks 1-3 sampled; at 4 the thread is gone; the next poll
+		 * sees the end. */
+		cr_assert_eq(t.ticks, 4, "the recording went on to tick %d", t.ticks);
+		cr_assert_eq(st.samples, 3);
+		cr_assert_eq(st.counters[TRACE_COUNTER_THREADS_VANISHED], 1);
+		cr_assert_eq(status, gone ? -1 : 3 << 8);
+		task_release(&t, "");
+	}
+	task_release(&t, dir);
 }
