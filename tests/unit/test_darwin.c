@@ -592,6 +592,34 @@ Test(darwin, arm64_sampler_to_report)
 
 /* --- x86_64: a frameless leaf found by the stack search ------------------ */
 
+/* The program fixture (into app) at APP_SLIDE, dyld's only image. */
+static void only_image(struct macos_task *t, const char *fixture)
+{
+	struct fake_infos in = { .timestamp = 1 };
+	struct fake_image img[1] = { { UINT64_C(0x100000000) + APP_SLIDE, APP_PATH } };
+
+	app = fake_load(fixture);
+	fake_map_macho(&t->mem, &app, APP_SLIDE, NULL);
+	fake_dyld_write(&t->mem, INFOS, &in, img, 1);
+}
+
+/* Records t, whose one thread is th[0], until it stops itself, and checks
+ * what prof-report folds the trace to; then lets the task and app go. */
+static void only_thread_folds_to(struct macos_task *t, volatile sig_atomic_t *stop, const char *want)
+{
+	char trace_path[PATH_MAX + 16], dir[PATH_MAX];
+	const char *got;
+	int status;
+
+	t->nth = 1;
+	fake_fmt(trace_path, sizeof(trace_path), "%s/one.trace", symbols_dir(dir, sizeof(dir)));
+	record(trace_path, stop, &status);
+	got = folded(trace_path, dir);
+	cr_assert_str_eq(got, want, "prof-report said:\n%s", got);
+	task_release(t, dir);
+	free(app.p);
+}
+
 /* lib_mix caught before it pushed a frame: its return address into
  * lib_work is the word at sp, found because it follows a call instruction
  * in the code read from the task's memory. A word below it that points
@@ -600,18 +628,11 @@ Test(darwin, x86_64_frameless_leaf)
 {
 	static volatile sig_atomic_t stop;
 	static struct macos_task t;
-	struct fake_infos in = { .timestamp = 1 };
-	struct fake_image img[1] = { { UINT64_C(0x100000000) + APP_SLIDE, APP_PATH } };
-	char trace_path[PATH_MAX], dir[PATH_MAX];
 	uint64_t fmain, frun, fpath_b, flib_work, sp = STACK + 8 * 960;
 	uint8_t *stack;
-	const char *got;
-	int status;
 
 	task_init(&t, &stop, 5);
-	app = fake_load("app-x86_64");
-	fake_map_macho(&t.mem, &app, APP_SLIDE, NULL);
-	fake_dyld_write(&t.mem, INFOS, &in, img, 1);
+	only_image(&t, "app-x86_64");
 	fmain = record_at(&t, 1000, 0, 0);
 	frun = record_at(&t, 990, fmain, call_site(&app, UNWIND_ARCH_X86_64, "_main", "_run") + APP_SLIDE);
 	fpath_b = record_at(&t, 980, frun, call_site(&app, UNWIND_ARCH_X86_64, "_run", "_path_b") + APP_SLIDE);
@@ -623,13 +644,7 @@ Test(darwin, x86_64_frameless_leaf)
 	t.th[0] = (struct fake_thread){
 		.id = 0x2b001, .arch = UNWIND_ARCH_X86_64, .state = TRACE_STATE_RUNNING, .name = "main",
 		.regs = { .pc = symbol(&app, "_lib_mix").addr + APP_SLIDE, .sp = sp, .fp = flib_work } };
-	t.nth = 1;
-	fake_fmt(trace_path, sizeof(trace_path), "%s/x86_64.trace", symbols_dir(dir, sizeof(dir)));
-	record(trace_path, &stop, &status);
-	got = folded(trace_path, dir);
-	cr_assert_str_eq(got, "App;main;run;path_b;lib_work;lib_mix 5\n", "prof-report said:\n%s", got);
-	task_release(&t, dir);
-	free(app.p);
+	only_thread_folds_to(&t, &stop, "App;main;run;path_b;lib_work;lib_mix 5\n");
 }
 
 /* --- the image table alone ----------------------------------------------- */
@@ -1004,30 +1019,17 @@ Test(darwin, signed_return_addresses_with_bit_47)
 {
 	static volatile sig_atomic_t stop;
 	static struct macos_task t;
-	struct fake_infos in = { .timestamp = 1 };
-	struct fake_image img[1] = { { UINT64_C(0x100000000) + APP_SLIDE, APP_PATH } };
-	char trace_path[PATH_MAX], dir[PATH_MAX];
 	uint64_t fmain, frun;
-	const char *got;
-	int status;
 
 	task_init(&t, &stop, 5);
-	app = fake_load("app-arm64");
-	fake_map_macho(&t.mem, &app, APP_SLIDE, NULL);
-	fake_dyld_write(&t.mem, INFOS, &in, img, 1);
+	only_image(&t, "app-arm64");
 	fmain = record_at(&t, 1000, 0, 0);
 	frun = record_at(&t, 990, fmain, PAC47(call_site(&app, UNWIND_ARCH_ARM64, "_main", "_run") + APP_SLIDE));
 	t.th[0] = (struct fake_thread){
 		.id = 0x3c001, .arch = UNWIND_ARCH_ARM64, .state = TRACE_STATE_RUNNING,
 		.regs = { .pc = inlined_pc(&app) + APP_SLIDE, .sp = STACK + 8 * 980, .fp = frun,
 			  .lr = PAC47(call_site(&app, UNWIND_ARCH_ARM64, "_run", "_path_a") + APP_SLIDE) } };
-	t.nth = 1;
-	fake_fmt(trace_path, sizeof(trace_path), "%s/pac.trace", symbols_dir(dir, sizeof(dir)));
-	record(trace_path, &stop, &status);
-	got = folded(trace_path, dir);
-	cr_assert_str_eq(got, "App;main;run;path_a;step;mix 5\n", "prof-report said:\n%s", got);
-	task_release(&t, dir);
-	free(app.p);
+	only_thread_folds_to(&t, &stop, "App;main;run;path_a;step;mix 5\n");
 }
 
 /* KERN_INVALID_ARGUMENT from thread_get_state (a wrong flavor or count, or
