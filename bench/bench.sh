@@ -14,6 +14,11 @@
 #             and of perf.data written with -z where this perf has zstd;
 #   report    prof-report folded and svg against perf report, on recordings
 #             of the same deep-stack workload, with their peak RSS;
+#   small     prof-report folded against perf report on a small trace of
+#             the Rust fixture (what a user opens while working), and on
+#             a loop of reports of small traces of it, one after another;
+#   symbolize bench/symbolize.sh: prof-report against llvm-symbolizer on
+#             the same addresses of the same debug files;
 #   recorder  prof-record's own CPU time per sample and peak RSS while
 #             attached to the 8-thread workload;
 #   max rate  the highest rate of a sweep at which cpu mode loses less than
@@ -31,6 +36,12 @@
 #   BENCH_REPORT_SAMPLES   samples in the report-speed recordings (1000000)
 #   BENCH_REPORT_HZ        their rate, with two threads (default 9973)
 #   BENCH_REPORT_REPS      repetitions of each report (default 3)
+#   BENCH_SMALL_SECONDS    length of the small recordings (default 10)
+#   BENCH_SMALL_HZ         their rate (default 4999)
+#   BENCH_SMALL_REPS       repetitions of each small report (default 5)
+#   BENCH_LOOP_TRACES      small traces reported in a row (default 20)
+#   BENCH_LOOP_SECONDS     length of each of them (default 1)
+#   BENCH_SYMBOLIZE_ADDRS  addresses bench/symbolize.sh resolves (20000)
 #   BENCH_CAPTURE_SECONDS  length of the recorder-cost capture (default 60)
 #   BENCH_MAX_RATES        the rates the max-rate sweep tries, in order
 #   BENCH_OUT              the JSON file (default bench/results.json)
@@ -46,11 +57,18 @@ if [ -n "${BENCH_SMOKE:-}" ]; then
 	REPS=${BENCH_REPS:-1} SECS=${BENCH_SECONDS:-0.4} RATES=${BENCH_RATES:-997}
 	REPORT_SAMPLES=${BENCH_REPORT_SAMPLES:-4000} REPORT_REPS=${BENCH_REPORT_REPS:-1}
 	CAPTURE=${BENCH_CAPTURE_SECONDS:-2} MAX_RATES=${BENCH_MAX_RATES:-"997 9973"}
+	SMALL_SECS=${BENCH_SMALL_SECONDS:-1} SMALL_REPS=${BENCH_SMALL_REPS:-1}
+	LOOP_TRACES=${BENCH_LOOP_TRACES:-3} LOOP_SECS=${BENCH_LOOP_SECONDS:-0.3}
+	SYM_ADDRS=${BENCH_SYMBOLIZE_ADDRS:-2000}
 else
 	REPS=${BENCH_REPS:-5} SECS=${BENCH_SECONDS:-1.5} RATES=${BENCH_RATES:-"997 9973"}
 	REPORT_SAMPLES=${BENCH_REPORT_SAMPLES:-1000000} REPORT_REPS=${BENCH_REPORT_REPS:-3}
 	CAPTURE=${BENCH_CAPTURE_SECONDS:-60} MAX_RATES=${BENCH_MAX_RATES:-"997 2999 4999 9973 19997 29989 49999"}
+	SMALL_SECS=${BENCH_SMALL_SECONDS:-10} SMALL_REPS=${BENCH_SMALL_REPS:-5}
+	LOOP_TRACES=${BENCH_LOOP_TRACES:-20} LOOP_SECS=${BENCH_LOOP_SECONDS:-1}
+	SYM_ADDRS=${BENCH_SYMBOLIZE_ADDRS:-20000}
 fi
+SMALL_HZ=${BENCH_SMALL_HZ:-4999}
 WORKLOADS=${BENCH_WORKLOADS:-"cpu1 threads8 deep200 server50"}
 REPORT_HZ=${BENCH_REPORT_HZ:-9973}
 OUT=${BENCH_OUT:-bench/results.json}
@@ -58,6 +76,7 @@ TOOLS="prof-cpu prof-wall perf-fp perf-dwarf"
 TMP=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 KV=$TMP/kv      # one "KEY VALUE" line per measurement
+. "$(dirname "$0")/lib.sh"
 : > "$KV"
 : > "$TMP/skipped"
 
@@ -176,12 +195,11 @@ run bare 0 "$TMP/none" "$W/deep200" "$SECS" -j 2
 runits=$(awk -v n="$REPORT_SAMPLES" -v hz="$REPORT_HZ" -v line="$(cat "$TMP/run.out")" 'BEGIN {
 	split(line, f, /[ ,]+/); printf "%.0f\n", f[2] / f[9] * n / hz }')
 say "report: recording deep200 -j 2 -n $runits at $REPORT_HZ Hz, for about $REPORT_SAMPLES samples"
-tm() { # tm KEY COMMAND...: wall time and peak RSS of one run
+PERF_FOLDED="perf report --stdio --no-children -g folded -i"
+tm() { # tm KEY COMMAND...: wall time and peak RSS of one run, its output in $TMP/tm.out
 	local key=$1 secs rss
 	shift
-	/usr/bin/time -f '%e %M' -o "$TMP/tm" "$@" > "$TMP/tm.out" 2> "$TMP/tm.err" ||
-		die "$*: failed: $(tail -3 "$TMP/tm.err")"
-	read -r secs rss < "$TMP/tm"
+	read -r secs rss < <(timed "$TMP/tm.out" "$@") || die "$*: failed"
 	put "$key.seconds" "$secs"
 	put "$key.rss_kib" "$rss"
 }
@@ -203,9 +221,85 @@ for rep in $(seq "$REPORT_REPS"); do
 		tm report.prof_svg "$REPORT" svg "$TMP/r.trace" -o "$TMP/r.svg"
 	fi
 	if usable perf-fp; then
-		tm report.perf_folded perf report -i "$TMP/r.data" --stdio --no-children -g folded
+		tm report.perf_folded $PERF_FOLDED "$TMP/r.data"
 	fi
 done
+
+# --- small traces: what a user opens while working, one after another.
+# The Rust fixture (4.4 MB with its DWARF, and libc, named through
+# libc6-dbg) recorded by prof and by perf -g at SMALL_HZ: one trace of
+# SMALL_SECS, reported SMALL_REPS times by each tool, interleaved; then
+# LOOP_TRACES traces of LOOP_SECS, each reported once in a row, the whole
+# loop timed, REPORT_REPS times.
+SMALL=$BUILD/testdata/rust/shapes
+small_ok=
+if [ ! -x "$SMALL" ]; then
+	skip_tool small "no $SMALL (the Rust fixture; rustc is needed to build it)"
+elif ! usable "$rmode"; then
+	skip_tool small "prof-record cannot record here"
+else
+	small_ok=1
+fi
+record_small() { # record_small prof|perf SECONDS OUT: records the Rust fixture, prints the sample count
+	local tool=$1 secs=$2 out=$3 n
+	case $tool in
+	prof) "$RECORD" -f --mode "${rmode#prof-}" -F "$SMALL_HZ" -o "$out" -- "$SMALL" "$secs" ;;
+	perf) perf record -F "$SMALL_HZ" -g -o "$out" -- "$SMALL" "$secs" ;;
+	esac > /dev/null 2> "$TMP/small.err" || die "$tool on $SMALL: $(tail -3 "$TMP/small.err")"
+	case $tool in
+	prof) n=$(sed -n 's/^prof-record: \([0-9]*\) samples.*/\1/p' "$TMP/small.err") ;;
+	perf) n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$TMP/small.err") ;;
+	esac
+	echo "${n:-null}"
+}
+if [ -n "$small_ok" ]; then
+	say "small: recording $SMALL for $SMALL_SECS s at $SMALL_HZ Hz"
+	put small.prof.samples "$(record_small prof "$SMALL_SECS" "$TMP/s.trace")"
+	usable perf-fp && put small.perf.samples "$(record_small perf "$SMALL_SECS" "$TMP/s.data")"
+	for rep in $(seq "$SMALL_REPS"); do
+		tm small.prof_folded "$REPORT" folded "$TMP/s.trace"
+		[ "$rep" -gt 1 ] || put small.prof.unique_stacks "$(wc -l < "$TMP/tm.out")"
+		usable perf-fp && tm small.perf_folded $PERF_FOLDED "$TMP/s.data"
+	done
+	say "small: recording $LOOP_TRACES traces of $LOOP_SECS s"
+	for i in $(seq "$LOOP_TRACES"); do
+		put loop.prof.samples "$(record_small prof "$LOOP_SECS" "$TMP/l$i.trace")"
+		usable perf-fp && put loop.perf.samples "$(record_small perf "$LOOP_SECS" "$TMP/l$i.data")"
+	done
+	for rep in $(seq "$REPORT_REPS"); do
+		for tool in prof perf; do
+			[ $tool = prof ] || usable perf-fp || continue
+			total=0 peak=0
+			for i in $(seq "$LOOP_TRACES"); do
+				if [ $tool = prof ]; then cmd=("$REPORT" folded "$TMP/l$i.trace")
+				else cmd=($PERF_FOLDED "$TMP/l$i.data"); fi
+				read -r secs rss < <(timed "$TMP/tm.out" "${cmd[@]}") || die "${cmd[*]}: failed"
+				total=$(awk -v a="$total" -v b="$secs" 'BEGIN { print a + b }')
+				[ "$rss" -le "$peak" ] || peak=$rss
+			done
+			put "loop.${tool}_folded.seconds" "$total"
+			put "loop.${tool}_folded.rss_kib" "$peak"
+		done
+	done
+fi
+
+# --- symbolization: bench/symbolize.sh's addresses, prof-report against
+# llvm-symbolizer
+if ! command -v llvm-symbolizer > /dev/null; then
+	skip_tool symbolize "llvm-symbolizer is not installed (Debian package llvm)"
+elif [ ! -x "$SMALL" ]; then
+	skip_tool symbolize "no $SMALL (the Rust fixture; rustc is needed to build it)"
+else
+	say "symbolize: $SYM_ADDRS addresses of libc and the Rust fixture"
+	rc=0
+	BENCH_KV=$KV SYMBOLIZE_REPS=$REPORT_REPS BUILD=$BUILD BIN=$BIN \
+		bash "$(dirname "$0")/symbolize.sh" "$SYM_ADDRS" > "$TMP/symbolize.out" 2> "$TMP/symbolize.err" || rc=$?
+	case $rc in
+	0) ;;
+	2) skip_tool symbolize "$(tail -1 "$TMP/symbolize.err")" ;;
+	*) die "bench/symbolize.sh failed: $(tail -3 "$TMP/symbolize.err")" ;;
+	esac
+fi
 
 # --- recorder cost: prof-record attached to threads8 for CAPTURE seconds
 for mode in cpu wall; do
@@ -313,13 +407,19 @@ done
 bps_prof=("$(median recorder.cpu.bps)" "$(median recorder.wall.bps)")
 wall1=$(awk -v r="$(slowdown_median cpu1 "$first_rate" prof-wall)" 'BEGIN { print r == "null" ? "null" : (r - 1) * 100 }')
 speedup=$(ratio "$(median report.perf_folded.seconds)" "$(median report.prof_folded.seconds)")
+small_speedup=$(ratio "$(median small.perf_folded.seconds)" "$(median small.prof_folded.seconds)")
+loop_speedup=$(ratio "$(median loop.perf_folded.seconds)" "$(median loop.prof_folded.seconds)")
+sym_speedup=$(ratio "$(median symbolize.llvm.seconds)" "$(median symbolize.prof.seconds)")
 rss_max=$(W_PICK=max worst "$(median recorder.cpu.rss_kib)" "$(median recorder.wall.rss_kib)")
 rss_mib=$(awk -v k="$rss_max" 'BEGIN { print k == "null" ? "null" : k / 1024 }')
 target cpu_slowdown_vs_perf_fp "$(W_PICK=max worst "${cpu_vs_perf[@]}")" "<=" 1
 target wall_1thread_percent "$wall1" "<=" 5
 target trace_bytes_per_sample "$(W_PICK=max worst "${bps_prof[@]}")" "<=" 4
 target trace_smaller_than_perf_fp "$(W_PICK=min worst "${vs_fp[@]}")" ">=" 15
-target folded_faster_than_perf_report "$speedup" ">=" 10
+target folded_faster_than_perf_report "$speedup" ">=" 50
+target small_folded_vs_perf_report "$small_speedup" ">=" 1
+target loop_folded_vs_perf_report "$loop_speedup" ">=" 1
+target symbolize_vs_llvm_symbolizer "$sym_speedup" ">=" 2
 target recorder_rss_mib "$rss_mib" "<=" 32
 
 {
@@ -364,7 +464,27 @@ target recorder_rss_mib "$rss_mib" "<=" 32
 	for k in prof_folded prof_svg perf_folded; do
 		echo "    \"$k\": {\"seconds\": $(jstat "report.$k.seconds"), \"rss_kib\": $(jstat "report.$k.rss_kib")},"
 	done
-	echo "    \"folded_speedup\": $speedup"
+	echo "    \"folded_speedup\": $speedup,"
+	for c in small loop; do
+		echo "    \"$c\": {"
+		[ $c = small ] || echo "      \"traces\": $LOOP_TRACES,"
+		echo "      \"prof_samples\": $(median $c.prof.samples),"
+		echo "      \"perf_samples\": $(median $c.perf.samples),"
+		[ $c = loop ] || echo "      \"prof_unique_stacks\": $(median $c.prof.unique_stacks),"
+		for k in prof_folded perf_folded; do
+			echo "      \"$k\": {\"seconds\": $(jstat "$c.$k.seconds"), \"rss_kib\": $(jstat "$c.$k.rss_kib")},"
+		done
+		echo "      \"speedup\": $([ $c = small ] && echo "$small_speedup" || echo "$loop_speedup")"
+		echo "    },"
+	done
+	echo '    "symbolize": {'
+	echo "      \"addresses\": $(median symbolize.addresses),"
+	echo "      \"unresolved\": $(median symbolize.unresolved),"
+	for k in prof llvm; do
+		echo "      \"$k\": {\"seconds\": $(jstat "symbolize.$k.seconds"), \"rss_kib\": $(jstat "symbolize.$k.rss_kib")},"
+	done
+	echo "      \"speedup\": $sym_speedup"
+	echo '    }'
 	echo '  },'
 	echo '  "recorder": {'
 	for mode in cpu wall; do
@@ -424,6 +544,27 @@ num() { awk -v v="$1" -v f="${2:-%.1f}" 'BEGIN { if (v == "null") printf "%10s",
 		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "report.$k.seconds")" "$(num "$(median "report.$k.rss_kib")" %d | tr -d ' ')"
 	done
 	printf '  folded is %sx faster than perf report\n' "$(num "$speedup" %.1f | tr -d ' ')"
+	echo
+	printf 'small: the Rust fixture for %s s at %s Hz, prof %s samples (%s unique folded stacks), perf %s samples; median [min-max] of %s\n' \
+		"$SMALL_SECS" "$SMALL_HZ" "$(median small.prof.samples)" "$(median small.prof.unique_stacks)" \
+		"$(median small.perf.samples)" "$SMALL_REPS"
+	for k in prof_folded perf_folded; do
+		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "small.$k.seconds")" "$(num "$(median "small.$k.rss_kib")" %d | tr -d ' ')"
+	done
+	printf '  folded is %sx the speed of perf report\n' "$(num "$small_speedup" %.2f | tr -d ' ')"
+	printf 'loop: %s traces of %s s (median %s samples, perf %s) reported in a row; the whole loop, median [min-max] of %s\n' \
+		"$LOOP_TRACES" "$LOOP_SECS" "$(median loop.prof.samples)" "$(median loop.perf.samples)" "$REPORT_REPS"
+	for k in prof_folded perf_folded; do
+		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "loop.$k.seconds")" "$(num "$(median "loop.$k.rss_kib")" %d | tr -d ' ')"
+	done
+	printf '  folded is %sx the speed of perf report\n' "$(num "$loop_speedup" %.2f | tr -d ' ')"
+	printf 'symbolize: %s addresses of libc and the Rust fixture (%s unresolved); median [min-max] of %s\n' \
+		"$(median symbolize.addresses)" "$(median symbolize.unresolved)" "$REPORT_REPS"
+	for k in prof llvm; do
+		printf '  %-12s %s s, peak RSS %s KiB\n' "$([ $k = prof ] && echo prof_folded || echo llvm-symbolizer)" \
+			"$(cell "symbolize.$k.seconds")" "$(num "$(median "symbolize.$k.rss_kib")" %d | tr -d ' ')"
+	done
+	printf '  prof-report is %sx the speed of llvm-symbolizer\n' "$(num "$sym_speedup" %.2f | tr -d ' ')"
 	echo
 	echo "recorder attached to threads8 at 997 Hz for $CAPTURE s"
 	for mode in cpu wall; do

@@ -14,7 +14,12 @@ $(BUILD)/bench/%: bench/workloads/%.c bench/workloads/workload.h testdata/fixtur
 
 FIXTURES += $(BENCH_WORKLOADS)
 
-bench: $(PROGS) $(BENCH_WORKLOADS)
+# The report steps read the Rust fixture (when rustc is here), libc
+# through the split fixture, and bench/symbolize.sh's synthetic traces.
+BENCH_FIXTURES := $(BUILD)/testdata/split $(BUILD)/tests/tools/synth_trace \
+	$(if $(shell command -v rustc 2>/dev/null),$(BUILD)/testdata/rust/shapes)
+
+bench: $(PROGS) $(BENCH_WORKLOADS) $(BENCH_FIXTURES)
 	$(Q)BUILD=$(BUILD) BIN=$(BIN) bash bench/bench.sh
 
 .PHONY: bench

@@ -61,6 +61,24 @@ for (const k of ["prof_folded", "prof_svg", "perf_folded"])
 	for (const s of ["median", "min", "max"])
 		for (const m of ["seconds", "rss_kib"]) want(`report/${k}/${m}/${s}`, k.startsWith("perf") ? "perf-fp" : rep);
 want("report/folded_speedup", skipped.has("perf-fp") ? "perf-fp" : rep);
+/* the small trace and the loop of them need the Rust fixture ("small"),
+ * the comparison perf too; the symbolization llvm-symbolizer ("symbolize") */
+const small = skipped.has("small") ? "small" : "perf-fp";
+for (const c of ["small", "loop"]) {
+	want(`report/${c}/prof_samples`, "small");
+	want(`report/${c}/perf_samples`, small);
+	for (const k of ["prof_folded", "perf_folded"])
+		for (const s of ["median", "min", "max"])
+			for (const m of ["seconds", "rss_kib"]) want(`report/${c}/${k}/${m}/${s}`, k.startsWith("perf") ? small : "small");
+	want(`report/${c}/speedup`, small);
+}
+want("report/small/prof_unique_stacks", "small");
+want("report/loop/traces");
+for (const k of ["addresses", "unresolved"]) want("report/symbolize/" + k, "symbolize");
+for (const k of ["prof", "llvm"])
+	for (const s of ["median", "min", "max"])
+		for (const m of ["seconds", "rss_kib"]) want(`report/symbolize/${k}/${m}/${s}`, "symbolize");
+want("report/symbolize/speedup", "symbolize");
 for (const m of ["cpu", "wall"])
 	for (const k of ["samples", "us_per_sample", "rss_kib", "bytes_per_sample"]) want(`recorder/${m}/${k}`, "prof-" + m);
 for (const w of ["cpu1", "threads8"]) {
@@ -70,7 +88,8 @@ for (const w of ["cpu1", "threads8"]) {
 	if (!skipped.has("prof-cpu") && !(Array.isArray(tried) && tried.length)) bad.push(`empty max_rate/${w}/tried`);
 }
 for (const k of ["cpu_slowdown_vs_perf_fp", "wall_1thread_percent", "trace_bytes_per_sample",
-		 "trace_smaller_than_perf_fp", "folded_faster_than_perf_report", "recorder_rss_mib"])
+		 "trace_smaller_than_perf_fp", "folded_faster_than_perf_report", "small_folded_vs_perf_report",
+		 "loop_folded_vs_perf_report", "symbolize_vs_llvm_symbolizer", "recorder_rss_mib"])
 	for (const f of ["value", "want", "met"])
 		if (get(`targets/${k}/${f}`) === undefined) bad.push(`missing targets/${k}/${f}`);
 if (bad.length) console.log(bad.join("\n"));
