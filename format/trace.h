@@ -80,6 +80,9 @@ const char *trace_mode_name(int mode);
 const char *trace_state_name(int state);
 const char *trace_ident_kind_name(int kind);
 const char *trace_counter_name(int counter);
+/* Returns why a chunk counts as damaged, as a phrase ("content checksum
+ * mismatch"), for each enum trace_damage value. */
+const char *trace_damage_name(int damage);
 
 struct trace_session {
 	uint8_t os, arch, mode;
@@ -142,18 +145,109 @@ struct trace_end {
 	int32_t exit_status;    /* its wait(2) status when has_exit */
 };
 
-/* What loading found, for 'prof-report info' and warnings. */
+/*
+ * What loading found, for 'prof-report info' and warnings.
+ *
+ * Every chunk has a sequence number, 0 for the first and one more for each
+ * after it, so what is gone can be told from what is left. A loss is one
+ * of three kinds. Chunks are missing when their numbers never appear: the
+ * bytes are not in the file at all. A chunk is damaged when it is there but
+ * cannot be read (a checksum, a length or a record is wrong, it is out of
+ * sequence, or it is a trace's data after its footer), and bytes are
+ * damaged when they are no chunk at all. A chunk is cut when the file ends
+ * inside it, as it does when the recorder is killed mid-write; only the
+ * last chunk of a file can be cut. A trace is unfinished when its file
+ * ends after a chunk that was read, with no footer: the recorder stopped
+ * between two chunks, and what it would have written next is gone.
+ */
+enum trace_loss_kind {
+	TRACE_LOSS_MISSING,
+	TRACE_LOSS_DAMAGED,
+	TRACE_LOSS_CUT,
+	TRACE_LOSS_UNFINISHED,
+};
+
+/* Why a chunk, or bytes, count as damaged. */
+enum trace_damage {
+	TRACE_DAMAGE_HEADER,       /* no intact chunk header: sync bytes or its checksum */
+	TRACE_DAMAGE_LENGTH,       /* an intact header with a length over TRACE_MAX_CHUNK */
+	TRACE_DAMAGE_TORN,         /* its frame runs into the next intact chunk header */
+	TRACE_DAMAGE_FRAME,        /* not one zstd frame as the format requires */
+	TRACE_DAMAGE_CONTENT,      /* decompression or the content checksum failed */
+	TRACE_DAMAGE_RECORD,       /* its contents do not parse (records before the bad
+	                            * one were read) */
+	TRACE_DAMAGE_SEQUENCE,     /* its sequence number is not above the one before */
+	TRACE_DAMAGE_AFTER_FOOTER, /* a data or footer chunk after a trace's footer */
+	TRACE_DAMAGE_FOOTER,       /* the footer disagrees with the chunks before it */
+	TRACE_DAMAGE__COUNT
+};
+
+/* What a lost chunk held, as far as its intact header tells. */
+enum trace_held {
+	TRACE_HELD_UNKNOWN,  /* no intact header, or missing */
+	TRACE_HELD_RECORDS,  /* a data chunk: samples and the tables they use */
+	TRACE_HELD_FOOTER,
+	TRACE_HELD_SYMBOLS,
+	TRACE_HELD_OTHER,    /* a type this reader does not know */
+};
+
+/* Bits of trace_loss.has: which of its times are known. */
+#define TRACE_LOSS_BEFORE 0x1 /* a sample was read before the loss */
+#define TRACE_LOSS_AFTER 0x2  /* and one after it */
+
+/* One loss, in file order. */
+struct trace_loss {
+	uint8_t kind;            /* enum trace_loss_kind */
+	uint8_t damage;          /* enum trace_damage, for TRACE_LOSS_DAMAGED */
+	uint8_t open;            /* damaged to the end of the file, so chunks after
+	                          * seq + nseq - 1 may be gone too */
+	uint8_t has;             /* TRACE_LOSS_BEFORE | TRACE_LOSS_AFTER */
+	uint8_t held;            /* enum trace_held */
+	uint32_t seq;            /* the sequence number of the first chunk lost, or
+	                          * for damaged bytes that held none, of the next;
+	                          * for an unfinished trace, of the chunk due next */
+	uint32_t nseq;           /* chunks lost: 0 for damaged bytes that held none */
+	uint64_t offset;         /* where in the file (missing: where they belonged) */
+	uint64_t bytes;          /* bytes lost there (0 for missing chunks) */
+	uint64_t samples_before; /* samples read before it, in file order */
+	uint64_t time_before;    /* the latest sample time among those */
+	uint64_t time_after;     /* the earliest among the samples read after it */
+};
+
+/* Losses are listed up to this many; the counts are always exact. */
+#define TRACE_MAX_LOSSES 1024
+
 struct trace_load_status {
 	uint16_t major, minor;       /* the file's version */
 	uint64_t file_bytes;
-	uint64_t chunks;             /* complete, valid chunks read */
-	uint64_t chunks_skipped;     /* unknown types, skipped by length */
-	uint64_t chunks_corrupt;     /* failed a checksum or parse, skipped */
-	uint64_t tail_bytes_lost;    /* bytes after the last complete chunk */
-	uint64_t samples_dropped;    /* samples referring to missing stacks */
-	int has_footer;              /* the trace was finished cleanly */
-	uint32_t next_seq;           /* one past the last chunk's sequence number */
+	uint64_t chunks;             /* intact chunks read */
+	uint64_t chunks_skipped;     /* intact chunks of unknown types, skipped */
+	uint64_t chunks_missing;     /* sequence numbers that no chunk had */
+	uint64_t chunks_damaged;     /* chunks there that could not be read */
+	uint64_t bytes_damaged;      /* bytes of those, and of damage between chunks */
+	uint64_t bytes_cut;          /* bytes of the chunk the end of the file cut */
+	uint64_t samples_dropped;    /* samples read whose stacks were lost */
+	uint64_t samples_missing;    /* samples the footer counts beyond those read
+	                              * or dropped */
+	uint64_t nodes_split;        /* stack nodes copied because their samples
+	                              * saw different images (trace_image_at()) */
+	int has_footer;              /* a footer was read */
+	int complete;                /* and it agrees with the file, and no chunk
+	                              * before it is missing, damaged or cut */
+	int ends_whole;              /* the file ends with a chunk read whole, so
+	                              * chunks can be appended */
+	uint32_t next_seq;           /* for a chunk appended: one past the last
+	                              * sequence number read in order */
+	uint32_t footer_seq;         /* the footer's sequence number, if read */
+	uint64_t footer[4];          /* and what it counts: chunks before it,
+	                              * samples, stack nodes, and its offset */
+	size_t nlosses;
+	struct trace_loss *losses;   /* the first TRACE_MAX_LOSSES, in file order */
+	uint64_t losses_unlisted;    /* and how many more there were */
 };
+
+/* Releases the losses of st. */
+void trace_load_status_release(struct trace_load_status *st);
 
 struct trace_syms; /* format/trace_syms.h */
 
@@ -181,9 +275,9 @@ const char *trace_strerror(int err);
  * Reading.
  */
 
-/* Loads every complete chunk of the trace at path into a new struct trace.
- * A trace cut short or with corrupt chunks still loads; status says what was
- * lost. Fails only when nothing usable is there (not a trace, a newer major
+/* Loads every intact chunk of the trace at path into a new struct trace.
+ * A trace cut short, or with chunks missing or damaged, still loads;
+ * status says what was lost and where. Fails only when nothing usable is there (not a trace, a newer major
  * version, no session). On success the caller frees *out with trace_free(). */
 int trace_load(const char *path, struct trace **out);
 /* As trace_load(), from n borrowed bytes. */

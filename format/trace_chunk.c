@@ -11,10 +11,12 @@
  * the bytes that remain and against TRACE_MAX_CHUNK before anything is
  * allocated; the zstd frame must declare exactly the raw length and carry
  * a content checksum, so a decompressed chunk is either exactly what was
- * written or rejected. A chunk that fails is counted and the walk
- * resynchronises on the next intact chunk header; a chunk cut by the end
- * of the file ends the walk and its bytes are reported as lost. What the
- * chunks hold is the business of their readers: the trace's records
+ * written or rejected. The walk follows the sequence numbers, so that it
+ * can name what is gone: numbers that never appear are missing chunks, a
+ * chunk that is there but fails is damaged (and skipped by its length,
+ * which its header vouches for), bytes between intact chunks are damaged
+ * too, and only a chunk that the end of the file runs into is cut. What
+ * the chunks hold is the business of their readers: the trace's records
  * (format/trace_reader.c) and symbol packs (format/trace_syms.c).
  */
 #include "format/trace_chunk.h"
@@ -198,100 +200,271 @@ static int check_frame(const uint8_t *p, size_t n, uint32_t raw_len)
 	return 0;
 }
 
-static int header_at(const uint8_t *p, size_t n, size_t pos, struct trace_chunk_header *h)
-{
-	if (n - pos < TRACE_CHUNK_HEADER_LEN)
-		return TRACE_E_CORRUPT;
-	return trace_chunk_header_decode(p + pos, h);
-}
-
-/* Finds the next intact chunk header after pos, or returns n. */
-static size_t resync(const uint8_t *p, size_t n, size_t pos)
+/* The first position in [from, to] where an intact chunk header starts, or
+ * SIZE_MAX. */
+static size_t next_header(const uint8_t *p, size_t n, size_t from, size_t to)
 {
 	struct trace_chunk_header h;
 
-	for (pos++; n - pos >= TRACE_CHUNK_HEADER_LEN; pos++) {
-		const uint8_t *q = memmem(p + pos, n - pos, TRACE_SYNC, TRACE_SYNC_LEN);
+	if (n < TRACE_CHUNK_HEADER_LEN)
+		return SIZE_MAX;
+	if (to > n - TRACE_CHUNK_HEADER_LEN)
+		to = n - TRACE_CHUNK_HEADER_LEN;
+	for (size_t pos = from; pos <= to; pos++) {
+		const uint8_t *q = memmem(p + pos, to - pos + TRACE_SYNC_LEN, TRACE_SYNC, TRACE_SYNC_LEN);
 		if (!q)
 			break;
 		pos = (size_t)(q - p);
-		if (header_at(p, n, pos, &h) == 0)
+		if (trace_chunk_header_decode(p + pos, &h) == 0)
 			return pos;
 	}
-	return n;
+	return SIZE_MAX;
 }
 
-/* Reads one chunk whose header is intact and whose payload is in bounds.
- * Returns 0 if it was used, 1 if skipped as unknown, or a negative error. */
-static int walk_chunk(const struct trace_walk *w, ZSTD_DCtx *dctx, uint8_t **raw, size_t *cap,
-		      const struct trace_chunk_header *h, const uint8_t *p)
+void trace_load_status_release(struct trace_load_status *st)
 {
-	size_t got;
-	int r;
+	free(st->losses);
+	st->losses = NULL;
+	st->nlosses = 0;
+}
 
-	if ((r = check_frame(p, h->comp_len, h->raw_len)) < 0)
-		return r;
-	if (h->type >= 32 || !(w->types & (1u << h->type)))
-		return 1;
-	if (h->raw_len + 1 > *cap) {
-		free(*raw);
-		*cap = h->raw_len + 1;
-		*raw = xmalloc(*cap);
+void trace_loss_note(struct trace_load_status *st, const struct trace_loss *loss)
+{
+	switch (loss->kind) {
+	case TRACE_LOSS_MISSING:
+		st->chunks_missing += loss->nseq;
+		break;
+	case TRACE_LOSS_DAMAGED:
+		st->chunks_damaged += loss->nseq;
+		st->bytes_damaged += loss->bytes;
+		break;
+	case TRACE_LOSS_CUT:
+		st->bytes_cut += loss->bytes;
+		break;
 	}
-	got = ZSTD_decompressDCtx(dctx, *raw, *cap, p, h->comp_len);
-	if (ZSTD_isError(got) || got != h->raw_len)
-		return TRACE_E_CORRUPT; /* the content checksum, most likely */
-	return w->fn(w->ctx, h->type, *raw, got);
+	if (st->nlosses >= TRACE_MAX_LOSSES) {
+		st->losses_unlisted++;
+		return;
+	}
+	/* Grown by doubling: the count is a power of two when it is full. */
+	if (!(st->nlosses & (st->nlosses - 1)))
+		st->losses = xrealloc(st->losses, (st->nlosses ? 2 * st->nlosses : 1) * sizeof(*loss));
+	st->losses[st->nlosses++] = *loss;
+}
+
+/* One walk over a file's chunks. */
+struct walk {
+	const uint8_t *p;
+	size_t n;
+	const struct trace_walk *w;
+	struct trace_load_status *st;
+	uint64_t expect;   /* the sequence number the next chunk should have */
+	int footer;        /* a footer was read: only other types may follow */
+	ZSTD_DCtx *dctx;
+	uint8_t *raw;      /* a decompressed chunk */
+	size_t cap;
+};
+
+static uint8_t held(uint16_t type)
+{
+	switch (type) {
+	case TRACE_CHUNK_DATA: return TRACE_HELD_RECORDS;
+	case TRACE_CHUNK_FOOTER: return TRACE_HELD_FOOTER;
+	case TRACE_CHUNK_SYMS: return TRACE_HELD_SYMBOLS;
+	default: return TRACE_HELD_OTHER;
+	}
+}
+
+static uint32_t seq32(uint64_t seq)
+{
+	return seq > UINT32_MAX ? UINT32_MAX : (uint32_t)seq;
+}
+
+/* Notes loss l, stamped with where the reader is. */
+static void note(struct walk *k, struct trace_loss l)
+{
+	l.samples_before = k->w->mark ? k->w->mark(k->w->ctx) : 0;
+	trace_loss_note(k->st, &l);
+}
+
+/* Notes the chunk at pos, with an intact header h and bytes bytes in the
+ * file, as damaged, and takes its sequence number. */
+static void damaged_chunk(struct walk *k, const struct trace_chunk_header *h, int why, size_t pos,
+			  size_t bytes)
+{
+	note(k, (struct trace_loss){ .kind = TRACE_LOSS_DAMAGED, .damage = (uint8_t)why,
+				     .held = held(h->type),
+				     .seq = h->seq, .nseq = 1, .offset = pos,
+				     .bytes = bytes });
+	if (h->seq >= k->expect)
+		k->expect = (uint64_t)h->seq + 1;
+}
+
+/* Bytes from start to end that are no chunk, before an intact chunk
+ * header with sequence number seq: they held the chunks whose numbers
+ * are skipped, if any. */
+static void damaged_bytes(struct walk *k, size_t start, size_t end, uint64_t seq)
+{
+	uint64_t nseq = seq > k->expect ? seq - k->expect : 0;
+
+	note(k, (struct trace_loss){ .kind = TRACE_LOSS_DAMAGED, .damage = TRACE_DAMAGE_HEADER,
+				     .seq = seq32(k->expect), .nseq = seq32(nseq),
+				     .offset = start, .bytes = end - start });
+	k->expect += nseq;
+}
+
+enum { CHUNK_USED, CHUNK_SKIPPED, CHUNK_DAMAGED };
+
+/* Reads the chunk at pos, whose header h is intact and whose frame is in
+ * bounds. Returns CHUNK_USED, CHUNK_SKIPPED, or CHUNK_DAMAGED with *why
+ * set to an enum trace_damage. */
+static int walk_chunk(struct walk *k, const struct trace_chunk_header *h, size_t pos, int *why)
+{
+	const struct trace_walk *w = k->w;
+	const uint8_t *frame = k->p + pos + TRACE_CHUNK_HEADER_LEN;
+	size_t got;
+
+	if (h->seq < k->expect) {
+		*why = TRACE_DAMAGE_SEQUENCE;
+		return CHUNK_DAMAGED;
+	}
+	if (k->footer && (h->type == TRACE_CHUNK_DATA || h->type == TRACE_CHUNK_FOOTER)) {
+		*why = TRACE_DAMAGE_AFTER_FOOTER;
+		return CHUNK_DAMAGED;
+	}
+	if (check_frame(frame, h->comp_len, h->raw_len) < 0) {
+		*why = TRACE_DAMAGE_FRAME;
+		return CHUNK_DAMAGED;
+	}
+	if (h->type >= 32 || !(w->types & (1u << h->type)))
+		return CHUNK_SKIPPED;
+	if (h->raw_len + 1 > k->cap) {
+		free(k->raw);
+		k->cap = h->raw_len + 1;
+		k->raw = xmalloc(k->cap);
+	}
+	got = ZSTD_decompressDCtx(k->dctx, k->raw, k->cap, frame, h->comp_len);
+	if (ZSTD_isError(got) || got != h->raw_len) {
+		*why = TRACE_DAMAGE_CONTENT;
+		return CHUNK_DAMAGED;
+	}
+	if (w->fn(w->ctx, h, pos, k->raw, got) < 0) {
+		*why = TRACE_DAMAGE_RECORD;
+		return CHUNK_DAMAGED;
+	}
+	if (h->type == TRACE_CHUNK_FOOTER)
+		k->footer = 1;
+	return CHUNK_USED;
+}
+
+/* Whether the n bytes at p could be the start of a chunk header. */
+static int header_prefix(const uint8_t *p, size_t n)
+{
+	return memcmp(p, TRACE_SYNC, n < TRACE_SYNC_LEN ? n : TRACE_SYNC_LEN) == 0;
 }
 
 int trace_walk_chunks(const uint8_t *p, size_t n, const struct trace_walk *w,
 		      struct trace_load_status *st)
 {
-	size_t pos = TRACE_HEADER_LEN, good_end = TRACE_HEADER_LEN, cap = 0;
-	uint8_t *raw = NULL;
-	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	struct walk k = { .p = p, .n = n, .w = w, .st = st };
+	size_t pos = TRACE_HEADER_LEN;
+	size_t bad = SIZE_MAX; /* where damaged bytes began, until a header is found */
 
-	if (!dctx ||
-	    ZSTD_isError(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, CHUNK_WINDOW_LOG_MAX))) {
-		ZSTD_freeDCtx(dctx);
+	k.dctx = ZSTD_createDCtx();
+	if (!k.dctx ||
+	    ZSTD_isError(ZSTD_DCtx_setParameter(k.dctx, ZSTD_d_windowLogMax, CHUNK_WINDOW_LOG_MAX))) {
+		ZSTD_freeDCtx(k.dctx);
 		return TRACE_E_ZSTD;
 	}
 	while (n - pos >= TRACE_CHUNK_HEADER_LEN) {
 		struct trace_chunk_header h;
-		int r;
+		size_t next, end;
+		int why = 0, r;
 
-		if (header_at(p, n, pos, &h) < 0 || h.raw_len > TRACE_MAX_CHUNK ||
-		    h.comp_len > TRACE_MAX_CHUNK) {
-			st->chunks_corrupt++;
-			pos = resync(p, n, pos);
+		if (trace_chunk_header_decode(p + pos, &h) < 0) {
+			if (bad == SIZE_MAX)
+				bad = pos;
+			next = next_header(p, n, pos + 1, n);
+			pos = next == SIZE_MAX ? n : next;
 			continue;
 		}
-		if (h.comp_len > n - pos - TRACE_CHUNK_HEADER_LEN) {
-			/* Cut short: the end of the file, unless an intact
-			 * chunk follows (a torn write in the middle). */
-			size_t next = resync(p, n, pos);
-			if (next < n)
-				st->chunks_corrupt++;
+		if (bad != SIZE_MAX)
+			damaged_bytes(&k, bad, pos, h.seq);
+		else if (h.seq > k.expect)
+			note(&k, (struct trace_loss){ .kind = TRACE_LOSS_MISSING,
+						      .seq = seq32(k.expect),
+						      .nseq = seq32(h.seq - k.expect),
+						      .offset = pos });
+		bad = SIZE_MAX;
+		if (h.raw_len > TRACE_MAX_CHUNK || h.comp_len > TRACE_MAX_CHUNK) {
+			next = next_header(p, n, pos + 1, n);
+			if (next == SIZE_MAX)
+				next = n;
+			damaged_chunk(&k, &h, TRACE_DAMAGE_LENGTH, pos, next - pos);
 			pos = next;
 			continue;
 		}
-		r = walk_chunk(w, dctx, &raw, &cap, &h, p + pos + TRACE_CHUNK_HEADER_LEN);
-		if (r < 0) {
-			st->chunks_corrupt++;
-			pos = resync(p, n, pos);
+		if (h.comp_len > n - pos - TRACE_CHUNK_HEADER_LEN) {
+			/* The length is checksummed, so the file ends inside
+			 * this chunk: a cut, unless an intact chunk follows. */
+			next = next_header(p, n, pos + 1, n);
+			if (next == SIZE_MAX) {
+				note(&k, (struct trace_loss){ .kind = TRACE_LOSS_CUT,
+							      .held = held(h.type),
+							      .seq = h.seq, .nseq = 1, .offset = pos,
+							      .bytes = n - pos });
+				pos = n;
+				break;
+			}
+			damaged_chunk(&k, &h, TRACE_DAMAGE_TORN, pos, next - pos);
+			pos = next;
 			continue;
 		}
-		if (r == 1)
-			st->chunks_skipped++;
-		else
-			st->chunks++;
-		st->next_seq = h.seq + 1;
-		pos += TRACE_CHUNK_HEADER_LEN + h.comp_len;
-		good_end = pos;
+		end = pos + TRACE_CHUNK_HEADER_LEN + h.comp_len;
+		r = walk_chunk(&k, &h, pos, &why);
+		if (r == CHUNK_DAMAGED) {
+			/* A torn write can leave an intact header inside the
+			 * frame: the chunk ends there, and the walk goes on. */
+			if (why == TRACE_DAMAGE_FRAME || why == TRACE_DAMAGE_CONTENT) {
+				next = next_header(p, n, pos + 1, end - 1);
+				if (next != SIZE_MAX) {
+					why = TRACE_DAMAGE_TORN;
+					end = next;
+				}
+			}
+			damaged_chunk(&k, &h, why, pos, end - pos);
+		} else {
+			if (end == n)
+				st->ends_whole = 1;
+			if (r == CHUNK_SKIPPED)
+				st->chunks_skipped++;
+			else
+				st->chunks++;
+			k.expect = (uint64_t)h.seq + 1;
+		}
+		pos = end;
 	}
-	st->tail_bytes_lost = n - good_end;
-	ZSTD_freeDCtx(dctx);
-	free(raw);
+	if (bad != SIZE_MAX) {
+		/* Damage to the end: at least one chunk was there. */
+		note(&k, (struct trace_loss){ .kind = TRACE_LOSS_DAMAGED,
+					      .damage = TRACE_DAMAGE_HEADER, .open = 1,
+					      .seq = seq32(k.expect), .nseq = 1, .offset = bad,
+					      .bytes = n - bad });
+	} else if (pos < n) {
+		/* Too few bytes for a header: the start of one, cut, or
+		 * bytes that are no chunk. */
+		struct trace_loss l = { .kind = TRACE_LOSS_CUT, .seq = seq32(k.expect), .nseq = 1,
+					.offset = pos, .bytes = n - pos };
+		if (!header_prefix(p + pos, n - pos)) {
+			l.kind = TRACE_LOSS_DAMAGED;
+			l.damage = TRACE_DAMAGE_HEADER;
+			l.nseq = 0;
+		}
+		note(&k, l);
+	}
+	st->next_seq = seq32(k.expect);
+	ZSTD_freeDCtx(k.dctx);
+	free(k.raw);
 	return 0;
 }
 

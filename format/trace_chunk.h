@@ -20,6 +20,7 @@
 
 struct cursor;
 struct trace_load_status;
+struct trace_loss;
 
 /* File header: magic, major (le16), minor (le16), xxh32 of bytes 0..11.
  * A trace and a symbol pack differ only in the magic. */
@@ -79,20 +80,28 @@ int trace_load_path(const char *path, int (*load)(const void *p, size_t n, void 
 
 /* The walk over the chunks of a file, shared by every reader. The walk
  * decompresses each intact chunk whose type has its bit (1 << type) in
- * types and hands it to fn, which returns 0 if it used it or a negative
- * error (the chunk then counts as corrupt); intact chunks of other types
- * are skipped. */
+ * types and hands it to fn with its header and file offset; fn returns 0
+ * if it used it or a negative error (the chunk then counts as damaged).
+ * Intact chunks of other types are skipped. mark, if set, tells where the
+ * reader is (the trace reader: how many samples it has read), and is
+ * stamped on each loss as its samples_before. */
 struct trace_walk {
 	uint32_t types;
-	int (*fn)(void *ctx, uint16_t type, const uint8_t *raw, size_t n);
+	int (*fn)(void *ctx, const struct trace_chunk_header *h, uint64_t offset, const uint8_t *raw,
+		  size_t n);
+	uint64_t (*mark)(void *ctx);
 	void *ctx;
 };
 /* Walks the n bytes at p from the end of the file header, as
- * man/prof-trace.5 "Reading chunks" says, counting into st's chunks,
- * chunks_skipped, chunks_corrupt, tail_bytes_lost and next_seq. Returns 0,
- * or TRACE_E_ZSTD if zstd could not be set up. */
+ * man/prof-trace.5 "Reading chunks" says: counts chunks read and skipped,
+ * follows the sequence numbers, and notes each loss (chunks missing,
+ * damaged, cut) into st, with next_seq and ends_whole. Returns 0, or
+ * TRACE_E_ZSTD if zstd could not be set up. */
 int trace_walk_chunks(const uint8_t *p, size_t n, const struct trace_walk *w,
 		      struct trace_load_status *st);
+/* Counts loss into st (chunks_missing, chunks_damaged, bytes_damaged or
+ * bytes_cut) and lists it if fewer than TRACE_MAX_LOSSES are listed. */
+void trace_loss_note(struct trace_load_status *st, const struct trace_loss *loss);
 
 /* Where chunks are written: one file descriptor, the sequence numbers and
  * the compressor. Writes are all or nothing: after a failed write a

@@ -62,6 +62,22 @@ const char *trace_counter_name(int counter)
 	return PICK(names, counter);
 }
 
+const char *trace_damage_name(int damage)
+{
+	static const char *const names[] = {
+		"no intact chunk header",
+		"a length over 64 MiB",
+		"its frame runs into the next chunk",
+		"not one zstd frame as the format requires",
+		"content checksum mismatch",
+		"its contents do not parse",
+		"out of sequence",
+		"after the footer",
+		"the footer disagrees with the chunks before it",
+	};
+	return PICK(names, damage);
+}
+
 /* The version of the last trace refused with TRACE_E_MAJOR on this thread;
  * set by the reader, read by trace_strerror(). */
 static _Thread_local uint16_t refused_major, refused_minor;
@@ -97,7 +113,7 @@ const char *trace_strerror(int err)
 	case TRACE_E_ZSTD:
 		return "zstd could not compress or decompress a trace chunk";
 	case TRACE_E_EMPTY:
-		return "trace holds no session: nothing can be read (cut short before its first chunk?)";
+		return "trace holds no session: chunk 0, which holds it, is missing, damaged or cut";
 	case TRACE_E_USAGE:
 		return "trace API misused (internal error)";
 	}

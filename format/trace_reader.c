@@ -426,34 +426,90 @@ static int parse_data(struct loader *l, const uint8_t *p, size_t n)
 	return 0;
 }
 
-static int parse_footer(struct loader *l, const uint8_t *p, size_t n)
+/* The footer counts what was written before it; what was read must agree
+ * unless a loss before it explains the difference. */
+static int parse_footer(struct loader *l, const struct trace_chunk_header *h, uint64_t offset,
+			const uint8_t *p, size_t n)
 {
+	struct trace_load_status *st = &l->t->status;
+	uint64_t *f = st->footer, got;
 	struct cursor c;
-	uint64_t v;
+	int agrees, lost;
 
 	cursor_init(&c, p, n);
 	for (int i = 0; i < 4; i++)
-		cursor_uvarint(&c, &v);
+		cursor_uvarint(&c, &f[i]);
 	if (!c.ok)
 		return TRACE_E_CORRUPT;
-	l->t->status.has_footer = 1;
+	st->has_footer = 1;
+	st->footer_seq = h->seq;
+	got = l->t->nsamples + st->samples_dropped;
+	st->samples_missing = f[1] > got ? f[1] - got : 0;
+	agrees = f[0] == h->seq && f[1] == got && f[2] == l->next_file_node - 1 && f[3] == offset;
+	lost = st->chunks_missing || st->chunks_damaged || st->bytes_damaged;
+	if (!agrees && !lost) {
+		struct trace_loss loss = {
+			.kind = TRACE_LOSS_DAMAGED, .damage = TRACE_DAMAGE_FOOTER,
+			.held = TRACE_HELD_FOOTER, .seq = h->seq, .offset = offset, .samples_before = l->t->nsamples,
+		};
+		trace_loss_note(st, &loss);
+	}
+	st->complete = agrees && !lost;
 	return 0;
 }
 
 /* One decompressed chunk of the trace: records, the footer, or a symbol
  * pack's image (format/trace_syms.c). */
-static int read_chunk(void *ctx, uint16_t type, const uint8_t *raw, size_t n)
+static int read_chunk(void *ctx, const struct trace_chunk_header *h, uint64_t offset,
+		      const uint8_t *raw, size_t n)
 {
 	struct loader *l = ctx;
 
-	if (type == TRACE_CHUNK_FOOTER)
-		return parse_footer(l, raw, n);
-	if (type == TRACE_CHUNK_SYMS) {
+	if (h->type == TRACE_CHUNK_FOOTER)
+		return parse_footer(l, h, offset, raw, n);
+	if (h->type == TRACE_CHUNK_SYMS) {
 		if (!l->t->syms)
 			l->t->syms = trace_syms_new();
 		return trace_syms_parse_chunk(l->t->syms, raw, n);
 	}
 	return parse_data(l, raw, n);
+}
+
+static uint64_t samples_read(void *ctx)
+{
+	return ((struct loader *)ctx)->t->nsamples;
+}
+
+/* Gives each loss the times of the samples around it: the latest read
+ * before it and the earliest read after (times may go backwards). */
+static void time_losses(struct trace *t)
+{
+	struct trace_load_status *st = &t->status;
+	uint64_t edge = 0;
+	size_t i = 0, k;
+	int any = 0;
+
+	for (k = 0; k < st->nlosses; k++) {
+		struct trace_loss *loss = &st->losses[k];
+		for (; i < loss->samples_before && i < t->nsamples; i++, any = 1)
+			if (!any || t->samples[i].time > edge)
+				edge = t->samples[i].time;
+		if (any) {
+			loss->has |= TRACE_LOSS_BEFORE;
+			loss->time_before = edge;
+		}
+	}
+	any = 0;
+	for (i = t->nsamples, k = st->nlosses; k-- > 0;) {
+		struct trace_loss *loss = &st->losses[k];
+		for (; i > loss->samples_before; i--, any = 1)
+			if (!any || t->samples[i - 1].time < edge)
+				edge = t->samples[i - 1].time;
+		if (any) {
+			loss->has |= TRACE_LOSS_AFTER;
+			loss->time_after = edge;
+		}
+	}
 }
 
 int trace_load_mem(const void *mem, size_t n, struct trace **out)
@@ -463,6 +519,7 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 	struct trace_walk w = {
 		.types = 1u << TRACE_CHUNK_DATA | 1u << TRACE_CHUNK_FOOTER | 1u << TRACE_CHUNK_SYMS,
 		.fn = read_chunk,
+		.mark = samples_read,
 		.ctx = &l,
 	};
 	uint16_t major, minor;
@@ -489,6 +546,13 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 	l.t->nnodes = 1;
 	if ((r = trace_walk_chunks(p, n, &w, &l.t->status)) < 0)
 		goto out;
+	if (!l.t->status.has_footer && l.t->status.ends_whole) {
+		struct trace_loss loss = { .kind = TRACE_LOSS_UNFINISHED,
+					   .seq = l.t->status.next_seq, .offset = n,
+					   .samples_before = l.t->nsamples };
+		trace_loss_note(&l.t->status, &loss);
+	}
+	time_losses(l.t);
 	r = l.have_session ? 0 : TRACE_E_EMPTY;
 out:
 	hmap_release(&l.tids);
@@ -533,6 +597,7 @@ void trace_free(struct trace *t)
 	free(t->nodes);
 	free(t->samples);
 	trace_syms_free(t->syms);
+	trace_load_status_release(&t->status);
 	free(t);
 }
 

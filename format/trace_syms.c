@@ -42,6 +42,7 @@ void trace_syms_free(struct trace_syms *s)
 	for (size_t i = 0; i < s->nimages; i++)
 		image_release(&s->images[i]);
 	free(s->images);
+	trace_load_status_release(&s->status);
 	free(s);
 }
 
@@ -157,7 +158,8 @@ out:
 	return r;
 }
 
-static int syms_chunk(void *ctx, uint16_t type, const uint8_t *raw, size_t n)
+static int syms_chunk(void *ctx, const struct trace_chunk_header *h, uint64_t offset,
+		      const uint8_t *raw, size_t n)
 {
 	return trace_syms_parse_chunk(ctx, raw, n);
 }

@@ -430,27 +430,84 @@ static struct symbolize_opts symbolize_opts(const struct cli_report *r)
 	};
 }
 
+void cli_chunk_names(struct buf *b, uint32_t seq, uint32_t nseq)
+{
+	if (nseq > 1)
+		buf_addf(b, "chunks %" PRIu32 "-%" PRIu32, seq, seq + (nseq - 1));
+	else
+		buf_addf(b, "chunk %" PRIu32, seq);
+}
+
+/* The listed loss of this kind (and damage, for TRACE_LOSS_DAMAGED; -1
+ * for any), if it is the only one, or NULL. */
+static const struct trace_loss *only_loss(const struct trace_load_status *st, int kind, int damage)
+{
+	const struct trace_loss *found = NULL;
+
+	for (size_t i = 0; i < st->nlosses; i++) {
+		const struct trace_loss *l = &st->losses[i];
+		if (l->kind != kind || (damage >= 0 && l->damage != damage))
+			continue;
+		if (found)
+			return NULL;
+		found = l;
+	}
+	return found;
+}
+
+/* Appends ", " and then a count of chunks, naming the chunk if it is the
+ * only one listed. */
+static void add_chunks(struct buf *b, const struct trace_load_status *st, int kind,
+		       uint64_t count, const char *what)
+{
+	const struct trace_loss *l = only_loss(st, kind, -1);
+
+	buf_addstr(b, ", ");
+	if (count == 1 && l && l->nseq == 1)
+		cli_chunk_names(b, l->seq, 1);
+	else
+		buf_addf(b, "%" PRIu64 " chunks", count);
+	buf_addf(b, " %s", what);
+}
+
+/* The one warning for a trace (a footer is due) or a pack that did not
+ * read back whole: what was lost, in a line. */
+static void warn_loss(const char *what, const char *path, const struct trace_load_status *st,
+		      int trace)
+{
+	const struct trace_loss *cut = only_loss(st, TRACE_LOSS_CUT, -1);
+	struct buf b;
+
+	buf_init(&b);
+	if (st->chunks_missing)
+		add_chunks(&b, st, TRACE_LOSS_MISSING, st->chunks_missing, "missing");
+	if (st->chunks_damaged)
+		add_chunks(&b, st, TRACE_LOSS_DAMAGED, st->chunks_damaged, "damaged");
+	else if (st->bytes_damaged)
+		buf_addf(&b, ", %" PRIu64 " bytes damaged", st->bytes_damaged);
+	if (only_loss(st, TRACE_LOSS_DAMAGED, TRACE_DAMAGE_FOOTER))
+		buf_addstr(&b, ", its footer disagrees with its chunks");
+	if (cut)
+		buf_addf(&b, ", cut short (%" PRIu64 " bytes of chunk %" PRIu32 " lost)", cut->bytes,
+			 cut->seq);
+	if (trace && st->samples_dropped)
+		buf_addf(&b, ", %" PRIu64 " samples dropped", st->samples_dropped);
+	if (only_loss(st, TRACE_LOSS_UNFINISHED, -1))
+		buf_addstr(&b, ", not finished cleanly (no footer)");
+	if (b.len)
+		warning("%s'%s' is incomplete: %s", what, path, (char *)b.data + 2);
+	buf_release(&b);
+}
+
 static struct trace *load_trace(const char *path)
 {
 	struct trace *t = NULL;
-	const struct trace_load_status *st;
 	int err;
 
 	err = trace_load(path, &t);
 	if (err < 0)
 		die("cannot read '%s': %s", path, trace_strerror(err));
-	st = &t->status;
-	if (st->tail_bytes_lost)
-		warning("'%s' was cut short: %" PRIu64 " bytes after the last complete chunk are lost",
-			path, st->tail_bytes_lost);
-	else if (!st->has_footer)
-		warning("'%s' was not finished cleanly (no footer)", path);
-	if (st->chunks_corrupt)
-		warning("'%s' has %" PRIu64 " corrupt chunk%s, skipped", path, st->chunks_corrupt,
-			st->chunks_corrupt == 1 ? "" : "s");
-	if (st->samples_dropped)
-		warning("'%s': %" PRIu64 " samples refer to missing stacks and were dropped", path,
-			st->samples_dropped);
+	warn_loss("", path, &t->status, 1);
 	return t;
 }
 
@@ -473,19 +530,6 @@ void cli_output_close(const char *path, FILE *f)
 		die_errno("cannot write '%s'", path);
 }
 
-/* Warns of what reading the pack at path lost. */
-static void warn_pack(const char *path, const struct trace_syms *s)
-{
-	const struct trace_load_status *st = &s->status;
-
-	if (st->chunks_corrupt)
-		warning("pack '%s' has %" PRIu64 " corrupt chunk%s, skipped", path, st->chunks_corrupt,
-			st->chunks_corrupt == 1 ? "" : "s");
-	if (st->tail_bytes_lost)
-		warning("pack '%s' was cut short: %" PRIu64 " bytes after the last complete chunk are lost",
-			path, st->tail_bytes_lost);
-}
-
 static struct pack *load_packs(const struct cli_report *r, const char *path, struct trace *t)
 {
 	struct pack *p = pack_new();
@@ -497,7 +541,7 @@ static struct pack *load_packs(const struct cli_report *r, const char *path, str
 	for (i = 0; i < r->packs.n; i++) {
 		if ((err = trace_syms_load(r->packs.v[i], &s)) < 0)
 			die("cannot read pack '%s': %s", r->packs.v[i], trace_strerror(err));
-		warn_pack(r->packs.v[i], s);
+		warn_loss("pack ", r->packs.v[i], &s->status, 0);
 		pack_add(p, s, r->packs.v[i], 1);
 	}
 	if (t->syms)
@@ -506,7 +550,7 @@ static struct pack *load_packs(const struct cli_report *r, const char *path, str
 		if ((err = trace_syms_load(side, &s)) < 0) {
 			warning("not using pack '%s': %s", side, trace_strerror(err));
 		} else {
-			warn_pack(side, s);
+			warn_loss("pack ", side, &s->status, 0);
 			pack_add(p, s, side, 1);
 		}
 	}

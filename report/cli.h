@@ -235,9 +235,14 @@ FILE *cli_output_open(const char *path);
  * diag_close_stdout()), and dies if anything written was lost. */
 void cli_output_close(const char *path, FILE *f);
 
+struct buf;
+/* Appends "chunk SEQ" to b, or "chunks SEQ-LAST" for nseq > 1. */
+void cli_chunk_names(struct buf *b, uint32_t seq, uint32_t nseq);
+
 /* A trace opened for a subcommand, as far as it asks: loaded, then
- * symbolized, then made into the filtered profile. Loading warns when the
- * trace was cut short, had corrupt chunks or was not finished cleanly. */
+ * symbolized, then made into the filtered profile. Loading warns, in one
+ * line, when the trace did not read back whole: chunks missing or
+ * damaged, cut short, samples dropped, or not finished cleanly. */
 enum cli_stage { CLI_LOADED, CLI_SYMBOLIZED, CLI_PROFILED };
 struct cli_trace {
 	const char *path;

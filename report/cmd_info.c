@@ -277,9 +277,120 @@ static void print_threads(const struct trace *t)
 	hmap_release(&counts);
 }
 
-static void print_counts(const struct trace *t)
+/* When a loss happened, by the samples read around it; a loss after the
+ * footer, among the symbols, has none. */
+static void add_loss_times(struct buf *b, const struct trace *t, const struct trace_loss *l)
+{
+	if ((l->held != TRACE_HELD_UNKNOWN && l->held != TRACE_HELD_RECORDS) ||
+	    (t->status.has_footer && l->seq > t->status.footer_seq))
+		return;
+	switch (l->has) {
+	case TRACE_LOSS_BEFORE | TRACE_LOSS_AFTER:
+		buf_addf(b, ": samples between %.3f s and %.3f s lost", rel_s(t, l->time_before),
+			 rel_s(t, l->time_after));
+		break;
+	case TRACE_LOSS_BEFORE:
+		buf_addf(b, ": samples after %.3f s lost", rel_s(t, l->time_before));
+		break;
+	case TRACE_LOSS_AFTER:
+		buf_addf(b, ": samples before %.3f s lost", rel_s(t, l->time_after));
+		break;
+	}
+}
+
+/* What a damaged chunk held, when its header tells and it is not samples. */
+static const char *held_name(int held)
+{
+	switch (held) {
+	case TRACE_HELD_FOOTER: return " (the footer)";
+	case TRACE_HELD_SYMBOLS: return " (symbols)";
+	case TRACE_HELD_OTHER: return " (of an unknown type)";
+	default: return "";
+	}
+}
+
+static void print_loss(const struct trace *t, const struct trace_loss *l)
+{
+	const uint64_t *f = t->status.footer;
+	struct buf b;
+
+	buf_init(&b);
+	switch (l->kind) {
+	case TRACE_LOSS_MISSING:
+		cli_chunk_names(&b, l->seq, l->nseq);
+		buf_addf(&b, " missing at byte %" PRIu64, l->offset);
+		add_loss_times(&b, t, l);
+		break;
+	case TRACE_LOSS_CUT:
+		cli_chunk_names(&b, l->seq, 1);
+		buf_addf(&b, " cut short at byte %" PRIu64 ", where the file ends %" PRIu64
+			     " bytes into it",
+			 l->offset, l->bytes);
+		add_loss_times(&b, t, l);
+		break;
+	case TRACE_LOSS_UNFINISHED:
+		buf_addf(&b, "no footer after chunk %" PRIu32
+			     ": the recording did not finish cleanly, and what it wrote last may be lost",
+			 l->seq - 1);
+		break;
+	case TRACE_LOSS_DAMAGED:
+		if (l->damage == TRACE_DAMAGE_FOOTER) {
+			buf_addf(&b, "chunk %" PRIu32 ", the footer, disagrees with the chunks before it: "
+				     "it counts %" PRIu64 " chunks, %" PRIu64 " samples and %" PRIu64
+				     " stack nodes before byte %" PRIu64,
+				 l->seq, f[0], f[1], f[2], f[3]);
+			break;
+		}
+		if (l->nseq) {
+			cli_chunk_names(&b, l->seq, l->nseq);
+			buf_addf(&b, "%s%s damaged", held_name(l->held),
+				 l->open ? " (and any after it)" : "");
+		} else {
+			buf_addf(&b, "damaged bytes before chunk %" PRIu32, l->seq);
+		}
+		buf_addf(&b, " at bytes %" PRIu64 "-%" PRIu64 " (%s)", l->offset, l->offset + l->bytes,
+			 trace_damage_name(l->damage));
+		if (!l->nseq)
+			buf_addstr(&b, ": no chunk lost");
+		else
+			add_loss_times(&b, t, l);
+		break;
+	}
+	printf("  %s\n", (char *)b.data);
+	buf_release(&b);
+}
+
+/* What loading found: the counts, then each loss. */
+static void print_load(const struct trace *t)
 {
 	const struct trace_load_status *st = &t->status;
+	size_t i;
+
+	printf("\nload:\n");
+	printf("  file bytes         %" PRIu64 "\n", st->file_bytes);
+	printf("  chunks             %" PRIu64 "\n", st->chunks);
+	printf("  chunks skipped     %" PRIu64 " (unknown types)\n", st->chunks_skipped);
+	printf("  chunks missing     %" PRIu64 "\n", st->chunks_missing);
+	printf("  chunks damaged     %" PRIu64 " (%" PRIu64 " bytes)\n", st->chunks_damaged,
+	       st->bytes_damaged);
+	printf("  bytes cut          %" PRIu64 "\n", st->bytes_cut);
+	printf("  samples dropped    %" PRIu64 " (their stacks were lost)\n", st->samples_dropped);
+	if (st->has_footer)
+		printf("  samples missing    %" PRIu64 " (of the %" PRIu64 " the footer counts)\n",
+		       st->samples_missing, st->footer[1]);
+	else
+		printf("  samples missing    - (no footer to count them)\n");
+	printf("  stack nodes split  %" PRIu64 " (their samples saw different images)\n",
+	       st->nodes_split);
+	printf("  finished cleanly   %s\n", st->complete ? "yes" : "no");
+	for (i = 0; i < st->nlosses; i++)
+		print_loss(t, &st->losses[i]);
+	if (st->losses_unlisted)
+		printf("  and %" PRIu64 " more losses, not listed\n", st->losses_unlisted);
+}
+
+static void print_counts(const struct trace *t)
+{
 	uint64_t truncated = 0, states[TRACE_STATE__COUNT] = { 0 };
 	struct hmap stacks;
 	size_t i;
@@ -304,14 +415,7 @@ static void print_counts(const struct trace *t)
 	printf("counters (unwind stops are stop-*):\n");
 	for (c = 0; c < TRACE_COUNTER__COUNT; c++)
 		printf("  %-18s %" PRIu64 "\n", trace_counter_name(c), t->counters[c]);
-	printf("\nload:\n");
-	printf("  file bytes         %" PRIu64 "\n", st->file_bytes);
-	printf("  chunks             %" PRIu64 "\n", st->chunks);
-	printf("  chunks skipped     %" PRIu64 " (unknown types)\n", st->chunks_skipped);
-	printf("  chunks corrupt     %" PRIu64 "\n", st->chunks_corrupt);
-	printf("  tail bytes lost    %" PRIu64 "\n", st->tail_bytes_lost);
-	printf("  samples dropped    %" PRIu64 "\n", st->samples_dropped);
-	printf("  finished cleanly   %s\n", st->has_footer ? "yes" : "no");
+	print_load(t);
 	hmap_release(&stacks);
 }
 

@@ -91,14 +91,16 @@ static void write_file(const char *path, const char *trace, const struct trace_s
 	free(tmp);
 }
 
-/* Appends s to the trace at path, whose last chunk is followed by nothing. */
+/* Appends s to the trace at path, which must end where an intact chunk
+ * ends. */
 static void append_to_trace(const char *path, const struct trace *t, const struct trace_syms *s,
 			    uint64_t *bytes)
 {
 	int fd, err;
 
-	if (t->status.tail_bytes_lost)
-		die("'%s' ends in a partial chunk; write the pack to a file of its own with -o", path);
+	if (!t->status.ends_whole)
+		die("'%s' ends in a partial or damaged chunk; write the pack to a file of its own with -o",
+		    path);
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		die_errno("cannot open '%s'", path);

@@ -252,7 +252,7 @@ no_space() {
 	wait $pid
 	trc=$?
 	"$REPORT" info "$file" > "$TMP/$name.info" 2>&1
-	lost=$(awk '/tail bytes lost/ { print $4 }' "$TMP/$name.info")
+	lost=$(awk '/bytes cut/ { print $3 }' "$TMP/$name.info")
 	if [ $rc -eq 1 ] && grep -q "cannot write '$file': $msg" "$TMP/$name.err" && [ $trc -eq 0 ] \
 		&& grep -q 'work took' "$TMP/$name.out" && [ "$lost" = 0 ]; then
 		ok "$name (target finished, 0 bytes of partial chunk)"

@@ -116,7 +116,7 @@ Test(trace_syms, round_trip)
 	got = describe(back);
 	cr_assert_str_eq(got, want);
 	cr_assert_eq(back->status.chunks, 2);
-	cr_assert_eq(back->status.chunks_corrupt, 0);
+	cr_assert_eq(back->status.chunks_damaged, 0);
 	free(want);
 	free(got);
 	free(b.p);
@@ -178,8 +178,8 @@ Test(trace_syms, cut_at_every_byte)
 			got = describe(back);
 			cr_assert_eq(strncmp(got, want, strlen(got)), 0, "cut at %zu", n);
 			cr_assert_eq(back->nimages == 2, n == b.n, "cut at %zu", n);
-			cr_assert_eq(back->status.chunks_corrupt, 0);
-			cr_assert_eq(back->status.tail_bytes_lost == 0,
+			cr_assert_eq(back->status.chunks_damaged, 0);
+			cr_assert_eq(back->status.bytes_cut == 0,
 				     n == TRACE_HEADER_LEN || n == first_end || n == b.n, "cut at %zu", n);
 			free(got);
 			trace_syms_free(back);
@@ -388,8 +388,8 @@ Test(trace_syms, embedded_pack_keeps_the_trace_valid)
 	cr_assert_eq(trace_load_mem(b.p, b.n, &t), 0);
 	cr_assert_eq(t->nsamples, 50);
 	cr_assert(t->status.has_footer);
-	cr_assert_eq(t->status.chunks_corrupt + t->status.chunks_skipped, 0);
-	cr_assert_eq(t->status.tail_bytes_lost, 0);
+	cr_assert_eq(t->status.chunks_damaged + t->status.chunks_skipped, 0);
+	cr_assert_eq(t->status.bytes_cut, 0);
 	cr_assert_not_null(t->syms);
 	got = describe(t->syms);
 	cr_assert_str_eq(got, want);

@@ -115,6 +115,33 @@ static char *digest_str(const struct trace *t)
 	return buf_detach(&d);
 }
 
+/* The only loss t lists, checked against what is expected of it. */
+static const struct trace_loss *only_loss(const struct trace *t, int kind, uint32_t seq,
+					  uint32_t nseq, const char *what)
+{
+	const struct trace_loss *l;
+
+	cr_assert_eq(t->status.nlosses, 1, "%s: %zu losses", what, t->status.nlosses);
+	l = &t->status.losses[0];
+	cr_assert_eq(l->kind, kind, "%s: kind %d", what, l->kind);
+	cr_assert_eq(l->seq, seq, "%s: chunk %u, not %u", what, l->seq, seq);
+	cr_assert_eq(l->nseq, nseq, "%s: %u chunks, not %u", what, l->nseq, nseq);
+	return l;
+}
+
+/* That t read back whole, as its writer finished it. */
+static void assert_whole(const struct trace *t)
+{
+	const struct trace_load_status *st = &t->status;
+
+	cr_assert_eq(st->nlosses, 0);
+	cr_assert_eq(st->chunks_missing + st->chunks_damaged + st->bytes_damaged + st->bytes_cut, 0);
+	cr_assert_eq(st->samples_dropped + st->samples_missing, 0);
+	cr_assert(st->has_footer);
+	cr_assert(st->complete);
+	cr_assert(st->ends_whole);
+}
+
 /* A deterministic generator, so every "random" trace is the same trace. */
 static uint64_t rng_state;
 static uint64_t rng(void)
@@ -135,17 +162,19 @@ static size_t make_stack(uint64_t *out, unsigned k, size_t depth)
 	return depth;
 }
 
-/* Writes a trace with nchunks data chunks after the session chunk and
- * records where each chunk ends and how many samples precede that end. */
+/* Writes a trace with nchunks data chunks after the session chunk, and a
+ * footer if finish is set, and records where each chunk ends (chunk k
+ * ends at ends[k]) and how many samples precede that end. */
 struct multi {
 	struct blob b;
 	size_t nends;
 	uint64_t ends[16];
 	size_t samples_at[16];
+	uint64_t times[1024]; /* of the samples, in order */
 	char *whole; /* digest of the full trace */
 };
 
-static struct multi write_multi(int nchunks, int per_chunk)
+static struct multi write_multi(int nchunks, int per_chunk, int finish)
 {
 	struct multi m = { 0 };
 	int fd = new_fd();
@@ -168,11 +197,17 @@ static struct multi write_multi(int nchunks, int per_chunk)
 			time += 1003000 + rng() % 40000 - 20000;
 			cr_assert_eq(trace_writer_sample(w, time, 100 + (uint32_t)(rng() % (c + 1)),
 							 TRACE_STATE_RUNNING, 0, addrs, n), 0);
-			samples++;
+			cr_assert_lt(samples, 1024);
+			m.times[samples++] = time;
 		}
 		counters[TRACE_COUNTER_STOP_END] = samples;
 		cr_assert_eq(trace_writer_counters(w, counters), 0);
 		cr_assert_eq(trace_writer_flush(w), 0);
+		m.ends[m.nends] = trace_writer_bytes(w);
+		m.samples_at[m.nends++] = samples;
+	}
+	if (finish) {
+		cr_assert_eq(trace_writer_finish(w, NULL), 0);
 		m.ends[m.nends] = trace_writer_bytes(w);
 		m.samples_at[m.nends++] = samples;
 	}
@@ -328,11 +363,10 @@ Test(trace_writer, round_trip_every_record)
 	cr_assert_eq(t->status.minor, TRACE_FORMAT_MINOR);
 	cr_assert_eq(t->status.file_bytes, b.n);
 	cr_assert_eq(t->status.chunks, 4); /* session, two data, footer */
-	cr_assert_eq(t->status.chunks_corrupt, 0);
 	cr_assert_eq(t->status.chunks_skipped, 0);
-	cr_assert_eq(t->status.tail_bytes_lost, 0);
-	cr_assert_eq(t->status.samples_dropped, 0);
-	cr_assert(t->status.has_footer);
+	cr_assert_eq(t->status.footer_seq, 3);
+	cr_assert_eq(t->status.next_seq, 4);
+	assert_whole(t);
 
 	cr_assert_eq(t->session.os, TRACE_OS_LINUX);
 	cr_assert_eq(t->session.arch, TRACE_ARCH_X86_64);
@@ -436,6 +470,7 @@ Test(trace_writer, stacks_deduplicated_into_prefix_tree)
 	cr_assert_arr_eq(out, b10, sizeof(b10));
 	cr_assert_eq(t->nodes[t->samples[0].stack].parent, t->nodes[t->samples[1].stack].parent);
 	cr_assert(!t->status.has_footer); /* never finished: still loads */
+	only_loss(t, TRACE_LOSS_UNFINISHED, 2, 0, "unfinished");
 	trace_free(t);
 	free(b.p);
 }
@@ -517,7 +552,7 @@ Test(trace_writer, write_error_is_returned_and_sticky)
 	close(full);
 	close(fd);
 
-	/* and a torn final chunk is reported as lost, never read */
+	/* and a torn final chunk is reported as cut, never read */
 	fd = new_fd();
 	w = open_writer(fd);
 	cr_assert_eq(trace_writer_sample(w, 10, 1, 1, 0, a, 2), 0);
@@ -527,8 +562,10 @@ Test(trace_writer, write_error_is_returned_and_sticky)
 	close(fd);
 	t = load((struct blob){ b.p, b.n - 3 });
 	cr_assert_eq(t->nsamples, 0);
-	cr_assert_eq(t->status.chunks_corrupt, 0);
-	cr_assert_gt(t->status.tail_bytes_lost, 20);
+	cr_assert_eq(t->status.chunks_damaged, 0);
+	cr_assert_eq(t->status.bytes_cut, b.n - 3 - only_loss(t, TRACE_LOSS_CUT, 1, 1, "cut")->offset);
+	cr_assert_gt(t->status.bytes_cut, 20);
+	cr_assert(!t->status.ends_whole);
 	trace_free(t);
 	free(b.p);
 }
@@ -573,8 +610,9 @@ Test(trace_writer, full_disk_leaves_only_whole_chunks)
 		     (unsigned long long)whole);
 	cr_assert_eq(trace_load_mem(b.p, b.n, &t), 0);
 	cr_assert_eq(t->nsamples, 10);
-	cr_assert_eq(t->status.tail_bytes_lost, 0);
-	cr_assert_eq(t->status.chunks_corrupt, 0);
+	only_loss(t, TRACE_LOSS_UNFINISHED, 2, 0, "full disk");
+	cr_assert_eq(t->status.bytes_cut, 0);
+	cr_assert(t->status.ends_whole);
 	trace_free(t);
 	free(b.p);
 	close(fd);
@@ -679,9 +717,20 @@ Test(trace_writer, wall_mode_many_threads_under_4_bytes_per_sample)
 
 /* --- trace_reader ------------------------------------------------------- */
 
+/* The chunk of m that holds byte pos (the file header is in none). */
+static size_t chunk_at(const struct multi *m, size_t pos)
+{
+	size_t k = 0;
+
+	while (k + 1 < m->nends && m->ends[k] <= pos)
+		k++;
+	return k;
+}
+
+/* Every cut is a cut: it loses the chunk it falls in, and nothing else. */
 Test(trace_reader, cut_at_every_byte)
 {
-	struct multi m = write_multi(4, 60);
+	struct multi m = write_multi(4, 60, 0);
 	char *whole = m.whole;
 
 	for (size_t cut = 0; cut <= m.b.n; cut++) {
@@ -699,10 +748,22 @@ Test(trace_reader, cut_at_every_byte)
 		while (k + 1 < m.nends && m.ends[k + 1] <= cut)
 			k++;
 		cr_assert_eq(t->status.chunks, k + 1, "cut %zu", cut);
-		cr_assert_eq(t->status.chunks_corrupt, 0, "cut %zu", cut);
-		cr_assert_eq(t->status.tail_bytes_lost, cut - m.ends[k], "cut %zu", cut);
+		cr_assert_eq(t->status.chunks_damaged + t->status.bytes_damaged, 0, "cut %zu", cut);
+		cr_assert_eq(t->status.chunks_missing, 0, "cut %zu", cut);
+		cr_assert_eq(t->status.bytes_cut, cut - m.ends[k], "cut %zu", cut);
 		cr_assert_eq(t->nsamples, m.samples_at[k], "cut %zu", cut);
 		cr_assert_eq(t->status.samples_dropped, 0);
+		if (cut > m.ends[k]) {
+			const struct trace_loss *l = only_loss(t, TRACE_LOSS_CUT, (uint32_t)k + 1, 1, "cut");
+			cr_assert_eq(l->offset, m.ends[k]);
+			cr_assert_eq(l->bytes, cut - m.ends[k]);
+			cr_assert(!t->status.ends_whole);
+		} else {
+			/* no footer was written: the end is unknown, not cut */
+			only_loss(t, TRACE_LOSS_UNFINISHED, (uint32_t)k + 1, 0, "unfinished");
+			cr_assert(t->status.ends_whole);
+		}
+		cr_assert(!t->status.complete);
 		if (cut == m.b.n) {
 			char *d = digest_str(t);
 			cr_assert_str_eq(d, whole);
@@ -713,14 +774,17 @@ Test(trace_reader, cut_at_every_byte)
 	free_multi(&m);
 }
 
+/* Any damage to a chunk, the last one included, is damage to that chunk,
+ * named by its sequence number, and never a cut; the other chunks read. */
 Test(trace_reader, flipped_bytes_never_give_wrong_data)
 {
-	struct multi m = write_multi(3, 40);
+	struct multi m = write_multi(3, 40, 1);
 	static const uint8_t flips[] = { 0x01, 0x80, 0xff };
 
 	for (size_t pos = 0; pos < m.b.n; pos++) {
 		for (size_t f = 0; f < sizeof(flips); f++) {
 			struct trace *t = NULL;
+			size_t k = chunk_at(&m, pos);
 			int r;
 
 			m.b.p[pos] ^= flips[f];
@@ -734,18 +798,89 @@ Test(trace_reader, flipped_bytes_never_give_wrong_data)
 				cr_assert_lt(pos, m.ends[0], "pos %zu: a later chunk broke the load", pos);
 				continue;
 			}
-			if (t->status.chunks_corrupt == 0) {
+			cr_assert_eq(t->status.bytes_cut, 0, "pos %zu: damage called a cut", pos);
+			cr_assert_eq(t->status.chunks_missing, 0, "pos %zu", pos);
+			if (t->status.nlosses == 0) {
 				/* only a flip that changed nothing may go unnoticed */
 				char *d = digest_str(t);
 				cr_assert_str_eq(d, m.whole, "pos %zu flip %02x", pos, flips[f]);
+				cr_assert(t->status.complete);
 				free(d);
 			} else {
-				cr_assert_leq(t->nsamples, m.samples_at[m.nends - 1]);
-				cr_assert_eq(t->status.chunks_corrupt, 1, "pos %zu", pos);
+				const struct trace_loss *l = only_loss(t, TRACE_LOSS_DAMAGED, (uint32_t)k,
+								       1, "flip");
+				cr_assert_eq(l->offset, m.ends[k - 1], "pos %zu", pos);
+				cr_assert_eq(l->bytes, m.ends[k] - m.ends[k - 1], "pos %zu", pos);
+				cr_assert_eq(t->status.chunks_damaged, 1, "pos %zu", pos);
 				cr_assert_eq(t->status.chunks, m.nends - 1, "pos %zu", pos);
+				cr_assert_leq(t->nsamples, m.samples_at[m.nends - 1]);
+				cr_assert(!t->status.complete);
+				if (k + 1 == m.nends) /* the footer */
+					cr_assert(!t->status.has_footer);
+				else
+					cr_assert_eq(t->status.samples_missing,
+						     m.samples_at[k] - m.samples_at[k - 1]);
 			}
 			trace_free(t);
 		}
+	}
+	free_multi(&m);
+}
+
+/* A chunk taken out of the file, whichever it is, is named missing, with
+ * the times of the samples read around it; without chunk 0 there is no
+ * session, and nothing can be read. */
+Test(trace_reader, every_missing_chunk_named)
+{
+	struct multi m = write_multi(4, 30, 1);
+
+	for (size_t k = 0; k < m.nends; k++) {
+		uint64_t start = k ? m.ends[k - 1] : 16;
+		struct buf f;
+		struct trace *t = NULL;
+		int r;
+
+		buf_init(&f);
+		buf_add(&f, m.b.p, start);
+		buf_add(&f, m.b.p + m.ends[k], m.b.n - m.ends[k]);
+		r = trace_load_mem(f.data, f.len, &t);
+		if (k == 0) {
+			cr_assert_eq(r, TRACE_E_EMPTY);
+			cr_assert_not_null(strstr(trace_strerror(r), "chunk 0"));
+			buf_release(&f);
+			continue;
+		}
+		cr_assert_eq(r, 0, "without chunk %zu: %s", k, trace_strerror(r));
+		cr_assert(!t->status.complete, "without chunk %zu", k);
+		cr_assert_eq(t->nsamples + t->status.samples_dropped,
+			     m.samples_at[m.nends - 1] - (m.samples_at[k] - m.samples_at[k - 1]));
+		if (k + 1 == m.nends) {
+			/* the footer was last: nothing says it is gone */
+			only_loss(t, TRACE_LOSS_UNFINISHED, (uint32_t)k, 0, "no footer");
+			cr_assert_eq(t->status.chunks_missing, 0);
+		} else {
+			const struct trace_loss *l = only_loss(t, TRACE_LOSS_MISSING, (uint32_t)k, 1,
+							       "missing");
+			size_t before = m.samples_at[k - 1], after = m.samples_at[k];
+
+			cr_assert_eq(t->status.chunks_missing, 1);
+			cr_assert_eq(l->offset, start);
+			cr_assert_eq(l->bytes, 0);
+			cr_assert(t->status.has_footer);
+			cr_assert_eq(t->status.samples_missing, after - before);
+			cr_assert_eq(!!(l->has & TRACE_LOSS_BEFORE), before > 0);
+			if (before)
+				cr_assert_eq(l->time_before, m.times[before - 1]);
+			/* later samples whose stacks the lost chunk defined are
+			 * dropped: the first one read after it counts */
+			cr_assert_eq(!!(l->has & TRACE_LOSS_AFTER), t->nsamples > before);
+			if (t->nsamples > before) {
+				cr_assert_eq(l->time_after, t->samples[before].time);
+				cr_assert_geq(l->time_after, m.times[after]);
+			}
+		}
+		trace_free(t);
+		buf_release(&f);
 	}
 	free_multi(&m);
 }
@@ -777,7 +912,10 @@ Test(trace_reader, lost_chunk_drops_only_samples_it_defined)
 
 	b.p[(mid_start + mid_end) / 2] ^= 0x40; /* inside the middle chunk's frame */
 	t = load(b);
-	cr_assert_eq(t->status.chunks_corrupt, 1);
+	only_loss(t, TRACE_LOSS_DAMAGED, 2, 1, "middle chunk");
+	cr_assert_eq(t->status.losses[0].damage, TRACE_DAMAGE_CONTENT);
+	cr_assert_eq(t->status.losses[0].time_before, 1);
+	cr_assert_eq(t->status.losses[0].time_after, 3);
 	cr_assert_eq(t->status.samples_dropped, 1);
 	cr_assert_eq(t->nsamples, 4);
 	cr_assert_eq(t->samples[0].time, 1);
@@ -789,15 +927,18 @@ Test(trace_reader, lost_chunk_drops_only_samples_it_defined)
 	cr_assert_arr_eq(out, c4, sizeof(c4));
 	cr_assert_eq(t->samples[3].stack, 0);
 	cr_assert(t->status.has_footer);
+	cr_assert_eq(t->status.samples_missing, 1); /* the one in the lost chunk */
+	cr_assert(!t->status.complete);
 	trace_free(t);
 	free(b.p);
 }
 
 Test(trace_reader, garbage_between_chunks_resyncs)
 {
-	struct multi m = write_multi(2, 30);
+	struct multi m = write_multi(2, 30, 1);
 	struct buf f;
 	struct trace *t;
+	const struct trace_loss *l;
 	char *d;
 
 	/* a torn chunk header and junk spliced in after the session chunk */
@@ -806,15 +947,177 @@ Test(trace_reader, garbage_between_chunks_resyncs)
 	buf_add(&f, "\xd7PCK\x01\x00\x00\x00garbage-garbage-garbage", 31);
 	buf_add(&f, m.b.p + m.ends[0], m.b.n - m.ends[0]);
 	t = load((struct blob){ f.data, f.len });
-	cr_assert_eq(t->status.chunks_corrupt, 1);
+	l = only_loss(t, TRACE_LOSS_DAMAGED, 1, 0, "garbage");
+	cr_assert_eq(l->damage, TRACE_DAMAGE_HEADER);
+	cr_assert_eq(l->offset, m.ends[0]);
+	cr_assert_eq(l->bytes, 31);
+	cr_assert_eq(t->status.chunks_damaged, 0); /* no chunk was lost */
+	cr_assert_eq(t->status.bytes_damaged, 31);
 	cr_assert_eq(t->status.chunks, m.nends);
-	cr_assert_eq(t->status.tail_bytes_lost, 0);
+	cr_assert_eq(t->status.bytes_cut, 0);
+	cr_assert(t->status.has_footer);
+	cr_assert(!t->status.complete);
 	d = digest_str(t);
 	cr_assert_str_eq(d, m.whole);
 	free(d);
 	trace_free(t);
 	buf_release(&f);
 	free_multi(&m);
+}
+
+/* Damaged headers hide the lengths: the chunks they held are named from
+ * the sequence numbers around them. A chunk repeated, or a trace's data
+ * after its footer, is damage too, and is not read twice. */
+Test(trace_reader, damage_named_by_sequence_numbers)
+{
+	struct multi m = write_multi(4, 20, 1);
+	struct buf f;
+	struct trace *t;
+	const struct trace_loss *l;
+	char *d;
+
+	/* the headers of chunks 2 and 3 */
+	buf_init(&f);
+	buf_add(&f, m.b.p, m.b.n);
+	f.data[m.ends[1] + 20] ^= 1;
+	f.data[m.ends[2] + 8] ^= 1;
+	t = load((struct blob){ f.data, f.len });
+	l = only_loss(t, TRACE_LOSS_DAMAGED, 2, 2, "two headers");
+	cr_assert_eq(l->damage, TRACE_DAMAGE_HEADER);
+	cr_assert_eq(l->offset, m.ends[1]);
+	cr_assert_eq(l->bytes, m.ends[3] - m.ends[1]);
+	cr_assert_eq(t->status.chunks_damaged, 2);
+	cr_assert_eq(t->nsamples + t->status.samples_dropped,
+		     m.samples_at[4] - (m.samples_at[3] - m.samples_at[1]));
+	trace_free(t);
+
+	/* chunk 2 written again after chunk 3 */
+	buf_reset(&f);
+	buf_add(&f, m.b.p, m.ends[3]);
+	buf_add(&f, m.b.p + m.ends[1], m.ends[2] - m.ends[1]);
+	buf_add(&f, m.b.p + m.ends[3], m.b.n - m.ends[3]);
+	t = load((struct blob){ f.data, f.len });
+	l = only_loss(t, TRACE_LOSS_DAMAGED, 2, 1, "repeated");
+	cr_assert_eq(l->damage, TRACE_DAMAGE_SEQUENCE);
+	cr_assert_eq(l->offset, m.ends[3]);
+	d = digest_str(t);
+	cr_assert_str_eq(d, m.whole);
+	free(d);
+	cr_assert(!t->status.complete);
+	trace_free(t);
+
+	/* a data chunk after the footer: not read */
+	buf_reset(&f);
+	buf_add(&f, m.b.p, m.b.n);
+	buf_add(&f, m.b.p + m.ends[3], m.ends[4] - m.ends[3]);
+	put_le32(f.data + m.b.n + 8, (uint32_t)m.nends); /* renumbered, */
+	put_le32(f.data + m.b.n + 20, XXH32(f.data + m.b.n, 20, 0)); /* and intact */
+	t = load((struct blob){ f.data, f.len });
+	l = only_loss(t, TRACE_LOSS_DAMAGED, (uint32_t)m.nends, 1, "after the footer");
+	cr_assert_eq(l->damage, TRACE_DAMAGE_AFTER_FOOTER);
+	cr_assert(t->status.complete); /* the footer's chunks are all there */
+	d = digest_str(t);
+	cr_assert_str_eq(d, m.whole);
+	free(d);
+	trace_free(t);
+
+	/* a chunk whose frame another chunk cuts short: torn, and the next
+	 * chunk still reads */
+	buf_reset(&f);
+	buf_add(&f, m.b.p, m.ends[2] - 10);
+	buf_add(&f, m.b.p + m.ends[2], m.b.n - m.ends[2]);
+	t = load((struct blob){ f.data, f.len });
+	l = only_loss(t, TRACE_LOSS_DAMAGED, 2, 1, "torn");
+	cr_assert_eq(l->damage, TRACE_DAMAGE_TORN);
+	cr_assert_eq(l->bytes, m.ends[2] - 10 - m.ends[1]);
+	cr_assert_eq(t->status.chunks, m.nends - 1);
+	trace_free(t);
+
+	/* the last bytes: the start of a chunk header is a cut, other bytes
+	 * are damage */
+	buf_reset(&f);
+	buf_add(&f, m.b.p, m.b.n);
+	buf_add(&f, "\xd7PC", 3);
+	t = load((struct blob){ f.data, f.len });
+	l = only_loss(t, TRACE_LOSS_CUT, (uint32_t)m.nends, 1, "a header's start");
+	cr_assert_eq(l->bytes, 3);
+	cr_assert(t->status.complete);
+	cr_assert(!t->status.ends_whole);
+	trace_free(t);
+	f.data[f.len - 1] = 'X';
+	t = load((struct blob){ f.data, f.len });
+	l = only_loss(t, TRACE_LOSS_DAMAGED, (uint32_t)m.nends, 0, "three bytes");
+	cr_assert_eq(t->status.bytes_damaged, 3);
+	trace_free(t);
+	buf_release(&f);
+	free_multi(&m);
+}
+
+/* The footer counts what was written before it: a file that does not
+ * match, with no loss to explain it, is reported. */
+Test(trace_reader, footer_that_disagrees_reported)
+{
+	struct buf f, raw;
+	struct trace *t;
+	const struct trace_loss *l;
+	size_t at;
+
+	buf_init(&f);
+	buf_init(&raw);
+	hand_trace(&f, 1, 1);
+	at = f.len;
+	buf_put_uvarint(&raw, 2); /* chunks before it: there is 1 */
+	buf_put_uvarint(&raw, 0);
+	buf_put_uvarint(&raw, 0);
+	buf_put_uvarint(&raw, at);
+	put_chunk(&f, 2, 1, raw.data, raw.len);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert(t->status.has_footer);
+	cr_assert(!t->status.complete);
+	l = only_loss(t, TRACE_LOSS_DAMAGED, 1, 0, "footer");
+	cr_assert_eq(l->damage, TRACE_DAMAGE_FOOTER);
+	cr_assert_eq(l->held, TRACE_HELD_FOOTER);
+	cr_assert_eq(t->status.footer[0], 2);
+	trace_free(t);
+
+	/* the same footer, telling the truth */
+	buf_reset(&f);
+	buf_reset(&raw);
+	hand_trace(&f, 1, 1);
+	buf_put_uvarint(&raw, 1);
+	buf_put_uvarint(&raw, 0);
+	buf_put_uvarint(&raw, 0);
+	buf_put_uvarint(&raw, at);
+	put_chunk(&f, 2, 1, raw.data, raw.len);
+	t = load((struct blob){ f.data, f.len });
+	assert_whole(t);
+	trace_free(t);
+	buf_release(&f);
+	buf_release(&raw);
+}
+
+/* However many losses a hostile file holds, each is counted, and the first
+ * TRACE_MAX_LOSSES are listed. */
+Test(trace_reader, losses_listed_up_to_a_cap)
+{
+	struct buf f;
+	struct trace *t;
+	uint32_t n = TRACE_MAX_LOSSES + 100;
+
+	buf_init(&f);
+	hand_trace(&f, 1, 1);
+	for (uint32_t i = 1; i <= n; i++) {
+		buf_addstr(&f, "junk");
+		put_chunk(&f, 77, i, "x", 1);
+	}
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_skipped, n);
+	cr_assert_eq(t->status.bytes_damaged, 4ull * n);
+	cr_assert_eq(t->status.nlosses, TRACE_MAX_LOSSES);
+	/* and the end, where no footer came */
+	cr_assert_eq(t->status.losses_unlisted, 101);
+	trace_free(t);
+	buf_release(&f);
 }
 
 Test(trace_reader, unknown_chunk_and_record_types_skipped)
@@ -841,8 +1144,7 @@ Test(trace_reader, unknown_chunk_and_record_types_skipped)
 	t = load((struct blob){ f.data, f.len });
 	cr_assert_eq(t->status.chunks, 2);
 	cr_assert_eq(t->status.chunks_skipped, 1);
-	cr_assert_eq(t->status.chunks_corrupt, 0);
-	cr_assert_eq(t->status.tail_bytes_lost, 0);
+	only_loss(t, TRACE_LOSS_UNFINISHED, 3, 0, "hand-made");
 	cr_assert_str_eq(t->session.host, "host");
 	cr_assert_eq(t->session.arch, TRACE_ARCH_ARM64);
 	cr_assert_str_eq(t->session.argv[0], "prog");
@@ -961,7 +1263,7 @@ Test(trace_reader, absurd_lengths_rejected_before_allocating)
 	buf_init(&f);
 	lying_chunk(&f, UINT32_MAX, 16, frame, 16);
 	t = load((struct blob){ f.data, f.len });
-	cr_assert_eq(t->status.chunks_corrupt, 1);
+	cr_assert_eq(only_loss(t, TRACE_LOSS_DAMAGED, 1, 1, "4 GiB")->damage, TRACE_DAMAGE_LENGTH);
 	cr_assert_eq(t->status.chunks, 1);
 	trace_free(t);
 
@@ -969,16 +1271,18 @@ Test(trace_reader, absurd_lengths_rejected_before_allocating)
 	buf_reset(&f);
 	lying_chunk(&f, 100, 1u << 20, frame, 16);
 	t = load((struct blob){ f.data, f.len });
-	cr_assert_eq(t->status.chunks_corrupt, 0);
-	cr_assert_eq(t->status.tail_bytes_lost, 24 + 16);
+	only_loss(t, TRACE_LOSS_CUT, 1, 1, "beyond the end");
+	cr_assert_eq(t->status.chunks_damaged, 0);
+	cr_assert_eq(t->status.bytes_cut, 24 + 16);
 	trace_free(t);
 
-	/* compressed length past the cap: corrupt, whatever follows */
+	/* compressed length past the cap: damaged, whatever follows */
 	buf_reset(&f);
 	lying_chunk(&f, 100, 1u << 30, frame, 16);
 	t = load((struct blob){ f.data, f.len });
-	cr_assert_eq(t->status.chunks_corrupt, 1);
-	cr_assert_eq(t->status.tail_bytes_lost, 24 + 16);
+	cr_assert_eq(only_loss(t, TRACE_LOSS_DAMAGED, 1, 1, "1 GiB")->damage, TRACE_DAMAGE_LENGTH);
+	cr_assert_eq(t->status.bytes_damaged, 24 + 16);
+	cr_assert_eq(t->status.bytes_cut, 0);
 	trace_free(t);
 
 	/* a frame whose content size (1 GiB) is past the cap, and agrees
@@ -990,7 +1294,7 @@ Test(trace_reader, absurd_lengths_rejected_before_allocating)
 	buf_reset(&f);
 	lying_chunk(&f, 1u << 30, 17, frame, 17);
 	t = load((struct blob){ f.data, f.len });
-	cr_assert_eq(t->status.chunks_corrupt, 1);
+	cr_assert_eq(only_loss(t, TRACE_LOSS_DAMAGED, 1, 1, "frame")->damage, TRACE_DAMAGE_LENGTH);
 	trace_free(t);
 
 	/* a frame that disagrees with the chunk header's raw length */
@@ -999,7 +1303,7 @@ Test(trace_reader, absurd_lengths_rejected_before_allocating)
 	buf_reset(&f);
 	lying_chunk(&f, 4, (uint32_t)flen, frame, flen);
 	t = load((struct blob){ f.data, f.len });
-	cr_assert_eq(t->status.chunks_corrupt, 1); /* and no checksum flag either */
+	cr_assert_eq(only_loss(t, TRACE_LOSS_DAMAGED, 1, 1, "frame")->damage, TRACE_DAMAGE_FRAME); /* and no checksum flag either */
 	trace_free(t);
 
 	/* a huge window and no content size */
@@ -1011,7 +1315,7 @@ Test(trace_reader, absurd_lengths_rejected_before_allocating)
 	buf_reset(&f);
 	lying_chunk(&f, 0, 13, frame, 13);
 	t = load((struct blob){ f.data, f.len });
-	cr_assert_eq(t->status.chunks_corrupt, 1);
+	cr_assert_eq(only_loss(t, TRACE_LOSS_DAMAGED, 1, 1, "frame")->damage, TRACE_DAMAGE_FRAME);
 	trace_free(t);
 
 	/* and a window that large with a small declared size */
@@ -1021,7 +1325,7 @@ Test(trace_reader, absurd_lengths_rejected_before_allocating)
 	buf_reset(&f);
 	lying_chunk(&f, 5, 20, frame, 20);
 	t = load((struct blob){ f.data, f.len });
-	cr_assert_eq(t->status.chunks_corrupt, 1);
+	cr_assert_eq(only_loss(t, TRACE_LOSS_DAMAGED, 1, 1, "frame")->damage, TRACE_DAMAGE_FRAME);
 	trace_free(t);
 	buf_release(&f);
 }
@@ -1072,7 +1376,7 @@ Test(trace_reader, hostile_records_rejected)
 	put_chunk(&f, 1, 3, raw.data, raw.len);
 
 	t = load((struct blob){ f.data, f.len });
-	cr_assert_eq(t->status.chunks_corrupt, 2);
+	cr_assert_eq(t->status.chunks_damaged, 2);
 	cr_assert_eq(t->status.chunks, 2);
 	cr_assert_eq(t->status.samples_dropped, 2); /* node 999, twice */
 	cr_assert_eq(t->nsamples, 0);
@@ -1128,7 +1432,7 @@ Test(trace_names, stack_of_hand_built_trace_is_bounded)
  * defensively; the test passes if nothing crashes (run it under ASan). */
 Test(trace_reader, hostile_chunk_contents_never_crash)
 {
-	struct multi m = write_multi(3, 50);
+	struct multi m = write_multi(3, 50, 1);
 	struct buf raw[8];
 	size_t nraw = 0, pos = 16;
 
