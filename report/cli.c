@@ -491,7 +491,8 @@ static void warn_loss(const char *what, const char *path, const struct trace_loa
 		buf_addf(&b, ", cut short (%" PRIu64 " bytes of chunk %" PRIu32 " lost)", cut->bytes,
 			 cut->seq);
 	if (trace && st->samples_dropped)
-		buf_addf(&b, ", %" PRIu64 " samples dropped", st->samples_dropped);
+		buf_addf(&b, ", %" PRIu64 " sample%s dropped", st->samples_dropped,
+			 st->samples_dropped == 1 ? "" : "s");
 	if (only_loss(st, TRACE_LOSS_UNFINISHED, -1))
 		buf_addstr(&b, ", not finished cleanly (no footer)");
 	if (b.len)

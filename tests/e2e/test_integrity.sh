@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# End-to-end: what prof-report says of a real trace that lost bytes, as
+# prof-trace(5) "Reading chunks" and "The footer" promise. The chunks are
+# found by walking their headers with od(1), from the page's layout, not
+# with prof's own reader. Each chunk in turn is taken out, damaged in its
+# header and damaged in its frame, and info must name exactly that chunk;
+# a cut must be a cut, and damage to the last chunk never one. Every
+# command warns about a loss once, in one line.
+. "$(dirname "$0")/lib.sh"
+
+if ! why=$(ptrace_ok); then
+	skip "integrity" "$why"
+	exit 0
+fi
+
+# chunks FILE: "OFFSET LENGTH" of each chunk, header included.
+chunks() {
+	local f=$1 size pos=16 comp
+	size=$(stat -c %s "$f")
+	while [ $((pos + 24)) -le "$size" ]; do
+		comp=$(od -An -tu4 -j $((pos + 16)) -N4 "$f" | tr -d ' ')
+		echo "$pos $((24 + comp))"
+		pos=$((pos + 24 + comp))
+	done
+}
+# without FILE OFFSET LENGTH OUT: FILE without those bytes.
+without() {
+	{ head -c "$2" "$1"; tail -c +$(($2 + $3 + 1)) "$1"; } > "$4"
+}
+# flipped FILE OFFSET OUT: FILE with bit 6 of one byte flipped.
+flipped() {
+	local v
+	cp "$1" "$3"
+	v=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "$(printf '\\%03o' $((v ^ 0x40)))" | dd of="$3" bs=1 seek="$2" conv=notrunc 2> /dev/null
+}
+# losses INFO: the loss lines of info's load section.
+losses() { sed -n '/^  finished cleanly/,$p' "$1" | tail -n +2; }
+# warned ERR FILE WHAT: whether ERR holds only the warning that FILE is
+# incomplete for WHAT, with the samples dropped because their stacks were
+# lost with it, if any.
+warned() {
+	local w
+	w=$(cat "$1")
+	case $w in
+	"prof-report: warning: '$2' is incomplete: $3") return 0 ;;
+	"prof-report: warning: '$2' is incomplete: $3, "[0-9]*" sample dropped") return 0 ;;
+	"prof-report: warning: '$2' is incomplete: $3, "[0-9]*" samples dropped") return 0 ;;
+	esac
+	return 1
+}
+# info_of FILE NAME: runs info into $TMP/NAME.info and .err; its exit status.
+info_of() { "$REPORT" info "$1" > "$TMP/$2.info" 2> "$TMP/$2.err"; }
+field() { awk -v k="$2" 'index($0, "  " k " ") == 1 { print $(NF - (k == "chunks damaged" ? 2 : 0)) }' "$1"; }
+
+"$RECORD" --mode wall -q -o "$TMP/t.trace" -- "$FIX/threads" 5 > /dev/null
+chunks "$TMP/t.trace" > "$TMP/chunks"
+n=$(wc -l < "$TMP/chunks")
+size=$(stat -c %s "$TMP/t.trace")
+last=$(tail -1 "$TMP/chunks")
+if [ "$n" -lt 5 ] || [ $((${last% *} + ${last#* })) -ne "$size" ]; then
+	fail "integrity-chunks-walked" "$n chunks, ending at $((${last% *} + ${last#* })) of $size bytes"
+	exit 0
+fi
+ok "integrity-chunks-walked ($n chunks, $size bytes)"
+
+info_of "$TMP/t.trace" whole
+if grep -q '^  finished cleanly   yes$' "$TMP/whole.info" && [ -z "$(losses "$TMP/whole.info")" ] \
+	&& [ ! -s "$TMP/whole.err" ]; then
+	ok "integrity-whole-trace-reads-whole"
+else
+	fail "integrity-whole-trace-reads-whole" "$(losses "$TMP/whole.info") $(cat "$TMP/whole.err")"
+fi
+
+# --- each chunk taken out
+k=0
+bad=
+while read -r off len; do
+	without "$TMP/t.trace" "$off" "$len" "$TMP/d.trace"
+	info_of "$TMP/d.trace" d; rc=$?
+	l=$(losses "$TMP/d.info")
+	if [ $k -eq 0 ]; then
+		# the session is in chunk 0: nothing can be read without it
+		[ $rc -eq 1 ] && grep -q "cannot read '$TMP/d.trace': .*chunk 0" "$TMP/d.err" \
+			|| bad="$bad chunk 0: exit $rc, $(cat "$TMP/d.err");"
+	elif [ $k -eq $((n - 1)) ]; then
+		# the footer was last: nothing after it says it is gone
+		[ $rc -eq 0 ] && [ "$l" = "  no footer after chunk $((k - 1)): the recording did not finish cleanly, and what it wrote last may be lost" ] \
+			&& grep -q '^  finished cleanly   no$' "$TMP/d.info" \
+			&& [ "$(cat "$TMP/d.err")" = "prof-report: warning: '$TMP/d.trace' is incomplete: not finished cleanly (no footer)" ] \
+			|| bad="$bad footer $k: $l $(cat "$TMP/d.err");"
+	else
+		# with no sample read on either side, no times
+		case $l in
+		"  chunk $k missing at byte $off: samples "*" lost") good=1 ;;
+		"  chunk $k missing at byte $off") good=1 ;;
+		*) good= ;;
+		esac
+		[ $rc -eq 0 ] && [ -n "$good" ] && [ "$(echo "$l" | wc -l)" = 1 ] \
+			&& [ "$(field "$TMP/d.info" 'chunks missing')" = 1 ] \
+			&& grep -q '^  finished cleanly   no$' "$TMP/d.info" \
+			&& warned "$TMP/d.err" "$TMP/d.trace" "chunk $k missing" \
+			|| bad="$bad chunk $k: $l $(cat "$TMP/d.err");"
+	fi
+	k=$((k + 1))
+done < "$TMP/chunks"
+[ -z "$bad" ] && ok "integrity-every-chunk-taken-out-is-named ($n chunks)" \
+	|| fail "integrity-every-chunk-taken-out-is-named" "$bad"
+
+# --- each chunk damaged, in its header and in its frame
+bad=
+k=0
+while read -r off len; do
+	if [ $k -gt 0 ]; then
+		for at in $((off + 21)) $((off + 24 + len / 2 - 12)); do
+			flipped "$TMP/t.trace" "$at" "$TMP/f.trace"
+			info_of "$TMP/f.trace" f; rc=$?
+			l=$(losses "$TMP/f.info")
+			case $l in
+			"  chunk $k damaged at bytes $off-$((off + len)) ("*) good=1 ;;
+			"  chunk $k (the footer) damaged at bytes $off-$((off + len)) ("*) good=$([ $k -eq $((n - 1)) ] && echo 1) ;;
+			"  chunk $k (and any after it) damaged at bytes $off-$((off + len)) ("*) good=$([ $k -eq $((n - 1)) ] && echo 1) ;;
+			*) good= ;;
+			esac
+			[ $rc -eq 0 ] && [ -n "$good" ] && [ "$(echo "$l" | wc -l)" = 1 ] \
+				&& [ "$(field "$TMP/f.info" 'chunks damaged')" = 1 ] \
+				&& [ "$(field "$TMP/f.info" 'bytes cut')" = 0 ] \
+				&& warned "$TMP/f.err" "$TMP/f.trace" "chunk $k damaged" \
+				|| bad="$bad byte $at of chunk $k: $l $(cat "$TMP/f.err");"
+		done
+	fi
+	k=$((k + 1))
+done < "$TMP/chunks"
+[ -z "$bad" ] && ok "integrity-every-chunk-damaged-is-named-never-cut ($((2 * (n - 1))) cases)" \
+	|| fail "integrity-every-chunk-damaged-is-named-never-cut" "$bad"
+
+# --- the last chunk damaged whole: damage, not a cut (the footer's frame)
+set -- $last
+flipped "$TMP/t.trace" $(($1 + $2 - 2)) "$TMP/last.trace"
+info_of "$TMP/last.trace" last
+if [ "$(field "$TMP/last.info" 'chunks damaged')" = 1 ] && [ "$(field "$TMP/last.info" 'bytes cut')" = 0 ] \
+	&& ! grep -q 'cut short' "$TMP/last.err" "$TMP/last.info"; then
+	ok "integrity-damaged-last-chunk-is-no-cut"
+else
+	fail "integrity-damaged-last-chunk-is-no-cut" "$(losses "$TMP/last.info") $(cat "$TMP/last.err")"
+fi
+
+# --- a cut in the middle of a chunk: a cut, and nothing damaged
+set -- $(sed -n "$((n - 1))p" "$TMP/chunks")
+head -c $(($1 + $2 / 2)) "$TMP/t.trace" > "$TMP/cut.trace"
+info_of "$TMP/cut.trace" cut
+if [ "$(losses "$TMP/cut.info" | cut -d: -f1)" = "  chunk $((n - 2)) cut short at byte $1, where the file ends $(($2 / 2)) bytes into it" ] \
+	&& [ "$(field "$TMP/cut.info" 'bytes cut')" = $(($2 / 2)) ] \
+	&& [ "$(field "$TMP/cut.info" 'chunks damaged')" = 0 ] \
+	&& [ "$(cat "$TMP/cut.err")" = "prof-report: warning: '$TMP/cut.trace' is incomplete: cut short ($(($2 / 2)) bytes of chunk $((n - 2)) lost)" ]; then
+	ok "integrity-cut-is-a-cut"
+else
+	fail "integrity-cut-is-a-cut" "$(losses "$TMP/cut.info") $(cat "$TMP/cut.err")"
+fi
+
+# --- every command warns once: a trace with chunk 2 out, against the whole
+set -- $(sed -n 3p "$TMP/chunks")
+without "$TMP/t.trace" "$1" "$2" "$TMP/d.trace"
+bad=
+for cmd in folded "svg -o $TMP/d.svg" top threads "export --format speedscope -o $TMP/d.json" \
+	"threads --split $TMP/split" "diff --folded $TMP/t.trace"; do
+	"$REPORT" $cmd "$TMP/d.trace" > /dev/null 2> "$TMP/cmd.err"; rc=$?
+	[ $rc -eq 0 ] && [ "$(wc -l < "$TMP/cmd.err")" = 1 ] && warned "$TMP/cmd.err" "$TMP/d.trace" "chunk 2 missing" \
+		|| bad="$bad $cmd: exit $rc, $(cat "$TMP/cmd.err");"
+done
+[ -z "$bad" ] && ok "integrity-every-command-warns-once" || fail "integrity-every-command-warns-once" "$bad"
+
+# --- an embedded symbol pack: its chunks lost are named, and the trace
+# still finished cleanly
+cp "$TMP/t.trace" "$TMP/e.trace"
+"$REPORT" pack --embed "$TMP/e.trace" 2> "$TMP/pack.err"
+chunks "$TMP/e.trace" | tail -n +$((n + 1)) > "$TMP/syms"
+ns=$(wc -l < "$TMP/syms")
+bad=
+k=$n
+while read -r off len; do
+	without "$TMP/e.trace" "$off" "$len" "$TMP/d.trace"
+	info_of "$TMP/d.trace" d
+	# the last chunk of a file can go without a trace: nothing follows it
+	want="  chunk $k missing at byte $off"
+	[ $k -eq $((n + ns - 1)) ] && want=
+	[ "$(losses "$TMP/d.info")" = "$want" ] && grep -q '^  finished cleanly   yes$' "$TMP/d.info" \
+		&& { [ -z "$want" ] || warned "$TMP/d.err" "$TMP/d.trace" "chunk $k missing"; } \
+		|| bad="$bad chunk $k: $(losses "$TMP/d.info") $(cat "$TMP/d.err");"
+	flipped "$TMP/e.trace" $((off + len - 2)) "$TMP/f.trace"
+	info_of "$TMP/f.trace" f
+	[ "$(losses "$TMP/f.info")" = "  chunk $k (symbols) damaged at bytes $off-$((off + len)) (content checksum mismatch)" ] \
+		&& grep -q '^  finished cleanly   yes$' "$TMP/f.info" \
+		|| bad="$bad chunk $k damaged: $(losses "$TMP/f.info") $(cat "$TMP/f.err");"
+	k=$((k + 1))
+done < "$TMP/syms"
+if [ "$ns" -gt 0 ] && [ -z "$bad" ]; then
+	ok "integrity-embedded-pack-losses-named ($ns symbols chunks)"
+else
+	fail "integrity-embedded-pack-losses-named" "$ns symbols chunks: $bad $(cat "$TMP/pack.err")"
+fi
