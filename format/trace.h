@@ -84,6 +84,15 @@ const char *trace_counter_name(int counter);
  * mismatch"), for each enum trace_damage value. */
 const char *trace_damage_name(int damage);
 
+/* Whether an identity of this kind and length names a build: a GNU
+ * build-id of 2 to TRACE_MAX_IDENT bytes or a 16-byte Mach-O UUID. No
+ * other is ever looked up, nor kept in a symbol pack. */
+int trace_ident_valid(int kind, size_t len);
+/* Whether two identities, each a kind, a length and its bytes, are the
+ * same. */
+int trace_ident_same(int kind, size_t len, const uint8_t *ident, int kind2, size_t len2,
+		     const uint8_t *ident2);
+
 struct trace_session {
 	uint8_t os, arch, mode;
 	uint32_t rate_hz;
@@ -287,8 +296,27 @@ void trace_free(struct trace *t);
 /* Returns the thread with this tid, or NULL. Borrowed from t. */
 const struct trace_thread *trace_thread_find(const struct trace *t, uint32_t tid);
 /* Returns the name a thread had at time (its first name if time is earlier,
- * "" if it has none). Borrowed from t. */
+ * "" if it has none or th is NULL). Borrowed from t. */
 const char *trace_thread_name_at(const struct trace_thread *th, uint64_t time);
+/* The walk up a stack's node chain, leaf first, that every reader of the
+ * stack table takes. A loaded trace's parents always precede their
+ * children, so a parent that is not older than its node ends the walk
+ * (a hand-built or hostile tree can neither loop nor read past nodes),
+ * as does the root or an id out of range:
+ *
+ *	struct trace_chain c;
+ *	uint32_t n;
+ *	for (trace_chain_init(&c, t, stack); trace_chain_next(&c, &n);)
+ *		... t->nodes[n] ...
+ */
+struct trace_chain {
+	const struct trace *t;
+	uint32_t next;          /* the node to give next, 0 at the end */
+};
+void trace_chain_init(struct trace_chain *c, const struct trace *t, uint32_t stack);
+/* Sets *node to the next node of the chain and returns 1, or returns 0 at
+ * its end. */
+int trace_chain_next(struct trace_chain *c, uint32_t *node);
 /* Writes up to max addresses of a stack, leaf first, into out and returns
  * how many the stack has (which may exceed max). */
 size_t trace_stack(const struct trace *t, uint32_t stack, uint64_t *out, size_t max);

@@ -1,6 +1,6 @@
 /*
- * trace_names.c: the words prof uses for the numbers in a trace, and the
- * text of every trace error.
+ * trace_names.c: the words prof uses for the numbers in a trace, what
+ * makes an image identity, and the text of every trace error.
  *
  * The names are part of prof's output ('prof-report info' prints them), so
  * they are stable. trace_strerror() can name the version of the newest
@@ -76,6 +76,19 @@ const char *trace_damage_name(int damage)
 		"the footer disagrees with the chunks before it",
 	};
 	return PICK(names, damage);
+}
+
+int trace_ident_valid(int kind, size_t len)
+{
+	if (kind == TRACE_IDENT_MACHO_UUID)
+		return len == 16;
+	return kind == TRACE_IDENT_GNU_BUILD_ID && len >= 2 && len <= TRACE_MAX_IDENT;
+}
+
+int trace_ident_same(int kind, size_t len, const uint8_t *ident, int kind2, size_t len2,
+		     const uint8_t *ident2)
+{
+	return kind == kind2 && len == len2 && len <= TRACE_MAX_IDENT && !memcmp(ident, ident2, len);
 }
 
 /* The version of the last trace refused with TRACE_E_MAJOR on this thread;

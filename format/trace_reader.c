@@ -623,21 +623,32 @@ const char *trace_thread_name_at(const struct trace_thread *th, uint64_t time)
 	return name ? name : "";
 }
 
+void trace_chain_init(struct trace_chain *c, const struct trace *t, uint32_t stack)
+{
+	c->t = t;
+	c->next = t && stack < t->nnodes ? stack : 0;
+}
+
+int trace_chain_next(struct trace_chain *c, uint32_t *node)
+{
+	uint32_t n = c->next, parent;
+
+	if (!n)
+		return 0;
+	*node = n;
+	parent = c->t->nodes[n].parent;
+	c->next = parent < n ? parent : 0;
+	return 1;
+}
+
 size_t trace_stack(const struct trace *t, uint32_t stack, uint64_t *out, size_t max)
 {
+	struct trace_chain c;
+	uint32_t node;
 	size_t n = 0;
 
-	if (!t || stack >= t->nnodes)
-		return 0;
-	/* A loaded trace's parents always precede their children; a trace
-	 * built by hand might not, so the walk is bounded as well. */
-	while (stack != 0 && n < t->nnodes) {
+	for (trace_chain_init(&c, t, stack); trace_chain_next(&c, &node); n++)
 		if (n < max && out)
-			out[n] = t->nodes[stack].addr;
-		n++;
-		if (t->nodes[stack].parent >= t->nnodes)
-			break;
-		stack = t->nodes[stack].parent;
-	}
+			out[n] = t->nodes[node].addr;
 	return n;
 }

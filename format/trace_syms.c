@@ -46,13 +46,6 @@ void trace_syms_free(struct trace_syms *s)
 	free(s);
 }
 
-static int valid_ident(int kind, size_t len)
-{
-	if (kind == TRACE_IDENT_MACHO_UUID)
-		return len == 16;
-	return kind == TRACE_IDENT_GNU_BUILD_ID && len >= 2 && len <= TRACE_MAX_IDENT;
-}
-
 struct trace_syms_image *trace_syms_add_image(struct trace_syms *s, int ident_kind,
 					      const uint8_t *ident, size_t ident_len,
 					      const char *path)
@@ -135,7 +128,7 @@ int trace_syms_parse_chunk(struct trace_syms *s, const uint8_t *raw, size_t n)
 	cursor_init(&c, raw, n);
 	cursor_u8(&c, &img.ident_kind);
 	cursor_bytes(&c, TRACE_MAX_IDENT, &ident, &ident_len);
-	if (!c.ok || !valid_ident(img.ident_kind, ident_len))
+	if (!c.ok || !trace_ident_valid(img.ident_kind, ident_len))
 		goto out;
 	img.ident_len = (uint8_t)ident_len;
 	memcpy(img.ident, ident, ident_len);
@@ -257,7 +250,7 @@ static int chunk_flush(struct trace_sink *k, struct buf *raw, const struct trace
 /* Whether img would read back: what the reader checks, checked here. */
 static int image_ok(const struct trace_syms_image *img)
 {
-	if (!valid_ident(img->ident_kind, img->ident_len) || !img->path ||
+	if (!trace_ident_valid(img->ident_kind, img->ident_len) || !img->path ||
 	    strlen(img->path) > TRACE_MAX_STRING)
 		return 0;
 	for (size_t i = 0; i < img->nstrings; i++)

@@ -28,8 +28,8 @@
 const char *const cli_state_words[] = { "all", "running", "idle", NULL };
 const char *const cli_color_words[] = { "hot", "image", "lang", NULL };
 
-_Static_assert(PROFILE_STATE_ALL == 0 && PROFILE_STATE_RUNNING == 1 && PROFILE_STATE_IDLE == 2,
-	       "cli_state_words are in enum profile_state's order");
+_Static_assert(STACKS_STATE_ALL == 0 && STACKS_STATE_RUNNING == 1 && STACKS_STATE_IDLE == 2,
+	       "cli_state_words are in enum stacks_state's order");
 _Static_assert(FLAMEGRAPH_PALETTE_HOT == 0 && FLAMEGRAPH_PALETTE_IMAGE == 1 &&
 		       FLAMEGRAPH_PALETTE_LANG == 2,
 	       "cli_color_words are in enum flamegraph_palette's order");
@@ -390,9 +390,9 @@ void cli_release(const struct cli_command *c)
 	}
 }
 
-struct profile_filter cli_filter(const struct cli_report *r)
+struct stacks_filter cli_filter(const struct cli_report *r)
 {
-	return (struct profile_filter){
+	return (struct stacks_filter){
 		.tids = r->tids.v,
 		.ntids = r->tids.n,
 		.thread_re = r->thread.set ? &r->thread.re : NULL,
@@ -400,14 +400,14 @@ struct profile_filter cli_filter(const struct cli_report *r)
 		.from = r->from.ns,
 		.to = r->to.ns,
 		.has_to = r->to.set,
+		.focus = r->focus.set ? &r->focus.re : NULL,
+		.exclude = r->exclude.set ? &r->exclude.re : NULL,
 	};
 }
 
 struct profile_opts cli_profile_opts(const struct cli_report *r)
 {
-	return (struct profile_opts){ .filter = cli_filter(r), .thread_frames = r->thread_frames,
-				      .focus = r->focus.set ? &r->focus.re : NULL,
-				      .exclude = r->exclude.set ? &r->exclude.re : NULL };
+	return (struct profile_opts){ .filter = cli_filter(r), .thread_frames = r->thread_frames };
 }
 
 struct flamegraph_opts cli_graph_opts(const struct cli_graph *g)
@@ -564,24 +564,22 @@ void cli_open(const struct cli_report *r, const char *path, enum cli_stage stage
 {
 	struct symbolize_opts so = symbolize_opts(r);
 	struct profile_opts po = cli_profile_opts(r);
-	int err;
 
 	*ct = (struct cli_trace){ .path = path, .t = load_trace(path) };
-	if (stage < CLI_SYMBOLIZED)
-		return;
-	if (!r->addresses)
-		so.pack = ct->pack = load_packs(r, path, ct->t);
-	if ((err = symbolize_new(ct->t, &so, &ct->sym)) < 0)
-		die("cannot symbolize '%s': %s", path, locate_strerror(err));
-	if (stage < CLI_PROFILED)
-		return;
-	if ((err = profile_build(ct->t, ct->sym, &po, &ct->p)) < 0)
-		die("cannot build the profile of '%s': %s", path, locate_strerror(err));
+	if (stage >= CLI_SYMBOLIZED) {
+		if (!r->addresses)
+			so.pack = ct->pack = load_packs(r, path, ct->t);
+		ct->sym = symbolize_new(ct->t, &so);
+	}
+	ct->stacks = stacks_new(ct->t, ct->sym);
+	if (stage >= CLI_PROFILED)
+		ct->p = profile_build(ct->stacks, &po);
 }
 
 void cli_close(struct cli_trace *ct)
 {
 	profile_free(ct->p);
+	stacks_free(ct->stacks);
 	symbolize_free(ct->sym);
 	pack_free(ct->pack);
 	trace_free(ct->t);

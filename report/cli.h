@@ -28,6 +28,7 @@
 #include "format/trace.h"
 #include "report/flamegraph.h"
 #include "report/profile.h"
+#include "report/stacks.h"
 #include "report/symbolize.h"
 
 /* What an entry of an option table parses, and the type its value points
@@ -127,7 +128,7 @@ struct cli_report {
 	/* filter options: which samples count */
 	struct cli_tids tids;
 	struct cli_regex thread;
-	int state;               /* enum profile_state */
+	int state;               /* enum stacks_state */
 	struct cli_time from, to;
 	struct cli_regex focus, exclude;
 	/* frame options: how an address is named */
@@ -137,7 +138,7 @@ struct cli_report {
 	int thread_frames;       /* CLI_OPT_THREAD_FRAMES */
 };
 
-/* The words of --state, in enum profile_state's order. */
+/* The words of --state, in enum stacks_state's order. */
 extern const char *const cli_state_words[];
 
 /* The check of the filter group: --to must be later than --from. */
@@ -223,7 +224,7 @@ void cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
 /* The views of r that the library modules take (borrowing from r). */
-struct profile_filter cli_filter(const struct cli_report *r);
+struct stacks_filter cli_filter(const struct cli_report *r);
 struct profile_opts cli_profile_opts(const struct cli_report *r);
 /* The flame graph options of g (borrowed), without a subtitle. */
 struct flamegraph_opts cli_graph_opts(const struct cli_graph *g);
@@ -249,6 +250,7 @@ struct cli_trace {
 	struct trace *t;
 	struct pack *pack;     /* the symbol packs, from CLI_SYMBOLIZED on */
 	struct symbolize *sym; /* from CLI_SYMBOLIZED on, else NULL */
+	struct stacks *stacks; /* its stacks; frames from CLI_SYMBOLIZED on */
 	struct profile *p;     /* at CLI_PROFILED, else NULL */
 };
 /* Opens path to the given stage under the options r, or dies with a clear

@@ -46,8 +46,8 @@ int cmd_export(int argc, char **argv)
 		options,
 	};
 	struct cli_trace ct;
-	struct profile_opts po;
-	struct export *e = NULL;
+	struct stacks_filter filter;
+	struct export *e;
 	const char *name;
 	FILE *out;
 	int first, err;
@@ -62,9 +62,8 @@ int cmd_export(int argc, char **argv)
 	if (!output && format == FORMAT_PPROF && isatty(STDOUT_FILENO))
 		die("not writing binary pprof data to a terminal; use -o FILE or a pipe");
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
-	po = cli_profile_opts(&r);
-	if ((err = export_build(ct.t, ct.sym, &po, &e)) < 0)
-		die("cannot export '%s': %s", argv[first], locate_strerror(err));
+	filter = cli_filter(&r);
+	e = export_build(ct.stacks, &filter);
 	out = cli_output_open(output);
 	if (format == FORMAT_PPROF) {
 		struct buf b;

@@ -110,13 +110,14 @@ struct image_use {
 	size_t last;   /* the last stack counted into samples, plus one */
 };
 
-static void count_use(const struct trace *t, struct symbolize *sym, struct image_use *use)
+static void count_use(struct stacks *st, struct image_use *use)
 {
-	struct { uint32_t stack; uint64_t time, count; } *u = NULL;
+	const struct trace *t = stacks_trace(st);
+	struct { uint32_t stack; uint64_t count; } *u = NULL;
 	size_t nu = 0, cap = 0, i;
 	struct hmap stacks;
 
-	/* Each distinct stack once, at its first sample's time, weighted. */
+	/* Each distinct stack once, weighted. */
 	hmap_init(&stacks);
 	for (i = 0; i < t->nsamples; i++) {
 		int added;
@@ -125,22 +126,20 @@ static void count_use(const struct trace *t, struct symbolize *sym, struct image
 		if (added) {
 			u = xgrow(u, &cap, nu + 1, sizeof(*u));
 			u[nu].stack = t->samples[i].stack;
-			u[nu].time = t->samples[i].time;
 			u[nu++].count = 0;
 		}
 		u[*slot].count++;
 	}
 	for (i = 0; i < nu; i++) {
-		uint32_t n;
-		int leaf = 1;
+		const uint32_t *nodes;
+		size_t depth = stacks_nodes(st, u[i].stack, &nodes);
 
-		for (n = u[i].stack; n && n < t->nnodes; n = t->nodes[n].parent, leaf = 0) {
+		for (size_t d = 0; d < depth; d++) {
 			const struct symbolize_frame *fr;
+			size_t nf = stacks_frames(st, nodes[d], d == 0, &fr);
 			struct image_use *iu;
-			size_t nf;
 
-			if (symbolize_addr(sym, t->nodes[n].addr, u[i].time, leaf, &fr, &nf) < 0 ||
-			    !nf || fr[0].image < 0)
+			if (fr[0].image < 0)
 				continue;
 			iu = &use[fr[0].image];
 			iu->frames += u[i].count;
@@ -181,13 +180,14 @@ static void print_share(uint64_t part, uint64_t whole)
 		fputs("-", stdout);
 }
 
-static void print_images(const struct trace *t, struct symbolize *sym)
+static void print_images(struct stacks *st, struct symbolize *sym)
 {
+	const struct trace *t = stacks_trace(st);
 	char hex[2 * TRACE_MAX_IDENT + 1];
 	struct image_use *use = xcalloc(t->nimages + 1, sizeof(*use));
 	size_t i, k;
 
-	count_use(t, sym, use);
+	count_use(st, use);
 	printf("\nimages: %zu\n", t->nimages);
 	for (i = 0; i < t->nimages; i++) {
 		const struct trace_image *img = &t->images[i];
@@ -438,7 +438,7 @@ int cmd_info(int argc, char **argv)
 	first = cli_parse(&cmd, argc, argv);
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
 	print_session(ct.t, argv[first]);
-	print_images(ct.t, ct.sym);
+	print_images(ct.stacks, ct.sym);
 	print_threads(ct.t);
 	print_counts(ct.t);
 	diag_close_stdout();

@@ -20,15 +20,15 @@
 #include "format/trace_syms.h"
 #include "report/cli.h"
 #include "report/cmds.h"
-#include "report/pack.h"
+#include "report/pack_build.h"
 
 /* Whether pack s holds addresses of img's identity. */
 static int packed(const struct trace_syms *s, const struct trace_image *img)
 {
 	for (size_t k = 0; k < s->nimages; k++) {
 		const struct trace_syms_image *si = &s->images[k];
-		if (si->naddrs && si->ident_kind == img->ident_kind && si->ident_len == img->ident_len &&
-		    !memcmp(si->ident, img->ident, si->ident_len))
+		if (si->naddrs && trace_ident_same(si->ident_kind, si->ident_len, si->ident,
+						   img->ident_kind, img->ident_len, img->ident))
 			return 1;
 	}
 	return 0;
@@ -135,7 +135,7 @@ int cmd_pack(int argc, char **argv)
 	struct cli_trace ct;
 	struct trace_syms *s;
 	struct pack *have = NULL;
-	struct pack_stats st;
+	struct pack_build_stats st;
 	uint64_t bytes = 0, dbytes;
 	size_t nfiles;
 	char *out = NULL;
@@ -149,7 +149,7 @@ int cmd_pack(int argc, char **argv)
 		have = pack_new();
 		pack_add(have, ct.t->syms, argv[first], 0);
 	}
-	pack_build(ct.t, ct.sym, have, &s, &st);
+	s = pack_build(ct.stacks, have, &st);
 	dbytes = debug_bytes(ct.t, ct.sym, s, &nfiles);
 	if (embed && !st.addrs) {
 		fprintf(stderr, "%s: nothing to add: '%s' already holds the symbols of every address that can be named\n",

@@ -40,7 +40,7 @@ static void split(const struct cli_report *r, const struct cli_graph *g, const c
 	char *failed = NULL;
 	int err;
 
-	err = thread_split_write(dirfd, ct->t, ct->sym, tt, &so, &failed);
+	err = thread_split_write(dirfd, ct->stacks, tt, &so, &failed);
 	if (err < 0 && failed)
 		die("cannot write '%s/%s': %s", dir, failed, thread_split_strerror(err));
 	if (err < 0)
@@ -78,7 +78,7 @@ int cmd_threads(int argc, char **argv)
 	struct cli_trace ct;
 	struct thread_table tt;
 	struct thread_table_opts to;
-	int first, err, dirfd = -1;
+	int first, dirfd = -1;
 
 	first = cli_parse(&cmd, argc, argv);
 	/* Frames are named only when something looks at them. */
@@ -86,15 +86,8 @@ int cmd_threads(int argc, char **argv)
 		 &ct);
 	if (split_dir)
 		dirfd = open_split_dir(split_dir);
-	to = (struct thread_table_opts){
-		.filter = cli_filter(&r),
-		.focus = r.focus.set ? &r.focus.re : NULL,
-		.exclude = r.exclude.set ? &r.exclude.re : NULL,
-		.sym = ct.sym,
-		.nbins = split_dir ? SPLIT_BINS : 0,
-	};
-	if ((err = thread_table_build(ct.t, &to, &tt)) < 0)
-		die("cannot read the stacks of '%s': %s", ct.path, locate_strerror(err));
+	to = (struct thread_table_opts){ .filter = cli_filter(&r), .nbins = split_dir ? SPLIT_BINS : 0 };
+	thread_table_build(ct.stacks, &to, &tt);
 	if (thread_table_write(stdout, ct.t, &tt) < 0)
 		die_errno("cannot write to standard output");
 	diag_close_stdout();

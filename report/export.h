@@ -7,10 +7,9 @@
  * (the inline chain, each with its file and line), every sample with its
  * thread and time. This model keeps that, built once for either format.
  *
- * Every sample that passes the filter of profile_opts is kept, in recording
- * order, with its stack, unless --focus or --exclude drop the stack (the
- * same rule as profile_selected(), on the same names). A stack is the
- * recorded one, its locations leaf first; a location is one distinct
+ * Every sample that report/stacks.h's filter keeps is kept, in recording
+ * order, with its stack. A stack is the recorded one, its locations leaf
+ * first (cut as the layer cuts them); a location is one distinct
  * (address, image, leaf or return address), numbered in order of first use,
  * so the same trace and options always give the same model. A function is
  * a distinct (name, source file) among the frames, also in order of first
@@ -23,7 +22,7 @@
 #include <stdint.h>
 
 #include "format/trace.h"
-#include "report/profile.h"
+#include "report/stacks.h"
 #include "report/symbolize.h"
 
 struct export_location {
@@ -70,12 +69,9 @@ struct export {
 	size_t nsamples;
 };
 
-/* Builds the model of t's samples under o (o->thread_frames is ignored),
- * symbolized with sym, which must outlive it. Returns 0 and a new model in
- * *out, which the caller frees with export_free(), or a negative error
- * (locate_strerror() describes it). */
-int export_build(const struct trace *t, struct symbolize *sym, const struct profile_opts *o,
-		 struct export **out);
+/* Builds the model of the samples of st's trace that pass f, named by st,
+ * which must outlive it. The caller frees it with export_free(). */
+struct export *export_build(struct stacks *st, const struct stacks_filter *f);
 void export_free(struct export *e);
 
 /* The time one sample stands for, 1/rate, in ns (rounded), or 0 if the

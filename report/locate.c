@@ -349,14 +349,6 @@ static void try_index(struct search *s, const struct locate_index *ix)
 			try(s, xstrdup(ix->paths[i]));
 }
 
-static int valid_ident(const struct trace_image *img)
-{
-	if (img->ident_kind == TRACE_IDENT_MACHO_UUID)
-		return img->ident_len == 16;
-	return img->ident_kind == TRACE_IDENT_GNU_BUILD_ID && img->ident_len >= 2 &&
-	       img->ident_len <= TRACE_MAX_IDENT;
-}
-
 int locate_image(const struct trace_image *img, const struct locate_opts *o,
 		 struct locate_result *r)
 {
@@ -365,7 +357,7 @@ int locate_image(const struct trace_image *img, const struct locate_opts *o,
 	struct search s = { .img = img, .r = r };
 	int elf = img->ident_kind == TRACE_IDENT_GNU_BUILD_ID;
 
-	if (!valid_ident(img))
+	if (!trace_ident_valid(img->ident_kind, img->ident_len))
 		return LOCATE_E_NOIDENT;
 	objfile_hex(hex, img->ident, img->ident_len);
 

@@ -1,19 +1,13 @@
 /*
- * pack.h: symbol packs, so that a trace can be reported on where its debug
- * files are not.
+ * pack.h: symbol packs as a source of frames, for the images of a trace
+ * whose debug files are not here.
  *
- * Making one: pack_build() asks a symbolizer for the frames of every
- * address the trace's samples use and keeps those it could name, keyed by
- * the image's identity and the link-time address looked up (a return
- * address minus one, as report/symbolize.h looks it up). The frames are
- * kept whole: the inline chain with files and lines, whatever --lines or
- * --no-inline a later report asks for. format/trace_syms.h writes them.
- *
- * Using them: a struct pack gathers the packs a report was given, in
- * order; the symbolizer asks it for any image whose debug file it did not
- * find, and the first pack that holds the image's identity serves it. An
- * identity that differs by a byte matches nothing, so a pack can never
- * name another build's code.
+ * A struct pack gathers the packs a report was given, in order; the
+ * symbolizer (report/symbolize.h) asks it for any image whose debug file
+ * it did not find, and the first pack that holds the image's identity
+ * serves it. An identity that differs by a byte matches nothing, so a pack
+ * can never name another build's code. Packs are made by
+ * report/pack_build.h; format/trace_syms.h reads and writes them.
  */
 #ifndef REPORT_PACK_H
 #define REPORT_PACK_H
@@ -23,8 +17,6 @@
 
 #include "format/trace.h"
 #include "format/trace_syms.h"
-
-struct symbolize;
 
 /* The packs in use, and, per identity asked for, where its frames are. */
 struct pack;
@@ -50,20 +42,5 @@ size_t pack_image_naddrs(const struct pack_image *pi);
  * and *strings at the table their indexes refer to. Borrowed. */
 size_t pack_image_lookup(const struct pack_image *pi, uint64_t at,
 			 const struct trace_syms_frame **frames, char *const **strings);
-
-/* What pack_build() put in its pack. */
-struct pack_stats {
-	size_t images;     /* identities with at least one address */
-	size_t addrs;      /* addresses */
-	size_t frames;     /* frames over all addresses */
-};
-
-/* Builds the pack of every address t's samples use that sym resolves: sym
- * must be made for t without --addresses, --no-inline or --lines. An
- * address that have (may be NULL) already holds is left out, so that a
- * trace's embedded pack is never written twice. Returns 0 and a new pack
- * in *out (caller frees with trace_syms_free()), with counts in *st. */
-int pack_build(const struct trace *t, struct symbolize *sym, struct pack *have,
-	       struct trace_syms **out, struct pack_stats *st);
 
 #endif

@@ -34,15 +34,29 @@ struct symbolize_image {
 	char *label;             /* the IMAGE of IMAGE+0xOFFSET */
 };
 
+/* The most frames one address becomes: an inline chain of DWARF or of a
+ * symbol pack, or one frame. */
+#define MAX_CHAIN (DWINFO_MAX_FRAMES > TRACE_SYMS_MAX_FRAMES ? DWINFO_MAX_FRAMES \
+							      : TRACE_SYMS_MAX_FRAMES)
+/* Frames are kept in blocks that never move, so that what
+ * symbolize_addr() hands out stays valid; an address's frames are
+ * contiguous in one block. */
+#define BLOCK_FRAMES 4096
+
+struct frame_block {
+	struct frame_block *next;
+	size_t used;
+	struct symbolize_frame f[BLOCK_FRAMES];
+};
+
 struct symbolize {
 	const struct trace *t;
 	struct symbolize_opts o;
 	struct symbolize_image *images;
 	struct hmap cache;       /* (image+1 << 1 | leaf, addr) -> entry index */
 	struct locate_index *index;     /* the --symbols directories */
-	struct symbolize_frame *frames; /* all cached frames */
-	size_t nframes, capframes;
-	struct { size_t first, n; } *entries;
+	struct frame_block *blocks;     /* all cached frames, newest first */
+	struct { const struct symbolize_frame *f; size_t n; } *entries;
 	size_t nentries, capentries;
 	char **strings;          /* names formatted here */
 	size_t nstrings, capstrings;
@@ -65,7 +79,7 @@ static char *image_label(const struct trace_image *img)
 	return xstrdup(b);
 }
 
-int symbolize_new(const struct trace *t, const struct symbolize_opts *o, struct symbolize **out)
+struct symbolize *symbolize_new(const struct trace *t, const struct symbolize_opts *o)
 {
 	struct symbolize *s = xcalloc(1, sizeof(*s));
 	size_t i;
@@ -82,8 +96,7 @@ int symbolize_new(const struct trace *t, const struct symbolize_opts *o, struct 
 		s->images[i].label = image_label(&t->images[i]);
 	}
 	hmap_init(&s->cache);
-	*out = s;
-	return 0;
+	return s;
 }
 
 void symbolize_free(struct symbolize *s)
@@ -105,7 +118,12 @@ void symbolize_free(struct symbolize *s)
 	for (i = 0; i < s->nstrings; i++)
 		free(s->strings[i]);
 	free(s->strings);
-	free(s->frames);
+	while (s->blocks) {
+		struct frame_block *b = s->blocks;
+
+		s->blocks = b->next;
+		free(b);
+	}
 	free(s->entries);
 	hmap_release(&s->cache);
 	free(s);
@@ -147,9 +165,9 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 	 * dlclose, shares the first image's file and table. */
 	for (j = 0; j < i; j++) {
 		const struct trace_image *a = &s->t->images[j], *b = &s->t->images[i];
-		if (a->ident_kind != TRACE_IDENT_NONE && a->ident_kind == b->ident_kind &&
-		    a->ident_len == b->ident_len && a->ident_len <= TRACE_MAX_IDENT &&
-		    !memcmp(a->ident, b->ident, a->ident_len) &&
+		if (a->ident_kind != TRACE_IDENT_NONE &&
+		    trace_ident_same(a->ident_kind, a->ident_len, a->ident, b->ident_kind, b->ident_len,
+				     b->ident) &&
 		    !strcmp(a->path ? a->path : "", b->path ? b->path : "")) {
 			struct symbolize_image *o = load_image(s, j);
 			si->same = o->same >= 0 ? o->same : (long)j;
@@ -221,12 +239,12 @@ int symbolize_image_dwarf(struct symbolize *s, size_t i, int *err)
 	return si->dw != NULL;
 }
 
+/* The next frame of the address being resolved: in the newest block,
+ * which resolve()'s caller made room in. */
 static struct symbolize_frame *new_frame(struct symbolize *s)
 {
-	struct symbolize_frame *f;
+	struct symbolize_frame *f = &s->blocks->f[s->blocks->used++];
 
-	s->frames = xgrow(s->frames, &s->capframes, s->nframes + 1, sizeof(*s->frames));
-	f = &s->frames[s->nframes++];
 	memset(f, 0, sizeof(*f));
 	return f;
 }
@@ -285,6 +303,7 @@ static void chain_frame(struct symbolize *s, long img, uint64_t rel, const char 
 	struct symbolize_frame *f = new_frame(s);
 
 	f->image = img;
+	f->image_label = s->images[img].label;
 	f->offset = rel;
 	f->file = file;
 	f->line = line;
@@ -334,12 +353,12 @@ uint64_t symbolize_lookup_offset(uint64_t offset, int leaf)
 	return leaf || offset == 0 ? offset : offset - 1;
 }
 
-/* Appends the frames for addr to s->frames. */
+/* Appends the frames for addr to the newest block. */
 static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 {
 	struct symbolize_frame *f;
 	const char *name = NULL;
-	size_t before = s->nframes;
+	size_t before = s->blocks->used;
 	uint64_t rel, at;
 	int lang = DEMANGLE_LANG_NONE;
 
@@ -358,13 +377,14 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 			resolve_dwarf(s, si->dw, img, rel, at);
 		else if (si->pack)
 			resolve_pack(s, si->pack, img, rel, at);
-		if (s->nframes > before)
+		if (s->blocks->used > before)
 			return;
 		if (si->symtab)
 			name = symtab_lookup(si->symtab, at, NULL, &lang);
 	}
 	f = new_frame(s);
 	f->image = img;
+	f->image_label = s->images[img].label;
 	f->offset = rel;
 	f->resolved = name != NULL;
 	f->lang = name ? lang_of_mangling(lang) : SYMBOLIZE_LANG_UNKNOWN;
@@ -373,27 +393,34 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 					   (unsigned long long)rel));
 }
 
-int symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int leaf,
-		   const struct symbolize_frame **frames, size_t *n)
+size_t symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int leaf,
+		      const struct symbolize_frame **frames)
 {
 	long img = symbolize_image_find(s, addr, time);
 	uint64_t *slot;
 	int added;
-	size_t e;
 
 	leaf = !!leaf;
 	slot = hmap_put(&s->cache, ((uint64_t)(img + 1) << 1) | (uint64_t)leaf, addr,
 			s->nentries, &added);
 	if (added) {
+		size_t first;
+
+		if (!s->blocks || BLOCK_FRAMES - s->blocks->used < MAX_CHAIN + 1) {
+			struct frame_block *b = xmalloc(sizeof(*b));
+
+			b->next = s->blocks;
+			b->used = 0;
+			s->blocks = b;
+		}
+		first = s->blocks->used;
+		resolve(s, img, addr, leaf);
 		s->entries = xgrow(s->entries, &s->capentries, s->nentries + 1,
 				   sizeof(*s->entries));
-		s->entries[s->nentries].first = s->nframes;
-		resolve(s, img, addr, leaf);
-		s->entries[s->nentries].n = s->nframes - s->entries[s->nentries].first;
+		s->entries[s->nentries].f = &s->blocks->f[first];
+		s->entries[s->nentries].n = s->blocks->used - first;
 		s->nentries++;
 	}
-	e = (size_t)*slot;
-	*frames = &s->frames[s->entries[e].first];
-	*n = s->entries[e].n;
-	return 0;
+	*frames = s->entries[*slot].f;
+	return s->entries[*slot].n;
 }

@@ -37,10 +37,10 @@
 /* The language a frame's code is in, as far as can be told: from the
  * mangling of its symbol, else from its source file's suffix. */
 enum symbolize_lang {
-	SYMBOLIZE_LANG_UNKNOWN,
-	SYMBOLIZE_LANG_C,
-	SYMBOLIZE_LANG_CXX,
-	SYMBOLIZE_LANG_RUST,
+	SYMBOLIZE_LANG_UNKNOWN = TRACE_SYMS_LANG_UNKNOWN, /* as a symbol pack stores them */
+	SYMBOLIZE_LANG_C = TRACE_SYMS_LANG_C,
+	SYMBOLIZE_LANG_CXX = TRACE_SYMS_LANG_CXX,
+	SYMBOLIZE_LANG_RUST = TRACE_SYMS_LANG_RUST,
 };
 
 struct symbolize_frame {
@@ -51,6 +51,8 @@ struct symbolize_frame {
 	int resolved;      /* named by DWARF or a symbol table */
 	int lang;          /* enum symbolize_lang */
 	long image;        /* index into trace->images, or -1 */
+	const char *image_label; /* the IMAGE of IMAGE+0xOFFSET, or NULL if
+	                    * image < 0 */
 	uint64_t offset;   /* addr - bias, or the raw address if image < 0 */
 };
 
@@ -69,15 +71,15 @@ struct symbolize;
 
 /* Creates a symbolizer for t (borrowed until symbolize_free()); o may be
  * NULL and is copied. Files are opened lazily. Caller frees. */
-int symbolize_new(const struct trace *t, const struct symbolize_opts *o, struct symbolize **out);
+struct symbolize *symbolize_new(const struct trace *t, const struct symbolize_opts *o);
 void symbolize_free(struct symbolize *s);
 
 /* Resolves addr, seen at time, as a leaf frame (leaf != 0) or a return
- * address. Sets *frames to n >= 1 frames, innermost first, borrowed until
- * the next call; the strings in them stay valid until symbolize_free().
- * Returns 0 (an unresolved address is a frame too, not an error). */
-int symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int leaf,
-		   const struct symbolize_frame **frames, size_t *n);
+ * address: sets *frames to its frames, innermost first, and returns how
+ * many (at least 1: an unresolved address is a frame too). The frames and
+ * their strings are borrowed until symbolize_free(). */
+size_t symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int leaf,
+		      const struct symbolize_frame **frames);
 
 /* The link-time address looked up for an address at offset in its image:
  * offset itself for a leaf, offset - 1 for a return address. */

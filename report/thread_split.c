@@ -45,7 +45,7 @@ const char *thread_split_strerror(int err)
 {
 	if (err == THREAD_SPLIT_E_NOTEMPTY)
 		return "the directory is not empty";
-	return locate_strerror(err);
+	return strerror(-err);
 }
 
 int thread_split_open_dir(const char *path, int *dirfd)
@@ -135,8 +135,8 @@ static char *label_of(const struct thread_table_row *r)
 }
 
 /* STEM.folded and STEM.svg for row r. */
-static int write_thread(int dirfd, const struct trace *t, struct symbolize *sym,
-			const struct thread_table_row *r, const char *stem,
+static int write_thread(int dirfd, struct stacks *st, const struct thread_table_row *r,
+			const char *stem,
 			const struct thread_split_opts *o, char **failed)
 {
 	struct profile_opts po = o->profile;
@@ -153,8 +153,7 @@ static int write_thread(int dirfd, const struct trace *t, struct symbolize *sym,
 	buf_init(&wait);
 	po.filter.tids = &tid;
 	po.filter.ntids = 1;
-	if ((err = profile_build(t, sym, &po, &p)) < 0)
-		goto out;
+	p = profile_build(st, &po);
 
 	name = xasprintf("%s.folded", stem);
 	if ((err = create_at(dirfd, name, &f)) < 0)
@@ -357,10 +356,10 @@ static void add_index(struct buf *b, const struct trace *t, const struct thread_
 	free(root);
 }
 
-int thread_split_write(int dirfd, const struct trace *t, struct symbolize *sym,
-		       const struct thread_table *tt, const struct thread_split_opts *o,
-		       char **failed)
+int thread_split_write(int dirfd, struct stacks *st, const struct thread_table *tt,
+		       const struct thread_split_opts *o, char **failed)
 {
+	const struct trace *t = stacks_trace(st);
 	char **stems = xcalloc(tt->nrows ? tt->nrows : 1, sizeof(*stems));
 	struct buf page;
 	FILE *f;
@@ -376,7 +375,7 @@ int thread_split_write(int dirfd, const struct trace *t, struct symbolize *sym,
 		if (!tt->rows[i].samples)
 			continue;
 		stems[i] = thread_table_file_stem(tt->rows[i].tid, tt->rows[i].name);
-		if ((err = write_thread(dirfd, t, sym, &tt->rows[i], stems[i], o, failed)) < 0)
+		if ((err = write_thread(dirfd, st, &tt->rows[i], stems[i], o, failed)) < 0)
 			goto out;
 	}
 	add_index(&page, t, tt, stems);

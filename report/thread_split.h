@@ -16,11 +16,11 @@
 #include "format/trace.h"
 #include "report/flamegraph.h"
 #include "report/profile.h"
-#include "report/symbolize.h"
+#include "report/stacks.h"
 #include "report/thread_table.h"
 
 /* A directory that holds something: our error, so that the caller can name
- * the fix. Other errors are negative errno values or the symbolizer's. */
+ * the fix. Other errors are negative errno values. */
 #define THREAD_SPLIT_E_NOTEMPTY (-4001)
 
 /* What goes into each thread's files. Everything is borrowed. */
@@ -38,17 +38,17 @@ struct thread_split_opts {
  * THREAD_SPLIT_E_NOTEMPTY if it holds any entry, or a negative errno. */
 int thread_split_open_dir(const char *path, int *dirfd);
 
-/* Writes, into the directory open at dirfd, for every row of tt with
- * samples, STEM.folded and STEM.svg (STEM from thread_table_file_stem()),
- * then index.html: a table of every row, linking its files, and an inline
- * SVG timeline with one strip per row from tt's bins (tt must have been
- * built with nbins > 0 and the same filters as o). The output depends on
+/* Writes, into the directory open at dirfd, for every row of tt (a table
+ * of st's trace) with samples, STEM.folded and STEM.svg (STEM from
+ * thread_table_file_stem()), then index.html: a table of every row,
+ * linking its files, and an inline SVG timeline with one strip per row
+ * from tt's bins (tt must have been built with nbins > 0 and the same
+ * filters as o). The output depends on
  * nothing but its inputs. Returns 0, or a negative error; then *failed
  * (if failed is not NULL) is the name of the file that could not be
  * written, which the caller frees, or NULL. */
-int thread_split_write(int dirfd, const struct trace *t, struct symbolize *sym,
-		       const struct thread_table *tt, const struct thread_split_opts *o,
-		       char **failed);
+int thread_split_write(int dirfd, struct stacks *st, const struct thread_table *tt,
+		       const struct thread_split_opts *o, char **failed);
 
 /* Describes an error of thread_split_*(). */
 const char *thread_split_strerror(int err);

@@ -5,12 +5,8 @@
  * thousands of short-lived threads stays linear. The sort at the end gives
  * the table its deterministic order.
  *
- * --focus and --exclude need the frames of each sample's stack. Rather
- * than symbolizing every sample, the verdict is memoised per prefix-tree
- * node: a node's frames as a caller are matched once, and what its whole
- * chain of callers matched is its own result or'ed with its parent's; the
- * leaf, which is looked up differently (at the address, not the address
- * minus one), has its own memo bits. So the work is one lookup per node.
+ * Which samples count is report/stacks.h's filter, --focus and --exclude
+ * included, so a row counts exactly the samples the other outputs show.
  */
 #include "thread_table.h"
 
@@ -23,103 +19,8 @@
 #include "common/hmap.h"
 #include "report/text.h"
 
-/* The memo bits of a node. */
-enum {
-	CHAIN_DONE = 1,        /* CHAIN_* are set */
-	CHAIN_FOCUS = 2,       /* a frame of the node or a caller matches focus */
-	CHAIN_EXCLUDE = 4,
-	LEAF_DONE = 8,         /* LEAF_* are set */
-	LEAF_FOCUS = 16,       /* a frame of the node as a leaf matches focus */
-	LEAF_EXCLUDE = 32,
-};
-
-struct matcher {
-	const struct trace *t;
-	const struct thread_table_opts *o;
-	uint8_t *memo;         /* per node */
-	uint32_t *walk;        /* nodes whose chain is being resolved */
-	size_t capwalk;
-};
-
-/* Bit 0: a frame of addr matches focus; bit 1: one matches exclude. */
-static int match_addr(struct matcher *m, uint64_t addr, uint64_t time, int leaf)
-{
-	const struct symbolize_frame *fr;
-	size_t n, i;
-	int err, bits = 0;
-
-	err = symbolize_addr(m->o->sym, addr, time, leaf, &fr, &n);
-	if (err < 0)
-		return err;
-	for (i = 0; i < n; i++) {
-		if (m->o->focus && !regexec(m->o->focus, fr[i].name, 0, NULL, 0))
-			bits |= 1;
-		if (m->o->exclude && !regexec(m->o->exclude, fr[i].name, 0, NULL, 0))
-			bits |= 2;
-	}
-	return bits;
-}
-
-/* Resolves the CHAIN_* bits of node n (a valid node, not 0): its frames
- * as a return address and every caller's. A parent that is not older than
- * its child ends the chain, as in profile_build(). */
-static int resolve_chain(struct matcher *m, uint32_t n, uint64_t time)
-{
-	const struct trace *t = m->t;
-	size_t depth = 0;
-	int bits;
-
-	while (n && n < t->nnodes && !(m->memo[n] & CHAIN_DONE)) {
-		m->walk = xgrow(m->walk, &m->capwalk, depth + 1, sizeof(*m->walk));
-		m->walk[depth++] = n;
-		if (t->nodes[n].parent >= n)
-			break;
-		n = t->nodes[n].parent;
-	}
-	while (depth-- > 0) {
-		uint32_t k = m->walk[depth], parent = t->nodes[k].parent;
-
-		bits = match_addr(m, t->nodes[k].addr, time, 0);
-		if (bits < 0)
-			return bits;
-		m->memo[k] |= CHAIN_DONE | (bits & 1 ? CHAIN_FOCUS : 0) | (bits & 2 ? CHAIN_EXCLUDE : 0);
-		if (parent && parent < k)
-			m->memo[k] |= m->memo[parent] & (CHAIN_FOCUS | CHAIN_EXCLUDE);
-	}
-	return 0;
-}
-
-/* 1 if sample s passes focus and exclude, 0 if not, or a negative error. */
-static int stack_passes(struct matcher *m, const struct trace_sample *s)
-{
-	const struct trace *t = m->t;
-	uint32_t n = s->stack, parent;
-	int focus = 0, exclude = 0, bits, err;
-
-	if (n && n < t->nnodes) {
-		if (!(m->memo[n] & LEAF_DONE)) {
-			bits = match_addr(m, t->nodes[n].addr, s->time, 1);
-			if (bits < 0)
-				return bits;
-			m->memo[n] |= LEAF_DONE | (bits & 1 ? LEAF_FOCUS : 0) | (bits & 2 ? LEAF_EXCLUDE : 0);
-		}
-		focus = !!(m->memo[n] & LEAF_FOCUS);
-		exclude = !!(m->memo[n] & LEAF_EXCLUDE);
-		parent = t->nodes[n].parent;
-		if (parent && parent < n) {
-			if ((err = resolve_chain(m, parent, s->time)) < 0)
-				return err;
-			focus |= !!(m->memo[parent] & CHAIN_FOCUS);
-			exclude |= !!(m->memo[parent] & CHAIN_EXCLUDE);
-		}
-	}
-	if (m->o->focus && !focus)
-		return 0;
-	return !exclude;
-}
-
 static int thread_passes(const struct trace_thread *th, uint32_t tid,
-			 const struct profile_filter *f)
+			 const struct stacks_filter *f)
 {
 	size_t i;
 
@@ -177,7 +78,7 @@ static struct thread_table_row *row_for(struct thread_table *tt, size_t *cap, st
 }
 
 /* The timeline's span: the recording, cut to the filter's window. */
-static void set_span(const struct trace *t, const struct profile_filter *f, struct thread_table *tt)
+static void set_span(const struct trace *t, const struct stacks_filter *f, struct thread_table *tt)
 {
 	uint64_t start = t->session.start_monotonic_ns, lo = start + f->from, hi = 0;
 	size_t i;
@@ -221,7 +122,7 @@ static void add_to_bin(struct thread_table *tt, struct thread_table_row *r,
 	b = &r->bins[i];
 	if (s->state == TRACE_STATE_RUNNING)
 		c = &b->running;
-	else if (profile_state_match(PROFILE_STATE_IDLE, s->state))
+	else if (stacks_state_match(STACKS_STATE_IDLE, s->state))
 		c = &b->waiting;
 	else
 		c = &b->unknown;
@@ -229,22 +130,16 @@ static void add_to_bin(struct thread_table *tt, struct thread_table_row *r,
 		(*c)++;
 }
 
-int thread_table_build(const struct trace *t, const struct thread_table_opts *o,
-		       struct thread_table *out)
+void thread_table_build(struct stacks *st, const struct thread_table_opts *o,
+			struct thread_table *out)
 {
-	const struct profile_filter *f = &o->filter;
-	struct matcher m = { .t = t, .o = o };
+	const struct trace *t = stacks_trace(st);
+	const struct stacks_filter *f = &o->filter;
 	struct hmap map;
 	size_t cap = 0, i;
-	int err = 0, pass;
 
 	memset(out, 0, sizeof(*out));
 	hmap_init(&map);
-	if (o->focus || o->exclude) {
-		if (!o->sym)
-			BUG("thread_table_build: focus or exclude without a symbolizer");
-		m.memo = xcalloc(t->nnodes ? t->nnodes : 1, 1);
-	}
 	out->nbins = o->nbins;
 	if (o->nbins)
 		set_span(t, f, out);
@@ -255,16 +150,8 @@ int thread_table_build(const struct trace *t, const struct thread_table_opts *o,
 		const struct trace_sample *s = &t->samples[i];
 		struct thread_table_row *r;
 
-		if (!profile_filter_match(t, f, s))
+		if (!stacks_keep(st, f, s))
 			continue;
-		if (m.memo) {
-			if ((pass = stack_passes(&m, s)) < 0) {
-				err = pass;
-				goto out;
-			}
-			if (!pass)
-				continue;
-		}
 		r = row_for(out, &cap, &map, t, s->tid);
 		if (!r->samples || s->time < r->first)
 			r->first = s->time;
@@ -273,7 +160,7 @@ int thread_table_build(const struct trace *t, const struct thread_table_opts *o,
 		r->samples++;
 		if (s->state == TRACE_STATE_RUNNING)
 			r->running++;
-		else if (profile_state_match(PROFILE_STATE_IDLE, s->state))
+		else if (stacks_state_match(STACKS_STATE_IDLE, s->state))
 			r->waiting++;
 		if (out->nbins)
 			add_to_bin(out, r, s);
@@ -281,11 +168,7 @@ int thread_table_build(const struct trace *t, const struct thread_table_opts *o,
 	}
 	if (out->nrows)
 		qsort(out->rows, out->nrows, sizeof(*out->rows), cmp_row);
-out:
 	hmap_release(&map);
-	free(m.memo);
-	free(m.walk);
-	return err;
 }
 
 void thread_table_release(struct thread_table *tt)

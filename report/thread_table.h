@@ -5,25 +5,17 @@
 #ifndef REPORT_THREAD_TABLE_H
 #define REPORT_THREAD_TABLE_H
 
-#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "common/buf.h"
 #include "format/trace.h"
-#include "report/profile.h"
-#include "report/symbolize.h"
+#include "report/stacks.h"
 
 /* Which samples count, and what to keep of them. Everything is borrowed. */
 struct thread_table_opts {
-	struct profile_filter filter;
-	/* --focus and --exclude, as profile_build() applies them: a sample
-	 * counts only if its stack has a frame matching focus (if set) and
-	 * none matching exclude (if set). Frames are named by sym, which
-	 * must be set when either is. */
-	const regex_t *focus, *exclude;
-	struct symbolize *sym;
+	struct stacks_filter filter;
 	unsigned nbins;        /* timeline slots per row, at most; fewer if
 	                        * the span holds fewer than two sampling
 	                        * periods per slot; 0: no timeline */
@@ -60,14 +52,13 @@ struct thread_table {
 	uint64_t span_from, span_to;
 };
 
-/* Builds one row per thread of t: every thread with a sample passing o,
- * and every recorded thread that passes the filter's tid and name filters
- * (any of its names matching) even without samples. Rows are sorted by
- * samples, most first, then by tid. Returns 0, or a negative error from
- * the symbolizer (report/locate.h); release with thread_table_release()
- * either way. */
-int thread_table_build(const struct trace *t, const struct thread_table_opts *o,
-		       struct thread_table *out);
+/* Builds one row per thread of st's trace: every thread with a sample
+ * passing o's filter, and every recorded thread that passes the filter's
+ * tid and name filters (any of its names matching) even without samples.
+ * Rows are sorted by samples, most first, then by tid. Release with
+ * thread_table_release(). */
+void thread_table_build(struct stacks *st, const struct thread_table_opts *o,
+			struct thread_table *out);
 void thread_table_release(struct thread_table *tt);
 
 /* Writes tt as the 'threads' table to f: a heading, one line per row

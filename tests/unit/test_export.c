@@ -11,25 +11,25 @@
 #include <string.h>
 
 #include "report/export.h"
+#include "report/stacks.h"
 #include "report/symbolize.h"
 
 #include "hand_trace.h"
 
 static struct symbolize *sym;
+static struct stacks *st;
 
-static struct export *build(const struct trace *t, const struct profile_opts *o)
+static struct export *build(const struct trace *t, const struct stacks_filter *f)
 {
-	struct export *e;
-
-	cr_assert_eq(symbolize_new(t, &(struct symbolize_opts){ .debug_root = "", .debuginfod_cache = "" },
-				   &sym), 0);
-	cr_assert_eq(export_build(t, sym, o, &e), 0);
-	return e;
+	sym = symbolize_new(t, &(struct symbolize_opts){ .debug_root = "", .debuginfod_cache = "" });
+	st = stacks_new(t, sym);
+	return export_build(st, f);
 }
 
 static void done(struct export *e)
 {
 	export_free(e);
+	stacks_free(st);
 	symbolize_free(sym);
 }
 
@@ -56,7 +56,7 @@ Test(export, samples_stacks_locations_functions)
 	char s[256];
 
 	make_trace(&t);
-	e = build(&t, &(struct profile_opts){ 0 });
+	e = build(&t, &(struct stacks_filter){ 0 });
 	cr_assert_eq(e->nsamples, 7);
 	cr_assert_eq(e->nstacks, 4);      /* recorded stacks 2, 3, 4 and the empty one */
 	cr_assert_eq(e->nlocs, 4);        /* 0x1100 as a return address is shared */
@@ -89,17 +89,17 @@ Test(export, filter_focus_exclude)
 	make_trace(&t);
 	cr_assert_eq(regcomp(&focus, "0x300$", REG_EXTENDED | REG_NOSUB), 0);
 	cr_assert_eq(regcomp(&exclude, "unknown", REG_EXTENDED | REG_NOSUB), 0);
-	e = build(&t, &(struct profile_opts){ .filter = { .tids = &tid, .ntids = 1 } });
+	e = build(&t, &(struct stacks_filter){ .tids = &tid, .ntids = 1 });
 	cr_assert_eq(e->nsamples, 4);
 	done(e);
-	e = build(&t, &(struct profile_opts){ .focus = &focus });
+	e = build(&t, &(struct stacks_filter){ .focus = &focus });
 	cr_assert_eq(e->nsamples, 2);
 	cr_assert_eq(e->samples[0].time, 110);
 	cr_assert_eq(e->samples[1].time, 600);
 	cr_assert_eq(e->nstacks, 1);
 	done(e);
 	/* exclude drops the stack through [unknown]; the empty stack stays */
-	e = build(&t, &(struct profile_opts){ .exclude = &exclude });
+	e = build(&t, &(struct stacks_filter){ .exclude = &exclude });
 	cr_assert_eq(e->nsamples, 6);
 	cr_assert_eq(e->nstacks, 3);
 	done(e);

@@ -11,26 +11,50 @@
 #include "common/buf.h"
 #include "report/folded.h"
 #include "report/profile.h"
+#include "report/stacks.h"
 #include "report/symbolize.h"
 
 #include "hand_trace.h"
 
-/* The folded text of t under o. Caller frees. */
-static char *folded(const struct trace *t, const struct profile_opts *o)
+static struct symbolize *sym;
+static struct stacks *st;
+
+/* The profile of t under o, symbolized with no debug files. */
+static struct profile *build(const struct trace *t, const struct profile_opts *o)
 {
-	struct symbolize *sym;
-	struct profile *p;
+	sym = symbolize_new(t, &(struct symbolize_opts){ .debug_root = "" });
+	st = stacks_new(t, sym);
+	return profile_build(st, o);
+}
+
+static void done(struct profile *p)
+{
+	profile_free(p);
+	stacks_free(st);
+	symbolize_free(sym);
+}
+
+/* The folded text of t under o, and its sample total in *samples (if not
+ * NULL). Caller frees. */
+static char *folded_n(const struct trace *t, const struct profile_opts *o, uint64_t *samples)
+{
+	struct profile *p = build(t, o);
 	struct buf b;
 	size_t i;
 
-	cr_assert_eq(symbolize_new(t, &(struct symbolize_opts){ .debug_root = "" }, &sym), 0);
-	cr_assert_eq(profile_build(t, sym, o, &p), 0);
 	buf_init(&b);
 	for (i = 0; i < p->nstacks; i++)
 		folded_line(&b, &p->stacks[i]);
-	profile_free(p);
-	symbolize_free(sym);
+	buf_addstr(&b, ""); /* buf_detach() of an untouched buf is unterminated */
+	if (samples)
+		*samples = p->samples;
+	done(p);
 	return buf_detach(&b);
+}
+
+static char *folded(const struct trace *t, const struct profile_opts *o)
+{
+	return folded_n(t, o, NULL);
 }
 
 Test(profile, all_samples_sorted_root_first)
@@ -53,13 +77,11 @@ Test(profile, frame_info_names_image_and_resolution)
 {
 	struct trace t;
 	struct profile_opts o = { 0 };
-	struct symbolize *sym;
 	struct profile *p;
 	const struct profile_frame_info *fi;
 
 	make_trace(&t);
-	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &sym), 0);
-	cr_assert_eq(profile_build(&t, sym, &o, &p), 0);
+	p = build(&t, &o);
 	fi = profile_frame_info(p, "libfake.so+0x200");
 	cr_assert_not_null(fi);
 	cr_assert_str_eq(fi->image, "libfake.so");
@@ -71,8 +93,7 @@ Test(profile, frame_info_names_image_and_resolution)
 	/* The root is no symbolized frame, and neither is an absent name. */
 	cr_assert_null(profile_frame_info(p, "myprog"));
 	cr_assert_null(profile_frame_info(p, "libfake.so+0x999"));
-	profile_free(p);
-	symbolize_free(sym);
+	done(p);
 }
 
 Test(profile, deterministic)
@@ -154,14 +175,14 @@ Test(profile, filter_thread_regex_at_sample_time)
 Test(profile, filter_state)
 {
 	struct trace t;
-	struct profile_opts o = { .filter = { .state = PROFILE_STATE_IDLE } };
+	struct profile_opts o = { .filter = { .state = STACKS_STATE_IDLE } };
 	char *s;
 
 	make_trace(&t);
 	s = folded(&t, &o);
 	cr_assert_str_eq(s, "myprog;libfake.so+0x100;libfake.so+0x300 2\n");
 	free(s);
-	o.filter.state = PROFILE_STATE_RUNNING;
+	o.filter.state = STACKS_STATE_RUNNING;
 	s = folded(&t, &o);
 	cr_assert_str_eq(s, "myprog 1\nmyprog;libfake.so+0x100;libfake.so+0x200 3\n");
 	free(s);
@@ -208,7 +229,6 @@ Test(profile, hostile_parent_chain_is_bounded)
 	struct trace_sample s2[] = { { 1, 10, 1, TRACE_STATE_RUNNING, 0 },
 				     { 2, 10, 2, TRACE_STATE_RUNNING, 0 } };
 	struct profile_opts o = { 0 };
-	struct symbolize *sym;
 	struct profile *p;
 
 	make_trace(&t);
@@ -216,34 +236,12 @@ Test(profile, hostile_parent_chain_is_bounded)
 	t.nnodes = 3;
 	t.samples = s2;
 	t.nsamples = 2;
-	cr_assert_eq(symbolize_new(&t, NULL, &sym), 0);
-	cr_assert_eq(profile_build(&t, sym, &o, &p), 0);
+	p = build(&t, &o);
 	cr_assert_eq(p->nstacks, 2);
 	cr_assert_eq(p->samples, 2);
 	cr_assert_eq(p->stacks[0].nframes, 2); /* root + [unknown]+0x9000 */
 	cr_assert_eq(p->stacks[1].nframes, 2); /* root + [unknown]+0x9001 */
-	profile_free(p);
-	symbolize_free(sym);
-}
-
-/* The profile of t under o, and its sample total in *samples. */
-static char *folded_n(const struct trace *t, const struct profile_opts *o, uint64_t *samples)
-{
-	struct symbolize *sym;
-	struct profile *p;
-	struct buf b;
-	size_t i;
-
-	cr_assert_eq(symbolize_new(t, &(struct symbolize_opts){ .debug_root = "" }, &sym), 0);
-	cr_assert_eq(profile_build(t, sym, o, &p), 0);
-	buf_init(&b);
-	for (i = 0; i < p->nstacks; i++)
-		folded_line(&b, &p->stacks[i]);
-	buf_addstr(&b, ""); /* buf_detach() of an untouched buf is unterminated */
-	*samples = p->samples;
-	profile_free(p);
-	symbolize_free(sym);
-	return buf_detach(&b);
+	done(p);
 }
 
 static void re(regex_t *r, const char *pat)
@@ -255,7 +253,7 @@ Test(profile, focus_keeps_whole_stacks_with_a_match)
 {
 	struct trace t;
 	regex_t f;
-	struct profile_opts o = { .focus = &f };
+	struct profile_opts o = { .filter = { .focus = &f } };
 	uint64_t n;
 	char *s;
 
@@ -284,7 +282,7 @@ Test(profile, exclude_drops_stacks_with_a_match)
 {
 	struct trace t;
 	regex_t x;
-	struct profile_opts o = { .exclude = &x };
+	struct profile_opts o = { .filter = { .exclude = &x } };
 	uint64_t n;
 	char *s;
 
@@ -301,7 +299,7 @@ Test(profile, exclude_wins_over_focus)
 {
 	struct trace t;
 	regex_t f, x;
-	struct profile_opts o = { .focus = &f, .exclude = &x };
+	struct profile_opts o = { .filter = { .focus = &f, .exclude = &x } };
 	uint64_t n;
 	char *s;
 
@@ -322,7 +320,7 @@ Test(profile, focus_ignores_root_and_thread_frames)
 {
 	struct trace t;
 	regex_t f;
-	struct profile_opts o = { .focus = &f, .thread_frames = 1 };
+	struct profile_opts o = { .filter = { .focus = &f }, .thread_frames = 1 };
 	uint64_t n;
 	char *s;
 
@@ -340,7 +338,7 @@ Test(profile, focus_combines_with_the_sample_filter)
 	struct trace t;
 	regex_t f;
 	uint32_t tids[] = { 10 };
-	struct profile_opts o = { .focus = &f, .filter = { .tids = tids, .ntids = 1 } };
+	struct profile_opts o = { .filter = { .focus = &f, .tids = tids, .ntids = 1 } };
 	uint64_t n;
 	char *s;
 

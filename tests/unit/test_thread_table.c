@@ -10,10 +10,29 @@
 #include <string.h>
 
 #include "report/profile.h"
+#include "report/stacks.h"
 #include "report/symbolize.h"
 #include "report/thread_table.h"
 
 #include "hand_trace.h"
+
+static struct symbolize *sym;
+static struct stacks *st;
+
+/* The table of t under o, symbolized with no debug files. */
+static void build(const struct trace *t, const struct thread_table_opts *o, struct thread_table *tt)
+{
+	sym = symbolize_new(t, &(struct symbolize_opts){ .debug_root = "" });
+	st = stacks_new(t, sym);
+	thread_table_build(st, o, tt);
+}
+
+static void done(struct thread_table *tt)
+{
+	thread_table_release(tt);
+	stacks_free(st);
+	symbolize_free(sym);
+}
 
 Test(thread_table, counts_and_order)
 {
@@ -22,7 +41,7 @@ Test(thread_table, counts_and_order)
 	struct thread_table tt;
 
 	make_trace(&t);
-	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	build(&t, &o, &tt);
 	cr_assert_eq(tt.nrows, 2);
 	cr_assert_eq(tt.samples, 7);
 	cr_assert_eq(tt.rows[0].tid, 10);
@@ -37,7 +56,7 @@ Test(thread_table, counts_and_order)
 	cr_assert_eq(tt.rows[1].running, 1);
 	cr_assert_eq(tt.rows[1].waiting, 2);
 	cr_assert_eq(tt.rows[1].end, 900);
-	thread_table_release(&tt);
+	done(&tt);
 }
 
 Test(thread_table, timeline_bins_by_state)
@@ -47,7 +66,7 @@ Test(thread_table, timeline_bins_by_state)
 	struct thread_table tt;
 
 	make_trace(&t);
-	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	build(&t, &o, &tt);
 	/* No end record: the span runs to just after the last sample. */
 	cr_assert_eq(tt.span_from, 0);
 	cr_assert_eq(tt.span_to, 801);
@@ -60,21 +79,21 @@ Test(thread_table, timeline_bins_by_state)
 	cr_assert_eq(tt.rows[1].bins[0].running, 1);
 	cr_assert_eq(tt.rows[1].bins[0].waiting, 1);
 	cr_assert_eq(tt.rows[1].bins[2].waiting, 1);
-	thread_table_release(&tt);
+	done(&tt);
 
 	/* A window narrows the span, and a recorded end bounds it. */
 	t.has_end = 1;
 	t.end.time = 1000;
 	o.filter.from = 100;
-	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	build(&t, &o, &tt);
 	cr_assert_eq(tt.span_from, 100);
 	cr_assert_eq(tt.span_to, 1000);
-	thread_table_release(&tt);
+	done(&tt);
 	o.filter.to = 700;
 	o.filter.has_to = 1;
-	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	build(&t, &o, &tt);
 	cr_assert_eq(tt.span_to, 700);
-	thread_table_release(&tt);
+	done(&tt);
 }
 
 Test(thread_table, timeline_slots_hold_two_periods)
@@ -85,14 +104,14 @@ Test(thread_table, timeline_slots_hold_two_periods)
 
 	make_trace(&t);
 	t.session.rate_hz = 10000000; /* a 100 ns period: 8 in the 801 ns span */
-	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	build(&t, &o, &tt);
 	cr_assert_eq(tt.nbins, 4);
-	thread_table_release(&tt);
+	done(&tt);
 	t.session.rate_hz = 1; /* not one period: one slot */
-	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	build(&t, &o, &tt);
 	cr_assert_eq(tt.nbins, 1);
 	cr_assert_eq(tt.rows[0].bins[0].running, 3);
-	thread_table_release(&tt);
+	done(&tt);
 }
 
 Test(thread_table, no_timeline_unless_asked)
@@ -102,23 +121,20 @@ Test(thread_table, no_timeline_unless_asked)
 	struct thread_table tt;
 
 	make_trace(&t);
-	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	build(&t, &o, &tt);
 	cr_assert_eq(tt.nbins, 0);
 	cr_assert_null(tt.rows[0].bins);
-	thread_table_release(&tt);
+	done(&tt);
 }
 
 /* The samples of tid in the profile under the same focus and exclude. */
-static uint64_t profile_samples(const struct trace *t, struct symbolize *sym, uint32_t tid,
-				const regex_t *focus, const regex_t *exclude)
+static uint64_t profile_samples(uint32_t tid, const regex_t *focus, const regex_t *exclude)
 {
-	struct profile_opts po = { .filter = { .tids = &tid, .ntids = 1 },
-				   .focus = focus, .exclude = exclude };
-	struct profile *p;
-	uint64_t n;
+	struct profile_opts po = { .filter = { .tids = &tid, .ntids = 1, .focus = focus,
+					       .exclude = exclude } };
+	struct profile *p = profile_build(st, &po);
+	uint64_t n = p->samples;
 
-	cr_assert_eq(profile_build(t, sym, &po, &p), 0);
-	n = p->samples;
 	profile_free(p);
 	return n;
 }
@@ -129,25 +145,24 @@ Test(thread_table, focus_and_exclude_as_the_profile)
 {
 	static const char *const pats[] = { "0x100$", "0x200$", "0x300$", "0x9000", "nothing", "." };
 	struct trace t;
-	struct symbolize *sym;
 	struct thread_table tt;
 	regex_t re;
 
 	make_trace(&t);
-	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &sym), 0);
 	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
 		cr_assert_eq(regcomp(&re, pats[i], REG_EXTENDED | REG_NOSUB), 0);
 		for (int ex = 0; ex < 2; ex++) {
-			struct thread_table_opts o = { .sym = sym };
+			struct thread_table_opts o = { 0 };
 			uint64_t sum = 0;
 
 			if (ex)
-				o.exclude = &re;
+				o.filter.exclude = &re;
 			else
-				o.focus = &re;
-			cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+				o.filter.focus = &re;
+			build(&t, &o, &tt);
 			for (size_t r = 0; r < tt.nrows; r++) {
-				uint64_t want = profile_samples(&t, sym, tt.rows[r].tid, o.focus, o.exclude);
+				uint64_t want = profile_samples(tt.rows[r].tid, o.filter.focus,
+								o.filter.exclude);
 
 				cr_assert_eq(tt.rows[r].samples, want, "'%s' %s tid %u: %llu, profile %llu",
 					     pats[i], ex ? "exclude" : "focus", tt.rows[r].tid,
@@ -156,33 +171,28 @@ Test(thread_table, focus_and_exclude_as_the_profile)
 				sum += tt.rows[r].samples;
 			}
 			cr_assert_eq(tt.samples, sum);
-			thread_table_release(&tt);
+			done(&tt);
 		}
 		regfree(&re);
 	}
-	symbolize_free(sym);
 }
 
 Test(thread_table, focus_on_a_caller)
 {
 	struct trace t;
-	struct symbolize *sym;
 	struct thread_table tt;
 	regex_t re;
-	struct thread_table_opts o;
+	struct thread_table_opts o = { .filter = { .focus = &re } };
 
 	make_trace(&t);
-	cr_assert_eq(symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" }, &sym), 0);
 	cr_assert_eq(regcomp(&re, "^libfake\\.so\\+0x100$", REG_EXTENDED | REG_NOSUB), 0);
-	o = (struct thread_table_opts){ .sym = sym, .focus = &re };
-	cr_assert_eq(thread_table_build(&t, &o, &tt), 0);
+	build(&t, &o, &tt);
 	/* Every sample but tid 10's empty stack at 800 has main as a caller. */
 	cr_assert_eq(tt.samples, 6);
 	cr_assert_eq(tt.rows[0].samples, 3);
 	cr_assert_eq(tt.rows[0].last, 700);
-	thread_table_release(&tt);
+	done(&tt);
 	regfree(&re);
-	symbolize_free(sym);
 }
 
 Test(thread_table, file_stem_is_safe_and_unique)

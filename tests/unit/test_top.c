@@ -283,6 +283,7 @@ Test(top, groups_by_image_once_per_stack)
 {
 	struct trace tr;
 	struct symbolize *sym;
+	struct stacks *st;
 	struct profile *p;
 	struct top t;
 	char *s;
@@ -298,9 +299,10 @@ Test(top, groups_by_image_once_per_stack)
 	tr.nodes = nodes;
 	tr.nsamples = sizeof(samples) / sizeof(samples[0]);
 	tr.samples = samples;
-	cr_assert_eq(symbolize_new(&tr, &(struct symbolize_opts){ .debug_root = "",
-				   .debuginfod_cache = "" }, &sym), 0);
-	cr_assert_eq(profile_build(&tr, sym, &(struct profile_opts){ 0 }, &p), 0);
+	sym = symbolize_new(&tr, &(struct symbolize_opts){ .debug_root = "",
+				   .debuginfod_cache = "" });
+	st = stacks_new(&tr, sym);
+	p = profile_build(st, &(struct profile_opts){ 0 });
 	cr_assert_eq(top_build(p, &(struct top_opts){ .group = TOP_GROUP_IMAGE, .skip = 1 }, &t), 0);
 	s = order(&t);
 	cr_assert_str_eq(s, "app [unknown] libx.so"); /* ties bytewise: "[" < "l" */
@@ -314,5 +316,6 @@ Test(top, groups_by_image_once_per_stack)
 	cr_assert_eq(row(&t, "[unknown]")->total, 1);
 	top_release(&t);
 	profile_free(p);
+	stacks_free(st);
 	symbolize_free(sym);
 }

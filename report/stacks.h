@@ -1,0 +1,84 @@
+/*
+ * stacks.h: the stacks of a trace's samples, with their frames named and
+ * their filter verdict, the one layer every output reads them through.
+ *
+ * A sample's stack is a node of the trace's prefix tree, walked leaf first
+ * with format/trace.h's bounded chain. Each node is resolved once, as a
+ * leaf and as a caller (a return address, looked up at address - 1), and
+ * its frames are kept for the life of the layer: most nodes are shared by
+ * many stacks. A node is named by the images loaded at the first sample,
+ * in recording order, whose stack holds it, so a name does not depend on
+ * which output asks, nor on the filter.
+ *
+ * The filter decides which samples count, the same way for every output:
+ * by thread, state and time window, then by the frames of the whole stack
+ * (--focus keeps a stack with a frame whose name matches, --exclude drops
+ * one, and exclude wins, as pprof's focus and ignore do). The frames are
+ * matched as shown (with --lines, "NAME (FILE:LINE)"); the root and thread
+ * frames that a profile adds are not frames of the stack. What each node's
+ * chain matched is remembered, so a verdict costs one lookup per sample.
+ */
+#ifndef REPORT_STACKS_H
+#define REPORT_STACKS_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/trace.h"
+#include "report/symbolize.h"
+
+/* Stacks deeper than this are cut to their leaf-most frames in what the
+ * outputs show (prof-record's --max-depth allows no more). */
+#define STACKS_MAX_DEPTH 65536
+
+enum stacks_state {
+	STACKS_STATE_ALL,     /* every sample */
+	STACKS_STATE_RUNNING, /* TRACE_STATE_RUNNING only */
+	STACKS_STATE_IDLE,    /* sleeping, disk wait, stopped or other;
+	                       * samples of unknown state are in neither */
+};
+
+/* Which samples count. Everything is borrowed. An empty filter (all zero)
+ * keeps every sample. */
+struct stacks_filter {
+	const uint32_t *tids;     /* --tid: keep only these, if ntids > 0 */
+	size_t ntids;
+	const regex_t *thread_re; /* --thread: the name when sampled matches */
+	int state;                /* enum stacks_state */
+	uint64_t from;            /* --from: ns since the recording started */
+	uint64_t to;              /* --to: keep samples before this, if has_to */
+	int has_to;
+	const regex_t *focus;     /* --focus: keep only stacks with a frame that
+	                           * matches (REG_NOSUB is enough); NULL: all */
+	const regex_t *exclude;   /* --exclude: drop stacks with a frame that
+	                           * matches; NULL: none */
+};
+
+struct stacks;
+
+/* The layer over t, naming frames with sym; both are borrowed until
+ * stacks_free(). sym may be NULL for a caller that never asks for frames
+ * nor filters with focus or exclude. Caller frees. */
+struct stacks *stacks_new(const struct trace *t, struct symbolize *sym);
+void stacks_free(struct stacks *s);
+/* The trace the layer is over. */
+const struct trace *stacks_trace(const struct stacks *s);
+
+/* The frames of node (1 to t->nnodes - 1) as the leaf of its stack
+ * (leaf != 0) or as a caller: sets *frames to them, innermost first, and
+ * returns how many (at least 1). Borrowed until stacks_free(). */
+size_t stacks_frames(struct stacks *s, uint32_t node, int leaf,
+		     const struct symbolize_frame **frames);
+/* The nodes of the stack whose leaf is node stack, leaf first, cut at
+ * STACKS_MAX_DEPTH: sets *nodes to them (borrowed until the next call)
+ * and returns how many (0 for the empty stack). */
+size_t stacks_nodes(struct stacks *s, uint32_t stack, const uint32_t **nodes);
+
+/* 1 if sample smp of the trace passes f, else 0 (also for a stack id out
+ * of the tree's range). */
+int stacks_keep(struct stacks *s, const struct stacks_filter *f, const struct trace_sample *smp);
+/* 1 if a sample of this trace state passes the state filter, else 0. */
+int stacks_state_match(int filter_state, int sample_state);
+
+#endif

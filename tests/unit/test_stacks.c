@@ -1,0 +1,209 @@
+/*
+ * test_stacks.c: the resolved-stack layer on traces built by hand: the
+ * bounded chain walk, a node named by the images of its first sample
+ * whatever the filter, the verdict of focus and exclude on leaves and
+ * callers (and after another pair is asked for), deep stacks cut to their
+ * leaf-most nodes, and frames that stay valid for the layer's life.
+ */
+#include <criterion/criterion.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/stacks.h"
+#include "report/symbolize.h"
+
+#include "hand_trace.h"
+
+static struct symbolize *sym;
+static struct stacks *st;
+
+static void open_layer(const struct trace *t)
+{
+	sym = symbolize_new(t, &(struct symbolize_opts){ .debug_root = "", .debuginfod_cache = "" });
+	st = stacks_new(t, sym);
+}
+
+static void close_layer(void)
+{
+	stacks_free(st);
+	symbolize_free(sym);
+}
+
+/* The indexes of the samples of t that f keeps, as "0 2 5". */
+static char *kept(const struct trace *t, const struct stacks_filter *f)
+{
+	static char out[256];
+
+	out[0] = 0;
+	for (size_t i = 0; i < t->nsamples; i++)
+		if (stacks_keep(st, f, &t->samples[i]))
+			snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%zu", out[0] ? " " : "", i);
+	return out;
+}
+
+static void re(regex_t *r, const char *pat)
+{
+	cr_assert_eq(regcomp(r, pat, REG_EXTENDED | REG_NOSUB), 0);
+}
+
+Test(stacks, chain_stops_at_a_parent_not_older)
+{
+	/* 1 -> root; 2 -> 1; 3 names itself; 4 names a later node; 5 is out
+	 * of range as a parent. */
+	struct trace_node n[] = { { 0, 0 }, { 0x10, 0 }, { 0x20, 1 }, { 0x30, 3 }, { 0x40, 5 },
+				  { 0x50, 99 } };
+	struct trace t = { .nodes = n, .nnodes = 6 };
+	struct trace_chain c;
+	uint32_t node, got[8];
+	size_t k;
+
+	for (k = 0, trace_chain_init(&c, &t, 2); trace_chain_next(&c, &node);)
+		got[k++] = node;
+	cr_assert_eq(k, 2);
+	cr_assert_eq(got[0], 2);
+	cr_assert_eq(got[1], 1);
+	for (uint32_t s = 3; s <= 5; s++) {
+		for (k = 0, trace_chain_init(&c, &t, s); trace_chain_next(&c, &node);)
+			got[k++] = node;
+		cr_assert_eq(k, 1, "stack %u: %zu nodes", s, k);
+	}
+	trace_chain_init(&c, &t, 6);
+	cr_assert(!trace_chain_next(&c, &node), "an id out of range is an empty stack");
+	trace_chain_init(&c, &t, 0);
+	cr_assert(!trace_chain_next(&c, &node));
+}
+
+Test(stacks, a_node_is_named_by_its_first_sample_whatever_the_filter)
+{
+	/* Two libraries at one address: a.so until 500, then b.so. Node 1 is
+	 * first sampled at 100, node 2 only at 600. */
+	struct trace_image im[] = {
+		{ .id = 1, .path = "/x/a.so", .start = 0x1000, .size = 0x1000, .bias = 0x1000,
+		  .time_unloaded = 500 },
+		{ .id = 2, .path = "/x/b.so", .start = 0x1000, .size = 0x1000, .bias = 0x1000,
+		  .time_loaded = 500 },
+	};
+	struct trace_node n[] = { { 0, 0 }, { 0x1100, 0 }, { 0x1200, 0 } };
+	struct trace_sample s[] = { { 100, 1, 1, TRACE_STATE_RUNNING, 0 },
+				    { 600, 1, 1, TRACE_STATE_RUNNING, 0 },
+				    { 700, 1, 2, TRACE_STATE_RUNNING, 0 } };
+	struct trace t = { .nimages = 2, .images = im, .nnodes = 3, .nodes = n, .nsamples = 3,
+			   .samples = s };
+	struct stacks_filter late = { .from = 550 };
+	const struct symbolize_frame *fr;
+
+	open_layer(&t);
+	/* Only the later samples count, yet node 1 is named as at 100. */
+	cr_assert_str_eq(kept(&t, &late), "1 2");
+	cr_assert_eq(stacks_frames(st, 1, 1, &fr), 1);
+	cr_assert_str_eq(fr[0].name, "a.so+0x100");
+	cr_assert_str_eq(fr[0].image_label, "a.so");
+	cr_assert_eq(stacks_frames(st, 2, 1, &fr), 1);
+	cr_assert_str_eq(fr[0].name, "b.so+0x200");
+	close_layer();
+}
+
+Test(stacks, focus_and_exclude_on_leaves_and_callers)
+{
+	struct trace t;
+	struct stacks_filter f = { 0 };
+	regex_t leaf, caller, outside, none;
+
+	make_trace(&t);
+	open_layer(&t);
+	re(&leaf, "0x300$");           /* the leaf of samples 1 and 4 */
+	re(&caller, "^libfake\\.so\\+0x100$"); /* the caller of all but 6 */
+	re(&outside, "unknown");       /* the leaf of sample 5 */
+	re(&none, "nothing");
+	cr_assert_str_eq(kept(&t, &f), "0 1 2 3 4 5 6");
+	f.focus = &leaf;
+	cr_assert_str_eq(kept(&t, &f), "1 4");
+	f.focus = &caller;
+	cr_assert_str_eq(kept(&t, &f), "0 1 2 3 4 5");
+	/* Exclude wins; the empty stack has nothing to match. */
+	f.exclude = &outside;
+	cr_assert_str_eq(kept(&t, &f), "0 1 2 3 4");
+	f.focus = NULL;
+	cr_assert_str_eq(kept(&t, &f), "0 1 2 3 4 6");
+	f.exclude = &caller;
+	cr_assert_str_eq(kept(&t, &f), "6");
+	f.exclude = NULL;
+	f.focus = &none;
+	cr_assert_str_eq(kept(&t, &f), "");
+	/* Back to a pair asked for before: the verdicts are its own again. */
+	f.focus = &leaf;
+	cr_assert_str_eq(kept(&t, &f), "1 4");
+	/* With the sample filter: tid 10 only. */
+	f.tids = (uint32_t[]){ 10 };
+	f.ntids = 1;
+	f.focus = &caller;
+	cr_assert_str_eq(kept(&t, &f), "0 2 5");
+	regfree(&leaf);
+	regfree(&caller);
+	regfree(&outside);
+	regfree(&none);
+	close_layer();
+}
+
+Test(stacks, a_stack_out_of_the_tree_never_counts)
+{
+	struct trace t;
+	struct trace_sample s[] = { { 100, 10, 2, TRACE_STATE_RUNNING, 0 },
+				    { 110, 10, 40, TRACE_STATE_RUNNING, 0 } };
+
+	make_trace(&t);
+	t.samples = s;
+	t.nsamples = 2;
+	open_layer(&t);
+	cr_assert_str_eq(kept(&t, &(struct stacks_filter){ 0 }), "0");
+	close_layer();
+}
+
+Test(stacks, deep_stacks_are_cut_to_their_leaf_most_nodes)
+{
+	size_t depth = STACKS_MAX_DEPTH + 100;
+	struct trace_node *n = calloc(depth + 1, sizeof(*n));
+	struct trace t = { .nodes = n, .nnodes = depth + 1 };
+	const uint32_t *nodes;
+
+	for (size_t i = 1; i <= depth; i++)
+		n[i] = (struct trace_node){ .addr = 0x1000 + i, .parent = (uint32_t)i - 1 };
+	st = stacks_new(&t, NULL);
+	cr_assert_eq(stacks_nodes(st, (uint32_t)depth, &nodes), STACKS_MAX_DEPTH);
+	cr_assert_eq(nodes[0], depth);
+	cr_assert_eq(nodes[STACKS_MAX_DEPTH - 1], depth - STACKS_MAX_DEPTH + 1);
+	cr_assert_eq(stacks_nodes(st, 3, &nodes), 3);
+	cr_assert_eq(nodes[2], 1);
+	cr_assert_eq(stacks_nodes(st, 0, &nodes), 0);
+	stacks_free(st);
+	free(n);
+}
+
+Test(stacks, frames_stay_valid_for_the_layers_life)
+{
+	/* More distinct addresses than one block of the symbolizer holds. */
+	size_t count = 20000;
+	struct trace_node *n = calloc(count + 1, sizeof(*n));
+	struct trace_sample one = { 1, 10, 1, TRACE_STATE_RUNNING, 0 };
+	struct trace t;
+	const struct symbolize_frame *first, *fr;
+
+	make_trace(&t);
+	for (size_t i = 1; i <= count; i++)
+		n[i] = (struct trace_node){ .addr = 0x100000 + i, .parent = 0 };
+	t.nodes = n;
+	t.nnodes = count + 1;
+	t.samples = &one;
+	t.nsamples = 1;
+	open_layer(&t);
+	cr_assert_eq(stacks_frames(st, 1, 1, &first), 1);
+	for (uint32_t i = 2; i <= count; i++)
+		stacks_frames(st, i, i & 1, &fr);
+	cr_assert_str_eq(first->name, "[unknown]+0x100001");
+	cr_assert_eq(stacks_frames(st, 1, 1, &fr), 1);
+	cr_assert_eq(fr, first, "asked again, the same frames");
+	close_layer();
+	free(n);
+}
