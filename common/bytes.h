@@ -1,10 +1,18 @@
 /*
  * bytes.h: reading untrusted little-endian bytes without ever overrunning.
  *
- * A struct cursor is a window over borrowed bytes. Every getter checks the
- * bytes that remain before reading and returns -1 (leaving the cursor
- * poisoned: ok becomes 0) when they run out, so a parser can read a whole
- * record and check cur.ok once at the end. Nothing here allocates.
+ * A struct cursor is a window over borrowed bytes, the one reader every
+ * parser of untrusted input goes through: traces and symbol packs, DWARF
+ * line tables, .eh_frame CFI, perf records. Every getter checks the bytes
+ * that remain before reading and returns -1 (leaving the cursor poisoned:
+ * ok becomes 0, and every later read fails too) when they run out, so a
+ * parser can read a whole record and check cur.ok once at the end. Nothing
+ * here allocates.
+ *
+ * LEB128 is read the one way DWARF, CFI and the trace format all allow: a
+ * value of any number of groups (producers pad with 0x80 bytes) that fits
+ * in 64 bits; a set bit past the 64th (for sleb, one that differs from the
+ * sign) poisons the cursor.
  */
 #ifndef COMMON_BYTES_H
 #define COMMON_BYTES_H
@@ -48,17 +56,30 @@ struct cursor {
 
 /* Starts a cursor over n borrowed bytes. */
 void cursor_init(struct cursor *c, const void *p, size_t n);
-/* Each getter returns 0, or -1 when too few bytes remain (or a varint is
- * over-long), in which case *out is set to 0 and c->ok to 0. */
+/* Each getter returns 0, or -1 when too few bytes remain (or a LEB128 does
+ * not fit), in which case *out is set to 0 (NULL) and c->ok to 0. */
 int cursor_u8(struct cursor *c, uint8_t *out);
 int cursor_le16(struct cursor *c, uint16_t *out);
 int cursor_le32(struct cursor *c, uint32_t *out);
 int cursor_le64(struct cursor *c, uint64_t *out);
-int cursor_uvarint(struct cursor *c, uint64_t *out);
+/* A little-endian unsigned integer of width bytes, 1 to 8. */
+int cursor_le(struct cursor *c, unsigned width, uint64_t *out);
+/* An unsigned LEB128 (the trace format's uvarint). */
+int cursor_uleb(struct cursor *c, uint64_t *out);
+/* A signed LEB128, as DWARF and CFI store signed values. */
+int cursor_sleb(struct cursor *c, int64_t *out);
+/* The trace format's svarint: a uleb holding a zigzag-mapped value. */
 int cursor_svarint(struct cursor *c, int64_t *out);
+/* A NUL-terminated string in the bytes: *out points at it, and the cursor
+ * moves past its NUL. */
+int cursor_cstr(struct cursor *c, const char **out);
+/* Moves past n bytes. */
+int cursor_skip(struct cursor *c, uint64_t n);
+/* Poisons c, as a parser does on a value it cannot accept. Returns -1. */
+int cursor_fail(struct cursor *c);
 /* Borrows n bytes from the cursor's buffer into *out. */
 int cursor_take(struct cursor *c, size_t n, const uint8_t **out);
-/* Reads a uvarint length, at most max, then borrows that many bytes. */
+/* Reads a uleb length, at most max, then borrows that many bytes. */
 int cursor_bytes(struct cursor *c, size_t max, const uint8_t **out, size_t *len);
 
 #endif

@@ -54,7 +54,7 @@ static int get_u32(struct cursor *c, uint32_t *out)
 	uint64_t v;
 
 	*out = 0;
-	if (cursor_uvarint(c, &v) < 0)
+	if (cursor_uleb(c, &v) < 0)
 		return -1;
 	if (v > UINT32_MAX) {
 		c->ok = 0;
@@ -95,10 +95,10 @@ static int rec_session(struct loader *l, struct cursor *c)
 	cursor_u8(c, &s.mode);
 	get_u32(c, &s.rate_hz);
 	get_u32(c, &s.pid);
-	cursor_uvarint(c, &s.start_realtime_ns);
-	cursor_uvarint(c, &s.start_monotonic_ns);
+	cursor_uleb(c, &s.start_realtime_ns);
+	cursor_uleb(c, &s.start_monotonic_ns);
 	s.host = trace_get_string(c);
-	cursor_uvarint(c, &argc);
+	cursor_uleb(c, &argc);
 	if (!c->ok)
 		goto out;
 	if (argc > TRACE_MAX_ARGS || argc > c->left) {
@@ -136,11 +136,11 @@ static int rec_image(struct loader *l, struct cursor *c)
 	cursor_bytes(c, TRACE_MAX_IDENT, &ident, &ident_len);
 	cursor_u8(c, &img.arch);
 	img.path = trace_get_string(c);
-	cursor_uvarint(c, &img.start);
-	cursor_uvarint(c, &img.size);
-	cursor_uvarint(c, &img.file_offset);
-	cursor_uvarint(c, &img.bias);
-	cursor_uvarint(c, &img.time_loaded);
+	cursor_uleb(c, &img.start);
+	cursor_uleb(c, &img.size);
+	cursor_uleb(c, &img.file_offset);
+	cursor_uleb(c, &img.bias);
+	cursor_uleb(c, &img.time_loaded);
 	if (!c->ok) {
 		free(img.path);
 		return TRACE_E_CORRUPT;
@@ -162,7 +162,7 @@ static int rec_image_unload(struct loader *l, struct cursor *c)
 	const uint64_t *slot;
 
 	get_u32(c, &id);
-	cursor_uvarint(c, &time);
+	cursor_uleb(c, &time);
 	if (!c->ok)
 		return TRACE_E_CORRUPT;
 	slot = hmap_get(&l->images, id, 0);
@@ -180,7 +180,7 @@ static int rec_thread(struct loader *l, struct cursor *c, unsigned type)
 	size_t i;
 
 	get_u32(c, &tid);
-	cursor_uvarint(c, &time);
+	cursor_uleb(c, &time);
 	if (type == TRACE_REC_THREAD_NAME)
 		name = trace_get_string(c);
 	if (!c->ok) {
@@ -217,8 +217,8 @@ static int rec_nodes(struct loader *l, struct cursor *c)
 	uint32_t *codes = NULL;
 	int r = TRACE_E_CORRUPT;
 
-	cursor_uvarint(c, &first);
-	cursor_uvarint(c, &count);
+	cursor_uleb(c, &first);
+	cursor_uleb(c, &count);
 	if (!c->ok || first < 1 || first < l->next_file_node || count > c->left / 2 ||
 	    first + count > (uint64_t)UINT32_MAX)
 		goto out;
@@ -271,7 +271,7 @@ static int rec_samples(struct loader *l, struct cursor *c)
 	size_t kept = 0;
 	int r = TRACE_E_CORRUPT;
 
-	cursor_uvarint(c, &n);
+	cursor_uleb(c, &n);
 	if (!c->ok)
 		goto out;
 	if (!n)
@@ -280,13 +280,13 @@ static int rec_samples(struct loader *l, struct cursor *c)
 	 * table entry a byte, so these bound every allocation below. */
 	if (n > c->left / 4)
 		goto out;
-	cursor_uvarint(c, &ntids);
+	cursor_uleb(c, &ntids);
 	if (!c->ok || !ntids || ntids > n || ntids > c->left)
 		goto out;
 	tids = xmalloc((size_t)ntids * sizeof(*tids));
 	for (uint64_t i = 0; i < ntids; i++)
 		get_u32(c, &tids[i]);
-	cursor_uvarint(c, &nstacks);
+	cursor_uleb(c, &nstacks);
 	if (!c->ok || !nstacks || nstacks > n || nstacks > c->left)
 		goto out;
 	stacks = xmalloc((size_t)nstacks * sizeof(*stacks));
@@ -299,7 +299,7 @@ static int rec_samples(struct loader *l, struct cursor *c)
 			goto out;
 		stacks[i] = node_lookup(l, fid);
 	}
-	cursor_uvarint(c, &t0);
+	cursor_uleb(c, &t0);
 	cursor_svarint(c, &period);
 	if (!c->ok || cursor_take(c, (size_t)(n - 1), &lo0) < 0 ||
 	    cursor_take(c, (size_t)(n - 1), &lo1) < 0)
@@ -323,7 +323,7 @@ static int rec_samples(struct loader *l, struct cursor *c)
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t idx;
-		if (cursor_uvarint(c, &idx) < 0 || idx >= ntids)
+		if (cursor_uleb(c, &idx) < 0 || idx >= ntids)
 			goto out;
 		s[i].tid = tids[idx];
 	}
@@ -335,7 +335,7 @@ static int rec_samples(struct loader *l, struct cursor *c)
 		goto out;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t idx;
-		if (cursor_uvarint(c, &idx) < 0 || idx >= nstacks)
+		if (cursor_uleb(c, &idx) < 0 || idx >= nstacks)
 			goto out;
 		if (stacks[idx] == NODE_MISSING) {
 			t->status.samples_dropped++;
@@ -359,12 +359,12 @@ static int rec_counters(struct loader *l, struct cursor *c)
 {
 	uint64_t n, key, value;
 
-	cursor_uvarint(c, &n);
+	cursor_uleb(c, &n);
 	if (!c->ok || n > c->left / 2)
 		return TRACE_E_CORRUPT;
 	for (uint64_t i = 0; i < n; i++) {
-		cursor_uvarint(c, &key);
-		cursor_uvarint(c, &value);
+		cursor_uleb(c, &key);
+		cursor_uleb(c, &value);
 		if (!c->ok)
 			return TRACE_E_CORRUPT;
 		if (key < TRACE_COUNTER__COUNT)
@@ -379,7 +379,7 @@ static int rec_end(struct loader *l, struct cursor *c)
 	uint8_t has_exit;
 	int64_t status;
 
-	cursor_uvarint(c, &e.time);
+	cursor_uleb(c, &e.time);
 	cursor_u8(c, &has_exit);
 	cursor_svarint(c, &status);
 	if (!c->ok || status < INT32_MIN || status > INT32_MAX)
@@ -404,7 +404,7 @@ static int parse_data(struct loader *l, const uint8_t *p, size_t n)
 		struct cursor rc;
 		int r = 0;
 
-		if (cursor_uvarint(&c, &type) < 0 || cursor_bytes(&c, c.left, &body, &len) < 0)
+		if (cursor_uleb(&c, &type) < 0 || cursor_bytes(&c, c.left, &body, &len) < 0)
 			return TRACE_E_CORRUPT;
 		cursor_init(&rc, body, len);
 		switch (type) {
@@ -438,7 +438,7 @@ static int parse_footer(struct loader *l, const struct trace_chunk_header *h, ui
 
 	cursor_init(&c, p, n);
 	for (int i = 0; i < 4; i++)
-		cursor_uvarint(&c, &f[i]);
+		cursor_uleb(&c, &f[i]);
 	if (!c.ok)
 		return TRACE_E_CORRUPT;
 	st->has_footer = 1;

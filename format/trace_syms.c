@@ -68,7 +68,7 @@ static int get_u32(struct cursor *c, uint64_t max, uint32_t *out)
 {
 	uint64_t v;
 
-	if (cursor_uvarint(c, &v) < 0 || v > max) {
+	if (cursor_uleb(c, &v) < 0 || v > max) {
 		c->ok = 0;
 		return -1;
 	}
@@ -81,14 +81,14 @@ static int parse_frames(struct cursor *c, struct trace_syms_image *img)
 	uint64_t n, delta, offset = 0;
 
 	/* An address takes at least 2 bytes and a frame 4. */
-	if (cursor_uvarint(c, &n) < 0 || n == 0 || n > c->left / 6)
+	if (cursor_uleb(c, &n) < 0 || n == 0 || n > c->left / 6)
 		return TRACE_E_CORRUPT;
 	img->addrs = xgrow(NULL, &img->cap_addrs, (size_t)n, sizeof(*img->addrs));
 	for (uint64_t i = 0; i < n; i++) {
 		struct trace_syms_addr *a = &img->addrs[i];
 		uint32_t nf;
 
-		if (cursor_uvarint(c, &delta) < 0 || (i && delta == 0) || delta > UINT64_MAX - offset)
+		if (cursor_uleb(c, &delta) < 0 || (i && delta == 0) || delta > UINT64_MAX - offset)
 			return TRACE_E_CORRUPT;
 		offset += delta;
 		if (get_u32(c, TRACE_SYMS_MAX_FRAMES, &nf) < 0 || nf == 0)
@@ -135,7 +135,7 @@ int trace_syms_parse_chunk(struct trace_syms *s, const uint8_t *raw, size_t n)
 	if (!(img.path = trace_get_string(&c)))
 		goto out;
 	/* A string takes at least its length byte; a name is needed. */
-	if (cursor_uvarint(&c, &nstrings) < 0 || nstrings == 0 || nstrings > c.left)
+	if (cursor_uleb(&c, &nstrings) < 0 || nstrings == 0 || nstrings > c.left)
 		goto out;
 	img.strings = xgrow(NULL, &img.cap_strings, (size_t)nstrings, sizeof(*img.strings));
 	for (; img.nstrings < nstrings; img.nstrings++)
