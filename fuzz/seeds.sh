@@ -47,6 +47,16 @@ cfi)
 		[ -f "$f" ] && cp -L "$f" "$dir/$(basename "$f")"
 	done
 	;;
+dwinfo)
+	# The DWARF of the fixtures: GCC's and clang's (testdata/dwarf, DWARF
+	# 4 and 5, zlib- and zstd-compressed sections), a separate debug file
+	# and the Mach-O dSYMs. (Rust's fixtures carry the standard library's
+	# DWARF, megabytes: too slow an input to mutate.)
+	for f in "$fix"/split "$fix"/inline "$fix"/stripped/.debug/split.debug "$fix"/dwarf/* \
+		 "$fix"/macho/*.dSYM/Contents/Resources/DWARF/*; do
+		[ -f "$f" ] && "$BUILD"/fuzz/dwarf_raw "$f" "$dir/$(echo "$f" | tr / _)"
+	done
+	;;
 macho)
 	find "$fix/macho" -type f ! -name '*.plist' 2> /dev/null | while read -r f; do
 		cp "$f" "$dir/$(echo "$f" | tr / _)"

@@ -9,6 +9,9 @@
 # $(BUILD)/fuzz/replay_<name>: the same entry point with fuzz/replay.c as
 # its main, in the ordinary build, so that any compiler replays the inputs
 # of testdata/bad/<name>/ in make check.
+# $(BUILD)/fuzz/trace_raw, $(BUILD)/fuzz/dwarf_raw: the tools that turn a
+# trace or an object file into the input of fuzz_trace's chunk layer or
+# of fuzz_dwinfo, for the seeds (fuzz/seeds.sh).
 #
 # make fuzz FUZZ_SECONDS=N runs every target for N seconds (fuzz/run.sh).
 
@@ -53,7 +56,11 @@ $(BUILD)/fuzz/trace_raw: $(BUILD)/fuzz/trace_raw.o $(LIBFORMAT) $(LIBCOMMON)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-FIXTURES += $(REPLAYS) $(BUILD)/fuzz/trace_raw $(if $(FUZZ_OK),$(FUZZERS))
+$(BUILD)/fuzz/dwarf_raw: $(BUILD)/fuzz/dwarf_raw.o $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DWARF_LIBS) $(PKG_LIBS)
+
+FIXTURES += $(REPLAYS) $(BUILD)/fuzz/trace_raw $(BUILD)/fuzz/dwarf_raw $(if $(FUZZ_OK),$(FUZZERS))
 
 fuzz: fixtures
 ifeq ($(FUZZ_OK),)

@@ -4,14 +4,16 @@
  *
  * libdwarf sees the caller's sections through its object access interface
  * (dwarf_object_init_b), so the file format stays the caller's business;
- * compressed ELF sections are inflated here on first use. dwinfo_new()
- * reads only the unit headers and each unit's own address ranges, and
- * folds them into one sorted array of disjoint spans, unit by address. The
+ * report/dwsect.c keeps them and inflates compressed ones on first use.
+ * dwinfo_new() reads only the unit headers and each unit's own address
+ * ranges, and folds them (report/dwspan.c) into one sorted array of
+ * disjoint spans, unit by address. The
  * first lookup inside a unit walks that unit's DIE tree once: each
  * subprogram and inlined subroutine becomes a scope (its parent, its call
  * site, the naming attributes on its DIE), and their ranges are folded
  * into disjoint spans, each owned by the innermost scope; the unit's line
- * table becomes a sorted array of rows and a list of joined paths. A
+ * table (report/dwline.c) becomes a sorted array of rows and a list of
+ * joined paths. A
  * lookup is then two binary searches and a walk up the scopes. Names are
  * resolved when a scope is first returned, through the scopes already
  * read, since most functions are never sampled.
@@ -22,8 +24,8 @@
  * one address, the last counts; paths join as LLVM joins them.
  *
  * libdwarf 20210528 is used for what it does well (DIEs, attributes, range
- * lists) and kept away from what it does not: the line table is read here
- * (see load_lines()), and range list offsets and headers are checked here
+ * lists) and kept away from what it does not: the line table is read
+ * without it, and range list offsets and headers are checked here
  * before libdwarf follows them, because it loops or reads out of bounds on
  * some damage. It gets an error handler that returns and every call an
  * error pointer, so nothing in it aborts; each Dwarf_Error, DIE and
@@ -36,48 +38,18 @@
 #include <libdwarf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
-#include <zstd.h>
 
-#include "common/buf.h"
 #include "common/bytes.h"
 #include "common/diag.h"
 #include "report/demangle.h"
+#include "report/dwline.h"
+#include "report/dwsect.h"
+#include "report/dwspan.h"
 
-#define CHDR_SIZE 24             /* Elf64_Chdr */
-#define ELFCOMPRESS_ZLIB_TYPE 1
-#define ELFCOMPRESS_ZSTD_TYPE 2
 #define SHT_PROGBITS_TYPE 1
-/* A declared size this many times the compressed one is a lie (zlib
- * cannot exceed about 1032:1; debug sections are nearer 5:1). */
-#define MAX_RATIO 1024
-#define MIN_CAPPED (1u << 20)
 #define MAX_DEPTH 512            /* DIE nesting we descend into */
 #define MAX_HOPS 16              /* abstract_origin / specification links */
 #define MAX_RANGES 65536         /* entries of one range list */
-
-struct dw_section {
-	char *name;
-	const uint8_t *data;     /* the bytes libdwarf reads: borrowed, or inflated */
-	uint64_t size;           /* as libdwarf sees it: inflated if compressed */
-	uint64_t addr;
-	uint32_t ctype;          /* ELFCOMPRESS_* or 0 */
-	const uint8_t *packed;   /* the compressed payload, behind its header */
-	size_t packed_len;
-	uint8_t *inflated;       /* owned */
-	int failed;              /* inflating it failed once: do not retry */
-};
-
-/* A disjoint address span and what owns it (a unit, a scope). */
-struct dw_span {
-	uint64_t lo, hi;
-	uint32_t owner;
-};
-
-struct dw_row {
-	uint64_t lo, hi;
-	uint32_t file, line, column;
-};
 
 struct dw_scope {
 	Dwarf_Off off;           /* the DIE's offset in .debug_info */
@@ -102,13 +74,9 @@ struct dw_cu {
 	uint8_t has_rnglists_base, bad_rnglists_base;
 	struct dw_scope *scopes;
 	size_t nscopes, capscopes;
-	struct dw_span *spans;   /* owner: scope index */
+	struct dwspan *spans;    /* owner: scope index */
 	size_t nspans;
-	struct dw_row *rows;
-	size_t nrows;
-	const char **files;      /* by file number - filebase; NULL if unusable */
-	uint32_t nfiles;
-	int64_t filebase;
+	struct dwline lines;
 };
 
 struct dw_block {
@@ -125,26 +93,16 @@ struct dw_rnglists {
 	uint8_t offsize;
 };
 
-/* An interval waiting to be folded into spans: higher prio wins. */
-struct dw_interval {
-	uint64_t lo, hi;
-	uint64_t prio;
-	uint32_t owner;
-};
-
 struct dwinfo {
 	Dwarf_Debug dbg;
 	Dwarf_Obj_Access_Interface iface;
-	struct dw_section *secs; /* secs[0] is the empty section ELF reserves */
-	size_t nsecs;
+	struct dwsect_table secs;
 	struct dw_cu *cus;
 	size_t ncus, capcus, nread;
-	struct dw_span *cuspans; /* owner: unit index */
+	struct dwspan *cuspans;  /* owner: unit index */
 	size_t ncuspans;
 	struct dw_block *strings;
-	struct dw_interval *iv;  /* scratch for folding */
-	size_t niv, capiv;
-	struct buf path;         /* scratch for joining paths */
+	struct dwspan_set iv;    /* scratch for folding */
 	struct dw_rnglists *rl;  /* the .debug_rnglists tables, checked */
 	size_t nrl;
 };
@@ -187,15 +145,15 @@ static int obj_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *s
 {
 	struct dwinfo *d = obj;
 
-	if (i >= d->nsecs) {
+	if (i >= d->secs.n) {
 		*err = DW_DLE_MDE;
 		return DW_DLV_NO_ENTRY;
 	}
 	memset(s, 0, sizeof(*s));
-	s->addr = d->secs[i].addr;
+	s->addr = d->secs.v[i].addr;
 	s->type = i ? SHT_PROGBITS_TYPE : 0;
-	s->size = d->secs[i].size;
-	s->name = d->secs[i].name;
+	s->size = d->secs.v[i].size;
+	s->name = d->secs.v[i].name;
 	return DW_DLV_OK;
 }
 
@@ -216,75 +174,25 @@ static Dwarf_Small obj_pointer_size(void *obj)
 
 static Dwarf_Unsigned obj_section_count(void *obj)
 {
-	return ((struct dwinfo *)obj)->nsecs;
-}
-
-/* Inflates a SHF_COMPRESSED section into s->inflated: exactly s->size
- * bytes, the size its header declared (capped in dwinfo_new()). */
-static int inflate_section(struct dw_section *s)
-{
-	const uint8_t *src = s->packed;
-	size_t len = s->packed_len;
-	uint8_t *out = malloc(s->size ? s->size : 1);
-
-	if (!out)
-		return -1;
-	if (s->ctype == ELFCOMPRESS_ZLIB_TYPE) {
-		z_stream z;
-		int zr;
-
-		memset(&z, 0, sizeof(z));
-		if (inflateInit(&z) != Z_OK)
-			goto fail;
-		/* zlib counts in uInt; the inflated size is capped far below
-		 * 4 GiB, and a larger input cannot be honest. */
-		if (len > UINT32_MAX) {
-			inflateEnd(&z);
-			goto fail;
-		}
-		z.next_in = (Bytef *)src;
-		z.next_out = out;
-		z.avail_in = (uInt)len;
-		z.avail_out = (uInt)s->size;
-		zr = inflate(&z, Z_FINISH);
-		inflateEnd(&z);
-		if (zr != Z_STREAM_END || z.total_out != s->size)
-			goto fail;
-	} else {
-		size_t r = ZSTD_decompress(out, s->size, src, len);
-		if (ZSTD_isError(r) || r != s->size)
-			goto fail;
-	}
-	s->inflated = out;
-	s->data = out;
-	return 0;
-fail:
-	free(out);
-	return -1;
+	return ((struct dwinfo *)obj)->secs.n;
 }
 
 static int obj_load_section(void *obj, Dwarf_Half i, Dwarf_Small **data, int *err)
 {
 	struct dwinfo *d = obj;
-	struct dw_section *s;
+	const uint8_t *p;
 
-	if (i == 0 || i >= d->nsecs) {
+	if (i == 0 || i >= d->secs.n) {
 		*err = DW_DLE_MDE;
 		return DW_DLV_NO_ENTRY;
 	}
-	s = &d->secs[i];
-	if (s->ctype && !s->inflated && (s->failed || inflate_section(s) != 0)) {
-		s->failed = 1;
-		*err = DW_DLE_ZLIB_UNCOMPRESS_ERROR;
-		return DW_DLV_ERROR;
-	}
-	if (!s->data) {
-		*err = DW_DLE_MDE;
-		return DW_DLV_NO_ENTRY;
+	if (!(p = dwsect_data(&d->secs, i))) {
+		*err = d->secs.v[i].ctype ? DW_DLE_ZLIB_UNCOMPRESS_ERROR : DW_DLE_MDE;
+		return d->secs.v[i].ctype ? DW_DLV_ERROR : DW_DLV_NO_ENTRY;
 	}
 	/* libdwarf only reads sections (we give it no relocation hook), so
 	 * handing it the caller's read-only bytes is safe. */
-	*data = (Dwarf_Small *)s->data;
+	*data = (Dwarf_Small *)p;
 	return DW_DLV_OK;
 }
 
@@ -310,128 +218,6 @@ static void drop(struct dwinfo *d, Dwarf_Error *e)
 		dwarf_dealloc_error(d->dbg, *e);
 		*e = NULL;
 	}
-}
-
-/* ---- folding overlapping intervals into disjoint spans ---- */
-
-static void add_interval(struct dwinfo *d, uint64_t lo, uint64_t hi, uint64_t prio, uint32_t owner)
-{
-	struct dw_interval *v;
-
-	if (lo >= hi)
-		return;
-	d->iv = xgrow(d->iv, &d->capiv, d->niv + 1, sizeof(*d->iv));
-	v = &d->iv[d->niv++];
-	v->lo = lo;
-	v->hi = hi;
-	v->prio = prio;
-	v->owner = owner;
-}
-
-static int cmp_interval(const void *a, const void *b)
-{
-	const struct dw_interval *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->prio != y->prio)
-		return x->prio < y->prio ? -1 : 1;
-	return 0;
-}
-
-/* A max-heap of intervals by priority. */
-static void heap_push(struct dw_interval *h, size_t *n, struct dw_interval v)
-{
-	size_t i = (*n)++;
-
-	while (i > 0 && h[(i - 1) / 2].prio < v.prio) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = v;
-}
-
-static void heap_pop(struct dw_interval *h, size_t *n)
-{
-	struct dw_interval v = h[--*n];
-	size_t i = 0, c;
-
-	while ((c = 2 * i + 1) < *n) {
-		if (c + 1 < *n && h[c + 1].prio > h[c].prio)
-			c++;
-		if (h[c].prio <= v.prio)
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (*n)
-		h[i] = v;
-}
-
-/* Folds the d->iv intervals into disjoint spans sorted by address, each
- * owned by the highest-priority interval covering it; adjacent spans of
- * one owner merge. Empties d->iv. Caller frees *out. */
-static void fold_intervals(struct dwinfo *d, struct dw_span **out, size_t *nout)
-{
-	struct dw_interval *heap;
-	struct dw_span *spans = NULL;
-	size_t nheap = 0, n = 0, cap = 0, i = 0;
-	uint64_t pos = 0;
-
-	*out = NULL;
-	*nout = 0;
-	if (!d->niv)
-		return;
-	qsort(d->iv, d->niv, sizeof(*d->iv), cmp_interval);
-	heap = xmalloc(d->niv * sizeof(*heap));
-	while (i < d->niv || nheap) {
-		uint64_t next, end;
-
-		if (!nheap)
-			pos = d->iv[i].lo;
-		while (i < d->niv && d->iv[i].lo <= pos) {
-			if (d->iv[i].hi > pos)
-				heap_push(heap, &nheap, d->iv[i]);
-			i++;
-		}
-		while (nheap && heap[0].hi <= pos)
-			heap_pop(heap, &nheap);
-		if (!nheap)
-			continue;
-		next = i < d->niv ? d->iv[i].lo : UINT64_MAX;
-		end = heap[0].hi < next ? heap[0].hi : next;
-		if (n && spans[n - 1].hi == pos && spans[n - 1].owner == heap[0].owner) {
-			spans[n - 1].hi = end;
-		} else {
-			spans = xgrow(spans, &cap, n + 1, sizeof(*spans));
-			spans[n].lo = pos;
-			spans[n].hi = end;
-			spans[n].owner = heap[0].owner;
-			n++;
-		}
-		pos = end;
-	}
-	free(heap);
-	d->niv = 0;
-	*out = spans;
-	*nout = n;
-}
-
-/* The span holding addr, or NULL. */
-static const struct dw_span *find_span(const struct dw_span *v, size_t n, uint64_t addr)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr >= v[lo - 1].hi)
-		return NULL;
-	return &v[lo - 1];
 }
 
 /* ---- attributes ---- */
@@ -593,14 +379,11 @@ static int index_rnglists(struct dwinfo *d, const uint8_t *p, uint64_t size)
 static int rnglist_target(const struct dwinfo *d, const struct dw_cu *cu, Dwarf_Half form,
 			  uint64_t val, uint64_t *target)
 {
-	const struct dw_section *sec = NULL;
+	size_t i = dwsect_index(&d->secs, ".debug_rnglists");
+	const uint8_t *data = i ? d->secs.v[i].data : NULL;
 	const struct dw_rnglists *r = NULL;
-	size_t i;
 
-	for (i = 1; i < d->nsecs; i++)
-		if (!strcmp(d->secs[i].name, ".debug_rnglists"))
-			sec = &d->secs[i];
-	if (!sec || !sec->data || cu->bad_rnglists_base)
+	if (!data || cu->bad_rnglists_base)
 		return -1;
 	/* The table libdwarf will pick: by the unit's base, else the one
 	 * holding the offset. */
@@ -618,7 +401,7 @@ static int rnglist_target(const struct dwinfo *d, const struct dw_cu *cu, Dwarf_
 		if (val >= r->count)
 			return -1;
 		at = r->offsets + val * r->offsize;
-		val = r->offsets + (r->offsize == 8 ? get_le64(sec->data + at) : get_le32(sec->data + at));
+		val = r->offsets + (r->offsize == 8 ? get_le64(data + at) : get_le32(data + at));
 	}
 	if (val < r->lists || val >= r->end)
 		return -1;
@@ -634,7 +417,7 @@ static int tombstone(uint64_t lo, Dwarf_Half addr_size)
 	return lo == max || lo == max - 1;
 }
 
-/* Calls add_interval() for each range of die. Returns 0, or -1 if the
+/* Adds an interval for each range of die. Returns 0, or -1 if the
  * DIE's ranges could not be read. */
 static int die_ranges(struct dwinfo *d, const struct dw_cu *cu, Dwarf_Die die,
 		      uint64_t prio, uint32_t owner)
@@ -659,7 +442,7 @@ static int die_ranges(struct dwinfo *d, const struct dw_cu *cu, Dwarf_Die die,
 		if (is_offset)
 			hi = hi > UINT64_MAX - lo ? UINT64_MAX : lo + hi;
 		if (!tombstone(lo, addr_size))
-			add_interval(d, lo, hi, prio, owner);
+			dwspan_add(&d->iv, lo, hi, prio, owner);
 		return 0;
 	}
 	if (dwarf_whatform(a, &form, &e) != DW_DLV_OK)
@@ -691,7 +474,7 @@ static int die_ranges(struct dwinfo *d, const struct dw_cu *cu, Dwarf_Die die,
 			if (unavailable || code == DW_RLE_end_of_list || code == DW_RLE_base_address ||
 			    code == DW_RLE_base_addressx || tombstone(lo, addr_size))
 				continue;
-			add_interval(d, lo, hi, prio, owner);
+			dwspan_add(&d->iv, lo, hi, prio, owner);
 		}
 		dwarf_dealloc_rnglists_head(head);
 	} else {
@@ -723,7 +506,7 @@ static int die_ranges(struct dwinfo *d, const struct dw_cu *cu, Dwarf_Die die,
 			}
 			if (tombstone(base, addr_size) || tombstone(r[i].dwr_addr1, addr_size))
 				continue;
-			add_interval(d, base + r[i].dwr_addr1, base + r[i].dwr_addr2, prio, owner);
+			dwspan_add(&d->iv, base + r[i].dwr_addr1, base + r[i].dwr_addr2, prio, owner);
 		}
 		dwarf_ranges_dealloc(d->dbg, r, n);
 	}
@@ -816,494 +599,8 @@ static int index_units(struct dwinfo *d)
 		cu->die = die;
 		d->ncus++;
 	}
-	fold_intervals(d, &d->cuspans, &d->ncuspans);
+	dwspan_fold(&d->iv, &d->cuspans, &d->ncuspans);
 	return ret;
-}
-
-/* ---- one unit: its line table ---- */
-
-/* The line table is read here rather than through libdwarf. 20210528
- * starts each DWARF 5 sequence with file 0 where the standard (and GCC,
- * and LLVM) say 1, and its dwarf_srclines_b() decodes every row into an
- * allocation of its own, which was a third of a symbolization's time. The
- * header and program are short, well specified, and read here with every
- * length checked. */
-
-/* The bytes of a section, inflating it first if need be; NULL if absent
- * or broken. */
-static const struct dw_section *section(struct dwinfo *d, const char *name)
-{
-	for (size_t i = 1; i < d->nsecs; i++) {
-		struct dw_section *s = &d->secs[i];
-
-		if (strcmp(s->name, name))
-			continue;
-		if (s->ctype && !s->inflated && (s->failed || inflate_section(s) != 0)) {
-			s->failed = 1;
-			return NULL;
-		}
-		return s->data ? s : NULL;
-	}
-	return NULL;
-}
-
-/* A bounded reader. Every read checks what is left and poisons the reader
- * (ok = 0) when it runs out; reads after that return 0. */
-struct lp {
-	const uint8_t *p, *end;
-	int ok;
-};
-
-static uint64_t lp_fixed(struct lp *r, unsigned n)
-{
-	uint64_t v = 0;
-
-	if (!r->ok || (size_t)(r->end - r->p) < n) {
-		r->ok = 0;
-		return 0;
-	}
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint64_t lp_uleb(struct lp *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (r->ok && r->p < r->end) {
-		uint8_t b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->ok = 0;
-	return 0;
-}
-
-static int64_t lp_sleb(struct lp *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (r->ok && r->p < r->end) {
-		uint8_t b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-	r->ok = 0;
-	return 0;
-}
-
-static void lp_skip(struct lp *r, uint64_t n)
-{
-	if (!r->ok || (uint64_t)(r->end - r->p) < n)
-		r->ok = 0;
-	else
-		r->p += n;
-}
-
-/* A NUL-terminated string inline in the reader, or NULL. */
-static const char *lp_cstr(struct lp *r)
-{
-	const uint8_t *z;
-
-	if (!r->ok || !(z = memchr(r->p, 0, (size_t)(r->end - r->p)))) {
-		r->ok = 0;
-		return NULL;
-	}
-	{
-		const char *s = (const char *)r->p;
-		r->p = z + 1;
-		return s;
-	}
-}
-
-/* The string at off in a string section, if it ends inside it. */
-static const char *section_string(struct dwinfo *d, const char *name, uint64_t off)
-{
-	const struct dw_section *s = section(d, name);
-
-	if (!s || off >= s->size || !memchr(s->data + off, 0, (size_t)(s->size - off)))
-		return NULL;
-	return (const char *)s->data + off;
-}
-
-/* One DWARF 5 entry field of this form: a string if it is one (or NULL),
- * a number in *num otherwise. Unknown forms poison the reader. */
-static const char *lp_field(struct dwinfo *d, struct lp *r, uint64_t form, unsigned offsize,
-			    uint64_t *num)
-{
-	*num = 0;
-	switch (form) {
-	case DW_FORM_string: return lp_cstr(r);
-	case DW_FORM_line_strp: return section_string(d, ".debug_line_str", lp_fixed(r, offsize));
-	case DW_FORM_strp: return section_string(d, ".debug_str", lp_fixed(r, offsize));
-	case DW_FORM_udata: *num = lp_uleb(r); return NULL;
-	case DW_FORM_data1: *num = lp_fixed(r, 1); return NULL;
-	case DW_FORM_data2: *num = lp_fixed(r, 2); return NULL;
-	case DW_FORM_data4: *num = lp_fixed(r, 4); return NULL;
-	case DW_FORM_data8: *num = lp_fixed(r, 8); return NULL;
-	case DW_FORM_data16: lp_skip(r, 16); return NULL;
-	case DW_FORM_sdata: lp_sleb(r); return NULL;
-	case DW_FORM_block: lp_skip(r, lp_uleb(r)); return NULL;
-	case DW_FORM_block1: lp_skip(r, lp_fixed(r, 1)); return NULL;
-	case DW_FORM_block2: lp_skip(r, lp_fixed(r, 2)); return NULL;
-	case DW_FORM_block4: lp_skip(r, lp_fixed(r, 4)); return NULL;
-	/* strx forms need the unit's string offsets, which a line table
-	 * cannot name: read past them, as no string. */
-	case DW_FORM_strx: case DW_FORM_GNU_str_index: lp_uleb(r); return NULL;
-	case DW_FORM_strx1: lp_skip(r, 1); return NULL;
-	case DW_FORM_strx2: lp_skip(r, 2); return NULL;
-	case DW_FORM_strx3: lp_skip(r, 3); return NULL;
-	case DW_FORM_strx4: lp_skip(r, 4); return NULL;
-	default: r->ok = 0; return NULL;
-	}
-}
-
-struct lp_entry {
-	const char *path;
-	uint64_t dir;
-};
-
-/* Reads a DWARF 5 directory or file name table: its entry format, then
- * its entries (at most 1 << 20). Caller frees *out. */
-static int lp_table(struct dwinfo *d, struct lp *r, unsigned offsize, struct lp_entry **out, size_t *n)
-{
-	uint64_t fmt[2 * 255], count;
-	unsigned nfmt = (unsigned)lp_fixed(r, 1);
-
-	*out = NULL;
-	*n = 0;
-	for (unsigned k = 0; k < nfmt; k++) {
-		fmt[2 * k] = lp_uleb(r);
-		fmt[2 * k + 1] = lp_uleb(r);
-	}
-	count = lp_uleb(r);
-	if (!r->ok || count > (1u << 20) || count > (uint64_t)(r->end - r->p))
-		return -1;
-	*out = xcalloc(count ? count : 1, sizeof(**out));
-	for (uint64_t i = 0; i < count && r->ok; i++) {
-		for (unsigned k = 0; k < nfmt; k++) {
-			uint64_t num;
-			const char *str = lp_field(d, r, fmt[2 * k + 1], offsize, &num);
-
-			if (fmt[2 * k] == DW_LNCT_path)
-				(*out)[i].path = str;
-			else if (fmt[2 * k] == DW_LNCT_directory_index)
-				(*out)[i].dir = num;
-		}
-	}
-	*n = (size_t)count;
-	return r->ok ? 0 : -1;
-}
-
-/* Reads a DWARF 2-4 directory or file name list, which ends with an empty
- * name; a file also has its directory, time and size. */
-static int lp_list(struct lp *r, int files, struct lp_entry **out, size_t *n)
-{
-	size_t cap = 0;
-
-	*out = NULL;
-	*n = 0;
-	while (r->ok) {
-		const char *name = lp_cstr(r);
-
-		if (!name || !name[0])
-			break;
-		if (*n >= (1u << 20)) {
-			r->ok = 0;
-			break;
-		}
-		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
-		(*out)[*n].path = name;
-		(*out)[*n].dir = 0;
-		if (files) {
-			(*out)[*n].dir = lp_uleb(r);
-			lp_uleb(r);
-			lp_uleb(r);
-		}
-		(*n)++;
-	}
-	return r->ok ? 0 : -1;
-}
-
-static int is_absolute(const char *p)
-{
-	return p[0] == '/';
-}
-
-/* Appends one component to a path the way LLVM's sys::path::append does:
- * one '/' between components, none doubled. */
-static void path_append(struct buf *b, const char *c)
-{
-	if (b->len && b->data[b->len - 1] == '/') {
-		while (*c == '/')
-			c++;
-	} else if (b->len && *c != '/') {
-		buf_addch(b, '/');
-	}
-	buf_addstr(b, c);
-}
-
-/* The unit's file table as full paths, joined as LLVM joins them for
- * llvm-symbolizer: an absolute name stands; otherwise its directory (entry
- * dir of the list, counted from 0 in DWARF 5 and from 1 before, where 0
- * is the compilation directory), preceded by DW_AT_comp_dir unless that
- * directory is absolute. */
-static void make_files(struct dwinfo *d, struct dw_cu *cu, unsigned version, const char *comp_dir,
-		       const struct lp_entry *dirs, size_t ndirs, const struct lp_entry *files, size_t nfiles)
-{
-	cu->files = xcalloc(nfiles ? nfiles : 1, sizeof(*cu->files));
-	cu->nfiles = (uint32_t)nfiles;
-	cu->filebase = version >= 5 ? 0 : 1;
-	for (size_t i = 0; i < nfiles; i++) {
-		const char *name = files[i].path, *dir = "";
-		uint64_t k = files[i].dir;
-
-		if (!name)
-			continue;
-		if (is_absolute(name)) {
-			cu->files[i] = name;
-			continue;
-		}
-		if (version >= 5 ? k < ndirs : k >= 1 && k <= ndirs)
-			dir = dirs[version >= 5 ? k : k - 1].path;
-		if (!dir)
-			dir = "";
-		buf_reset(&d->path);
-		if (comp_dir && comp_dir[0] && !is_absolute(dir))
-			path_append(&d->path, comp_dir);
-		if (dir[0])
-			path_append(&d->path, dir);
-		path_append(&d->path, name);
-		cu->files[i] = keep_string(d, (const char *)d->path.data, d->path.len);
-	}
-}
-
-struct lp_state {
-	uint64_t addr;
-	uint32_t file, line, column;
-	int end;
-};
-
-static void lp_reset(struct lp_state *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->file = 1;
-	st->line = 1;
-}
-
-/* Called for each row the program emits: the previous row covers up to
- * this one's address, if that is higher, within one sequence. */
-static void lp_emit(struct dw_cu *cu, size_t *cap, struct lp_state *prev, const struct lp_state *st)
-{
-	if (!prev->end && st->addr > prev->addr) {
-		struct dw_row *r;
-
-		cu->rows = xgrow(cu->rows, cap, cu->nrows + 1, sizeof(*cu->rows));
-		r = &cu->rows[cu->nrows++];
-		r->lo = prev->addr;
-		r->hi = st->addr;
-		r->file = prev->file;
-		r->line = prev->line;
-		r->column = prev->column;
-	}
-	*prev = *st;
-}
-
-/* Runs a line program (DWARF 2 to 5 opcodes) into the unit's rows. A
- * damaged program ends the rows where it breaks. */
-static void lp_run(struct dw_cu *cu, struct lp *r, unsigned min_inst, int line_base, unsigned range,
-		   unsigned opbase, const uint8_t *oplen, unsigned addr_size)
-{
-	struct lp_state st, prev;
-	size_t cap = 0;
-
-	lp_reset(&st);
-	prev = st;
-	prev.end = 1;
-	while (r->ok && r->p < r->end) {
-		unsigned op = *r->p++;
-
-		if (op >= opbase) {
-			unsigned adj = op - opbase;
-			st.addr += (uint64_t)(adj / range) * min_inst;
-			st.line += (uint32_t)(line_base + (int)(adj % range));
-			lp_emit(cu, &cap, &prev, &st);
-			continue;
-		}
-		switch (op) {
-		case 0: {
-			uint64_t n = lp_uleb(r);
-			const uint8_t *next;
-			unsigned sub;
-
-			if (!r->ok || n == 0 || n > (uint64_t)(r->end - r->p)) {
-				r->ok = 0;
-				break;
-			}
-			next = r->p + n;
-			sub = (unsigned)lp_fixed(r, 1);
-			if (sub == DW_LNE_end_sequence) {
-				st.end = 1;
-				lp_emit(cu, &cap, &prev, &st);
-				lp_reset(&st);
-			} else if (sub == DW_LNE_set_address) {
-				unsigned w = (unsigned)(n - 1);
-				st.addr = lp_fixed(r, w == 4 || w == 8 ? w : addr_size);
-			}
-			r->p = next;
-			break;
-		}
-		case DW_LNS_copy:
-			lp_emit(cu, &cap, &prev, &st);
-			break;
-		case DW_LNS_advance_pc:
-			st.addr += lp_uleb(r) * min_inst;
-			break;
-		case DW_LNS_advance_line:
-			st.line += (uint32_t)lp_sleb(r);
-			break;
-		case DW_LNS_set_file:
-			st.file = (uint32_t)lp_uleb(r);
-			break;
-		case DW_LNS_set_column:
-			st.column = (uint32_t)lp_uleb(r);
-			break;
-		case DW_LNS_const_add_pc:
-			st.addr += (uint64_t)((255 - opbase) / range) * min_inst;
-			break;
-		case DW_LNS_fixed_advance_pc:
-			st.addr += lp_fixed(r, 2);
-			break;
-		default:
-			/* negate_stmt, basic_block, prologue_end, epilogue_begin,
-			 * set_isa and any unknown standard opcode: skip its
-			 * arguments, which the header counts. */
-			for (unsigned i = 0; i < oplen[op] && r->ok; i++)
-				lp_uleb(r);
-			break;
-		}
-	}
-}
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct dw_row *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->hi != y->hi)
-		return x->hi < y->hi ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* Reads the line table at off in .debug_line: its file table, then its
- * rows. Of several rows at one address the last wins, as in LLVM's
- * lookup. A damaged header leaves the unit without lines. */
-static void load_lines(struct dwinfo *d, struct dw_cu *cu, uint64_t off, const char *comp_dir)
-{
-	const struct dw_section *sec = section(d, ".debug_line");
-	struct lp r = { NULL, NULL, 1 };
-	struct lp_entry *dirs = NULL, *files = NULL;
-	size_t ndirs = 0, nfiles = 0;
-	uint64_t len, hlen;
-	unsigned offsize = 4, version, opbase, range, min_inst, addr_size = 8;
-	int line_base;
-	uint8_t oplen[256];
-	const uint8_t *prog;
-
-	if (!sec || off >= sec->size)
-		return;
-	r.p = sec->data + off;
-	r.end = sec->data + sec->size;
-	len = lp_fixed(&r, 4);
-	if (len == 0xffffffffu) {
-		len = lp_fixed(&r, 8);
-		offsize = 8;
-	} else if (len >= 0xfffffff0u) {
-		return;
-	}
-	if (!r.ok || len > (uint64_t)(r.end - r.p))
-		return;
-	r.end = r.p + len;
-	version = (unsigned)lp_fixed(&r, 2);
-	if (version < 2 || version > 5)
-		return;
-	if (version >= 5) {
-		addr_size = (unsigned)lp_fixed(&r, 1);
-		lp_fixed(&r, 1);        /* segment selector size */
-	}
-	hlen = lp_fixed(&r, offsize);
-	if (!r.ok || hlen > (uint64_t)(r.end - r.p))
-		return;
-	prog = r.p + hlen;
-	min_inst = (unsigned)lp_fixed(&r, 1);
-	if (version >= 4)
-		lp_fixed(&r, 1);        /* maximum operations per instruction */
-	lp_fixed(&r, 1);                /* default_is_stmt */
-	line_base = (int8_t)lp_fixed(&r, 1);
-	range = (unsigned)lp_fixed(&r, 1);
-	opbase = (unsigned)lp_fixed(&r, 1);
-	memset(oplen, 0, sizeof(oplen));
-	for (unsigned i = 1; i < opbase; i++)
-		oplen[i] = (uint8_t)lp_fixed(&r, 1);
-	if (!r.ok || range == 0 || opbase == 0)
-		return;
-	{
-		/* The tables end where the program begins. */
-		struct lp h = { r.p, prog, 1 };
-		int ok;
-
-		if (version >= 5)
-			ok = lp_table(d, &h, offsize, &dirs, &ndirs) == 0 &&
-			     lp_table(d, &h, offsize, &files, &nfiles) == 0;
-		else
-			ok = lp_list(&h, 0, &dirs, &ndirs) == 0 && lp_list(&h, 1, &files, &nfiles) == 0;
-		if (ok)
-			make_files(d, cu, version, comp_dir, dirs, ndirs, files, nfiles);
-		free(dirs);
-		free(files);
-	}
-	r.p = prog;
-	lp_run(cu, &r, min_inst, line_base, range, opbase, oplen, addr_size);
-	/* Sequences come in any order; rows within one ascend. */
-	if (cu->nrows > 1)
-		qsort(cu->rows, cu->nrows, sizeof(*cu->rows), cmp_row);
-}
-
-static const char *unit_file(const struct dw_cu *cu, uint64_t file)
-{
-	if (!cu->files || (int64_t)file < cu->filebase || file - (uint64_t)cu->filebase >= cu->nfiles)
-		return NULL;
-	return cu->files[file - (uint64_t)cu->filebase];
-}
-
-static const struct dw_row *find_row(const struct dw_cu *cu, uint64_t addr)
-{
-	size_t lo = 0, hi = cu->nrows;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cu->rows[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr >= cu->rows[lo - 1].hi)
-		return NULL;
-	return &cu->rows[lo - 1];
 }
 
 /* ---- one unit: its functions ---- */
@@ -1466,11 +763,11 @@ static void load_unit(struct dwinfo *d, struct dw_cu *cu)
 				off = UINT64_MAX;
 		}
 		dwarf_dealloc_attribute(a);
-		load_lines(d, cu, off, die_string(d, cu->die, DW_AT_comp_dir));
+		dwline_read(&cu->lines, &d->secs, off, die_string(d, cu->die, DW_AT_comp_dir));
 	}
 	drop(d, &e);
 	walk_unit(d, cu, cu->die);
-	fold_intervals(d, &cu->spans, &cu->nspans);
+	dwspan_fold(&d->iv, &cu->spans, &cu->nspans);
 	cu->state = CU_READ;
 	d->nread++;
 }
@@ -1576,8 +873,8 @@ static const char *scope_name(struct dwinfo *d, struct dw_cu *cu, struct dw_scop
 
 int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, size_t max)
 {
-	const struct dw_span *sp = find_span(d->cuspans, d->ncuspans, addr);
-	const struct dw_row *row;
+	const struct dwspan *sp = dwspan_find(d->cuspans, d->ncuspans, addr);
+	const struct dwline_row *row;
 	const char *file;
 	uint32_t line, column;
 	struct dw_cu *cu;
@@ -1589,11 +886,11 @@ int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, 
 	cu = &d->cus[sp->owner];
 	if (cu->state == CU_UNREAD)
 		load_unit(d, cu);
-	sp = find_span(cu->spans, cu->nspans, addr);
+	sp = dwspan_find(cu->spans, cu->nspans, addr);
 	if (!sp)
 		return 0;
-	row = find_row(cu, addr);
-	file = row ? unit_file(cu, row->file) : NULL;
+	row = dwline_find(&cu->lines, addr);
+	file = row ? dwline_file(&cu->lines, row->file) : NULL;
 	line = row ? row->line : 0;
 	column = row ? row->column : 0;
 	if (max > DWINFO_MAX_FRAMES)
@@ -1610,7 +907,7 @@ int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, 
 			frames[n].column = column;
 			n++;
 		}
-		file = unit_file(cu, sc->call_file);
+		file = dwline_file(&cu->lines, sc->call_file);
 		line = sc->call_line;
 		column = sc->call_column;
 		s = sc->parent;
@@ -1628,82 +925,33 @@ size_t dwinfo_units(const struct dwinfo *d, size_t *loaded)
 /* The sections libdwarf gets: what DIEs, names, ranges and line tables
  * need. Locations, frames, macros and the rest stay out, so libdwarf never
  * inflates or parses them. */
-static int wanted_section(const char *name)
-{
-	static const char *const names[] = {
-		".debug_info", ".debug_abbrev", ".debug_line", ".debug_line_str", ".debug_str",
-		".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists",
-	};
+static const char *const wanted_sections[] = {
+	".debug_info", ".debug_abbrev", ".debug_line", ".debug_line_str", ".debug_str",
+	".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists", NULL,
+};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
-			return 1;
-	return 0;
-}
-
-/* Copies the wanted sections for libdwarf, the first of each name, with
- * compressed ones described by their inflated size. */
+/* Takes the wanted sections, and checks .debug_rnglists (inflated first
+ * if need be) before libdwarf sees it: a bad one is left out, and only
+ * its ranges are lost. */
 static int take_sections(struct dwinfo *d, const struct dwinfo_section *secs, size_t nsecs)
 {
-	int has_info = 0;
+	size_t i;
+	int err = dwsect_take(&d->secs, secs, nsecs, wanted_sections);
 
-	d->secs = xcalloc(nsecs + 1, sizeof(*d->secs));
-	d->secs[0].name = xstrdup("");
-	d->nsecs = 1;
-	for (size_t i = 0; i < nsecs && d->nsecs < 0xff00; i++) {
-		const struct dwinfo_section *in = &secs[i];
-		struct dw_section *s = &d->secs[d->nsecs];
-		size_t j;
+	if (err < 0)
+		return err;
+	if ((i = dwsect_index(&d->secs, ".debug_rnglists"))) {
+		const uint8_t *p = dwsect_data(&d->secs, i);
 
-		if (!in->name || !wanted_section(in->name) || !in->data)
-			continue;
-		for (j = 1; j < d->nsecs && strcmp(d->secs[j].name, in->name); j++)
-			;
-		if (j < d->nsecs)
-			continue;
-		memset(s, 0, sizeof(*s));
-		s->addr = in->addr;
-		s->data = in->data;
-		s->size = in->size;
-		if (in->compressed) {
-			uint64_t declared;
-
-			if (in->size < CHDR_SIZE)
-				return DWINFO_E_COMPRESSED;
-			s->ctype = get_le32(in->data);
-			declared = get_le64(in->data + 8);
-			if (s->ctype != ELFCOMPRESS_ZLIB_TYPE && s->ctype != ELFCOMPRESS_ZSTD_TYPE)
-				return DWINFO_E_COMPRESSED;
-			s->packed = in->data + CHDR_SIZE;
-			s->packed_len = in->size - CHDR_SIZE;
-			if (declared > DWINFO_MAX_SECTION ||
-			    (declared > MIN_CAPPED && declared / MAX_RATIO > s->packed_len))
-				return DWINFO_E_COMPRESSED;
-			s->size = declared;
-			s->data = NULL;
+		if (!p || index_rnglists(d, p, d->secs.v[i].size) != 0) {
+			dwsect_remove(&d->secs, i);
+			free(d->rl);
+			d->rl = NULL;
+			d->nrl = 0;
 		}
-		if (!strcmp(in->name, ".debug_rnglists")) {
-			/* Checked now, inflated first if need be; a bad one is
-			 * left out, and only its ranges are lost. */
-			if (s->ctype && inflate_section(s) != 0) {
-				memset(s, 0, sizeof(*s));
-				continue;
-			}
-			if (index_rnglists(d, s->data, s->size) != 0) {
-				free(s->inflated);
-				memset(s, 0, sizeof(*s));
-				free(d->rl);
-				d->rl = NULL;
-				d->nrl = 0;
-				continue;
-			}
-		}
-		s->name = xstrdup(in->name);
-		d->nsecs++;
-		if (!strcmp(in->name, ".debug_info") && s->size > 0)
-			has_info = 1;
 	}
-	return has_info ? 0 : DWINFO_E_NODEBUG;
+	i = dwsect_index(&d->secs, ".debug_info");
+	return i && d->secs.v[i].size > 0 ? 0 : DWINFO_E_NODEBUG;
 }
 
 int dwinfo_new(const struct dwinfo_section *secs, size_t nsecs, struct dwinfo **out)
@@ -1713,7 +961,6 @@ int dwinfo_new(const struct dwinfo_section *secs, size_t nsecs, struct dwinfo **
 	int err, res;
 
 	*out = NULL;
-	buf_init(&d->path);
 	err = take_sections(d, secs, nsecs);
 	if (err < 0)
 		goto fail;
@@ -1755,23 +1002,17 @@ void dwinfo_free(struct dwinfo *d)
 	for (i = 0; i < d->ncus; i++) {
 		free(d->cus[i].scopes);
 		free(d->cus[i].spans);
-		free(d->cus[i].rows);
-		free(d->cus[i].files);
+		dwline_release(&d->cus[i].lines);
 	}
 	free(d->cus);
 	free(d->cuspans);
-	for (i = 0; i < d->nsecs; i++) {
-		free(d->secs[i].name);
-		free(d->secs[i].inflated);
-	}
-	free(d->secs);
+	dwsect_release(&d->secs);
 	while (d->strings) {
 		struct dw_block *b = d->strings;
 		d->strings = b->next;
 		free(b);
 	}
-	free(d->iv);
+	dwspan_set_release(&d->iv);
 	free(d->rl);
-	buf_release(&d->path);
 	free(d);
 }
