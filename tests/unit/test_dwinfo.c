@@ -3,8 +3,9 @@
  *
  * Every frame must match llvm-symbolizer --inlining exactly (count, names,
  * files, lines, columns) on: the inline fixture (testdata/inline.c) at
- * every byte of its .text, as the Makefile built it and rebuilt here with
- * GCC's DWARF 4 and 5, clang's DWARF 4 and 5, and compressed sections; the
+ * every byte of its .text, as the Makefile built it and as mk/dwarf.mk built
+ * it with GCC's DWARF 4 and 5, clang's DWARF 4 and 5, and compressed
+ * sections; the
  * Mach-O fixtures' dSYMs (clang and dsymutil, DWARF 4, arm64 and x86_64,
  * universal slices); and Debian's libc debug file (libc6-dbg) at addresses
  * spread over its functions. Then the cases around it: C++ and Rust names
@@ -407,65 +408,61 @@ Test(dwinfo, fixture_two_levels_of_inlining)
 	object_close(&o);
 }
 
-/* Builds testdata/inline.c with cc and flags into tmpdir/name; returns 0,
- * or -1 if the compiler refuses the flags. */
-static int build_variant(const char *cc, const char *flags, const char *name, char *out, size_t n)
+/* The path of fixture dwarf/name (mk/dwarf.mk) in out: returns 0, or -1
+ * with why (if not NULL) the reason make gave for not building it. */
+static int variant_path(const char *name, char *out, size_t n, char *why, size_t nwhy)
 {
-	char cmd[1024];
+	char skipped[512];
+	FILE *f;
 
-	snprintf(out, n, "%s/%s", tmpdir, name);
-	snprintf(cmd, sizeof(cmd), "%s -O2 -g -fno-omit-frame-pointer %s -Itestdata -o %s testdata/inline.c 2>/dev/null",
-		 cc, flags, out);
-	return system(cmd) == 0 ? 0 : -1;
+	snprintf(out, n, "%s/testdata/dwarf/%s", build_dir(), name);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(skipped, sizeof(skipped), "%s.skipped", out);
+	f = fopen(skipped, "r");
+	cr_assert_not_null(f, "no fixture %s, and no %s saying why (make fixtures)", out, skipped);
+	if (why && !fgets(why, (int)nwhy, f))
+		why[0] = 0;
+	if (why)
+		why[strcspn(why, "\n")] = 0;
+	fclose(f);
+	return -1;
 }
 
 Test(dwinfo, variants_match_llvm_symbolizer)
 {
-	static const struct { const char *cc, *flags, *name; } v[] = {
-		{ "cc", "-gdwarf-4", "gcc-dwarf4" },
-		{ "cc", "-gdwarf-5", "gcc-dwarf5" },
-		{ "cc", "-gdwarf-5 -gz=zlib", "gcc-zlib" },
-		{ "cc", "-gdwarf-5 -gz=zstd", "gcc-zstd" },
-		{ "clang", "-gdwarf-4", "clang-dwarf4" },
-		{ "clang", "-gdwarf-5", "clang-dwarf5" },
-		{ "clang", "-gdwarf-5 -gz=zlib", "clang-zlib" },
+	static const char *const v[] = {
+		"gcc-dwarf4", "gcc-dwarf5", "gcc-zlib", "gcc-zstd", "clang-dwarf4", "clang-dwarf5",
+		"clang-zlib",
 	};
 	size_t built = 0, total = 0;
+	char obj[256], why[256];
+	struct tally t;
 
 	need_oracle();
-	if (access("testdata/inline.c", R_OK) != 0)
-		cr_skip_test("run from the top of the source tree (no testdata/inline.c)");
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		char obj[256];
-		struct tally t;
-
-		if (!have(v[i].cc) || build_variant(v[i].cc, v[i].flags, v[i].name, obj, sizeof(obj)) != 0) {
-			printf("dwinfo: variant %s skipped: '%s %s' does not build here\n", v[i].name,
-			       v[i].cc, v[i].flags);
+		if (variant_path(v[i], obj, sizeof(obj), why, sizeof(why)) < 0) {
+			printf("dwinfo: variant %s skipped: %s\n", v[i], why);
 			continue;
 		}
 		check_every_byte(obj, &t);
-		cr_expect_gt(t.inlined, 50, "%s: too few inlined addresses", v[i].name);
+		cr_expect_gt(t.inlined, 50, "%s: too few inlined addresses", v[i]);
 		built++;
 		total += t.compared;
 	}
 	/* zstd (ELFCOMPRESS_ZSTD), which this cc may not emit but objcopy can;
-	 * llvm-symbolizer 14 cannot read it, so it answers for the original. */
-	{
-		char src[256], obj[256], cmd[768];
-		struct tally t;
+	 * llvm-symbolizer 14 cannot read it, so the file it was made from
+	 * answers for it. */
+	if (variant_path("objcopy-zstd", obj, sizeof(obj), why, sizeof(why)) == 0) {
+		char src[256];
 
-		fixture_path(src, sizeof(src));
-		snprintf(obj, sizeof(obj), "%s/objcopy-zstd", tmpdir);
-		snprintf(cmd, sizeof(cmd), "objcopy --compress-debug-sections=zstd %s %s 2>/dev/null", src, obj);
-		if (system(cmd) == 0) {
-			check_every_byte_as(obj, src, &t);
-			cr_expect_gt(t.inlined, 50, "objcopy-zstd: too few inlined addresses");
-			built++;
-			total += t.compared;
-		} else {
-			printf("dwinfo: variant objcopy-zstd skipped: objcopy cannot compress with zstd here\n");
-		}
+		cr_assert_eq(variant_path("gcc-dwarf5", src, sizeof(src), NULL, 0), 0);
+		check_every_byte_as(obj, src, &t);
+		cr_expect_gt(t.inlined, 50, "objcopy-zstd: too few inlined addresses");
+		built++;
+		total += t.compared;
+	} else {
+		printf("dwinfo: variant objcopy-zstd skipped: %s\n", why);
 	}
 	cr_expect_geq(built, 2, "only %zu variants could be built", built);
 	printf("dwinfo: %zu variants, %zu addresses, all as llvm-symbolizer says\n", built, total);
@@ -578,41 +575,6 @@ Test(dwinfo, dsyms_match_llvm_symbolizer)
 
 /* ---- linkage names: C++ and Rust ---- */
 
-/* Writes src to tmpdir/name.ext and builds it into tmpdir/name with
- * cmd_fmt (output, then source). */
-static void build_source(const char *name, const char *ext, const char *src, const char *cmd_fmt,
-			 char *out, size_t n)
-{
-	char path[128], cmd[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s.%s", tmpdir, name, ext);
-	snprintf(out, n, "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(src, f);
-	cr_assert_eq(fclose(f), 0);
-	snprintf(cmd, sizeof(cmd), cmd_fmt, out, path);
-	cr_assert_eq(system(cmd), 0, "cannot build: %s", cmd);
-}
-
-static const char cxx_program[] =
-	"namespace shapes {\n"
-	"struct Circle {\n"
-	"	double r;\n"
-	"	__attribute__((always_inline)) inline double squared(int k) const { return r * r * k; }\n"
-	"	__attribute__((noinline)) double area(int k) const;\n"
-	"};\n"
-	"double Circle::area(int k) const { return squared(k) * 3.14159; }\n"
-	"template <typename T> __attribute__((noinline)) T twice(T x) { return x + x; }\n"
-	"}\n"
-	"volatile int sink;\n"
-	"int main(int argc, char **) {\n"
-	"	shapes::Circle c{(double)argc};\n"
-	"	sink = (int)c.area(sink) + shapes::twice<int>(sink);\n"
-	"	return 0;\n"
-	"}\n";
-
 /* Resolves every byte of obj and returns how many addresses had a frame
  * named want (anywhere in the chain). */
 static size_t frames_named(const char *obj, const char *want, const char *inner)
@@ -642,11 +604,10 @@ static size_t frames_named(const char *obj, const char *want, const char *inner)
  * parameter list; an inlined method is named the same way. */
 Test(dwinfo, cxx_names_are_demangled_linkage_names)
 {
-	char obj[256];
+	char obj[256], why[256];
 
-	if (!have("c++"))
-		cr_skip_test("no C++ compiler");
-	build_source("circle", "cc", cxx_program, "c++ -O2 -g -o %s %s", obj, sizeof(obj));
+	if (variant_path("cxx-shapes", obj, sizeof(obj), why, sizeof(why)) < 0)
+		cr_skip_test("%s", why);
 	cr_expect_gt(frames_named(obj, "shapes::Circle::area(int) const", "shapes::Circle::squared(int) const"), 0,
 		     "no shapes::Circle::squared inlined into shapes::Circle::area");
 	cr_expect_gt(frames_named(obj, "int shapes::twice<int>(int)", NULL), 0);
@@ -855,14 +816,14 @@ Test(dwinfo, libc_throughput_against_llvm_symbolizer)
 
 Test(dwinfo, stripped_file_has_no_debug_info)
 {
-	char obj[256], stripped[256], cmd[640];
+	char stripped[256];
 	struct object o;
 	struct dwinfo *d = (struct dwinfo *)1;
 
-	fixture_path(obj, sizeof(obj));
-	snprintf(stripped, sizeof(stripped), "%s/stripped", tmpdir);
-	snprintf(cmd, sizeof(cmd), "objcopy --strip-debug %s %s", obj, stripped);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	/* The split fixture with its debug information moved to a file of
+	 * its own (mk/debugfiles.mk). */
+	snprintf(stripped, sizeof(stripped), "%s/testdata/stripped/split", build_dir());
+	cr_assert_eq(access(stripped, R_OK), 0, "no fixture %s (make fixtures)", stripped);
 	object_open(&o, stripped);
 	cr_expect_eq(dwinfo_new(o.secs, o.nsecs, &d), DWINFO_E_NODEBUG);
 	cr_expect_null(d);
@@ -997,6 +958,7 @@ Test(dwinfo, flipped_bytes_never_crash)
 			runs++;
 		}
 	}
+	cr_assert_gt(runs, 0, "no section of the fixture was damaged");
 	printf("dwinfo: %zu runs over damaged fixture sections, none crashed\n", runs);
 	free_sections(&c);
 	object_close(&o);
@@ -1034,6 +996,7 @@ Test(dwinfo, truncated_sections_never_crash)
 		exercise(&c, o.text_lo, o.text_hi, 5);
 		runs++;
 	}
+	cr_assert_gt(runs, 0, "no section of the fixture was cut");
 	printf("dwinfo: %zu runs over truncated fixture sections, none crashed\n", runs);
 	free_sections(&c);
 	object_close(&o);
@@ -1044,17 +1007,15 @@ Test(dwinfo, truncated_sections_never_crash)
  * at lookup), never a crash or a huge allocation. */
 Test(dwinfo, compressed_sections_are_checked)
 {
-	char obj[256];
+	char obj[256], why[256];
 	struct object o;
 	struct copy c;
 	struct dwinfo *d;
 	size_t i;
 	uint8_t hdr[24];
 
-	if (access("testdata/inline.c", R_OK) != 0)
-		cr_skip_test("run from the top of the source tree (no testdata/inline.c)");
-	if (build_variant("cc", "-gdwarf-5 -gz=zlib", "zlib", obj, sizeof(obj)) != 0)
-		cr_skip_test("cc -gz=zlib does not build here");
+	if (variant_path("gcc-zlib", obj, sizeof(obj), why, sizeof(why)) < 0)
+		cr_skip_test("%s", why);
 	object_open(&o, obj);
 	copy_sections(&c, &o);
 	i = find(&c, ".debug_info");

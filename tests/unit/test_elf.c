@@ -1,12 +1,13 @@
 /*
  * test_elf.c: the ELF reader against real files and against damage.
  *
- * A small program is compiled here with cc (with a build-id and a
- * .gnu_debuglink added by objcopy), and its build-id is cross-checked with
- * what readelf -n prints. /bin/ls gives a real stripped, distribution-built
- * file. Then every truncation of the file is parsed, and random bytes are
- * flipped, to show that damage gives an error and never a bad read. The
- * reader's own ELF constants are checked against glibc's <elf.h>.
+ * The fixtures make built: a small program with a build-id, which is
+ * cross-checked with what readelf -n prints, and a program whose debug
+ * information objcopy moved to a file named by its .gnu_debuglink. /bin/ls
+ * gives a real stripped, distribution-built file. Then every truncation
+ * of the file is parsed, and random bytes are flipped, to show that
+ * damage gives an error and never a bad read. The reader's own ELF
+ * constants are checked against glibc's <elf.h>.
  */
 #include <criterion/criterion.h>
 #include <elf.h>
@@ -18,38 +19,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "common/elf.h"
+#include "build_dir.h"
 
-static char dir[] = "/tmp/test_elf.XXXXXX";
-static char prog[256];
+static char prog[PATH_MAX + 64], linked[PATH_MAX + 64], linked_debug[PATH_MAX + 64];
 
-static void build_fixture(void)
+/* The fixtures make built (mk/dwarf.mk, mk/debugfiles.mk): a program, and
+ * one whose debug information was moved to a file it links to. */
+static void find_fixtures(void)
 {
-	char cmd[1024];
-	FILE *f;
-
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(prog, sizeof(prog), "%s/prog", dir);
-	snprintf(cmd, sizeof(cmd), "%s/prog.c", dir);
-	f = fopen(cmd, "w");
-	cr_assert_not_null(f);
-	fputs("int elf_test_global = 3;\n"
-	      "int elf_test_function(int x) { return x * elf_test_global; }\n"
-	      "int main(int argc, char **argv) { return elf_test_function(argc) - 3; }\n", f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "cc -O1 -g -Wl,--build-id=sha1 -o %s/prog %s/prog.c && "
-		 "echo debug > %s/prog.debug && "
-		 "objcopy --add-gnu-debuglink=%s/prog.debug %s/prog", dir, dir, dir, dir, dir);
-	cr_assert_eq(system(cmd), 0, "cannot build the fixture: %s", cmd);
-}
-
-static void remove_fixture(void)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
+	find_build_dir();
+	snprintf(prog, sizeof(prog), "%s/testdata/symbols", build_dir);
+	snprintf(linked, sizeof(linked), "%s/testdata/stripped/split", build_dir);
+	snprintf(linked_debug, sizeof(linked_debug), "%s/testdata/stripped/.debug/split.debug", build_dir);
+	cr_assert_eq(access(prog, R_OK), 0, "no fixture %s (make fixtures)", prog);
+	cr_assert_eq(access(linked, R_OK), 0, "no fixture %s (make fixtures)", linked);
 }
 
 struct mapped {
@@ -110,7 +96,7 @@ static void check_build_id(const char *path)
 	munmap(m.p, m.n);
 }
 
-TestSuite(elf, .init = build_fixture, .fini = remove_fixture);
+TestSuite(elf, .init = find_fixtures);
 
 Test(elf, build_id_matches_readelf)
 {
@@ -173,11 +159,11 @@ static int on_symbol(void *ctx, const struct elf_symbol *sym)
 {
 	struct found *f = ctx;
 	f->count++;
-	if (strcmp(sym->name, "elf_test_function") == 0 && sym->type == 2 /* STT_FUNC */) {
+	if (strcmp(sym->name, "alpha") == 0 && sym->type == 2 /* STT_FUNC */) {
 		f->function = 1;
 		f->function_size = sym->size;
 	}
-	if (strcmp(sym->name, "elf_test_global") == 0 && sym->type == 1 /* STT_OBJECT */)
+	if (strcmp(sym->name, "symbols_global") == 0 && sym->type == 1 /* STT_OBJECT */)
 		f->global = 1;
 	return 0;
 }
@@ -223,17 +209,18 @@ Test(elf, dynsym_of_stripped_binary)
 
 Test(elf, debuglink)
 {
-	struct mapped m = map_file(prog);
+	struct mapped m = map_file(linked), d = map_file(linked_debug);
 	struct elf_file e;
 	const char *name;
 	uint32_t crc;
 
 	cr_assert_eq(elf_parse(&e, m.p, m.n), 0);
 	cr_assert_eq(elf_debuglink(&e, &name, &crc), 0);
-	cr_assert_str_eq(name, "prog.debug");
-	/* zlib CRC-32 of "debug\n", as objcopy computes it. */
-	cr_assert_eq(crc, 0x7a09959fu, "crc %#x", crc);
+	cr_assert_str_eq(name, "split.debug");
+	/* The zlib CRC-32 of the debug file, as objcopy computed it. */
+	cr_assert_eq(crc, (uint32_t)crc32(0, d.p, (uInt)d.n), "crc %#x", crc);
 	munmap(m.p, m.n);
+	munmap(d.p, d.n);
 }
 
 Test(elf, no_debuglink)

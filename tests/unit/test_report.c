@@ -1,7 +1,8 @@
 /*
  * test_report.c: the subcommands in-process, on traces written with the
- * real trace writer: a small real ELF (compiled here) is the one image, so
- * folded output is symbolized end to end; info explains which file served
+ * real trace writer: a small real ELF (the symbols fixture) is the one
+ * image, so folded output is symbolized end to end; info explains which
+ * file served
  * the image; a trace cut short still reports, with a warning; bad usage
  * exits 2.
  */
@@ -17,23 +18,14 @@
 #include "common/elf.h"
 #include "format/trace.h"
 #include "report/cmds.h"
-
-static const char program[] =
-	"__attribute__((noinline)) int alpha(int x) { return x * 3 + 1; }\n"
-	"__attribute__((noinline)) int beta(int x) { return alpha(x) + alpha(x + 1); }\n"
-	"int main(int argc, char **argv) { (void)argv; return beta(argc); }\n";
+#include "build_dir.h"
 
 static char dir[] = "/tmp/test_report.XXXXXX";
-static char exe[96], trace_path[96], out_path[96], err_path[96];
-
-static void run(const char *cmd)
-{
-	cr_assert_eq(system(cmd), 0, "'%s' failed", cmd);
-}
+static char exe[PATH_MAX + 64], trace_path[96], out_path[96], err_path[96];
 
 static uint64_t nm_addr(const char *sym)
 {
-	char cmd[256], line[256], name[128], type;
+	char cmd[PATH_MAX + 128], line[256], name[128], type;
 	unsigned long long a;
 	uint64_t found = 0;
 	FILE *p;
@@ -101,29 +93,21 @@ static void write_trace(const uint8_t *ident, size_t identlen)
 
 static void setup(void)
 {
-	char cmd[256];
 	struct stat st;
 	struct elf_file e;
 	const uint8_t *id;
 	size_t n;
 	void *p;
-	FILE *f;
 	int fd;
 
 	cr_assert_not_null(mkdtemp(dir));
-	snprintf(exe, sizeof(exe), "%s/tiny", dir);
+	find_build_dir();
+	snprintf(exe, sizeof(exe), "%s/testdata/symbols", build_dir);
 	snprintf(trace_path, sizeof(trace_path), "%s/t.trace", dir);
 	snprintf(out_path, sizeof(out_path), "%s/out", dir);
 	snprintf(err_path, sizeof(err_path), "%s/err", dir);
-	snprintf(cmd, sizeof(cmd), "%s/tiny.c", dir);
-	f = fopen(cmd, "w");
-	cr_assert_not_null(f);
-	fputs(program, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cc -g -O1 -Wl,--build-id -o %s %s/tiny.c", exe, dir);
-	run(cmd);
 	fd = open(exe, O_RDONLY);
-	cr_assert_geq(fd, 0);
+	cr_assert_geq(fd, 0, "no fixture %s (make fixtures)", exe);
 	fstat(fd, &st);
 	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
@@ -179,7 +163,7 @@ Test(report, folded_symbolized)
 
 	cr_assert_eq(cmd(cmd_folded, 2, argv), 0);
 	out = slurp(out_path);
-	cr_assert_str_eq(out, "tiny;main 1\ntiny;main;beta 2\ntiny;main;beta;alpha 3\n");
+	cr_assert_str_eq(out, "symbols;main 1\nsymbols;main;beta 2\nsymbols;main;beta;alpha 3\n");
 	free(out);
 }
 
@@ -190,7 +174,7 @@ Test(report, folded_filters_and_thread_frames)
 
 	cr_assert_eq(cmd(cmd_folded, 5, argv), 0);
 	out = slurp(out_path);
-	cr_assert_str_eq(out, "tiny;main [100];main;beta 2\ntiny;worker [101];main 1\n");
+	cr_assert_str_eq(out, "symbols;main [100];main;beta 2\nsymbols;worker [101];main 1\n");
 	free(out);
 }
 
@@ -201,7 +185,7 @@ Test(report, folded_addresses)
 
 	cr_assert_eq(cmd(cmd_folded, 5, argv), 0);
 	out = slurp(out_path);
-	snprintf(want, sizeof(want), "tiny;tiny+0x%llx 1\n", (unsigned long long)nm_addr("main") + 1);
+	snprintf(want, sizeof(want), "symbols;symbols+0x%llx 1\n", (unsigned long long)nm_addr("main") + 1);
 	cr_assert_str_eq(out, want);
 	free(out);
 }
@@ -209,7 +193,7 @@ Test(report, folded_addresses)
 Test(report, info_names_the_symbol_file)
 {
 	char *argv[] = { "info", trace_path, NULL };
-	char want[160], *out;
+	char want[PATH_MAX + 128], *out;
 
 	cr_assert_eq(cmd(cmd_info, 2, argv), 0);
 	out = slurp(out_path);
@@ -261,7 +245,7 @@ Test(report, mismatching_build_id_gives_offsets)
 	write_trace(wrong, sizeof(wrong));
 	cr_assert_eq(cmd(cmd_folded, 2, argv), 0);
 	out = slurp(out_path);
-	snprintf(want, sizeof(want), "tiny;tiny+0x%llx 1\n", (unsigned long long)nm_addr("main") + 1);
+	snprintf(want, sizeof(want), "symbols;symbols+0x%llx 1\n", (unsigned long long)nm_addr("main") + 1);
 	cr_assert_not_null(strstr(out, want), "%s", out);
 	cr_assert_null(strstr(out, "alpha"));
 	free(out);

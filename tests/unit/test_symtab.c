@@ -1,6 +1,6 @@
 /*
- * test_symtab.c: symbol lookup against a real ELF file, built here with the
- * system compiler, cross-checked with nm(1) and llvm-symbolizer(1), and the
+ * test_symtab.c: symbol lookup against a real ELF file, the symbols
+ * fixture, cross-checked with nm(1) and llvm-symbolizer(1), and the
  * symbolizer in front of it: return addresses, refusals, shared files.
  */
 #include <criterion/criterion.h>
@@ -17,47 +17,22 @@
 #include "report/objfile.h"
 #include "report/symbolize.h"
 #include "report/symtab.h"
+#include "build_dir.h"
 
-static const char program[] =
-	"__attribute__((noinline)) int alpha(int x) { return x * 3 + 1; }\n"
-	"__attribute__((noinline)) int beta(int x) { return alpha(x) + alpha(x + 1); }\n"
-	"static __attribute__((noinline)) int gamma_local(int x) { return beta(x) - 2; }\n"
-	"int shared_impl(int x) { return x * 5 - 1; }\n"
-	"extern int shared_alias(int) __attribute__((alias(\"shared_impl\")));\n"
-	"extern int shared_weak(int) __attribute__((weak, alias(\"shared_impl\")));\n"
-	"int main(int argc, char **argv) { (void)argv; return gamma_local(argc); }\n";
+static char exe[PATH_MAX + 64];
 
-static char dir[] = "/tmp/test_symtab.XXXXXX";
-static char exe[64];
-
-static void build(void)
+/* testdata/symbols, as make built it (mk/dwarf.mk). */
+static void find_fixture(void)
 {
-	char src[64], cmd[256];
-	FILE *f;
-
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(src, sizeof(src), "%s/tiny.c", dir);
-	snprintf(exe, sizeof(exe), "%s/tiny", dir);
-	f = fopen(src, "w");
-	cr_assert_not_null(f);
-	fputs(program, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cc -g -O1 -Wl,--build-id -o %s %s", exe, src);
-	cr_assert_eq(system(cmd), 0, "cannot compile the test program");
-}
-
-static void cleanup(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd)) {
-	}
+	find_build_dir();
+	snprintf(exe, sizeof(exe), "%s/testdata/symbols", build_dir);
+	cr_assert_eq(access(exe, R_OK), 0, "no fixture %s (make fixtures)", exe);
 }
 
 /* The address nm(1) gives for sym in exe. */
 static uint64_t nm_addr(const char *sym)
 {
-	char cmd[256], line[256], name[128], type;
+	char cmd[PATH_MAX + 128], line[256], name[128], type;
 	unsigned long long a;
 	uint64_t found = 0;
 	FILE *p;
@@ -76,7 +51,7 @@ static uint64_t nm_addr(const char *sym)
 /* The function llvm-symbolizer names at addr in exe, or "" if it is absent. */
 static void oracle(uint64_t addr, char *out, size_t n)
 {
-	char cmd[256];
+	char cmd[PATH_MAX + 128];
 	FILE *p;
 
 	out[0] = '\0';
@@ -111,7 +86,7 @@ static void map(struct mapped *m)
 	cr_assert_eq(elf_parse(&m->elf, m->p, m->n), 0);
 }
 
-TestSuite(symtab, .init = build, .fini = cleanup);
+TestSuite(symtab, .init = find_fixture);
 
 /* Only the file at the recorded path: no system debug directories. */
 static const struct symbolize_opts local = { .debug_root = "", .debuginfod_cache = "" };
@@ -223,7 +198,7 @@ Test(symtab, symbolize_names_and_return_address_adjustment)
 	cr_assert_eq(f[0].image, 0);
 	cr_assert_eq(f[0].offset, alpha);
 	cr_assert(f[0].resolved);
-	cr_assert_eq(f[0].lang, SYMBOLIZE_LANG_C, "tiny.c is C");
+	cr_assert_eq(f[0].lang, SYMBOLIZE_LANG_C, "symbols.c is C");
 
 	/* A return address just past alpha's first byte is still in alpha;
 	 * one at beta's first byte belongs to whatever precedes beta. */
@@ -248,7 +223,7 @@ Test(symtab, symbolize_names_and_return_address_adjustment)
 	n = symbolize_addr(s, img.bias + alpha, 0, 1, &f);
 	{
 		char want[64];
-		snprintf(want, sizeof(want), "tiny+0x%llx", (unsigned long long)alpha);
+		snprintf(want, sizeof(want), "symbols+0x%llx", (unsigned long long)alpha);
 		cr_assert_str_eq(f[0].name, want);
 	}
 	symbolize_free(s);
@@ -274,7 +249,7 @@ Test(symtab, symbolize_never_uses_mismatching_file)
 	one_image_trace(&t, &img);
 	s = symbolize_new(&t, &local);
 	n = symbolize_addr(s, img.bias + alpha, 0, 1, &f);
-	snprintf(want, sizeof(want), "tiny+0x%llx", (unsigned long long)alpha);
+	snprintf(want, sizeof(want), "symbols+0x%llx", (unsigned long long)alpha);
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(f[0].name, want);
 	src = symbolize_image_source(s, 0, &err);
