@@ -34,10 +34,36 @@ share() {
 	     END { if (total == 0) print -1; else printf "%d\n", hit * 100 / total }' "$1"
 }
 
-# ptrace_ok: whether this machine lets us trace a child; prints why not.
+# ptrace_ok [attach]: whether this machine lets prof-record trace a child
+# it launches (with attach: also a process that is not its descendant, as
+# -p does); prints why not. Yama's kernel.yama.ptrace_scope is 0 (any
+# process of ours), 1 (descendants, or anything with CAP_SYS_PTRACE), 2
+# (CAP_SYS_PTRACE only) or 3 (none). A seccomp filter or a container can
+# refuse ptrace whatever the sysctl, so the last word is a launch by
+# prof-record itself: refused for lack of permission, the tests skip with
+# its message; failing in any other way, they run and show it.
 ptrace_ok() {
-	local scope
-	scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
-	if [ "$scope" -ge 3 ] 2>/dev/null; then echo "ptrace disabled (kernel.yama.ptrace_scope=$scope)"; return 1; fi
+	local scope eff cap=0 out
+	scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2> /dev/null || echo 0)
+	eff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status 2> /dev/null)
+	# CAP_SYS_PTRACE is capability 19.
+	[ -n "$eff" ] && [ $(((0x$eff >> 19) & 1)) = 1 ] && cap=1
+	case $scope in
+	0) ;;
+	1) if [ "${1:-}" = attach ] && [ $cap = 0 ]; then
+		echo "kernel.yama.ptrace_scope=1: without CAP_SYS_PTRACE only descendants can be traced"
+		return 1
+	   fi ;;
+	2) if [ $cap = 0 ]; then
+		echo "kernel.yama.ptrace_scope=2: tracing needs CAP_SYS_PTRACE"
+		return 1
+	   fi ;;
+	*) echo "ptrace disabled (kernel.yama.ptrace_scope=$scope)"; return 1 ;;
+	esac
+	if ! out=$("$RECORD" -q -f --mode wall -o "$TMP/ptrace-probe.trace" -- true 2>&1) &&
+	   echo "$out" | grep -q 'Operation not permitted'; then
+		echo "ptrace is refused here: $(echo "$out" | head -1)"
+		return 1
+	fi
 	return 0
 }

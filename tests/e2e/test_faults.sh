@@ -34,7 +34,7 @@ gone() {
 counter() { "$REPORT" info "$1" 2> /dev/null | awk -v k="$2" '$1 == k { print $2 }'; }
 samples_of() { "$REPORT" folded "$1" 2> /dev/null | awk '{ s += $NF } END { print s + 0 }'; }
 
-if ! why=$(ptrace_ok); then
+if ! why=$(ptrace_ok attach); then
 	skip "faults" "$why"
 	exit 0
 fi

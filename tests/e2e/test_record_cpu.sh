@@ -3,7 +3,7 @@
 # back with prof-report. Each case names the behaviour it checks.
 . "$(dirname "$0")/lib.sh"
 
-if ! why=$(ptrace_ok); then
+if ! why=$(ptrace_ok attach); then
 	skip "record-cpu" "$why"
 	exit 0
 fi

@@ -78,11 +78,9 @@ else
 	id=$(readelf -n "$FIX/split" | awk '/Build ID/ { print $3 }')
 	oracle elf-split-dwarf "$FIX/split" "$FIX/split" 0x555500000000 "$TMP" --os linux --arch x86_64 --command split \
 		--image "KIND=gnu-build-id,IDENT=$id,PATH=$FIX/split,START=0x555500000000,SIZE=0x10000,BIAS=0x555500000000"
-	if [ -x "$FIX/inline" ]; then
-		id=$(readelf -n "$FIX/inline" | awk '/Build ID/ { print $3 }')
-		oracle elf-inline-dwarf "$FIX/inline" "$FIX/inline" 0x7f0000000000 "$TMP" --os linux --arch x86_64 --command inline \
-			--image "KIND=gnu-build-id,IDENT=$id,PATH=$FIX/inline,START=0x7f0000000000,SIZE=0x10000,BIAS=0x7f0000000000"
-	fi
+	id=$(readelf -n "$FIX/inline" | awk '/Build ID/ { print $3 }')
+	oracle elf-inline-dwarf "$FIX/inline" "$FIX/inline" 0x7f0000000000 "$TMP" --os linux --arch x86_64 --command inline \
+		--image "KIND=gnu-build-id,IDENT=$id,PATH=$FIX/inline,START=0x7f0000000000,SIZE=0x10000,BIAS=0x7f0000000000"
 fi
 
 if ! why=$(ptrace_ok); then
