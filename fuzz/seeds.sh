@@ -54,6 +54,7 @@ dwinfo)
 	# DWARF, megabytes: too slow an input to mutate.)
 	for f in "$fix"/split "$fix"/inline "$fix"/stripped/.debug/split.debug "$fix"/dwarf/* \
 		 "$fix"/macho/*.dSYM/Contents/Resources/DWARF/*; do
+		case $f in *.built | *.skipped) continue ;; esac
 		[ -f "$f" ] && "$BUILD"/fuzz/dwarf_raw "$f" "$dir/$(echo "$f" | tr / _)"
 	done
 	;;
