@@ -3,13 +3,21 @@
 #   make              build prof-record and prof-report
 #   make check        run every test (unit, end-to-end, man page lint)
 #   make demo         record the bundled demo workload and report on it
+#   make bench        prof against perf (mk/bench.mk)
+#   make deps         install everything the tests and the benchmark use
 #   make install      install under $(DESTDIR)$(PREFIX)
 #   make clean
 #
 # CFLAGS is yours; the flags prof needs are added separately. V=1 shows the
 # commands, SANITIZE=address,undefined builds with sanitizers, DEVELOPER=1
-# turns warnings into errors. The first run installs missing Debian packages
-# (mk/setup.sh) and leaves a stamp so later runs do not.
+# turns warnings into errors.
+#
+# The set-up is in sets (mk/setup.sh), each run once through a stamp:
+# `make` only checks for a C compiler and the build's libraries, and stops
+# with the packages to install if one is missing; as root, demo installs
+# those, check the test tools too, bench the benchmark's, deps all of
+# them. A user who is not root gets the command to run, and the tests
+# whose tools are missing are skipped, each with its reason.
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -36,26 +44,57 @@ endif
 
 .DEFAULT_GOAL := all
 CONFIG := $(BUILD)/config.mk
+CONFIG_TEST := $(BUILD)/config-test.mk
 
+# Not optional: a set-up that fails stops make at once, and says why once.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
--include $(CONFIG)
+include $(CONFIG)
+-include $(CONFIG_TEST)
 endif
+
+# Which goals install (as root) what their sets lack, rather than only
+# check for it.
+SETUP_INSTALL := $(filter demo check bench deps fuzz,$(MAKECMDGOALS))
+SETUP_TEST := $(filter check deps fuzz,$(MAKECMDGOALS))
+# setup SET: runs mk/setup.sh SET unless a stamp says the set is complete,
+# and leaves the stamp once it is. A set that stays incomplete (exit 3:
+# not root, tools missing, their tests to be skipped) does not stop make.
+setup = mkdir -p $(BUILD) && { [ -f $(BUILD)/setup-$(1).stamp ] || \
+	{ sh mk/setup.sh $(1) $(if $(SETUP_INSTALL),install) && touch $(BUILD)/setup-$(1).stamp; } || \
+	[ $$? = 3 ]; }
+
+$(BUILD)/setup-build.stamp: mk/setup.sh
+	$(Q)rm -f $@ && $(call setup,build)
+
+deps: $(BUILD)/setup-build.stamp
+	$(Q)$(call setup,test) && $(call setup,bench)
 
 # Where libdwarf and libiberty are: Debian's places (mk/macos.mk has
 # Homebrew's).
 DWARF_CFLAGS_CMD = echo -I/usr/include/libdwarf
 DWARF_LIBS_CMD = echo -ldwarf -liberty
 
-$(CONFIG): mk/setup.sh
-	$(Q)mkdir -p $(dir $@)
-	$(Q)sh mk/setup.sh
+# The build's flags; rewritten only when they change, so that a new set-up
+# rebuilds nothing it need not.
+$(CONFIG): mk/setup.sh $(BUILD)/setup-build.stamp
 	$(Q){ echo "PKG_CFLAGS := $$(pkg-config --cflags libzstd libxxhash zlib)"; \
 	      echo "PKG_LIBS := $$(pkg-config --libs libzstd libxxhash zlib) -lm"; \
 	      echo "DWARF_CFLAGS := $$($(DWARF_CFLAGS_CMD))"; \
-	      echo "DWARF_LIBS := $$($(DWARF_LIBS_CMD))"; \
-	      echo "TEST_CFLAGS := $$(pkg-config --cflags criterion)"; \
-	      echo "TEST_LIBS := $$(pkg-config --libs criterion)"; } > $@.tmp
-	$(Q)mv $@.tmp $@
+	      echo "DWARF_LIBS := $$($(DWARF_LIBS_CMD))"; } > $@.tmp
+	$(Q)cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+# Criterion, for the unit tests: without it they are not built, and the
+# check says why they were skipped. Looked for at every run (after the
+# test set is installed, for the goals that install it), and rewritten
+# only when the answer changes.
+$(CONFIG_TEST): FORCE
+	$(Q)$(if $(SETUP_TEST),$(call setup,test) &&) mkdir -p $(dir $@) && \
+	if pkg-config --exists criterion 2> /dev/null; then \
+		echo "TEST_CFLAGS := $$(pkg-config --cflags criterion)"; \
+		echo "TEST_LIBS := $$(pkg-config --libs criterion)"; \
+	else \
+		echo "UNIT_SKIPPED := Criterion is not installed (Debian: libcriterion-dev)"; \
+	fi > $@.tmp && { cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@; }
 
 ALL_CFLAGS = $(REQ_CFLAGS) $(PKG_CFLAGS) $(DWARF_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(REQ_LDFLAGS) $(LDFLAGS)
@@ -83,7 +122,7 @@ LIBFORMAT := $(BUILD)/libformat.a
 LIBRECORD := $(BUILD)/librecord.a
 LIBREPORT := $(BUILD)/libreport.a
 PROGS := $(BIN)prof-record $(BIN)prof-report
-UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+UNIT := $(if $(UNIT_SKIPPED),,$(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC)))
 
 all: $(PROGS)
 
@@ -92,7 +131,7 @@ $(BUILD)/%.o: %.c $(CONFIG)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/unit/%.o: tests/unit/%.c $(CONFIG)
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(CONFIG) $(CONFIG_TEST)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
@@ -147,7 +186,7 @@ MANPAGES := $(wildcard man/*.[0-9])
 unit: $(UNIT)
 
 check: $(PROGS) $(UNIT) fixtures
-	$(Q)BUILD=$(BUILD) BIN=$(BIN) sh tests/run.sh
+	$(Q)BUILD=$(BUILD) BIN=$(BIN) UNIT_SKIPPED="$(UNIT_SKIPPED)" sh tests/run.sh
 
 demo: $(PROGS) $(BUILD)/testdata/demo
 	$(Q)sh mk/demo.sh $(BUILD)/testdata/demo
@@ -166,7 +205,8 @@ install: $(PROGS)
 clean:
 	rm -rf build build-san prof-record prof-report demo.trace demo.trace.syms demo.folded demo.svg
 
-.PHONY: all check demo install clean fixtures unit
+FORCE:
+.PHONY: all check demo deps install clean fixtures unit FORCE
 .DELETE_ON_ERROR:
 
 # Header dependencies: every .d file under the build directory but those

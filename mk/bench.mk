@@ -20,6 +20,7 @@ BENCH_FIXTURES := $(BUILD)/testdata/split $(BUILD)/tests/tools/synth_trace \
 	$(if $(shell command -v rustc 2>/dev/null),$(BUILD)/testdata/rust/shapes)
 
 bench: $(PROGS) $(BENCH_WORKLOADS) $(BENCH_FIXTURES)
+	$(Q)$(call setup,bench)
 	$(Q)BUILD=$(BUILD) BIN=$(BIN) bash bench/bench.sh
 
 .PHONY: bench

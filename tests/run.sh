@@ -10,8 +10,13 @@ BIN=${BIN:-}
 export BUILD BIN RESULTS
 status=0
 
-# Each Criterion binary: its tested/failing counts join the total.
+# Each Criterion binary: its tested/failing counts join the total. Without
+# Criterion make builds none, and says why.
+if [ -n "${UNIT_SKIPPED:-}" ]; then
+	echo "skip unit-tests: $UNIT_SKIPPED" >> "$RESULTS"
+fi
 for u in "$BUILD"/tests/test_*; do
+	[ -z "${UNIT_SKIPPED:-}" ] || break
 	[ -x "$u" ] || continue
 	echo "== $u"
 	# --verbose lists skipped tests, which the summary leaves out.
@@ -46,6 +51,10 @@ done
 echo "== man pages"
 for m in man/*.[0-9]; do
 	[ -e "$m" ] || continue
+	if ! command -v mandoc > /dev/null 2>&1; then
+		echo "skip mandoc-lint $m: mandoc is not installed" >> "$RESULTS"
+		continue
+	fi
 	if out=$(mandoc -Tlint -W warning "$m" 2>&1) && [ -z "$out" ]; then
 		echo "pass mandoc-lint $m" >> "$RESULTS"
 	else
