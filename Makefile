@@ -85,9 +85,10 @@ $(CONFIG): mk/setup.sh $(BUILD)/setup-build.stamp
 
 # Criterion, for the unit tests: without it they are not built, and the
 # check says why they were skipped. Looked for at every run (after the
-# test set is installed, for the goals that install it), and rewritten
-# only when the answer changes.
-$(CONFIG_TEST): FORCE
+# build's set-up, never beside it, and after the test set is installed,
+# for the goals that install it), and rewritten only when the answer
+# changes.
+$(CONFIG_TEST): FORCE | $(CONFIG)
 	$(Q)$(if $(SETUP_TEST),$(call setup,test) &&) mkdir -p $(dir $@) && \
 	if pkg-config --exists criterion 2> /dev/null; then \
 		echo "TEST_CFLAGS := $$(pkg-config --cflags criterion)"; \
