@@ -18,17 +18,6 @@
 #define SHDR_SIZE 64
 #define SYM_SIZE 24
 
-const char *elf_strerror(int err)
-{
-	switch (err) {
-	case ELF_E_NOTELF: return "not an ELF file";
-	case ELF_E_UNSUPPORTED: return "unsupported ELF file (not 64-bit little-endian)";
-	case ELF_E_CORRUPT: return "corrupt ELF file";
-	case ELF_E_NOTFOUND: return "not found in ELF file";
-	default: return "unknown ELF error";
-	}
-}
-
 /* Is [off, off + len) inside a buffer of size bytes? */
 static int in_bounds(size_t size, uint64_t off, uint64_t len)
 {

@@ -5,8 +5,9 @@
  * Shared by prof-record (build-ids and load segments of mapped files) and
  * prof-report (symbol tables, debug links). Every offset and size in the
  * file is checked against the buffer before use; a hostile file gives
- * ELF_E_CORRUPT, never an out-of-bounds read. Nothing here allocates: every
- * pointer returned is borrowed from the caller's buffer.
+ * ELF_E_CORRUPT (an ELF_E_* code of common/errors.h), never an
+ * out-of-bounds read. Nothing here allocates: every pointer returned is
+ * borrowed from the caller's buffer.
  *
  * The constants below are the ELF values this reader and its callers use,
  * under this module's prefix, so that neither program needs a host's
@@ -17,6 +18,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "common/errors.h"
 
 #define ELF_MAGIC "\177ELF"
 #define ELF_MAGIC_LEN 4
@@ -41,13 +44,6 @@
 #define ELF_STT_GNU_IFUNC 10
 
 #define ELF_NT_GNU_BUILD_ID 3
-
-enum elf_error {
-	ELF_E_NOTELF = -2000, /* no ELF magic */
-	ELF_E_UNSUPPORTED,    /* not ELF64 little-endian */
-	ELF_E_CORRUPT,        /* a header, table or string is out of bounds */
-	ELF_E_NOTFOUND,       /* the requested section or note is absent */
-};
 
 struct elf_file {
 	const uint8_t *data;
@@ -78,8 +74,6 @@ struct elf_symbol {
 	uint16_t shndx;
 };
 
-/* Describes a negative elf_* return value. */
-const char *elf_strerror(int err);
 /* Validates the header and the bounds of the program and section header
  * tables of size bytes at data (borrowed for the life of e). */
 int elf_parse(struct elf_file *e, const void *data, size_t size);

@@ -54,17 +54,6 @@
 #define N_TYPE 0x0eu
 #define N_SECT 0x0eu
 
-const char *macho_strerror(int err)
-{
-	switch (err) {
-	case MACHO_E_NOTMACHO: return "not a Mach-O file";
-	case MACHO_E_UNSUPPORTED: return "unsupported Mach-O file (not 64-bit little-endian arm64 or x86_64)";
-	case MACHO_E_CORRUPT: return "corrupt Mach-O file";
-	case MACHO_E_NOTFOUND: return "not found in Mach-O file";
-	default: return "unknown Mach-O error";
-	}
-}
-
 static uint32_t get_be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];

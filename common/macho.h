@@ -7,7 +7,8 @@
  * process's memory) and prof-report (the dSYM or binary whose UUID matches,
  * its sections and its nlist symbols). Every offset, count and size in the
  * file is checked against the buffer before use; a hostile file gives
- * MACHO_E_CORRUPT, never an out-of-bounds read. Nothing here allocates: every
+ * MACHO_E_CORRUPT (a MACHO_E_* code of common/errors.h), never an
+ * out-of-bounds read. Nothing here allocates: every
  * pointer returned is borrowed from the caller's buffer.
  */
 #ifndef COMMON_MACHO_H
@@ -16,12 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum macho_error {
-	MACHO_E_NOTMACHO = -2100, /* no Mach-O or universal magic */
-	MACHO_E_UNSUPPORTED,      /* a Mach-O, but not 64-bit little-endian arm64/x86_64 */
-	MACHO_E_CORRUPT,          /* a header, command, table or string is out of bounds */
-	MACHO_E_NOTFOUND,         /* the requested command, segment or table is absent */
-};
+#include "common/errors.h"
 
 #define MACHO_CPU_TYPE_X86_64 0x01000007u
 #define MACHO_CPU_TYPE_ARM64 0x0100000cu
@@ -77,8 +73,6 @@ struct macho_symbol {
 	uint16_t desc;                /* n_desc */
 };
 
-/* Describes a negative macho_* return value. */
-const char *macho_strerror(int err);
 
 /* The architectures in size bytes at data. A universal file gives each of
  * its slices, the first max of them in out, with the total count in *n; a

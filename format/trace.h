@@ -11,13 +11,16 @@
  * frame), so a sample refers to its whole stack by the id of its leaf node.
  *
  * Library code: every function returns 0 or a negative error (a -errno, or
- * a TRACE_E_* code), which trace_strerror() describes. Nothing prints.
+ * a TRACE_E_* code of common/errors.h), which prof_strerror() describes.
+ * Nothing prints.
  */
 #ifndef FORMAT_TRACE_H
 #define FORMAT_TRACE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "common/errors.h"
 
 #define TRACE_FORMAT_MAJOR 1
 #define TRACE_FORMAT_MINOR 1
@@ -29,15 +32,6 @@
 #define TRACE_MAX_ARGS 4096
 #define TRACE_MAX_CHUNK (64u << 20)   /* raw or compressed bytes of one chunk */
 
-enum trace_error {
-	TRACE_E_MAGIC = -1000,  /* not a prof trace */
-	TRACE_E_MAJOR,          /* written by a newer, incompatible version */
-	TRACE_E_CORRUPT,        /* a length, checksum or record is wrong */
-	TRACE_E_TOOBIG,         /* a length or count exceeds a cap */
-	TRACE_E_ZSTD,           /* zstd refused to compress or decompress */
-	TRACE_E_EMPTY,          /* no session chunk: nothing can be read */
-	TRACE_E_USAGE,          /* the caller broke the API contract */
-};
 
 enum trace_os { TRACE_OS_UNKNOWN, TRACE_OS_LINUX, TRACE_OS_MACOS };
 enum trace_arch { TRACE_ARCH_UNKNOWN, TRACE_ARCH_X86_64, TRACE_ARCH_ARM64 };
@@ -276,9 +270,6 @@ struct trace {
 	struct trace_syms *syms;      /* an embedded symbol pack, or NULL */
 	struct trace_load_status status;
 };
-
-/* Describes a negative return value of any trace_* function. */
-const char *trace_strerror(int err);
 
 /*
  * Reading.

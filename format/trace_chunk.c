@@ -63,7 +63,9 @@ int trace_file_header_check(const uint8_t *p, size_t n, const char *magic, uint1
 	*major = get_le16(p + 8);
 	*minor = get_le16(p + 10);
 	if (*major > TRACE_FORMAT_MAJOR) {
-		trace_note_refused_version(*major, *minor);
+		prof_error_note(TRACE_E_MAJOR,
+				"trace format version %u.%u is newer than this prof supports (%d.x); upgrade prof",
+				*major, *minor, TRACE_FORMAT_MAJOR);
 		return TRACE_E_MAJOR;
 	}
 	return *major < 1 ? TRACE_E_CORRUPT : 0;

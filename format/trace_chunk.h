@@ -65,13 +65,10 @@ int trace_chunk_header_decode(const uint8_t *p, struct trace_chunk_header *h);
 void trace_file_header_encode(uint8_t *p, const char *magic, uint16_t major, uint16_t minor);
 /* Checks the file header of the n bytes at p against magic: returns 0 with
  * the version in *major and *minor, TRACE_E_MAGIC, TRACE_E_EMPTY (magic but
- * no whole header), TRACE_E_CORRUPT or TRACE_E_MAJOR (noted for
- * trace_strerror()). */
+ * no whole header), TRACE_E_CORRUPT or TRACE_E_MAJOR (its version noted
+ * for prof_strerror()). */
 int trace_file_header_check(const uint8_t *p, size_t n, const char *magic, uint16_t *major,
 			    uint16_t *minor);
-/* Remembers, for trace_strerror(TRACE_E_MAJOR) on this thread, the version
- * of a file the header check refused. */
-void trace_note_refused_version(uint16_t major, uint16_t minor);
 
 /* Reads the whole file at path (with read(2), so that a file cut under us
  * is no SIGBUS) and returns load(bytes, length, out), the bytes borrowed

@@ -1,13 +1,11 @@
 /*
- * trace_names.c: the words prof uses for the numbers in a trace, what
- * makes an image identity, and the text of every trace error.
+ * trace_names.c: the words prof uses for the numbers in a trace, and what
+ * makes an image identity.
  *
  * The names are part of prof's output ('prof-report info' prints them), so
- * they are stable. trace_strerror() can name the version of the newest
- * trace this thread refused, which is what tells a user to upgrade.
+ * they are stable.
  */
 #include "format/trace.h"
-#include "format/trace_chunk.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -89,48 +87,4 @@ int trace_ident_same(int kind, size_t len, const uint8_t *ident, int kind2, size
 		     const uint8_t *ident2)
 {
 	return kind == kind2 && len == len2 && len <= TRACE_MAX_IDENT && !memcmp(ident, ident2, len);
-}
-
-/* The version of the last trace refused with TRACE_E_MAJOR on this thread;
- * set by the reader, read by trace_strerror(). */
-static _Thread_local uint16_t refused_major, refused_minor;
-static _Thread_local char major_msg[160];
-
-void trace_note_refused_version(uint16_t major, uint16_t minor)
-{
-	refused_major = major;
-	refused_minor = minor;
-}
-
-const char *trace_strerror(int err)
-{
-	switch (err) {
-	case 0:
-		return "success";
-	case TRACE_E_MAGIC:
-		return "not a prof trace (bad magic number)";
-	case TRACE_E_MAJOR:
-		if (refused_major)
-			snprintf(major_msg, sizeof(major_msg),
-				 "trace format version %u.%u is newer than this prof supports (%d.x); upgrade prof",
-				 refused_major, refused_minor, TRACE_FORMAT_MAJOR);
-		else
-			snprintf(major_msg, sizeof(major_msg),
-				 "trace format version is newer than this prof supports (%d.x); upgrade prof",
-				 TRACE_FORMAT_MAJOR);
-		return major_msg;
-	case TRACE_E_CORRUPT:
-		return "trace is corrupt (a length, checksum or record is wrong)";
-	case TRACE_E_TOOBIG:
-		return "trace length or count exceeds a limit";
-	case TRACE_E_ZSTD:
-		return "zstd could not compress or decompress a trace chunk";
-	case TRACE_E_EMPTY:
-		return "trace holds no session: chunk 0, which holds it, is missing, damaged or cut";
-	case TRACE_E_USAGE:
-		return "trace API misused (internal error)";
-	}
-	if (err < 0 && err > -4096)
-		return strerror(-err);
-	return "unknown trace error";
 }

@@ -12,7 +12,7 @@
  * module only stores and checks.
  *
  * Library code: functions return 0 or a negative TRACE_E_* / -errno that
- * trace_strerror() describes.
+ * prof_strerror() describes.
  */
 #ifndef FORMAT_TRACE_SYMS_H
 #define FORMAT_TRACE_SYMS_H

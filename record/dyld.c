@@ -30,7 +30,7 @@ const char *dyld_strerror(int err)
 	case DYLD_E_BUSY: return "dyld is changing the image list";
 	case DYLD_E_PATH: return "image path is not terminated";
 	case DYLD_E_HEADER: return "no 64-bit Mach-O header, load commands too large, or an absurd __TEXT";
-	default: return macho_strerror(err);
+	default: return prof_strerror(err);
 	}
 }
 

@@ -233,7 +233,7 @@ int session_run(const struct session_options *o)
 	if (r < 0) {
 		target_detach(t);
 		target_free(t);
-		die("cannot write '%s': %s", o->out_path, trace_strerror(r));
+		die("cannot write '%s': %s", o->out_path, prof_strerror(r));
 	}
 
 	if (launched) {
@@ -283,7 +283,7 @@ int session_run(const struct session_options *o)
 		fputs("\r\033[K", stderr);
 	if (r < 0) {
 		error("cannot write '%s': %s; the target was detached and what was written is kept",
-		      o->out_path, trace_strerror(r));
+		      o->out_path, prof_strerror(r));
 		exit_code = 1;
 	} else {
 		r = trace_writer_finish(w, &end);
@@ -291,7 +291,7 @@ int session_run(const struct session_options *o)
 			r = -errno;
 		fd = -1;
 		if (r < 0) {
-			error("cannot write '%s': %s", o->out_path, trace_strerror(r));
+			error("cannot write '%s': %s", o->out_path, prof_strerror(r));
 			exit_code = 1;
 		}
 	}

@@ -507,7 +507,7 @@ static struct trace *load_trace(const char *path)
 
 	err = trace_load(path, &t);
 	if (err < 0)
-		die("cannot read '%s': %s", path, trace_strerror(err));
+		die("cannot read '%s': %s", path, prof_strerror(err));
 	warn_loss("", path, &t->status, 1);
 	return t;
 }
@@ -541,7 +541,7 @@ static struct pack *load_packs(const struct cli_report *r, const char *path, str
 
 	for (i = 0; i < r->packs.n; i++) {
 		if ((err = trace_syms_load(r->packs.v[i], &s)) < 0)
-			die("cannot read pack '%s': %s", r->packs.v[i], trace_strerror(err));
+			die("cannot read pack '%s': %s", r->packs.v[i], prof_strerror(err));
 		warn_loss("pack ", r->packs.v[i], &s->status, 0);
 		pack_add(p, s, r->packs.v[i], 1);
 	}
@@ -549,7 +549,7 @@ static struct pack *load_packs(const struct cli_report *r, const char *path, str
 		pack_add(p, t->syms, path, 0);
 	if (access(side, F_OK) == 0) {
 		if ((err = trace_syms_load(side, &s)) < 0) {
-			warning("not using pack '%s': %s", side, trace_strerror(err));
+			warning("not using pack '%s': %s", side, prof_strerror(err));
 		} else {
 			warn_loss("pack ", side, &s->status, 0);
 			pack_add(p, s, side, 1);

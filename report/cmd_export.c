@@ -73,7 +73,7 @@ int cmd_export(int argc, char **argv)
 		err = pprof_gzip(out, b.data, b.len);
 		buf_release(&b);
 		if (err == PPROF_E_ZLIB)
-			die("cannot write '%s': %s", name, pprof_strerror(err));
+			die("cannot write '%s': %s", name, prof_strerror(err));
 	} else {
 		err = speedscope_write(out, ct.t, e, r.lines);
 	}

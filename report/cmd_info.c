@@ -225,7 +225,7 @@ static void print_images(struct stacks *st, struct symbolize *sym)
 				       symbolize_image_nsymbols(sym, i));
 			else if (dw_err)
 				printf(" (%zu function symbols; its DWARF is unusable: %s)\n",
-				       symbolize_image_nsymbols(sym, i), dwinfo_strerror(dw_err));
+				       symbolize_image_nsymbols(sym, i), prof_strerror(dw_err));
 			else
 				printf(" (%zu function symbols, no DWARF)\n",
 				       symbolize_image_nsymbols(sym, i));
@@ -233,9 +233,9 @@ static void print_images(struct stacks *st, struct symbolize *sym)
 			fputs("    symbols:  pack ", stdout);
 			print_escaped(pack_image_origin(pi));
 			printf(" (%zu addresses; no debug file: %s)\n", pack_image_naddrs(pi),
-			       locate_strerror(err));
+			       prof_strerror(err));
 		} else {
-			printf("    symbols:  none: %s\n", locate_strerror(err));
+			printf("    symbols:  none: %s\n", prof_strerror(err));
 		}
 		for (k = 0; k < src->ntries; k++) {
 			if (!src->tries[k].why)

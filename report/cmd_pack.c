@@ -86,7 +86,7 @@ static void write_file(const char *path, const char *trace, const struct trace_s
 		err = -errno;
 	if (err < 0) {
 		unlink(tmp);
-		die("cannot write '%s': %s", path, trace_strerror(err));
+		die("cannot write '%s': %s", path, prof_strerror(err));
 	}
 	free(tmp);
 }
@@ -108,7 +108,7 @@ static void append_to_trace(const char *path, const struct trace *t, const struc
 	if (close(fd) < 0 && err == 0)
 		err = -errno;
 	if (err < 0)
-		die("cannot append to '%s': %s", path, trace_strerror(err));
+		die("cannot append to '%s': %s", path, prof_strerror(err));
 }
 
 int cmd_pack(int argc, char **argv)

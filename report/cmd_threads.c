@@ -29,7 +29,7 @@ static int open_split_dir(const char *dir)
 		die("cannot split into '%s': it is not empty (remove its files, or give a new "
 		    "directory)", dir);
 	if (err < 0)
-		die("cannot create '%s': %s", dir, thread_split_strerror(err));
+		die("cannot create '%s': %s", dir, prof_strerror(err));
 	return dirfd;
 }
 
@@ -42,9 +42,9 @@ static void split(const struct cli_report *r, const struct cli_graph *g, const c
 
 	err = thread_split_write(dirfd, ct->stacks, tt, &so, &failed);
 	if (err < 0 && failed)
-		die("cannot write '%s/%s': %s", dir, failed, thread_split_strerror(err));
+		die("cannot write '%s/%s': %s", dir, failed, prof_strerror(err));
 	if (err < 0)
-		die("cannot split '%s' into '%s': %s", ct->path, dir, thread_split_strerror(err));
+		die("cannot split '%s' into '%s': %s", ct->path, dir, prof_strerror(err));
 	if (close(dirfd) < 0)
 		die_errno("cannot write '%s'", dir);
 }

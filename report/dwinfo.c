@@ -107,16 +107,6 @@ struct dwinfo {
 	size_t nrl;
 };
 
-const char *dwinfo_strerror(int err)
-{
-	switch (err) {
-	case DWINFO_E_NODEBUG: return "no DWARF debug information";
-	case DWINFO_E_CORRUPT: return "corrupt DWARF debug information";
-	case DWINFO_E_COMPRESSED: return "bad or oversized compressed debug section";
-	default: return "unknown DWARF error";
-	}
-}
-
 /* ---- strings that live as long as the dwinfo ---- */
 
 static const char *keep_string(struct dwinfo *d, const char *s, size_t n)

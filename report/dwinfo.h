@@ -14,7 +14,7 @@
  * Objects are 64-bit little-endian (x86_64 and arm64, ELF or Mach-O).
  * Everything in the sections is untrusted: damage gives an error or fewer
  * frames, never a crash or a hang. Library code: returns 0 or a count, or
- * a negative dwinfo_* error (dwinfo_strerror()).
+ * a negative DWINFO_E_* error (common/errors.h, prof_strerror()).
  */
 #ifndef REPORT_DWINFO_H
 #define REPORT_DWINFO_H
@@ -22,12 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum dwinfo_error {
-	DWINFO_E_NODEBUG = -3200, /* no (or an empty) .debug_info */
-	DWINFO_E_CORRUPT,         /* libdwarf refused the DWARF: not one unit reads */
-	DWINFO_E_COMPRESSED,      /* a compressed section is malformed, of an unknown
-	                           * kind, or larger than DWINFO_MAX_SECTION */
-};
+#include "common/errors.h"
 
 /* The largest section, once decompressed, that is accepted. */
 #define DWINFO_MAX_SECTION (1ull << 30)
@@ -60,9 +55,6 @@ struct dwinfo_frame {
 };
 
 struct dwinfo;
-
-/* Describes a negative dwinfo_* value. */
-const char *dwinfo_strerror(int err);
 
 /* Opens the DWARF in the nsecs sections at secs. Copies the descriptions
  * (names included); the data stays borrowed until dwinfo_free(). Indexes

@@ -23,18 +23,6 @@
 #define LOCATE_MAX_DEPTH 32
 #define LOCATE_MAX_FILES 200000
 
-const char *locate_strerror(int err)
-{
-	switch (err) {
-	case LOCATE_E_NOTFOUND:
-		return "no file with a matching build-id or UUID";
-	case LOCATE_E_NOIDENT:
-		return "the trace records no build-id or UUID for this image";
-	default:
-		return err < 0 ? strerror(-err) : "success";
-	}
-}
-
 void locate_result_init(struct locate_result *r)
 {
 	memset(r, 0, sizeof(*r));

@@ -27,7 +27,8 @@
  * An identity becomes part of a path only hex-encoded by us, and only if
  * its length is valid (a 16-byte UUID; a build-id of 2 to 64 bytes).
  *
- * Library code: returns 0 or a negative error (locate_strerror()).
+ * Library code: returns 0 or a negative LOCATE_E_* (common/errors.h) or
+ * -errno, which prof_strerror() describes.
  */
 #ifndef REPORT_LOCATE_H
 #define REPORT_LOCATE_H
@@ -35,13 +36,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/errors.h"
 #include "format/trace.h"
 #include "report/objfile.h"
-
-enum locate_error {
-	LOCATE_E_NOTFOUND = -3000, /* no candidate matched; see the tries */
-	LOCATE_E_NOIDENT,          /* the trace records no usable identity */
-};
 
 /* The files under the --symbols directories, by identity: scanned once. */
 struct locate_index;
@@ -74,7 +71,6 @@ struct locate_result {
 	size_t ntries;
 };
 
-const char *locate_strerror(int err);
 void locate_result_init(struct locate_result *r);
 void locate_result_release(struct locate_result *r);
 

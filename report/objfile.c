@@ -32,24 +32,6 @@
 #define MACHO_S_GB_ZEROFILL 0xcu
 #define MACHO_S_THREAD_LOCAL_ZEROFILL 0x12u
 
-const char *objfile_strerror(int err)
-{
-	switch (err) {
-	case OBJFILE_E_FORMAT:
-		return "neither ELF nor Mach-O";
-	case OBJFILE_E_NOIDENT:
-		return "the file has no build-id or UUID";
-	case OBJFILE_E_MISMATCH:
-		return "another build of the file";
-	default:
-		if (err <= ELF_E_NOTELF && err > ELF_E_NOTELF - 100)
-			return elf_strerror(err);
-		if (err <= MACHO_E_NOTMACHO && err > MACHO_E_NOTMACHO - 100)
-			return macho_strerror(err);
-		return err < 0 ? strerror(-err) : "success";
-	}
-}
-
 /* Maps path read-only if it is a non-empty regular file of sane size.
  * Returns 0, or a heap string saying why not. O_NONBLOCK keeps a FIFO from
  * blocking the open; fstat then refuses it. */
@@ -194,8 +176,8 @@ int objfile_open(struct objfile *of, const char *path, int kind, const uint8_t *
 		err = OBJFILE_E_MISMATCH;
 	} else if (err < 0) {
 		*why = err == OBJFILE_E_NOIDENT || err == OBJFILE_E_FORMAT
-			       ? xstrdup(objfile_strerror(err))
-			       : xasprintf("not usable: %s", objfile_strerror(err));
+			       ? xstrdup(prof_strerror(err))
+			       : xasprintf("not usable: %s", prof_strerror(err));
 	}
 	if (err < 0) {
 		objfile_release(of);

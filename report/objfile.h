@@ -14,15 +14,10 @@
 #include <stdint.h>
 
 #include "common/elf.h"
+#include "common/errors.h"
 #include "common/macho.h"
 #include "format/trace.h"
 #include "report/dwinfo.h"
-
-enum objfile_error {
-	OBJFILE_E_FORMAT = -3100, /* neither ELF nor Mach-O */
-	OBJFILE_E_NOIDENT,        /* no build-id / LC_UUID in the file */
-	OBJFILE_E_MISMATCH,       /* an identity other than the one wanted */
-};
 
 struct objfile {
 	const uint8_t *map;   /* the whole file, mapped */
@@ -46,9 +41,6 @@ struct objfile_symbol {
 /* Writes the lowercase hex of n bytes at p into out (2n+1 bytes): how an
  * identity is shown and, only so, put into a path. */
 void objfile_hex(char *out, const uint8_t *p, size_t n);
-
-/* Describes a negative objfile_*, elf_* or macho_* value, or an errno. */
-const char *objfile_strerror(int err);
 
 /* Maps the regular file at path and opens the object in it whose identity
  * is kind/ident (for a fat file, the slice with that UUID). Returns 0, or a

@@ -328,9 +328,3 @@ out:
 	return err;
 }
 
-const char *pprof_strerror(int err)
-{
-	if (err == PPROF_E_ZLIB)
-		return "zlib could not compress the profile";
-	return strerror(-err);
-}

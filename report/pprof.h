@@ -30,20 +30,15 @@
 #include <stdio.h>
 
 #include "common/buf.h"
+#include "common/errors.h"
 #include "format/trace.h"
 #include "report/export.h"
-
-enum pprof_error {
-	PPROF_E_ZLIB = -3000,  /* zlib refused to compress */
-};
 
 /* Appends the encoded (not yet compressed) Profile message of e, the model
  * of t, to b. */
 void pprof_encode(struct buf *b, const struct trace *t, const struct export *e);
 /* Writes n bytes at p to f as one gzip member. Returns 0, -EIO if f
- * reports an error, or PPROF_E_ZLIB. */
+ * reports an error, or PPROF_E_ZLIB (common/errors.h). */
 int pprof_gzip(FILE *f, const void *p, size_t n);
-/* Describes a negative return value of pprof_gzip(). */
-const char *pprof_strerror(int err);
 
 #endif

@@ -18,7 +18,7 @@
 struct symtab;
 
 /* Builds a table from of's function symbols. Returns 0 and a new table in
- * *out (caller frees with symtab_free()), or a negative objfile_strerror()
+ * *out (caller frees with symtab_free()), or a negative prof_strerror()
  * error. A file without symbols gives an empty table, not an error. */
 int symtab_new(const struct objfile *of, struct symtab **out);
 void symtab_free(struct symtab *st);

@@ -41,13 +41,6 @@
 #define COLOR_UNKNOWN "#c8c8c8"
 #define COLOR_NONE "#f2f2f2"
 
-const char *thread_split_strerror(int err)
-{
-	if (err == THREAD_SPLIT_E_NOTEMPTY)
-		return "the directory is not empty";
-	return strerror(-err);
-}
-
 int thread_split_open_dir(const char *path, int *dirfd)
 {
 	struct dirent *de;

@@ -13,15 +13,12 @@
 #ifndef REPORT_THREAD_SPLIT_H
 #define REPORT_THREAD_SPLIT_H
 
+#include "common/errors.h"
 #include "format/trace.h"
 #include "report/flamegraph.h"
 #include "report/profile.h"
 #include "report/stacks.h"
 #include "report/thread_table.h"
-
-/* A directory that holds something: our error, so that the caller can name
- * the fix. Other errors are negative errno values. */
-#define THREAD_SPLIT_E_NOTEMPTY (-4001)
 
 /* What goes into each thread's files. Everything is borrowed. */
 struct thread_split_opts {
@@ -35,7 +32,8 @@ struct thread_split_opts {
 
 /* Creates directory path (mode 0777 less the umask) if it is missing, and
  * opens it. Returns 0 and the descriptor in *dirfd (the caller closes it),
- * THREAD_SPLIT_E_NOTEMPTY if it holds any entry, or a negative errno. */
+ * THREAD_SPLIT_E_NOTEMPTY (common/errors.h: our error, so that the caller
+ * can name the fix) if it holds any entry, or a negative errno. */
 int thread_split_open_dir(const char *path, int *dirfd);
 
 /* Writes, into the directory open at dirfd, for every row of tt (a table
@@ -49,8 +47,5 @@ int thread_split_open_dir(const char *path, int *dirfd);
  * written, which the caller frees, or NULL. */
 int thread_split_write(int dirfd, struct stacks *st, const struct thread_table *tt,
 		       const struct thread_split_opts *o, char **failed);
-
-/* Describes an error of thread_split_*(). */
-const char *thread_split_strerror(int err);
 
 #endif

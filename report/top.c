@@ -82,7 +82,7 @@ static int cmp_total(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int top_build(const struct profile *p, const struct top_opts *o, struct top *out)
+void top_build(const struct profile *p, const struct top_opts *o, struct top *out)
 {
 	static const struct top_opts defaults = { .skip = 1 };
 	struct hmap m;
@@ -112,7 +112,6 @@ int top_build(const struct profile *p, const struct top_opts *o, struct top *out
 	if (out->nrows)
 		qsort(out->rows, out->nrows, sizeof(*out->rows),
 		      o->sort == TOP_SORT_NAME ? cmp_name : o->sort == TOP_SORT_TOTAL ? cmp_total : cmp_self);
-	return 0;
 }
 
 void top_release(struct top *t)

@@ -53,8 +53,8 @@ struct top {
 
 /* Builds the table of p under o (NULL: by name, sorted by self, skipping
  * the root), sorted. Names are borrowed from p, which must outlive out.
- * Returns 0; release with top_release(). */
-int top_build(const struct profile *p, const struct top_opts *o, struct top *out);
+ * Release with top_release(). */
+void top_build(const struct profile *p, const struct top_opts *o, struct top *out);
 void top_release(struct top *t);
 
 /* Writes t to f as a table: a heading line, one line per row (only the

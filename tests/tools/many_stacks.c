@@ -24,7 +24,7 @@
 static void check(int r, const char *path)
 {
 	if (r < 0)
-		die("cannot write '%s': %s", path, trace_strerror(r));
+		die("cannot write '%s': %s", path, prof_strerror(r));
 }
 
 int main(int argc, char **argv)

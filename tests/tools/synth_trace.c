@@ -289,7 +289,7 @@ static void parse_sample(char *spec, struct sample_spec *s)
 static void check(int r, const char *path)
 {
 	if (r < 0)
-		die("cannot write '%s': %s", path, trace_strerror(r));
+		die("cannot write '%s': %s", path, prof_strerror(r));
 }
 
 enum {

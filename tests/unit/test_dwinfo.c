@@ -252,7 +252,7 @@ static void compare(struct dwinfo *d, const char *what, const uint64_t *addrs, s
 
 		for (size_t j = 0; j < a->n; j++)
 			want += strcmp(a->f[j].function, "??") != 0;
-		cr_assert_geq(got, 0, "%s 0x%llx: %s", what, (unsigned long long)addrs[i], dwinfo_strerror(got));
+		cr_assert_geq(got, 0, "%s 0x%llx: %s", what, (unsigned long long)addrs[i], prof_strerror(got));
 		same = (size_t)got == want;
 		for (size_t j = 0; same && j < a->n; j++) {
 			const struct oframe *o = &a->f[j];
@@ -852,8 +852,8 @@ Test(dwinfo, debug_info_must_be_there_and_not_empty)
 	o.secs[i].size = 0;
 	cr_expect_eq(dwinfo_new(o.secs, o.nsecs, &d), DWINFO_E_NODEBUG);
 	object_close(&o);
-	cr_expect_str_neq(dwinfo_strerror(DWINFO_E_NODEBUG), dwinfo_strerror(DWINFO_E_CORRUPT));
-	cr_expect_str_neq(dwinfo_strerror(DWINFO_E_COMPRESSED), dwinfo_strerror(-1));
+	cr_expect_str_neq(prof_strerror(DWINFO_E_NODEBUG), prof_strerror(DWINFO_E_CORRUPT));
+	cr_expect_str_neq(prof_strerror(DWINFO_E_COMPRESSED), prof_strerror(-1));
 }
 
 /* ---- damage ---- */

@@ -359,7 +359,7 @@ Test(dyld, hostile_headers)
 	/* Unmapped, and a header at the very end of the address space. */
 	cr_assert_eq(dyld_read_macho(fake_read, &m, 0x900000, &h), DYLD_E_UNREADABLE);
 	cr_assert_eq(dyld_read_macho(fake_read, &m, UINT64_MAX - 16, &h), DYLD_E_UNREADABLE);
-	cr_assert_str_eq(dyld_strerror(MACHO_E_CORRUPT), macho_strerror(MACHO_E_CORRUPT));
+	cr_assert_str_eq(dyld_strerror(MACHO_E_CORRUPT), prof_strerror(MACHO_E_CORRUPT));
 	fake_mem_free(&m);
 }
 
@@ -414,7 +414,7 @@ Test(dyld, each_error_has_its_message)
 	static const int codes[] = { DYLD_E_UNREADABLE, DYLD_E_VERSION, DYLD_E_COUNT, DYLD_E_BUSY,
 				     DYLD_E_PATH, DYLD_E_HEADER };
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
-		cr_assert_str_neq(dyld_strerror(codes[i]), macho_strerror(codes[i]));
+		cr_assert_str_neq(dyld_strerror(codes[i]), prof_strerror(codes[i]));
 		for (size_t k = 0; k < i; k++)
 			cr_assert_str_neq(dyld_strerror(codes[i]), dyld_strerror(codes[k]));
 	}

@@ -251,7 +251,7 @@ Test(elf, not_elf_and_unsupported)
 	b[4] = 2;
 	b[5] = 2; /* big-endian */
 	cr_assert_eq(elf_parse(&e, b, sizeof(b)), ELF_E_UNSUPPORTED);
-	cr_assert_str_eq(elf_strerror(ELF_E_NOTELF), "not an ELF file");
+	cr_assert_str_eq(prof_strerror(ELF_E_NOTELF), "not an ELF file");
 }
 
 static int count_symbol(void *ctx, const struct elf_symbol *sym)

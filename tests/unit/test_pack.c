@@ -99,7 +99,7 @@ static struct blob write_pack(const struct trace_syms *s)
 	struct blob b;
 
 	r = trace_syms_write(fd, s, 1, 0, &bytes);
-	cr_assert_eq(r, 0, "write: %s", trace_strerror(r));
+	cr_assert_eq(r, 0, "write: %s", prof_strerror(r));
 	b = fd_bytes(fd);
 	cr_assert_eq(bytes, b.n);
 	close(fd);
@@ -174,7 +174,7 @@ Test(trace_syms, cut_at_every_byte)
 		if (n < TRACE_HEADER_LEN) {
 			cr_assert_lt(r, 0, "cut at %zu", n);
 		} else {
-			cr_assert_eq(r, 0, "cut at %zu: %s", n, trace_strerror(r));
+			cr_assert_eq(r, 0, "cut at %zu: %s", n, prof_strerror(r));
 			/* The whole chunks before the cut, and only those. */
 			got = describe(back);
 			cr_assert_eq(strncmp(got, want, strlen(got)), 0, "cut at %zu", n);

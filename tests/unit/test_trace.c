@@ -57,7 +57,7 @@ static struct trace *load(struct blob b)
 {
 	struct trace *t;
 	int r = trace_load_mem(b.p, b.n, &t);
-	cr_assert_eq(r, 0, "load: %s", trace_strerror(r));
+	cr_assert_eq(r, 0, "load: %s", prof_strerror(r));
 	return t;
 }
 
@@ -537,7 +537,7 @@ Test(trace_writer, write_error_is_returned_and_sticky)
 	cr_assert_geq(full, 0);
 	cr_assert_eq(trace_writer_new(full, &s, &w), -ENOSPC);
 	cr_assert_null(w);
-	cr_assert_str_eq(trace_strerror(-ENOSPC), strerror(ENOSPC));
+	cr_assert_str_eq(prof_strerror(-ENOSPC), strerror(ENOSPC));
 
 	w = open_writer(fd);
 	cr_assert_eq(trace_writer_sample(w, 10, 1, 1, 0, a, 2), 0);
@@ -744,7 +744,7 @@ Test(trace_reader, cut_at_every_byte)
 			cr_assert_null(t);
 			continue;
 		}
-		cr_assert_eq(r, 0, "cut %zu: %s", cut, trace_strerror(r));
+		cr_assert_eq(r, 0, "cut %zu: %s", cut, prof_strerror(r));
 		while (k + 1 < m.nends && m.ends[k + 1] <= cut)
 			k++;
 		cr_assert_eq(t->status.chunks, k + 1, "cut %zu", cut);
@@ -846,11 +846,11 @@ Test(trace_reader, every_missing_chunk_named)
 		r = trace_load_mem(f.data, f.len, &t);
 		if (k == 0) {
 			cr_assert_eq(r, TRACE_E_EMPTY);
-			cr_assert_not_null(strstr(trace_strerror(r), "chunk 0"));
+			cr_assert_not_null(strstr(prof_strerror(r), "chunk 0"));
 			buf_release(&f);
 			continue;
 		}
-		cr_assert_eq(r, 0, "without chunk %zu: %s", k, trace_strerror(r));
+		cr_assert_eq(r, 0, "without chunk %zu: %s", k, prof_strerror(r));
 		cr_assert(!t->status.complete, "without chunk %zu", k);
 		cr_assert_eq(t->nsamples + t->status.samples_dropped,
 			     m.samples_at[m.nends - 1] - (m.samples_at[k] - m.samples_at[k - 1]));
@@ -1165,7 +1165,7 @@ Test(trace_reader, newer_major_refused_with_upgrade_message)
 	hand_trace(&f, 2, 3);
 	cr_assert_eq(trace_load_mem(f.data, f.len, &t), TRACE_E_MAJOR);
 	cr_assert_null(t);
-	msg = trace_strerror(TRACE_E_MAJOR);
+	msg = prof_strerror(TRACE_E_MAJOR);
 	cr_assert_not_null(strstr(msg, "2.3"), "%s", msg);
 	cr_assert_not_null(strstr(msg, "1.x"), "%s", msg);
 	cr_assert_not_null(strstr(msg, "upgrade prof"), "%s", msg);
@@ -1210,7 +1210,7 @@ Test(trace_reader, not_a_trace)
 	f.data[9] ^= 1; /* a flipped header byte: caught by its checksum */
 	cr_assert_eq(trace_load_mem(f.data, f.len, &t), TRACE_E_CORRUPT);
 	buf_release(&f);
-	cr_assert_not_null(strstr(trace_strerror(TRACE_E_MAGIC), "not a prof trace"));
+	cr_assert_not_null(strstr(prof_strerror(TRACE_E_MAGIC), "not a prof trace"));
 }
 
 Test(trace_reader, load_from_file)
@@ -1408,8 +1408,8 @@ Test(trace_names, every_value_named)
 	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER_SAMPLES_LOST), "samples-lost");
 	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER__COUNT), "unknown");
 	for (int e = TRACE_E_MAGIC; e <= TRACE_E_USAGE; e++)
-		cr_assert_str_neq(trace_strerror(e), "unknown trace error");
-	cr_assert_str_eq(trace_strerror(-ENOENT), strerror(ENOENT));
+		cr_assert_str_neq(prof_strerror(e), "unknown error");
+	cr_assert_str_eq(prof_strerror(-ENOENT), strerror(ENOENT));
 }
 
 Test(trace_names, stack_of_hand_built_trace_is_bounded)

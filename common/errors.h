@@ -1,0 +1,71 @@
+/*
+ * errors.h: every error code of prof's libraries, and the one function
+ * that describes them all, as zstd's ZSTD_getErrorName() does its codes.
+ *
+ * A library function returns 0 (or a count) on success and a negative
+ * value on failure: -errno for what the system refused, or one of the
+ * codes below. Each module has a range of its own, its first code and the
+ * 99 above it, all from PROF_E_FIRST to PROF_E_LAST, so no code is an
+ * errno (those are -1 to -4095) and a code says which module it comes
+ * from. prof_strerror() describes any of them, and any -errno.
+ */
+#ifndef COMMON_ERRORS_H
+#define COMMON_ERRORS_H
+
+enum prof_error {
+	/* format/trace.h, format/trace_syms.h: traces and symbol packs */
+	TRACE_E_MAGIC = -20000,      /* not a prof trace */
+	TRACE_E_MAJOR,               /* written by a newer, incompatible version */
+	TRACE_E_CORRUPT,             /* a length, checksum or record is wrong */
+	TRACE_E_TOOBIG,              /* a length or count exceeds a cap */
+	TRACE_E_ZSTD,                /* zstd refused to compress or decompress */
+	TRACE_E_EMPTY,               /* no session chunk: nothing can be read */
+	TRACE_E_USAGE,               /* the caller broke the API contract */
+
+	/* common/elf.h */
+	ELF_E_NOTELF = -19900,       /* no ELF magic */
+	ELF_E_UNSUPPORTED,           /* not ELF64 little-endian */
+	ELF_E_CORRUPT,               /* a header, table or string is out of bounds */
+	ELF_E_NOTFOUND,              /* the requested section or note is absent */
+
+	/* common/macho.h */
+	MACHO_E_NOTMACHO = -19800,   /* no Mach-O or universal magic */
+	MACHO_E_UNSUPPORTED,         /* a Mach-O, but not 64-bit little-endian arm64/x86_64 */
+	MACHO_E_CORRUPT,             /* a header, command, table or string is out of bounds */
+	MACHO_E_NOTFOUND,            /* the requested command, segment or table is absent */
+
+	/* report/objfile.h */
+	OBJFILE_E_FORMAT = -19700,   /* neither ELF nor Mach-O */
+	OBJFILE_E_NOIDENT,           /* no build-id / LC_UUID in the file */
+	OBJFILE_E_MISMATCH,          /* an identity other than the one wanted */
+
+	/* report/locate.h */
+	LOCATE_E_NOTFOUND = -19600,  /* no candidate matched; see the tries */
+	LOCATE_E_NOIDENT,            /* the trace records no usable identity */
+
+	/* report/dwinfo.h */
+	DWINFO_E_NODEBUG = -19500,   /* no (or an empty) .debug_info */
+	DWINFO_E_CORRUPT,            /* libdwarf refused the DWARF: not one unit reads */
+	DWINFO_E_COMPRESSED,         /* a compressed section is malformed, of an
+	                              * unknown kind, or larger than DWINFO_MAX_SECTION */
+
+	/* report/pprof.h */
+	PPROF_E_ZLIB = -19400,       /* zlib refused to compress */
+
+	/* report/thread_split.h */
+	THREAD_SPLIT_E_NOTEMPTY = -19300, /* the directory already holds something */
+};
+
+/* The bounds of every module's range. */
+#define PROF_E_FIRST (-20000)
+#define PROF_E_LAST (-10001)
+
+/* Describes err: a code above, a -errno, or 0. The text is static, or for
+ * a code whose particulars its module noted with prof_error_note(), this
+ * thread's note ("trace format version 2.0 is newer ..."). */
+const char *prof_strerror(int err);
+/* Notes, for this thread's later prof_strerror(err), the text of err with
+ * its particulars, in place of the static one. */
+void prof_error_note(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

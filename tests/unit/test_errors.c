@@ -1,0 +1,63 @@
+/*
+ * test_errors.c: the one error registry: every code described, each by a
+ * text of its own, none an errno's; errnos and success described too; and
+ * a module's note giving a code its particulars.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "common/errors.h"
+
+/* Every code of the registry, by name, as a test lists them. */
+static const int codes[] = {
+	TRACE_E_MAGIC, TRACE_E_MAJOR, TRACE_E_CORRUPT, TRACE_E_TOOBIG, TRACE_E_ZSTD,
+	TRACE_E_EMPTY, TRACE_E_USAGE, ELF_E_NOTELF, ELF_E_UNSUPPORTED, ELF_E_CORRUPT,
+	ELF_E_NOTFOUND, MACHO_E_NOTMACHO, MACHO_E_UNSUPPORTED, MACHO_E_CORRUPT, MACHO_E_NOTFOUND,
+	OBJFILE_E_FORMAT, OBJFILE_E_NOIDENT, OBJFILE_E_MISMATCH, LOCATE_E_NOTFOUND,
+	LOCATE_E_NOIDENT, DWINFO_E_NODEBUG, DWINFO_E_CORRUPT, DWINFO_E_COMPRESSED, PPROF_E_ZLIB,
+	THREAD_SPLIT_E_NOTEMPTY,
+};
+#define NCODES (sizeof(codes) / sizeof(codes[0]))
+
+Test(errors, every_code_has_a_text_of_its_own)
+{
+	for (size_t i = 0; i < NCODES; i++) {
+		const char *t = prof_strerror(codes[i]);
+
+		cr_assert(codes[i] >= PROF_E_FIRST && codes[i] <= PROF_E_LAST, "code %d is out of range",
+			  codes[i]);
+		cr_assert_str_neq(t, "unknown error", "code %d", codes[i]);
+		for (size_t k = 0; k < i; k++)
+			cr_assert_str_neq(t, prof_strerror(codes[k]), "codes %d and %d", codes[i], codes[k]);
+	}
+}
+
+/* No code past the list has a text: the list is the registry. */
+Test(errors, no_code_without_its_name_here)
+{
+	size_t described = 0;
+
+	for (int e = PROF_E_FIRST; e <= PROF_E_LAST; e++)
+		described += strcmp(prof_strerror(e), "unknown error") != 0;
+	cr_assert_eq(described, NCODES);
+}
+
+Test(errors, errnos_and_success)
+{
+	cr_assert_str_eq(prof_strerror(0), "success");
+	cr_assert_str_eq(prof_strerror(-ENOENT), strerror(ENOENT));
+	cr_assert_str_eq(prof_strerror(-ENOSPC), strerror(ENOSPC));
+	cr_assert_str_eq(prof_strerror(PROF_E_FIRST - 1), "unknown error");
+	cr_assert_str_eq(prof_strerror(1), "unknown error");
+}
+
+Test(errors, a_note_gives_a_code_its_particulars)
+{
+	const char *plain = prof_strerror(TRACE_E_MAJOR);
+
+	cr_assert_null(strstr(plain, "9.1"));
+	prof_error_note(TRACE_E_MAJOR, "trace format version %d.%d is newer", 9, 1);
+	cr_assert_str_eq(prof_strerror(TRACE_E_MAJOR), "trace format version 9.1 is newer");
+	cr_assert_str_eq(prof_strerror(TRACE_E_MAGIC), "not a prof trace (bad magic number)");
+}
