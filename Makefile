@@ -33,7 +33,7 @@ else
 Q := @
 endif
 
-REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -I. -MMD -MP -D_GNU_SOURCE
+REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -I. -Ibuild/gen -MMD -MP -D_GNU_SOURCE
 ifeq ($(DEVELOPER),1)
 REQ_CFLAGS += -Werror
 endif

@@ -9,7 +9,8 @@
 #   test   what `make check` adds: Criterion, the oracles (llvm, readelf,
 #          xmllint, go tool pprof, protoc, headless Chromium with
 #          playwright-core and speedscope from npm), the Mach-O
-#          cross-tools, libc's debug file, mandoc, strace, perf. Missing,
+#          cross-tools, libc's debug file, mandoc, strace, perf, ESLint
+#          (npm) for the flame graph's script. Missing,
 #          as a user who is not root, each is named with the command that
 #          installs it, and the tests that need it are skipped.
 #   bench  what `make bench` adds: perf, GNU time, node.
@@ -119,18 +120,19 @@ if [ -n "$need" ]; then
 	fi
 fi
 
-# playwright-core drives Chromium in the browser tests, and speedscope is
-# the viewer that the speedscope export is opened in. They come from npm
-# into the build directory (never a global install), once, in one install
-# (npm would drop a package that a later --no-save install does not name).
-pw=build/node/node_modules/playwright-core/package.json
-ss=build/node/node_modules/speedscope/package.json
-if [ "$set" = test ] && { ! [ -f "$pw" ] || ! [ -f "$ss" ]; } && have_cmd npm; then
-	echo "setup: installing playwright-core and speedscope into build/node"
+# playwright-core drives Chromium in the browser tests, speedscope is the
+# viewer that the speedscope export is opened in, and ESLint lints the
+# flame graph's script. They come from npm into the build directory (never
+# a global install), once, in one install (npm would drop a package that a
+# later --no-save install does not name).
+npm_have() { [ -f "build/node/node_modules/$1/package.json" ]; }
+if [ "$set" = test ] && { ! npm_have playwright-core || ! npm_have speedscope || ! npm_have eslint; } &&
+   have_cmd npm; then
+	echo "setup: installing playwright-core, speedscope and eslint into build/node"
 	mkdir -p build/node
 	npm install --no-save --no-audit --no-fund --loglevel=error --prefix build/node \
-		playwright-core@1.65.1 speedscope@1.25.0 || {
-		echo "setup: cannot install playwright-core and speedscope; the browser tests will be skipped" >&2
+		playwright-core@1.65.1 speedscope@1.25.0 eslint@9.39.5 || {
+		echo "setup: cannot install playwright-core, speedscope and eslint; their tests will be skipped" >&2
 		incomplete=1
 	}
 fi

@@ -120,6 +120,17 @@ for n in 10000 100000 1000000; do
 	loads+=("load:$label=$TMP/m$n.svg")
 done
 
+# The script every graph embeds, linted: ESLint from npm (mk/setup.sh), by
+# the rules of mk/eslint.config.mjs.
+ESLINT=$PLAYWRIGHT_DIR/node_modules/.bin/eslint
+if ! command -v node > /dev/null || [ ! -x "$ESLINT" ]; then
+	skip "svg-script-lint" "node or ESLint is not installed (make check installs ESLint from npm)"
+elif out=$(cd "$TOP" && "$ESLINT" --config mk/eslint.config.mjs report/flamegraph.js 2>&1); then
+	ok "svg-script-lint"
+else
+	fail "svg-script-lint" "$(echo "$out" | grep -E 'error|warning' | head -3 | tr '\n' '|')"
+fi
+
 # The browser
 if ! command -v node > /dev/null; then
 	skip "browser" "node is not installed"

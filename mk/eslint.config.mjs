@@ -1,0 +1,34 @@
+// mk/eslint.config.mjs: what ESLint checks in the flame graph's script
+// (tests/e2e/test_svg.sh runs it). The script is ECMAScript 5 in one
+// strict function, run in the browser that opens the SVG; the rules are
+// ESLint's recommended ones that apply to it, and the ones that keep it
+// from leaking a global or comparing loosely. Written out rather than
+// imported, so the file needs nothing beside ESLint itself.
+export default [
+	{
+		files: ['report/flamegraph.js'],
+		languageOptions: {
+			ecmaVersion: 5,
+			sourceType: 'script',
+			// The browser's, and ES2015's Map, which every browser has.
+			globals: { window: 'readonly', document: 'readonly', location: 'readonly',
+				   history: 'readonly', prompt: 'readonly', Map: 'readonly' },
+		},
+		linterOptions: { reportUnusedDisableDirectives: 'error' },
+		rules: {
+			// ES5 has no catch without a name.
+			'no-undef': 'error', 'no-unused-vars': ['error', { caughtErrors: 'none' }],
+			'no-redeclare': 'error',
+			'no-dupe-keys': 'error', 'no-dupe-args': 'error', 'no-duplicate-case': 'error',
+			'no-unreachable': 'error', 'no-fallthrough': 'error', 'no-empty': 'error',
+			'no-cond-assign': 'error', 'no-constant-condition': 'error', 'no-self-assign': 'error',
+			'no-func-assign': 'error', 'no-inner-declarations': 'error', 'no-sparse-arrays': 'error',
+			'no-unsafe-negation': 'error', 'use-isnan': 'error', 'valid-typeof': 'error',
+			'no-useless-escape': 'error', 'no-control-regex': 'error', 'no-global-assign': 'error',
+			'no-shadow-restricted-names': 'error', 'no-with': 'error', 'no-eval': 'error',
+			'no-implied-eval': 'error', 'no-new-func': 'error', 'no-implicit-globals': 'error',
+			strict: ['error', 'function'], eqeqeq: 'error',
+			'no-use-before-define': ['error', { functions: false }],
+		},
+	},
+];
