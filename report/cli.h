@@ -175,6 +175,9 @@ const char *cli_check_filter(const void *report);
 			"take symbols from this pack (repeatable), for images\n" \
 			"without a debug file; TRACE.syms is used by itself")
 
+/* The three groups of every command that reports on a trace's samples. */
+#define CLI_REPORT_OPTIONS(r) CLI_FILTER_OPTIONS(r), CLI_FRAME_OPTIONS(r), CLI_SYMBOL_OPTIONS(r)
+
 #define CLI_OPT_THREAD_FRAMES(r) \
 	CLI_OPT_FLAG(0, "thread-frames", &(r)->thread_frames, \
 		     "add a 'NAME [TID]' frame under the root")

@@ -30,9 +30,7 @@ int cmd_diff(int argc, char **argv)
 		CLI_OPT_UINT(0, "limit", "N", &limit, 1, SIZE_MAX, "rows of each table (default 10)"),
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_GRAPH_OPTIONS(&g, "the title (default \"Differential Flame Graph\")"),
-		CLI_FILTER_OPTIONS(&r),
-		CLI_FRAME_OPTIONS(&r),
-		CLI_SYMBOL_OPTIONS(&r),
+		CLI_REPORT_OPTIONS(&r),
 		CLI_OPT_END,
 	};
 	const struct cli_command cmd = {

@@ -32,9 +32,7 @@ int cmd_export(int argc, char **argv)
 		CLI_OPT_STRING('o', "output", "FILE", &output,
 			       "write to FILE (default or '-': standard output, which\n"
 			       "for pprof must not be a terminal)"),
-		CLI_FILTER_OPTIONS(&r),
-		CLI_FRAME_OPTIONS(&r),
-		CLI_SYMBOL_OPTIONS(&r),
+		CLI_REPORT_OPTIONS(&r),
 		CLI_OPT_END,
 	};
 	const struct cli_command cmd = {

@@ -14,9 +14,7 @@ int cmd_folded(int argc, char **argv)
 	struct cli_report r = { 0 };
 	const struct cli_option options[] = {
 		CLI_OPT_THREAD_FRAMES(&r),
-		CLI_FILTER_OPTIONS(&r),
-		CLI_FRAME_OPTIONS(&r),
-		CLI_SYMBOL_OPTIONS(&r),
+		CLI_REPORT_OPTIONS(&r),
 		CLI_OPT_END,
 	};
 	const struct cli_command cmd = {

@@ -29,22 +29,13 @@ static double rel_s(const struct trace *t, uint64_t ns)
 		       : -(double)(t->session.start_monotonic_ns - ns) / 1e9;
 }
 
-static void print_escaped(const char *s)
+/* Prints s made safe for a terminal by text_escape() or text_quote(). */
+static void print_text(void (*make)(struct buf *b, const char *s), const char *s)
 {
 	struct buf b;
 
 	buf_init(&b);
-	text_escape(&b, s);
-	fputs((char *)b.data, stdout);
-	buf_release(&b);
-}
-
-static void print_quoted(const char *s)
-{
-	struct buf b;
-
-	buf_init(&b);
-	text_quote(&b, s);
+	make(&b, s);
 	fputs((char *)b.data, stdout);
 	buf_release(&b);
 }
@@ -57,10 +48,10 @@ static void print_session(const struct trace *t, const char *path)
 	size_t i;
 
 	fputs("trace:      ", stdout);
-	print_escaped(path);
+	print_text(text_escape, path);
 	printf("\nformat:     %u.%u\n", t->status.major, t->status.minor);
 	fputs("host:       ", stdout);
-	print_escaped(s->host && s->host[0] ? s->host : "-");
+	print_text(text_escape, s->host && s->host[0] ? s->host : "-");
 	printf("\nos:         %s\narch:       %s\nmode:       %s\n", trace_os_name(s->os),
 	       trace_arch_name(s->arch), trace_mode_name(s->mode));
 	printf("rate:       %" PRIu32 " Hz\npid:        %" PRIu32 "\n", s->rate_hz, s->pid);
@@ -69,7 +60,7 @@ static void print_session(const struct trace *t, const char *path)
 		fputs(" -", stdout);
 	for (i = 0; i < s->argc && s->argv; i++) {
 		putchar(' ');
-		print_quoted(s->argv[i]);
+		print_text(text_quote, s->argv[i]);
 	}
 	putchar('\n');
 
@@ -197,7 +188,7 @@ static void print_images(struct stacks *st, struct symbolize *sym)
 
 		format_ident(hex, img);
 		printf("  image %" PRIu32 ": ", img->id);
-		print_escaped(img->path && img->path[0] ? img->path : "-");
+		print_text(text_escape, img->path && img->path[0] ? img->path : "-");
 		printf("\n    ident:    %s %s\n", trace_ident_kind_name(img->ident_kind),
 		       hex[0] ? hex : "-");
 		printf("    range:    0x%" PRIx64 "-0x%" PRIx64 " (file offset 0x%" PRIx64
@@ -219,7 +210,7 @@ static void print_images(struct stacks *st, struct symbolize *sym)
 		src = symbolize_image_source(sym, i, &err);
 		if (!err) {
 			fputs("    symbols:  ", stdout);
-			print_escaped(src->path);
+			print_text(text_escape, src->path);
 			if (symbolize_image_dwarf(sym, i, &dw_err))
 				printf(" (DWARF, %zu function symbols)\n",
 				       symbolize_image_nsymbols(sym, i));
@@ -231,7 +222,7 @@ static void print_images(struct stacks *st, struct symbolize *sym)
 				       symbolize_image_nsymbols(sym, i));
 		} else if ((pi = symbolize_image_pack(sym, i))) {
 			fputs("    symbols:  pack ", stdout);
-			print_escaped(pack_image_origin(pi));
+			print_text(text_escape, pack_image_origin(pi));
 			printf(" (%zu addresses; no debug file: %s)\n", pack_image_naddrs(pi),
 			       prof_strerror(err));
 		} else {
@@ -241,9 +232,9 @@ static void print_images(struct stacks *st, struct symbolize *sym)
 			if (!src->tries[k].why)
 				continue;
 			fputs("      not used ", stdout);
-			print_escaped(src->tries[k].path);
+			print_text(text_escape, src->tries[k].path);
 			fputs(": ", stdout);
-			print_escaped(src->tries[k].why);
+			print_text(text_escape, src->tries[k].why);
 			putchar('\n');
 		}
 	}
@@ -270,7 +261,7 @@ static void print_threads(const struct trace *t)
 		putchar('\n');
 		for (k = 0; k < th->nnames; k++) {
 			printf("    name %.3f s: ", rel_s(t, th->names[k].time));
-			print_quoted(th->names[k].name);
+			print_text(text_quote, th->names[k].name);
 			putchar('\n');
 		}
 	}

@@ -47,9 +47,7 @@ int cmd_svg(int argc, char **argv)
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_GRAPH_OPTIONS(&g, "the title (default \"Flame Graph\", or \"Icicle Graph\"\n"
 				      "with --inverted)"),
-		CLI_FILTER_OPTIONS(&r),
-		CLI_FRAME_OPTIONS(&r),
-		CLI_SYMBOL_OPTIONS(&r),
+		CLI_REPORT_OPTIONS(&r),
 		CLI_OPT_END,
 	};
 	const struct cli_command cmd = {

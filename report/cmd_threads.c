@@ -62,9 +62,7 @@ int cmd_threads(int argc, char **argv)
 		CLI_OPT_COLORS(&g),
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_GRAPH_OPTIONS(&g, "the graphs' title (default \"NAME [TID]\")"),
-		CLI_FILTER_OPTIONS(&r),
-		CLI_FRAME_OPTIONS(&r),
-		CLI_SYMBOL_OPTIONS(&r),
+		CLI_REPORT_OPTIONS(&r),
 		CLI_OPT_END,
 	};
 	const struct cli_command cmd = {

@@ -30,9 +30,7 @@ int cmd_top(int argc, char **argv)
 			     "function (default), image (frames of no image are\n"
 			     "\"[unknown]\") or line (\"FUNCTION (FILE:LINE)\")"),
 		CLI_OPT_THREAD_FRAMES(&r),
-		CLI_FILTER_OPTIONS(&r),
-		CLI_FRAME_OPTIONS(&r),
-		CLI_SYMBOL_OPTIONS(&r),
+		CLI_REPORT_OPTIONS(&r),
 		CLI_OPT_END,
 	};
 	const struct cli_command cmd = {

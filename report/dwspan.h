@@ -42,6 +42,7 @@ void dwspan_set_release(struct dwspan_set *s);
  * each, every one starting with uint64_t lo, hi, sorted by lo and
  * disjoint (spans, line rows). */
 const void *dwspan_search(const void *v, size_t n, size_t size, uint64_t addr);
-#define dwspan_find(v, n, addr) ((const struct dwspan *)dwspan_search(v, n, sizeof(struct dwspan), addr))
+#define dwspan_find(v, n, addr) \
+	((const struct dwspan *)dwspan_search(v, n, sizeof(struct dwspan), addr))
 
 #endif

@@ -16,6 +16,7 @@
 #include "common/elf.h"
 #include "build_dir.h"
 #include "report/demangle.h"
+#include "object_file.h"
 
 #define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
 
@@ -42,28 +43,6 @@ static int have(const char *tool)
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
 	return system(cmd) == 0;
-}
-
-struct mapped {
-	void *p;
-	size_t n;
-};
-
-static int map_file(const char *path, struct mapped *m)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return -1;
-	}
-	m->n = (size_t)st.st_size;
-	m->p = mmap(NULL, m->n, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	return m->p == MAP_FAILED ? -1 : 0;
 }
 
 struct names {

@@ -31,37 +31,10 @@
 #include "common/elf.h"
 #include "common/macho.h"
 #include "report/dwinfo.h"
+#include "object_file.h"
 
 #define SHF_COMPRESSED_FLAG 0x800
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
-
-struct mapped {
-	uint8_t *p;
-	size_t n;
-};
-
-static int map_file(const char *path, struct mapped *m)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY);
-
-	m->p = NULL;
-	m->n = 0;
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || st.st_size == 0) {
-		close(fd);
-		return -1;
-	}
-	m->n = (size_t)st.st_size;
-	m->p = mmap(NULL, m->n, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m->p == MAP_FAILED) {
-		m->p = NULL;
-		return -1;
-	}
-	return 0;
-}
 
 /* An ELF file and its sections as dwinfo wants them. */
 struct object {

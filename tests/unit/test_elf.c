@@ -23,6 +23,7 @@
 
 #include "common/elf.h"
 #include "build_dir.h"
+#include "object_file.h"
 
 static char prog[PATH_MAX + 64], linked[PATH_MAX + 64], linked_debug[PATH_MAX + 64];
 
@@ -36,25 +37,6 @@ static void find_fixtures(void)
 	snprintf(linked_debug, sizeof(linked_debug), "%s/testdata/stripped/.debug/split.debug", build_dir);
 	cr_assert_eq(access(prog, R_OK), 0, "no fixture %s (make fixtures)", prog);
 	cr_assert_eq(access(linked, R_OK), 0, "no fixture %s (make fixtures)", linked);
-}
-
-struct mapped {
-	void *p;
-	size_t n;
-};
-
-static struct mapped map_file(const char *path)
-{
-	struct mapped m = { NULL, 0 };
-	struct stat st;
-	int fd = open(path, O_RDONLY);
-	cr_assert_geq(fd, 0, "cannot open %s", path);
-	cr_assert_eq(fstat(fd, &st), 0);
-	m.n = (size_t)st.st_size;
-	m.p = mmap(NULL, m.n, PROT_READ, MAP_PRIVATE, fd, 0);
-	cr_assert_neq(m.p, MAP_FAILED);
-	close(fd);
-	return m;
 }
 
 /* The hex build-id that readelf -n prints for path. */
@@ -80,7 +62,7 @@ static void hex(const uint8_t *id, size_t n, char *out)
 
 static void check_build_id(const char *path)
 {
-	struct mapped m = map_file(path);
+	struct mapped m = must_map(path);
 	struct elf_file e;
 	const uint8_t *id;
 	size_t n;
@@ -112,7 +94,7 @@ Test(elf, build_id_of_bin_ls)
 
 Test(elf, load_segments)
 {
-	struct mapped m = map_file(prog);
+	struct mapped m = must_map(prog);
 	struct elf_file e;
 	struct elf_segment s;
 	int loads = 0, exec = 0;
@@ -136,7 +118,7 @@ Test(elf, load_segments)
 
 Test(elf, sections_by_name)
 {
-	struct mapped m = map_file(prog);
+	struct mapped m = must_map(prog);
 	struct elf_file e;
 	struct elf_section s;
 
@@ -176,7 +158,7 @@ static int stop_at_second(void *ctx, const struct elf_symbol *sym)
 
 Test(elf, symbols)
 {
-	struct mapped m = map_file(prog);
+	struct mapped m = must_map(prog);
 	struct elf_file e;
 	struct found f = { 0 };
 	int n = 0;
@@ -199,7 +181,7 @@ Test(elf, dynsym_of_stripped_binary)
 
 	if (access("/bin/ls", R_OK) != 0)
 		cr_skip_test("no /bin/ls");
-	m = map_file("/bin/ls");
+	m = must_map("/bin/ls");
 	cr_assert_eq(elf_parse(&e, m.p, m.n), 0);
 	cr_assert_eq(elf_section_by_name(&e, ".symtab", &s), ELF_E_NOTFOUND);
 	cr_assert_eq(elf_symbols(&e, on_symbol, &f), 0);
@@ -209,7 +191,7 @@ Test(elf, dynsym_of_stripped_binary)
 
 Test(elf, debuglink)
 {
-	struct mapped m = map_file(linked), d = map_file(linked_debug);
+	struct mapped m = must_map(linked), d = must_map(linked_debug);
 	struct elf_file e;
 	const char *name;
 	uint32_t crc;
@@ -231,7 +213,7 @@ Test(elf, no_debuglink)
 	uint32_t crc;
 	if (access("/bin/ls", R_OK) != 0)
 		cr_skip_test("no /bin/ls");
-	m = map_file("/bin/ls");
+	m = must_map("/bin/ls");
 	cr_assert_eq(elf_parse(&e, m.p, m.n), 0);
 	int r = elf_debuglink(&e, &name, &crc);
 	cr_assert(r == 0 || r == ELF_E_NOTFOUND);
@@ -286,7 +268,7 @@ static void exercise(const uint8_t *p, size_t n)
 
 Test(elf, every_truncation)
 {
-	struct mapped m = map_file(prog);
+	struct mapped m = must_map(prog);
 	for (size_t n = 0; n <= m.n; n += (n < 4096 ? 1 : 61)) {
 		/* A heap copy of exactly n bytes, so ASan sees any overrun. */
 		uint8_t *copy = malloc(n ? n : 1);
@@ -299,7 +281,7 @@ Test(elf, every_truncation)
 
 Test(elf, flipped_bytes)
 {
-	struct mapped m = map_file(prog);
+	struct mapped m = must_map(prog);
 	uint8_t *copy = malloc(m.n);
 	srand(12345);
 	for (int round = 0; round < 2000; round++) {

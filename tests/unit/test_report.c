@@ -19,27 +19,10 @@
 #include "format/trace.h"
 #include "report/cmds.h"
 #include "build_dir.h"
+#include "object_file.h"
 
 static char dir[] = "/tmp/test_report.XXXXXX";
 static char exe[PATH_MAX + 64], trace_path[96], out_path[96], err_path[96];
-
-static uint64_t nm_addr(const char *sym)
-{
-	char cmd[PATH_MAX + 128], line[256], name[128], type;
-	unsigned long long a;
-	uint64_t found = 0;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "nm %s", exe);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, "%llx %c %127s", &a, &type, name) == 3 && !strcmp(name, sym))
-			found = a;
-	pclose(p);
-	cr_assert_neq(found, 0);
-	return found;
-}
 
 #define BIAS 0x555500000000ull
 #define T0 1000000000ull
@@ -58,7 +41,7 @@ static void write_trace(const uint8_t *ident, size_t identlen)
 		.id = 1, .ident_kind = TRACE_IDENT_GNU_BUILD_ID, .ident_len = identlen,
 		.arch = TRACE_ARCH_X86_64, .path = exe, .start = BIAS, .size = 0x10000, .bias = BIAS,
 	};
-	uint64_t a = nm_addr("alpha"), b = nm_addr("beta"), m = nm_addr("main");
+	uint64_t a = nm_addr(exe, "alpha"), b = nm_addr(exe, "beta"), m = nm_addr(exe, "main");
 	uint64_t s1[] = { BIAS + a + 1, BIAS + b + 5, BIAS + m + 5 };
 	uint64_t s2[] = { BIAS + b + 5, BIAS + m + 5 };
 	uint64_t s3[] = { BIAS + m + 1 };
@@ -185,7 +168,7 @@ Test(report, folded_addresses)
 
 	cr_assert_eq(cmd(cmd_folded, 5, argv), 0);
 	out = slurp(out_path);
-	snprintf(want, sizeof(want), "symbols;symbols+0x%llx 1\n", (unsigned long long)nm_addr("main") + 1);
+	snprintf(want, sizeof(want), "symbols;symbols+0x%llx 1\n", (unsigned long long)nm_addr(exe, "main") + 1);
 	cr_assert_str_eq(out, want);
 	free(out);
 }
@@ -245,7 +228,7 @@ Test(report, mismatching_build_id_gives_offsets)
 	write_trace(wrong, sizeof(wrong));
 	cr_assert_eq(cmd(cmd_folded, 2, argv), 0);
 	out = slurp(out_path);
-	snprintf(want, sizeof(want), "symbols;symbols+0x%llx 1\n", (unsigned long long)nm_addr("main") + 1);
+	snprintf(want, sizeof(want), "symbols;symbols+0x%llx 1\n", (unsigned long long)nm_addr(exe, "main") + 1);
 	cr_assert_not_null(strstr(out, want), "%s", out);
 	cr_assert_null(strstr(out, "alpha"));
 	free(out);

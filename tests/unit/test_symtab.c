@@ -18,6 +18,7 @@
 #include "report/symbolize.h"
 #include "report/symtab.h"
 #include "build_dir.h"
+#include "object_file.h"
 
 static char exe[PATH_MAX + 64];
 
@@ -27,25 +28,6 @@ static void find_fixture(void)
 	find_build_dir();
 	snprintf(exe, sizeof(exe), "%s/testdata/symbols", build_dir);
 	cr_assert_eq(access(exe, R_OK), 0, "no fixture %s (make fixtures)", exe);
-}
-
-/* The address nm(1) gives for sym in exe. */
-static uint64_t nm_addr(const char *sym)
-{
-	char cmd[PATH_MAX + 128], line[256], name[128], type;
-	unsigned long long a;
-	uint64_t found = 0;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "nm %s", exe);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, "%llx %c %127s", &a, &type, name) == 3 && !strcmp(name, sym))
-			found = a;
-	pclose(p);
-	cr_assert_neq(found, 0, "nm does not list %s", sym);
-	return found;
 }
 
 /* The function llvm-symbolizer names at addr in exe, or "" if it is absent. */
@@ -66,24 +48,16 @@ static void oracle(uint64_t addr, char *out, size_t n)
 	pclose(p);
 }
 
-struct mapped {
-	void *p;
-	size_t n;
+/* The fixture, mapped, and its ELF headers. */
+struct image_file {
+	struct mapped m;
 	struct elf_file elf;
 };
 
-static void map(struct mapped *m)
+static void map(struct image_file *f)
 {
-	struct stat st;
-	int fd = open(exe, O_RDONLY);
-
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(fstat(fd, &st), 0);
-	m->n = st.st_size;
-	m->p = mmap(NULL, m->n, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	cr_assert_neq(m->p, MAP_FAILED);
-	cr_assert_eq(elf_parse(&m->elf, m->p, m->n), 0);
+	f->m = must_map(exe);
+	cr_assert_eq(elf_parse(&f->elf, f->m.p, f->m.n), 0);
 }
 
 TestSuite(symtab, .init = find_fixture);
@@ -94,7 +68,7 @@ static const struct symbolize_opts local = { .debug_root = "", .debuginfod_cache
 Test(symtab, lookup_matches_nm_and_llvm_symbolizer)
 {
 	static const char *syms[] = { "alpha", "beta", "gamma_local", "main" };
-	struct mapped m;
+	struct image_file m;
 	struct symtab *st;
 	char want[256];
 	size_t i;
@@ -109,7 +83,7 @@ Test(symtab, lookup_matches_nm_and_llvm_symbolizer)
 	}
 	cr_assert_gt(symtab_count(st), 3);
 	for (i = 0; i < 4; i++) {
-		uint64_t a = nm_addr(syms[i]), start = 0;
+		uint64_t a = nm_addr(exe, syms[i]), start = 0;
 		const char *got = symtab_lookup(st, a, &start, NULL);
 		cr_assert_not_null(got, "no symbol at %s", syms[i]);
 		cr_assert_str_eq(got, syms[i]);
@@ -123,7 +97,7 @@ Test(symtab, lookup_matches_nm_and_llvm_symbolizer)
 	}
 	cr_assert_null(symtab_lookup(st, 0, NULL, NULL));
 	symtab_free(st);
-	munmap(m.p, m.n);
+	munmap(m.m.p, m.m.n);
 }
 
 /* Three names for one function: the table gives the one llvm-symbolizer
@@ -134,11 +108,11 @@ Test(symtab, aliases_named_as_llvm_symbolizer_names_them)
 	struct objfile of;
 	struct symtab *st;
 	char *why = NULL, want[256];
-	uint64_t a = nm_addr("shared_impl");
+	uint64_t a = nm_addr(exe, "shared_impl");
 	const char *got;
 
-	cr_assert_eq(a, nm_addr("shared_alias"));
-	cr_assert_eq(a, nm_addr("shared_weak"));
+	cr_assert_eq(a, nm_addr(exe, "shared_alias"));
+	cr_assert_eq(a, nm_addr(exe, "shared_weak"));
 	oracle(a + 1, want, sizeof(want));
 	if (!want[0])
 		cr_skip_test("llvm-symbolizer is not installed");
@@ -151,7 +125,7 @@ Test(symtab, aliases_named_as_llvm_symbolizer_names_them)
 	symtab_free(st);
 }
 
-static void image_of(struct trace_image *img, const struct mapped *m)
+static void image_of(struct trace_image *img, const struct image_file *m)
 {
 	const uint8_t *id;
 	size_t len;
@@ -179,13 +153,13 @@ static void one_image_trace(struct trace *t, struct trace_image *img)
 
 Test(symtab, symbolize_names_and_return_address_adjustment)
 {
-	struct mapped m;
+	struct image_file m;
 	struct trace_image img;
 	struct trace t;
 	struct symbolize *s;
 	const struct symbolize_frame *f;
 	size_t n;
-	uint64_t alpha = nm_addr("alpha"), beta = nm_addr("beta");
+	uint64_t alpha = nm_addr(exe, "alpha"), beta = nm_addr(exe, "beta");
 
 	map(&m);
 	image_of(&img, &m);
@@ -227,12 +201,12 @@ Test(symtab, symbolize_names_and_return_address_adjustment)
 		cr_assert_str_eq(f[0].name, want);
 	}
 	symbolize_free(s);
-	munmap(m.p, m.n);
+	munmap(m.m.p, m.m.n);
 }
 
 Test(symtab, symbolize_never_uses_mismatching_file)
 {
-	struct mapped m;
+	struct image_file m;
 	struct trace_image img;
 	struct trace t;
 	struct symbolize *s;
@@ -241,7 +215,7 @@ Test(symtab, symbolize_never_uses_mismatching_file)
 	size_t n;
 	int err;
 	char want[64];
-	uint64_t alpha = nm_addr("alpha");
+	uint64_t alpha = nm_addr(exe, "alpha");
 
 	map(&m);
 	image_of(&img, &m);
@@ -257,12 +231,12 @@ Test(symtab, symbolize_never_uses_mismatching_file)
 	cr_assert_eq(src->ntries, 1);
 	cr_assert_not_null(strstr(src->tries[0].why, "mismatch"));
 	symbolize_free(s);
-	munmap(m.p, m.n);
+	munmap(m.m.p, m.m.n);
 }
 
 Test(symtab, images_with_one_identity_share_one_file)
 {
-	struct mapped m;
+	struct image_file m;
 	struct trace_image img[2];
 	struct trace t;
 	struct symbolize *s;
@@ -270,7 +244,7 @@ Test(symtab, images_with_one_identity_share_one_file)
 	const struct locate_result *a, *b;
 	size_t n;
 	int err;
-	uint64_t alpha = nm_addr("alpha");
+	uint64_t alpha = nm_addr(exe, "alpha");
 
 	map(&m);
 	image_of(&img[0], &m);
@@ -291,5 +265,5 @@ Test(symtab, images_with_one_identity_share_one_file)
 	cr_assert_eq(err, 0);
 	cr_assert_eq(a->obj.map, b->obj.map, "the file is mapped once");
 	symbolize_free(s);
-	munmap(m.p, m.n);
+	munmap(m.m.p, m.m.n);
 }
