@@ -208,6 +208,17 @@ static int walk_next(struct command_walk *w, struct command *c)
 	return 1;
 }
 
+/* walk_next() up to the next command of kind cmd: 1 with it in *c, 0
+ * after the last, or MACHO_E_CORRUPT. */
+static int walk_to(struct command_walk *w, struct command *c, uint32_t cmd)
+{
+	int r;
+
+	while ((r = walk_next(w, c)) > 0 && c->cmd != cmd)
+		;
+	return r;
+}
+
 int macho_parse(struct macho_file *m, const void *data, size_t size)
 {
 	const uint8_t *p = data;
@@ -254,13 +265,11 @@ int macho_uuid(const struct macho_file *m, uint8_t uuid[16])
 	int r;
 
 	walk_init(&w, m);
-	while ((r = walk_next(&w, &c)) > 0) {
-		if (c.cmd == LC_UUID) {
-			memcpy(uuid, c.p + 8, 16);
-			return 0;
-		}
-	}
-	return r < 0 ? r : MACHO_E_NOTFOUND;
+	r = walk_to(&w, &c, LC_UUID);
+	if (r <= 0)
+		return r < 0 ? r : MACHO_E_NOTFOUND;
+	memcpy(uuid, c.p + 8, 16);
+	return 0;
 }
 
 static void read_segment(const uint8_t *p, struct macho_segment *out)
@@ -281,10 +290,8 @@ int macho_segments(const struct macho_file *m, int (*cb)(void *ctx, const struct
 	int r;
 
 	walk_init(&w, m);
-	while ((r = walk_next(&w, &c)) > 0) {
+	while ((r = walk_to(&w, &c, LC_SEGMENT_64)) > 0) {
 		struct macho_segment seg;
-		if (c.cmd != LC_SEGMENT_64)
-			continue;
 		read_segment(c.p, &seg);
 		r = cb(ctx, &seg);
 		if (r)
@@ -348,10 +355,8 @@ int macho_sections(const struct macho_file *m, int (*cb)(void *ctx, const struct
 	int r;
 
 	walk_init(&w, m);
-	while ((r = walk_next(&w, &c)) > 0) {
+	while ((r = walk_to(&w, &c, LC_SEGMENT_64)) > 0) {
 		struct macho_segment seg;
-		if (c.cmd != LC_SEGMENT_64)
-			continue;
 		read_segment(c.p, &seg);
 		/* walk_next() checked that nsects sections fit in cmdsize. */
 		for (uint32_t k = 0; k < seg.nsects; k++) {
@@ -375,8 +380,7 @@ int macho_symbols(const struct macho_file *m, int (*cb)(void *ctx, const struct 
 	int r;
 
 	walk_init(&w, m);
-	while ((r = walk_next(&w, &c)) > 0 && c.cmd != LC_SYMTAB)
-		;
+	r = walk_to(&w, &c, LC_SYMTAB);
 	if (r <= 0)
 		return r < 0 ? r : MACHO_E_NOTFOUND;
 	symoff = get_le32(c.p + 8);

@@ -764,19 +764,18 @@ static void load_unit(struct dwinfo *d, struct dw_cu *cu)
 
 /* ---- names ---- */
 
+static int cmp_scope_off(const void *key, const void *elem)
+{
+	Dwarf_Off off = *(const Dwarf_Off *)key, at = ((const struct dw_scope *)elem)->off;
+
+	return (off > at) - (off < at);
+}
+
 /* The scope of the unit at DIE offset off (scopes ascend by offset). */
 static struct dw_scope *scope_at(struct dw_cu *cu, Dwarf_Off off)
 {
-	size_t lo = 0, hi = cu->nscopes;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cu->scopes[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < cu->nscopes && cu->scopes[lo].off == off ? &cu->scopes[lo] : NULL;
+	return cu->nscopes ? bsearch(&off, cu->scopes, cu->nscopes, sizeof(*cu->scopes), cmp_scope_off)
+			   : NULL;
 }
 
 /* The naming attributes of the DIE at off: from its scope if the walk

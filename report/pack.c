@@ -109,24 +109,26 @@ size_t pack_image_naddrs(const struct pack_image *pi)
 	return pi->naddrs;
 }
 
+static int cmp_addr_offset(const void *key, const void *elem)
+{
+	uint64_t at = *(const uint64_t *)key, off = ((const struct trace_syms_addr *)elem)->offset;
+
+	return (at > off) - (at < off);
+}
+
 size_t pack_image_lookup(const struct pack_image *pi, uint64_t at,
 			 const struct trace_syms_frame **frames, char *const **strings)
 {
 	for (size_t c = 0; c < pi->nchunks; c++) {
 		const struct trace_syms_image *si = &pi->src->s->images[pi->chunks[c]];
-		size_t lo = 0, hi = si->naddrs;
+		const struct trace_syms_addr *a =
+			si->naddrs ? bsearch(&at, si->addrs, si->naddrs, sizeof(*si->addrs), cmp_addr_offset)
+				   : NULL;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (si->addrs[mid].offset < at)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < si->naddrs && si->addrs[lo].offset == at) {
-			*frames = &si->frames[si->addrs[lo].first];
+		if (a) {
+			*frames = &si->frames[a->first];
 			*strings = si->strings;
-			return si->addrs[lo].n;
+			return a->n;
 		}
 	}
 	return 0;
