@@ -7,6 +7,12 @@
 # names what is missing and lets the build go on (mk/setup.sh exits 3).
 . "$(dirname "$0")/lib.sh"
 
+case $BUILD in *-san)
+	# The clone builds plain whatever this suite's build: the plain suite
+	# has run it.
+	skip "setup-non-root" "a sanitized build; the plain suite builds the clean clone"
+	exit 0 ;;
+esac
 if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null; then
 	skip "setup-non-root" "needs root and setpriv to build as another user"
 	exit 0
