@@ -308,6 +308,15 @@ void trace_chain_init(struct trace_chain *c, const struct trace *t, uint32_t sta
 /* Sets *node to the next node of the chain and returns 1, or returns 0 at
  * its end. */
 int trace_chain_next(struct trace_chain *c, uint32_t *node);
+/* Returns the index in t->images of the image that addr names at time, or
+ * -1: of the images whose range holds addr, the one loaded at time (the
+ * one loaded last, if several are); if none is, the one loaded soonest
+ * after time (a recorder notices a load after it happens); if none is,
+ * none, as an image unloaded before time no longer holds the address. A
+ * loaded trace guarantees that every sample holding a stack node sees the
+ * same image for its address, so a node can be named at the time of any
+ * of them. */
+long trace_image_at(const struct trace *t, uint64_t addr, uint64_t time);
 /* Writes up to max addresses of a stack, leaf first, into out and returns
  * how many the stack has (which may exceed max). */
 size_t trace_stack(const struct trace *t, uint32_t stack, uint64_t *out, size_t max);

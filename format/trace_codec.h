@@ -1,6 +1,6 @@
 /*
  * trace_codec.h: the records inside a trace's data chunks, shared by the
- * trace writer and reader.
+ * trace writer and reader, and the reader's last step.
  *
  * Internal to format/: nothing outside this directory includes it. The
  * container around the records (file header, chunks, zstd frames) is
@@ -28,5 +28,12 @@ enum trace_record_type {
 /* A delta's residual against the period is stored offset by this, so that
  * jitter of either sign leaves the high part 0. */
 #define TRACE_RESIDUAL_BIAS 32768u
+
+/* The reader's last step (format/trace_images.c): copies the stack nodes
+ * of t whose samples see different images at their address, so that all
+ * the samples of a node see the same ones (trace_image_at()), and points
+ * each sample at its copy. cap_nodes is the capacity of t->nodes. */
+struct trace;
+void trace_split_by_image(struct trace *t, size_t cap_nodes);
 
 #endif

@@ -5,10 +5,13 @@
  * The container (format/trace_chunk.c) hands over each intact chunk,
  * decompressed and checked against its checksums, and counts the rest;
  * this file reads the records inside data chunks and leaves a symbol
- * pack's chunks to format/trace_syms.c. Chunks can go missing, so nothing depends on a chunk having been read except
- * through ids the file spells out: node records name their first id, and a
- * sample or node whose stack did not survive is dropped and counted rather
- * than attached to the wrong frames.
+ * pack's chunks to format/trace_syms.c. Chunks can go missing, so nothing
+ * depends on a chunk having been read except through ids the file spells
+ * out: node records name their first id, and a sample or node whose stack
+ * did not survive is dropped and counted rather than attached to the wrong
+ * frames. The footer is checked against what was read, each loss gets the
+ * times of the samples around it, and last the nodes whose samples see
+ * different images are split (format/trace_images.c).
  */
 #include "format/trace.h"
 #include "format/trace_codec.h"
@@ -553,6 +556,7 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 		trace_loss_note(&l.t->status, &loss);
 	}
 	time_losses(l.t);
+	trace_split_by_image(l.t, l.cap_nodes);
 	r = l.have_session ? 0 : TRACE_E_EMPTY;
 out:
 	hmap_release(&l.tids);

@@ -23,6 +23,7 @@
 
 #include "common/buf.h"
 #include "common/bytes.h"
+#include "common/hmap.h"
 #include "format/trace.h"
 #include "blob.h"
 
@@ -1385,6 +1386,94 @@ Test(trace_reader, hostile_records_rejected)
 	buf_release(&f);
 	buf_release(&raw);
 	buf_release(&p);
+}
+
+/* --- images over time ---------------------------------------------------- */
+
+Test(trace_reader, image_at_follows_load_times)
+{
+	struct trace_image img[4] = {
+		{ .id = 1, .start = 0x1000, .size = 0x1000 },                      /* throughout */
+		{ .id = 2, .start = 0x10000, .size = 0x1000, .time_unloaded = 500 },
+		{ .id = 3, .start = 0x10000, .size = 0x1000, .time_loaded = 520, .time_unloaded = 900 },
+		{ .id = 4, .start = 0x10800, .size = 0x100, .time_loaded = 600 },  /* over part of 3 */
+	};
+	struct trace t = { .nimages = 4, .images = img };
+
+	cr_assert_eq(trace_image_at(&t, 0x1fff, 12345), 0);
+	cr_assert_eq(trace_image_at(&t, 0x2000, 0), -1);
+	cr_assert_eq(trace_image_at(&t, 0x10010, 499), 1);
+	cr_assert_eq(trace_image_at(&t, 0x10010, 500), 2); /* none loaded: the next one */
+	cr_assert_eq(trace_image_at(&t, 0x10010, 520), 2);
+	cr_assert_eq(trace_image_at(&t, 0x10810, 599), 2);
+	cr_assert_eq(trace_image_at(&t, 0x10810, 600), 3); /* the later mapping */
+	cr_assert_eq(trace_image_at(&t, 0x10810, 100), 1);
+	cr_assert_eq(trace_image_at(&t, 0x10010, 900), -1); /* unloaded, none after */
+	cr_assert_eq(trace_image_at(&t, 0x10810, 900), 3);
+}
+
+/* A writer that keeps its nodes across an unload and a load at the same
+ * address: the reader copies them, so that each sample's frames name the
+ * image of its time, and every sample of a node sees the same images. */
+Test(trace_reader, nodes_split_where_an_image_is_replaced)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct trace_image exe = { .id = 1, .path = "app", .start = 0x1000, .size = 0x1000 };
+	struct trace_image a = { .id = 2, .path = "liba.so", .start = 0x10000, .size = 0x1000 };
+	struct trace_image b = { .id = 3, .path = "libb.so", .start = 0x10000, .size = 0x1000,
+				 .time_loaded = 500 };
+	uint64_t s1[] = { 0x10100, 0x10200, 0x1100 }, s2[] = { 0x10300, 0x10200, 0x1100 };
+	uint64_t s3[] = { 0x1100 }, times[] = { 100, 200, 600, 650, 700, 2000 }, out[3];
+	const uint64_t *stacks[] = { s1, s2, s1, s3, s2, s1 };
+	const size_t depths[] = { 3, 3, 3, 1, 3, 3 };
+	const long images[] = { 1, 1, 2, 0, 2, -1 };
+	struct hmap seen;
+	struct blob bl;
+	struct trace *t;
+
+	cr_assert_eq(trace_writer_image(w, &exe), 0);
+	cr_assert_eq(trace_writer_image(w, &a), 0);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(trace_writer_sample(w, times[i], 1, 1, 0, stacks[i], depths[i]), 0);
+	cr_assert_eq(trace_writer_image_unload(w, 2, 500), 0);
+	cr_assert_eq(trace_writer_image(w, &b), 0);
+	cr_assert_eq(trace_writer_image_unload(w, 3, 1500), 0);
+	for (int i = 2; i < 6; i++)
+		cr_assert_eq(trace_writer_sample(w, times[i], 1, 1, 0, stacks[i], depths[i]), 0);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+	t = load(bl);
+	assert_whole(t);
+	cr_assert_eq(t->nsamples, 6);
+	/* 0x10200 and 0x10100 for libb, 0x10300 under that 0x10200, and
+	 * 0x10200 and 0x10100 for no image at all */
+	cr_assert_eq(t->status.nodes_split, 5);
+	cr_assert_eq(t->nnodes, 1 + 4 + 5);
+	cr_assert_neq(t->samples[0].stack, t->samples[2].stack);
+	cr_assert_neq(t->samples[2].stack, t->samples[5].stack);
+	cr_assert_eq(t->samples[3].stack, 1); /* nothing there changes */
+	hmap_init(&seen);
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const struct trace_sample *smp = &t->samples[i];
+		size_t n = trace_stack(t, smp->stack, out, 3);
+
+		cr_assert_eq(n, depths[i]);
+		cr_assert_arr_eq(out, stacks[i], n * sizeof(*out));
+		cr_assert_eq(trace_image_at(t, out[0], smp->time), images[i], "sample %zu", i);
+		for (uint32_t node = smp->stack; node; node = t->nodes[node].parent) {
+			uint64_t *img = hmap_put(&seen, node, 0,
+						 (uint64_t)trace_image_at(t, t->nodes[node].addr, smp->time), NULL);
+			cr_assert_eq(*img, (uint64_t)trace_image_at(t, t->nodes[node].addr, smp->time),
+				     "node %u seen with two images", node);
+			cr_assert_lt(t->nodes[node].parent, node);
+		}
+	}
+	hmap_release(&seen);
+	trace_free(t);
+	free(bl.p);
 }
 
 /* --- the small functions ------------------------------------------------ */

@@ -1,0 +1,293 @@
+/*
+ * trace_images.c: which image an address names at a given time, and the
+ * stack nodes the reader splits so that every sample of a node sees the
+ * same images.
+ *
+ * A stack node is a (parent, address) pair and knows no time, but an
+ * address means different code before and after an image at it is
+ * unloaded and another loaded there: a plugin replaced, a library
+ * dlclosed and dlopened again. A writer may well reuse the node (ours
+ * does: its tree is keyed by address alone), so the reader makes the
+ * time count. An address is named from the image that held it at the
+ * time of the sample (trace_image_at(), the rule man/prof-trace.5 states),
+ * and a node whose samples see different images is copied, with every
+ * node below it on their stacks, once per image it is seen with. Each
+ * client of struct trace can then name a node once, at the time of any
+ * sample that holds it, and be right for all of them.
+ *
+ * Most traces need none of it: only an address that two images cover, or
+ * that an unloaded image covered, can change meaning, and when no image
+ * overlaps another and none is unloaded, nothing is walked. Otherwise the
+ * answer for an address changes only at the load and unload times, so the
+ * samples of one leaf between two such times share one answer, and each
+ * stack is walked once per such span.
+ */
+#include "format/trace.h"
+#include "format/trace_codec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/diag.h"
+#include "common/hmap.h"
+
+/* Copies made past this many per node read are not made (a hostile trace
+ * could ask for one per sample and frame); their samples are dropped. */
+#define SPLIT_MAX_FACTOR 8
+#define SPLIT_MAX_EXTRA (1u << 20)
+
+static int covers(const struct trace_image *img, uint64_t addr)
+{
+	return addr >= img->start && addr - img->start < img->size;
+}
+
+static int loaded_at(const struct trace_image *img, uint64_t time)
+{
+	return img->time_loaded <= time && (!img->time_unloaded || time < img->time_unloaded);
+}
+
+long trace_image_at(const struct trace *t, uint64_t addr, uint64_t time)
+{
+	long live = -1, next = -1;
+
+	for (size_t i = 0; i < t->nimages; i++) {
+		const struct trace_image *img = &t->images[i];
+
+		if (!covers(img, addr))
+			continue;
+		if (loaded_at(img, time)) {
+			/* the mapping made last is the one in place */
+			if (live < 0 || img->time_loaded >= t->images[live].time_loaded)
+				live = (long)i;
+		} else if (img->time_loaded > time) {
+			/* loads are noticed late: the one noticed next */
+			if (next < 0 || img->time_loaded < t->images[next].time_loaded)
+				next = (long)i;
+		}
+	}
+	return live >= 0 ? live : next;
+}
+
+/* The address space cut where an image starts or ends; each piece says
+ * whether its addresses can name different images at different times. */
+struct pieces {
+	uint64_t *start;  /* ascending */
+	uint8_t *timed;
+	size_t n;
+};
+
+struct edge {
+	uint64_t addr;
+	int cover, unloaded; /* +1 where an image starts, -1 where it ends */
+};
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* Fills p and returns whether any piece is timed. */
+static int cut_pieces(const struct trace *t, struct pieces *p)
+{
+	struct edge *e = xmalloc((2 * t->nimages + 1) * sizeof(*e));
+	size_t ne = 0, i;
+	int cover = 0, unloaded = 0, any = 0;
+
+	for (i = 0; i < t->nimages; i++) {
+		const struct trace_image *img = &t->images[i];
+		int u = img->time_unloaded != 0;
+		uint64_t end = img->start + img->size;
+
+		if (!img->size)
+			continue;
+		if (end < img->start)
+			end = UINT64_MAX; /* the last byte of the space is lost */
+		e[ne++] = (struct edge){ img->start, 1, u };
+		e[ne++] = (struct edge){ end, -1, -u };
+	}
+	qsort(e, ne, sizeof(*e), cmp_edge);
+	p->start = xmalloc((ne + 1) * sizeof(*p->start));
+	p->timed = xmalloc(ne + 1);
+	p->n = 0;
+	for (i = 0; i < ne;) {
+		uint64_t at = e[i].addr;
+		for (; i < ne && e[i].addr == at; i++) {
+			cover += e[i].cover;
+			unloaded += e[i].unloaded;
+		}
+		p->start[p->n] = at;
+		p->timed[p->n] = cover > 1 || unloaded > 0;
+		any |= p->timed[p->n++];
+	}
+	free(e);
+	return any;
+}
+
+static int timed(const struct pieces *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n;
+
+	/* the last piece starting at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->start[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && p->timed[lo - 1];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The span of time a sample falls in: how many load and unload times are
+ * at or before it. */
+static uint64_t span_of(const uint64_t *times, size_t n, uint64_t time)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (times[mid] <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Node flags while splitting. */
+#define NODE_TIMED 1 /* its address can name different images */
+#define NODE_CHAIN 2 /* it or a node above it is timed */
+
+struct split {
+	struct trace *t;
+	size_t cap_nodes, max_nodes;
+	uint32_t *seen;       /* per node read: 1 + the image its samples see, 0 if none yet */
+	struct hmap copies;   /* (parent | (1 + image) << 32, address) -> node */
+};
+
+/* The node for address addr under parent, seen with image code (0 for
+ * an address whose image never changes), copied if need be; or 0 when
+ * the cap is reached. */
+static uint32_t copy_node(struct split *sp, uint32_t parent, uint64_t addr, uint32_t code)
+{
+	struct trace *t = sp->t;
+	uint64_t *slot;
+	int added;
+
+	slot = hmap_get(&sp->copies, parent | (uint64_t)code << 32, addr);
+	if (slot)
+		return (uint32_t)*slot;
+	if (t->nnodes >= sp->max_nodes)
+		return 0;
+	slot = hmap_put(&sp->copies, parent | (uint64_t)code << 32, addr, t->nnodes, &added);
+	t->nodes = xgrow(t->nodes, &sp->cap_nodes, t->nnodes + 1, sizeof(*t->nodes));
+	t->nodes[t->nnodes] = (struct trace_node){ .addr = addr, .parent = parent };
+	t->status.nodes_split++;
+	return (uint32_t)t->nnodes++;
+}
+
+/* The node that stands for the stack of sample s with each address seen at
+ * the sample's time, made if need be; 0 if it could not be. */
+static uint32_t split_stack(struct split *sp, const uint8_t *flags, uint32_t **chain,
+			    size_t *cap, const struct trace_sample *s)
+{
+	struct trace *t = sp->t;
+	uint32_t cur = 0, n;
+	size_t depth = 0;
+	int copied = 0;
+
+	for (n = s->stack; n; n = t->nodes[n].parent) {
+		*chain = xgrow(*chain, cap, depth + 1, sizeof(**chain));
+		(*chain)[depth++] = n;
+	}
+	while (depth--) {
+		uint32_t code = 0;
+
+		n = (*chain)[depth];
+		if (flags[n] & NODE_TIMED)
+			code = (uint32_t)(trace_image_at(t, t->nodes[n].addr, s->time) + 2);
+		if (!copied) {
+			if (code && !sp->seen[n])
+				sp->seen[n] = code;
+			if (!code || sp->seen[n] == code) {
+				cur = n;
+				continue;
+			}
+			copied = 1;
+		}
+		if (!(cur = copy_node(sp, cur, t->nodes[n].addr, code)))
+			return 0;
+	}
+	return cur;
+}
+
+void trace_split_by_image(struct trace *t, size_t cap_nodes)
+{
+	struct split sp = { .t = t, .cap_nodes = cap_nodes };
+	struct pieces p;
+	struct hmap done; /* (leaf, span) -> node */
+	uint64_t *times = NULL;
+	uint8_t *flags = NULL;
+	uint32_t *chain = NULL;
+	size_t nread = t->nnodes, ntimes = 0, capchain = 0, kept = 0, i;
+
+	if (!cut_pieces(t, &p))
+		goto out;
+	flags = xcalloc(nread, 1);
+	for (i = 1; i < nread; i++) {
+		flags[i] = timed(&p, t->nodes[i].addr) ? NODE_TIMED : 0;
+		if ((flags[i] | flags[t->nodes[i].parent]) & (NODE_TIMED | NODE_CHAIN))
+			flags[i] |= NODE_CHAIN;
+	}
+	times = xmalloc((2 * t->nimages + 1) * sizeof(*times));
+	for (i = 0; i < t->nimages; i++) {
+		times[ntimes++] = t->images[i].time_loaded;
+		if (t->images[i].time_unloaded)
+			times[ntimes++] = t->images[i].time_unloaded;
+	}
+	qsort(times, ntimes, sizeof(*times), cmp_u64);
+	sp.seen = xcalloc(nread, sizeof(*sp.seen));
+	sp.max_nodes = nread * SPLIT_MAX_FACTOR + SPLIT_MAX_EXTRA;
+	if (sp.max_nodes > UINT32_MAX)
+		sp.max_nodes = UINT32_MAX;
+	hmap_init(&sp.copies);
+	hmap_init(&done);
+	for (i = 0; i < t->nsamples; i++) {
+		struct trace_sample *s = &t->samples[i];
+		uint64_t span, *slot;
+		int added;
+
+		if (!(flags[s->stack] & NODE_CHAIN)) {
+			t->samples[kept++] = *s;
+			continue;
+		}
+		span = span_of(times, ntimes, s->time);
+		slot = hmap_put(&done, s->stack, span, 0, &added);
+		if (added)
+			*slot = split_stack(&sp, flags, &chain, &capchain, s);
+		if (!*slot) {
+			/* past the cap: its frames cannot be named right */
+			t->status.samples_dropped++;
+			continue;
+		}
+		t->samples[kept] = *s;
+		t->samples[kept++].stack = (uint32_t)*slot;
+	}
+	t->nsamples = kept;
+	hmap_release(&sp.copies);
+	hmap_release(&done);
+out:
+	free(p.start);
+	free(p.timed);
+	free(times);
+	free(flags);
+	free(sp.seen);
+	free(chain);
+}
