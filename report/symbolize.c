@@ -129,27 +129,9 @@ void symbolize_free(struct symbolize *s)
 	free(s);
 }
 
-static int covers(const struct trace_image *img, uint64_t addr)
-{
-	return addr >= img->start && addr - img->start < img->size;
-}
-
 long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t time)
 {
-	const struct trace *t = s->t;
-	long any = -1;
-	size_t i;
-
-	for (i = 0; i < t->nimages; i++) {
-		const struct trace_image *img = &t->images[i];
-		if (!covers(img, addr))
-			continue;
-		if (img->time_loaded <= time && (!img->time_unloaded || time < img->time_unloaded))
-			return (long)i;
-		if (any < 0)
-			any = (long)i;
-	}
-	return any;
+	return trace_image_at(s->t, addr, time);
 }
 
 static struct symbolize_image *load_image(struct symbolize *s, size_t i)

@@ -85,8 +85,8 @@ size_t symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int lea
  * offset itself for a leaf, offset - 1 for a return address. */
 uint64_t symbolize_lookup_offset(uint64_t offset, int leaf);
 
-/* The index of the image holding addr at time (one loaded then if there is
- * one, else any that covered it), or -1. */
+/* The index of the image that addr names at time, or -1: the trace
+ * format's rule, trace_image_at(). */
 long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t time);
 
 /* Locates image i's file now if not yet done, and returns what was found:
