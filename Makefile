@@ -171,6 +171,8 @@ $(BUILD)/testdata/lib%.so: testdata/lib%.c testdata/fixture.h
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -fPIC -shared -o $@ $<
 
+$(BUILD)/testdata/libplug_%.so: testdata/plugin.h
+
 $(BUILD)/testdata/%: testdata/%.c testdata/fixture.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")

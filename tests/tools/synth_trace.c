@@ -40,9 +40,11 @@ static const char usage_text[] =
 	"  --host text      the host description (default \"synthetic\")\n"
 	"  --command word   append word to the recorded command line (repeatable)\n"
 	"  --image spec     an image: ID=n,KIND=uuid|gnu-build-id|none,IDENT=hex,PATH=path,\n"
-	"                   START=addr,SIZE=n,BIAS=n,OFFSET=n,ARCH=arch (ID defaults to its\n"
-	"                   position from 1; KIND to uuid on macos and gnu-build-id on linux\n"
-	"                   when IDENT is given; dashes in IDENT are ignored)\n"
+	"                   START=addr,SIZE=n,BIAS=n,OFFSET=n,ARCH=arch,LOADED=k,UNLOADED=k\n"
+	"                   (ID defaults to its position from 1; KIND to uuid on macos and\n"
+	"                   gnu-build-id on linux when IDENT is given; dashes in IDENT are\n"
+	"                   ignored; LOADED and UNLOADED are at the time of the k'th sample,\n"
+	"                   from 1, and by default the image is there throughout)\n"
 	"  --thread spec    a thread: TID=n,NAME=name\n"
 	"  --sample spec    a sample: TID=n,STATE=running|sleeping|disk|stopped|other,\n"
 	"                   STACK=leaf:caller:...:root,TRUNCATED=0|1 (TID must be a --thread)\n"
@@ -198,6 +200,11 @@ static void parse_image(char *spec, size_t index, uint8_t os, struct trace_image
 		} else if (strcmp(key, "ARCH") == 0) {
 			img->arch = (uint8_t)parse_name("--image ARCH", value, trace_arch_name,
 							TRACE_ARCH_X86_64, TRACE_ARCH_ARM64);
+		} else if (strcmp(key, "LOADED") == 0) {
+			/* a sample number until the period is known */
+			img->time_loaded = parse_number("--image LOADED", value, UINT32_MAX);
+		} else if (strcmp(key, "UNLOADED") == 0) {
+			img->time_unloaded = parse_number("--image UNLOADED", value, UINT32_MAX);
 		} else {
 			usage_error("option '--image': unknown key '%s'", key);
 		}
@@ -425,14 +432,21 @@ int main(int argc, char **argv)
 		die_errno("cannot create '%s'", out_path);
 	check(trace_writer_new(fd, &sess, &w), out_path);
 	t = sess.start_monotonic_ns;
-	for (size_t i = 0; i < nimages; i++)
-		check(trace_writer_image(w, &images[i]), out_path);
+	period = 1000000000ull / sess.rate_hz;
+	for (size_t i = 0; i < nimages; i++) {
+		struct trace_image *img = &images[i];
+		if (img->time_loaded)
+			img->time_loaded = t + img->time_loaded * period;
+		check(trace_writer_image(w, img), out_path);
+		if (img->time_unloaded)
+			check(trace_writer_image_unload(w, img->id, t + img->time_unloaded * period),
+			      out_path);
+	}
 	for (size_t i = 0; i < nthreads; i++) {
 		check(trace_writer_thread_start(w, threads[i].tid, t), out_path);
 		if (threads[i].name)
 			check(trace_writer_thread_name(w, threads[i].tid, t, threads[i].name), out_path);
 	}
-	period = 1000000000ull / sess.rate_hz;
 	for (size_t i = 0; i < nsamples; i++) {
 		const struct sample_spec *s = &samples[i];
 		for (uint64_t k = 0; k < s->count; k++) {

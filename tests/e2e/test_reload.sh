@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# End-to-end: frames named from the image that held their address at the
+# time of their sample, across an unload and a load at the same address
+# (prof-trace(5) "Images over time"). The two plugins libplug_alpha.so and
+# libplug_bravo.so are the same code under other names, so a stack in one
+# is, address for address, a stack in the other, and a trace writer reuses
+# its nodes. First a trace built by hand with synth_trace, whose images
+# are the real plugin files; then the real recorder on the plugins
+# fixture, which unloads alpha and loads bravo where it was.
+. "$(dirname "$0")/lib.sh"
+
+SYNTH=$BUILD/tests/tools/synth_trace
+alpha=$FIX/libplug_alpha.so bravo=$FIX/libplug_bravo.so
+
+# sym FILE NAME: the address of NAME in FILE, as nm gives it.
+sym() { nm "$1" | awk -v n="$2" '$3 == n { print "0x" $1 }'; }
+build_id() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
+
+# --- by hand: alpha until the 4th sample, nothing loaded at the 4th,
+# bravo from the 5th to the 7th, then nothing
+base=$((0x7f0000000000))
+hot=$(sym "$alpha" alpha_hot) run=$(sym "$alpha" alpha_run)
+if [ "$hot" != "$(sym "$bravo" bravo_hot)" ] || [ "$run" != "$(sym "$bravo" bravo_run)" ]; then
+	fail "reload-plugins-alike" "alpha_hot $hot, alpha_run $run; bravo_hot $(sym "$bravo" bravo_hot), bravo_run $(sym "$bravo" bravo_run)"
+	exit 0
+fi
+ok "reload-plugins-alike (hot at $hot, run at $run in both)"
+leaf=$(printf 0x%x $((base + hot + 4))) caller=$(printf 0x%x $((base + run + 0x20)))
+"$SYNTH" -o "$TMP/hand.trace" --os linux --arch x86_64 --command /nonexistent/app \
+	--image KIND=none,PATH=/nonexistent/app,START=0x400000,SIZE=0x10000,BIAS=0x400000 \
+	--image "IDENT=$(build_id "$alpha"),PATH=$alpha,START=$base,SIZE=0x4000,BIAS=$base,UNLOADED=4" \
+	--image "IDENT=$(build_id "$bravo"),PATH=$bravo,START=$base,SIZE=0x4000,BIAS=$base,LOADED=5,UNLOADED=7" \
+	--thread TID=1,NAME=main --sample "TID=1,STACK=$leaf:$caller:0x401010" --count 8
+"$REPORT" folded "$TMP/hand.trace" > "$TMP/hand.folded" 2>&1
+cat > "$TMP/hand.want" <<EOF
+app;app+0x1010;[unknown]+$(printf 0x%x $((caller)));[unknown]+$leaf 2
+app;app+0x1010;alpha_run;alpha_hot 3
+app;app+0x1010;bravo_run;bravo_hot 3
+EOF
+cmp -s "$TMP/hand.folded" "$TMP/hand.want" && ok "reload-hand-built-names-both-images" \
+	|| fail "reload-hand-built-names-both-images" "$(diff "$TMP/hand.want" "$TMP/hand.folded" | tr '\n' '|')"
+"$REPORT" folded --addresses "$TMP/hand.trace" > "$TMP/hand.addr" 2>&1
+grep -q "^app;app+0x1010;libplug_alpha.so+$(printf 0x%x $((run + 0x20)));libplug_alpha.so+$(printf 0x%x $((hot + 4))) 3$" "$TMP/hand.addr" \
+	&& grep -q "^app;app+0x1010;libplug_bravo.so+.*;libplug_bravo.so+.* 3$" "$TMP/hand.addr" \
+	&& ok "reload-hand-built-addresses-name-both-images" \
+	|| fail "reload-hand-built-addresses-name-both-images" "$(tr '\n' '|' < "$TMP/hand.addr")"
+"$REPORT" info "$TMP/hand.trace" > "$TMP/hand.info" 2>&1
+split=$(awk '/stack nodes split/ { print $4 }' "$TMP/hand.info")
+[ "$split" = 4 ] && ok "reload-hand-built-nodes-split (4)" \
+	|| fail "reload-hand-built-nodes-split" "split '$split': $(grep split "$TMP/hand.info")"
+
+# --- the real recorder: alpha, then bravo at the same address
+if ! why=$(ptrace_ok); then
+	skip "reload-recorded" "$why"
+	exit 0
+fi
+for mode in wall cpu; do
+	"$RECORD" -q --mode "$mode" -o "$TMP/$mode.trace" -- "$FIX/plugins" 0.8 > "$TMP/$mode.out" 2> "$TMP/$mode.err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ "$mode" = cpu ] && grep -q 'perf_event' "$TMP/$mode.err"; then
+		skip "reload-recorded-cpu" "perf_event_open not permitted here: $(head -1 "$TMP/$mode.err")"
+		continue
+	fi
+	a=$(awk '$2 == "alpha" { print $4 }' "$TMP/$mode.out")
+	b=$(awk '$2 == "bravo" { print $4 }' "$TMP/$mode.out")
+	if [ $rc -ne 0 ] || [ -z "$a" ] || [ "$a" != "$b" ]; then
+		skip "reload-recorded-$mode" "bravo was not loaded where alpha was (exit $rc, alpha at '$a', bravo at '$b'), so no address is reused"
+		continue
+	fi
+	"$REPORT" folded "$TMP/$mode.trace" > "$TMP/$mode.folded" 2> /dev/null
+	"$REPORT" info "$TMP/$mode.trace" > "$TMP/$mode.info" 2> /dev/null
+	sa=$(share "$TMP/$mode.folded" ';alpha_run;alpha_hot(;|$)')
+	sb=$(share "$TMP/$mode.folded" ';bravo_run;bravo_hot(;|$)')
+	mixed=$(grep -c 'alpha_.*bravo_\|bravo_.*alpha_' "$TMP/$mode.folded")
+	split=$(awk '/stack nodes split/ { print $4 }' "$TMP/$mode.info")
+	unloaded=$(grep -A4 'libplug_alpha.so$' "$TMP/$mode.info" | grep -c 'unloaded:')
+	if [ "$sa" -ge 25 ] && [ "$sb" -ge 25 ] && [ "$mixed" = 0 ] && [ "$unloaded" = 1 ]; then
+		ok "reload-recorded-$mode-keeps-both-names (alpha ${sa}%, bravo ${sb}%, at $a, $split stack nodes split)"
+	else
+		fail "reload-recorded-$mode-keeps-both-names" "alpha ${sa}%, bravo ${sb}%, $mixed mixed stacks, alpha unloaded $unloaded, $split split: $(sort -t' ' -k2 -nr "$TMP/$mode.folded" | head -3 | tr '\n' '|')"
+	fi
+done
