@@ -168,9 +168,21 @@ static uint64_t span_of(const uint64_t *times, size_t n, uint64_t time)
 struct split {
 	struct trace *t;
 	size_t cap_nodes, max_nodes;
-	uint32_t *seen;       /* per node read: 1 + the image its samples see, 0 if none yet */
-	struct hmap copies;   /* (parent | (1 + image) << 32, address) -> node */
+	uint32_t *seen;       /* per node read: 2 + the image its samples see, 0 if none yet */
+	struct hmap copies;   /* (parent | (2 + image) << 32, address) -> node */
+	struct hmap images;   /* (address, span) -> 2 + the image it names then */
 };
+
+/* 2 + the image addr names in this span of time, a sample's time in it. */
+static uint32_t image_code(struct split *sp, uint64_t addr, uint64_t span, uint64_t time)
+{
+	int added;
+	uint64_t *slot = hmap_put(&sp->images, addr, span, 0, &added);
+
+	if (added)
+		*slot = (uint64_t)(trace_image_at(sp->t, addr, time) + 2);
+	return (uint32_t)*slot;
+}
 
 /* The node for address addr under parent, seen with image code (0 for
  * an address whose image never changes), copied if need be; or 0 when
@@ -196,7 +208,7 @@ static uint32_t copy_node(struct split *sp, uint32_t parent, uint64_t addr, uint
 /* The node that stands for the stack of sample s with each address seen at
  * the sample's time, made if need be; 0 if it could not be. */
 static uint32_t split_stack(struct split *sp, const uint8_t *flags, uint32_t **chain,
-			    size_t *cap, const struct trace_sample *s)
+			    size_t *cap, const struct trace_sample *s, uint64_t span)
 {
 	struct trace *t = sp->t;
 	uint32_t cur = 0, n;
@@ -212,7 +224,7 @@ static uint32_t split_stack(struct split *sp, const uint8_t *flags, uint32_t **c
 
 		n = (*chain)[depth];
 		if (flags[n] & NODE_TIMED)
-			code = (uint32_t)(trace_image_at(t, t->nodes[n].addr, s->time) + 2);
+			code = image_code(sp, t->nodes[n].addr, span, s->time);
 		if (!copied) {
 			if (code && !sp->seen[n])
 				sp->seen[n] = code;
@@ -258,6 +270,7 @@ void trace_split_by_image(struct trace *t, size_t cap_nodes)
 	if (sp.max_nodes > UINT32_MAX)
 		sp.max_nodes = UINT32_MAX;
 	hmap_init(&sp.copies);
+	hmap_init(&sp.images);
 	hmap_init(&done);
 	for (i = 0; i < t->nsamples; i++) {
 		struct trace_sample *s = &t->samples[i];
@@ -271,7 +284,7 @@ void trace_split_by_image(struct trace *t, size_t cap_nodes)
 		span = span_of(times, ntimes, s->time);
 		slot = hmap_put(&done, s->stack, span, 0, &added);
 		if (added)
-			*slot = split_stack(&sp, flags, &chain, &capchain, s);
+			*slot = split_stack(&sp, flags, &chain, &capchain, s, span);
 		if (!*slot) {
 			/* past the cap: its frames cannot be named right */
 			t->status.samples_dropped++;
@@ -282,6 +295,7 @@ void trace_split_by_image(struct trace *t, size_t cap_nodes)
 	}
 	t->nsamples = kept;
 	hmap_release(&sp.copies);
+	hmap_release(&sp.images);
 	hmap_release(&done);
 out:
 	free(p.start);
