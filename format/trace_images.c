@@ -211,11 +211,12 @@ static uint32_t split_stack(struct split *sp, const uint8_t *flags, uint32_t **c
 			    size_t *cap, const struct trace_sample *s, uint64_t span)
 {
 	struct trace *t = sp->t;
+	struct trace_chain c;
 	uint32_t cur = 0, n;
 	size_t depth = 0;
 	int copied = 0;
 
-	for (n = s->stack; n; n = t->nodes[n].parent) {
+	for (trace_chain_init(&c, t, s->stack); trace_chain_next(&c, &n);) {
 		*chain = xgrow(*chain, cap, depth + 1, sizeof(**chain));
 		(*chain)[depth++] = n;
 	}

@@ -6,9 +6,11 @@
  * with format/trace.h's bounded chain. Each node is resolved once, as a
  * leaf and as a caller (a return address, looked up at address - 1), and
  * its frames are kept for the life of the layer: most nodes are shared by
- * many stacks. A node is named by the images loaded at the first sample,
- * in recording order, whose stack holds it, so a name does not depend on
- * which output asks, nor on the filter.
+ * many stacks. A node is named by the images at the time of the first
+ * sample, in recording order, whose stack holds it, so a name does not
+ * depend on which output asks, nor on the filter; and it is the name for
+ * every sample that holds it, as the trace reader splits a node whose
+ * samples see different images at its address (trace_image_at()).
  *
  * The filter decides which samples count, the same way for every output:
  * by thread, state and time window, then by the frames of the whole stack
