@@ -45,7 +45,7 @@ enum prof_error {
 
 	/* report/dwinfo.h */
 	DWINFO_E_NODEBUG = -19500,   /* no (or an empty) .debug_info */
-	DWINFO_E_CORRUPT,            /* libdwarf refused the DWARF: not one unit reads */
+	DWINFO_E_CORRUPT,            /* not one unit header reads */
 	DWINFO_E_COMPRESSED,         /* a compressed section is malformed, of an
 	                              * unknown kind, or larger than DWINFO_MAX_SECTION */
 

@@ -1,6 +1,7 @@
 /*
  * dwinfo.h: DWARF line and inline information for one object file, read
- * with libdwarf from sections the caller has already found.
+ * (by report/dwdie.c and report/dwline.c) from sections the caller has
+ * already found.
  *
  * The caller maps the file and parses it (ELF, thin Mach-O, a slice of a
  * universal binary), then hands over its sections by name; this module

@@ -5,12 +5,13 @@
  */
 #include "dwline.h"
 
-#include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/bytes.h"
 #include "common/diag.h"
+#include "report/dwconst.h"
+#include "report/dwdie.h"
 #include "report/dwspan.h"
 
 /* No table has more directories or files than this. */
@@ -22,40 +23,31 @@ struct entry {
 };
 
 /* One DWARF 5 entry field of this form: a string if it is one (or NULL),
- * a number in *num otherwise. An unknown form poisons the cursor. */
+ * a number in *num otherwise. A form that cannot be read poisons the
+ * cursor. The strx forms need a unit's string offsets, which a line table
+ * cannot name: they read as no string. */
 static const char *field(struct dwsect_table *t, struct cursor *c, uint64_t form, unsigned offsize,
 			 uint64_t *num)
 {
-	const char *s = NULL;
-	uint64_t v = 0;
-	int64_t sv;
+	struct dwdie_attr a;
 
 	*num = 0;
-	switch (form) {
-	case DW_FORM_string: cursor_cstr(c, &s); return s;
-	case DW_FORM_line_strp:
-		return cursor_le(c, offsize, &v) < 0 ? NULL : dwsect_string(t, ".debug_line_str", v);
-	case DW_FORM_strp:
-		return cursor_le(c, offsize, &v) < 0 ? NULL : dwsect_string(t, ".debug_str", v);
-	case DW_FORM_udata: cursor_uleb(c, num); return NULL;
-	case DW_FORM_data1: cursor_le(c, 1, num); return NULL;
-	case DW_FORM_data2: cursor_le(c, 2, num); return NULL;
-	case DW_FORM_data4: cursor_le(c, 4, num); return NULL;
-	case DW_FORM_data8: cursor_le(c, 8, num); return NULL;
-	case DW_FORM_data16: cursor_skip(c, 16); return NULL;
-	case DW_FORM_sdata: cursor_sleb(c, &sv); return NULL;
-	case DW_FORM_block: cursor_uleb(c, &v); cursor_skip(c, v); return NULL;
-	case DW_FORM_block1: cursor_le(c, 1, &v); cursor_skip(c, v); return NULL;
-	case DW_FORM_block2: cursor_le(c, 2, &v); cursor_skip(c, v); return NULL;
-	case DW_FORM_block4: cursor_le(c, 4, &v); cursor_skip(c, v); return NULL;
-	/* strx forms need the unit's string offsets, which a line table
-	 * cannot name: read past them, as no string. */
-	case DW_FORM_strx: case DW_FORM_GNU_str_index: cursor_uleb(c, &v); return NULL;
-	case DW_FORM_strx1: cursor_skip(c, 1); return NULL;
-	case DW_FORM_strx2: cursor_skip(c, 2); return NULL;
-	case DW_FORM_strx3: cursor_skip(c, 3); return NULL;
-	case DW_FORM_strx4: cursor_skip(c, 4); return NULL;
-	default: cursor_fail(c); return NULL;
+	if (form > UINT32_MAX) {
+		cursor_fail(c);
+		return NULL;
+	}
+	if (dwdie_value(c, (uint32_t)form, 0, 8, offsize, 5, &a) < 0)
+		return NULL;
+	switch (a.form) {
+	case DW_FORM_string: return (const char *)a.data;
+	case DW_FORM_line_strp: return dwsect_string(t, ".debug_line_str", a.val);
+	case DW_FORM_strp: return dwsect_string(t, ".debug_str", a.val);
+	case DW_FORM_udata: case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4:
+	case DW_FORM_data8:
+		*num = a.val;
+		return NULL;
+	default:
+		return NULL;
 	}
 }
 
@@ -314,7 +306,7 @@ void dwline_read(struct dwline *l, struct dwsect_table *t, uint64_t off, const c
 	struct entry *dirs = NULL, *files = NULL;
 	size_t ndirs = 0, nfiles = 0;
 	uint64_t len, hlen, v;
-	unsigned offsize = 4, version;
+	unsigned offsize, version;
 	int ok;
 
 	memset(l, 0, sizeof(*l));
@@ -322,14 +314,7 @@ void dwline_read(struct dwline *l, struct dwsect_table *t, uint64_t off, const c
 	if (!data || off >= t->v[i].size)
 		return;
 	cursor_init(&c, data + off, (size_t)(t->v[i].size - off));
-	cursor_le(&c, 4, &len);
-	if (len == 0xffffffffu) {
-		cursor_le(&c, 8, &len);
-		offsize = 8;
-	} else if (len >= 0xfffffff0u) {
-		return;
-	}
-	if (!c.ok || len > c.left)
+	if (dwdie_length(&c, &len, &offsize) < 0)
 		return;
 	cursor_take(&c, (size_t)len, &p);
 	cursor_init(&unit, p, (size_t)len);

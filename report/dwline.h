@@ -1,14 +1,12 @@
 /*
- * dwline.h: one unit's .debug_line table, DWARF 2 to 5, read without
- * libdwarf: its file names joined into paths and its program run into
- * sorted address rows.
+ * dwline.h: one unit's .debug_line table, DWARF 2 to 5: its file names
+ * joined into paths and its program run into sorted address rows.
  *
- * Read here rather than through libdwarf 20210528, which starts each
- * DWARF 5 sequence with file 0 where the standard (and GCC, and LLVM) say
- * 1, and whose dwarf_srclines_b() decodes every row into an allocation of
- * its own, a third of a symbolization's time. Every length is checked
- * against the bytes that remain: a damaged header leaves the unit without
- * lines, a damaged program ends its rows where it breaks.
+ * Each sequence starts with file 1, as the standard (and GCC, and LLVM)
+ * say, and the rows go into one array, not an allocation each. Every
+ * length is checked against the bytes that remain: a damaged header
+ * leaves the unit without lines, a damaged program ends its rows where
+ * it breaks.
  */
 #ifndef REPORT_DWLINE_H
 #define REPORT_DWLINE_H

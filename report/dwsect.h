@@ -30,8 +30,8 @@ struct dwsect {
 };
 
 struct dwsect_table {
-	struct dwsect *v;        /* v[0] is the empty section ELF reserves,
-	                          * which libdwarf expects */
+	struct dwsect *v;        /* v[0] is an empty section, as ELF's, so that
+	                          * index 0 means none */
 	size_t n;
 };
 

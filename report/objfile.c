@@ -6,7 +6,7 @@
  * which functions does its symbol table name, and, for ELF, where does its
  * debug link point. ELF answers from section headers; Mach-O from load
  * commands, with DWARF in the __DWARF segment under "__debug_*" names that
- * are translated to the ELF names libdwarf knows. A universal file holds
+ * are translated to the ELF names the DWARF readers know. A universal file holds
  * several objects, and the one whose UUID matches is chosen; the others
  * are never read.
  */
@@ -237,7 +237,7 @@ static void add_section(struct section_list *l, const char *name, const uint8_t 
 						.addr = addr, .compressed = compressed };
 }
 
-/* Mach-O names are "__debug_info" in segment __DWARF; libdwarf wants
+/* Mach-O names are "__debug_info" in segment __DWARF; the DWARF readers want
  * ".debug_info". The translated names are static strings, so the list
  * needs no storage of its own for them. */
 static const char *const macho_dwarf_names[] = {

@@ -1,6 +1,7 @@
 /*
  * object_file.h: object files on disk as the unit tests read them: mapped
- * whole and read-only, and their symbols' addresses as nm(1) lists them.
+ * whole and read-only, their symbols' addresses as nm(1) lists them, and
+ * the DWARF fixtures that mk/dwarf.mk builds.
  * Include it once per test file, after criterion.h.
  */
 #ifndef TESTS_UNIT_OBJECT_FILE_H
@@ -72,6 +73,29 @@ __attribute__((unused)) static uint64_t nm_addr(const char *path, const char *sy
 	pclose(p);
 	cr_assert_neq(found, 0, "nm does not list %s in %s", sym, path);
 	return found;
+}
+
+/* The path of fixture dwarf/name (mk/dwarf.mk) under the build directory
+ * build, in out: returns 0, or -1 with why (if not NULL) the reason make
+ * gave for not building it. */
+__attribute__((unused)) static int dwarf_fixture(const char *build, const char *name, char *out,
+						 size_t n, char *why, size_t nwhy)
+{
+	char skipped[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(out, n, "%s/testdata/dwarf/%s", build, name);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(skipped, sizeof(skipped), "%.*s.skipped", PATH_MAX, out);
+	f = fopen(skipped, "r");
+	cr_assert_not_null(f, "no fixture %s, and no %s saying why (make fixtures)", out, skipped);
+	if (why && !fgets(why, (int)nwhy, f))
+		why[0] = 0;
+	if (why)
+		why[strcspn(why, "\n")] = 0;
+	fclose(f);
+	return -1;
 }
 
 #endif

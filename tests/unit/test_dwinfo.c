@@ -381,25 +381,9 @@ Test(dwinfo, fixture_two_levels_of_inlining)
 	object_close(&o);
 }
 
-/* The path of fixture dwarf/name (mk/dwarf.mk) in out: returns 0, or -1
- * with why (if not NULL) the reason make gave for not building it. */
 static int variant_path(const char *name, char *out, size_t n, char *why, size_t nwhy)
 {
-	char skipped[512];
-	FILE *f;
-
-	snprintf(out, n, "%s/testdata/dwarf/%s", build_dir(), name);
-	if (access(out, R_OK) == 0)
-		return 0;
-	snprintf(skipped, sizeof(skipped), "%s.skipped", out);
-	f = fopen(skipped, "r");
-	cr_assert_not_null(f, "no fixture %s, and no %s saying why (make fixtures)", out, skipped);
-	if (why && !fgets(why, (int)nwhy, f))
-		why[0] = 0;
-	if (why)
-		why[strcspn(why, "\n")] = 0;
-	fclose(f);
-	return -1;
+	return dwarf_fixture(build_dir(), name, out, n, why, nwhy);
 }
 
 Test(dwinfo, variants_match_llvm_symbolizer)
@@ -1030,7 +1014,7 @@ Test(dwinfo, compressed_sections_are_checked)
 }
 
 /* Damage in a large real file: libc's debug file, decompressed by
- * objcopy so the bytes can be flipped where libdwarf reads them. */
+ * objcopy so the bytes can be flipped where they are read. */
 Test(dwinfo, damaged_libc_never_crashes)
 {
 	char plain[128], cmd[1024];
