@@ -69,18 +69,18 @@ $(BUILD)/setup-build.stamp: mk/setup.sh
 deps: $(BUILD)/setup-build.stamp
 	$(Q)$(call setup,test) && $(call setup,bench)
 
-# Where libdwarf and libiberty are: Debian's places (mk/macos.mk has
-# Homebrew's).
-DWARF_CFLAGS_CMD = echo -I/usr/include/libdwarf
-DWARF_LIBS_CMD = echo -ldwarf -liberty
+# The libraries only prof-report links: libiberty (demangling), in
+# Debian's places (mk/macos.mk has Homebrew's).
+REPORT_CFLAGS_CMD = echo
+REPORT_LIBS_CMD = echo -liberty
 
 # The build's flags; rewritten only when they change, so that a new set-up
 # rebuilds nothing it need not.
 $(CONFIG): mk/setup.sh $(BUILD)/setup-build.stamp
 	$(Q){ echo "PKG_CFLAGS := $$(pkg-config --cflags libzstd libxxhash zlib)"; \
 	      echo "PKG_LIBS := $$(pkg-config --libs libzstd libxxhash zlib) -lm"; \
-	      echo "DWARF_CFLAGS := $$($(DWARF_CFLAGS_CMD))"; \
-	      echo "DWARF_LIBS := $$($(DWARF_LIBS_CMD))"; } > $@.tmp
+	      echo "REPORT_CFLAGS := $$($(REPORT_CFLAGS_CMD))"; \
+	      echo "REPORT_LIBS := $$($(REPORT_LIBS_CMD))"; } > $@.tmp
 	$(Q)cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
 # Criterion, for the unit tests: without it they are not built, and the
@@ -97,7 +97,7 @@ $(CONFIG_TEST): FORCE | $(CONFIG)
 		echo "UNIT_SKIPPED := Criterion is not installed (Debian: libcriterion-dev)"; \
 	fi > $@.tmp && { cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@; }
 
-ALL_CFLAGS = $(REQ_CFLAGS) $(PKG_CFLAGS) $(DWARF_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = $(REQ_CFLAGS) $(PKG_CFLAGS) $(REPORT_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(REQ_LDFLAGS) $(LDFLAGS)
 
 COMMON_SRC := $(wildcard common/*.c)
@@ -152,13 +152,13 @@ $(BIN)prof-record: $(BUILD)/record/main.o $(LIBRECORD) $(LIBFORMAT) $(LIBCOMMON)
 
 $(BIN)prof-report: $(BUILD)/report/main.o $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DWARF_LIBS) $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(REPORT_LIBS) $(PKG_LIBS)
 
 # One Criterion binary per tests/unit/test_<module>.c.
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(LIBRECORD) $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(DWARF_LIBS) $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(REPORT_LIBS) $(PKG_LIBS)
 
 # Fixture programs: compiled at test time with frame pointers, the way a
 # profiled build would be.

@@ -24,7 +24,7 @@ FUZZ_RUNTIME := $(shell $(FUZZ_CC) -print-file-name=libclang_rt.fuzzer-$(shell u
 FUZZ_OK := $(if $(filter /%,$(FUZZ_RUNTIME)),$(wildcard $(FUZZ_RUNTIME)))
 FUZZ_SAN := address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(REQ_CFLAGS)) $(PKG_CFLAGS) \
-	      $(DWARF_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,$(FUZZ_SAN)
+	      $(REPORT_CFLAGS) -O1 -g -fsanitize=fuzzer-no-link,$(FUZZ_SAN)
 fuzzobj = $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(1))
 FUZZ_LIBS := $(FUZZ_BUILD)/librecord.a $(FUZZ_BUILD)/libreport.a $(FUZZ_BUILD)/libformat.a \
 	     $(FUZZ_BUILD)/libcommon.a
@@ -45,12 +45,12 @@ $(FUZZ_BUILD)/libreport.a: $(call fuzzobj,$(REPORT_SRC))
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/fuzz/fuzz_%.o $(FUZZ_LIBS)
 	@$(if $(Q),echo "  FUZZLD  $@")
-	$(Q)$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(DWARF_LIBS) $(PKG_LIBS)
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(REPORT_LIBS) $(PKG_LIBS)
 
 $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/fuzz_%.o $(LIBRECORD) $(LIBREPORT) \
 			$(LIBFORMAT) $(LIBCOMMON)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DWARF_LIBS) $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(REPORT_LIBS) $(PKG_LIBS)
 
 $(BUILD)/fuzz/trace_raw: $(BUILD)/fuzz/trace_raw.o $(LIBFORMAT) $(LIBCOMMON)
 	@$(if $(Q),echo "  LINK    $@")
@@ -58,7 +58,7 @@ $(BUILD)/fuzz/trace_raw: $(BUILD)/fuzz/trace_raw.o $(LIBFORMAT) $(LIBCOMMON)
 
 $(BUILD)/fuzz/dwarf_raw: $(BUILD)/fuzz/dwarf_raw.o $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DWARF_LIBS) $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(REPORT_LIBS) $(PKG_LIBS)
 
 FIXTURES += $(REPLAYS) $(BUILD)/fuzz/trace_raw $(BUILD)/fuzz/dwarf_raw $(if $(FUZZ_OK),$(FUZZERS))
 

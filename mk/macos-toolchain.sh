@@ -23,7 +23,7 @@ MACOS_MIN=11.0
 # The libraries, by the names of their Debian development packages (which
 # mk/setup.sh installs for the Linux build), and the directory each is
 # unpacked in.
-SOURCES="libzstd-dev:zstd zlib1g-dev:zlib libdwarf-dev:libdwarf libiberty-dev:libiberty libxxhash-dev:xxhash"
+SOURCES="libzstd-dev:zstd zlib1g-dev:zlib libiberty-dev:libiberty libxxhash-dev:xxhash"
 
 say() { echo "macos: $*"; }
 die() { echo "macos: $*" >&2; exit 1; }
@@ -171,16 +171,6 @@ lib_steps() {
 		make -C "$work" libz.a AR="$ar" ARFLAGS=rcs RANLIB="$ranlib"
 		cp "$work/libz.a" "$prefix/lib/"
 		cp "$work/zlib.h" "$work/zconf.h" "$prefix/include/"
-		;;
-	libdwarf)
-		# Without libelf: prof-report hands libdwarf its sections
-		# itself (dwarf_object_init_b).
-		(cd "$work" && ./configure --host="$host" --disable-shared --enable-static --disable-libelf \
-			CC="$cc" AR="$ar" RANLIB="$ranlib" CPPFLAGS="-I$prefix/include" LDFLAGS="-L$prefix/lib")
-		make -C "$work/libdwarf" libdwarf.la
-		cp "$work/libdwarf/.libs/libdwarf.a" "$prefix/lib/"
-		mkdir -p "$prefix/include/libdwarf"
-		cp "$work/libdwarf/libdwarf.h" "$work/libdwarf/dwarf.h" "$prefix/include/libdwarf/"
 		;;
 	libiberty)
 		(cd "$work/libiberty" && ./configure --host="$host" CC="$cc" AR="$ar" RANLIB="$ranlib")

@@ -3,14 +3,13 @@
 #
 # On macOS, prof-record is built from record/*.c without the Linux files:
 # mach_macos.c (the Mach calls) under target_darwin.c and
-# images_darwin.c. The libraries come from Homebrew through pkg-config;
-# libdwarf's headers are in a libdwarf/ directory there as on Debian.
+# images_darwin.c. The libraries come from Homebrew through pkg-config.
 # prof-record needs the debugger entitlement to call task_for_pid:
 # `make sign` signs it ad hoc with mk/prof-record.entitlements.
 #
 # On Linux, `make macos` cross-builds both programs for arm64 and x86_64
 # macOS into build/macos/ARCH/, with warnings as errors: Zig as the C
-# cross-compiler (from npm), and zstd, zlib, libdwarf, libiberty and
+# cross-compiler (from npm), and zstd, zlib, libiberty and
 # xxHash built for each target from their Debian source packages, all by
 # mk/macos-toolchain.sh under build/macos/tools/ and kept there, so a
 # second run only compiles what changed. `make check` runs it (the
@@ -25,15 +24,14 @@ DARWIN_OBJ := $(call obj,record/target_darwin.c record/images_darwin.c)
 $(BUILD)/tests/test_darwin: $(BUILD)/tests/unit/test_darwin.o $(DARWIN_OBJ) $(LIBRECORD) $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(DWARF_LIBS) $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(REPORT_LIBS) $(PKG_LIBS)
 
 ifeq ($(UNAME),Darwin)
-# Homebrew's libdwarf has a pkg-config file (its headers are in a
-# libdwarf-0 directory); libiberty comes with Homebrew's binutils, which
-# is keg-only, so its prefix is asked for.
+# libiberty comes with Homebrew's binutils, which is keg-only, so its
+# prefix is asked for.
 BREW_BINUTILS := $(shell brew --prefix binutils 2>/dev/null)
-DWARF_CFLAGS_CMD = echo $$(pkg-config --cflags libdwarf) -I$(BREW_BINUTILS)/include
-DWARF_LIBS_CMD = echo $$(pkg-config --libs libdwarf) -L$(BREW_BINUTILS)/lib -liberty
+REPORT_CFLAGS_CMD = echo -I$(BREW_BINUTILS)/include
+REPORT_LIBS_CMD = echo -L$(BREW_BINUTILS)/lib -liberty
 # A Mach-O link of the programs needs nothing but those libraries: the
 # Makefile passes ld64 no GNU ld option (only the ELF fixtures have one).
 
@@ -52,7 +50,7 @@ MACOS_TOOLS := $(MACOS_DIR)/tools
 MACOS_ARCHS := arm64 x86_64
 MACOS_ZIG := $(MACOS_TOOLS)/zig/bin/cc-arm64
 MACOS_SRC := $(MACOS_TOOLS)/src/versions
-MACOS_LIBS := zlib zstd libdwarf libiberty xxhash
+MACOS_LIBS := zlib zstd libiberty xxhash
 MACOS_PROGS := $(foreach a,$(MACOS_ARCHS),$(MACOS_DIR)/$(a)/prof-record $(MACOS_DIR)/$(a)/prof-report)
 # Zig's cache and the libraries' own builds write .d files that are not
 # ours.
@@ -69,7 +67,7 @@ MACOS_REPORT_SRC := $(wildcard report/*.c)
 # SANITIZE), warnings as errors, and the libraries of each target.
 # xxHash is used header-only.
 MACOS_CFLAGS = $(REQ_CFLAGS) -Werror -O2 -g -DXXH_INLINE_ALL \
-	-I$(MACOS_DIR)/$(1)/deps/include -I$(MACOS_DIR)/$(1)/deps/include/libdwarf
+	-I$(MACOS_DIR)/$(1)/deps/include
 
 macos_obj = $(patsubst %.c,$(MACOS_DIR)/$(1)/obj/%.o,$(2))
 
@@ -79,16 +77,13 @@ $(MACOS_ZIG):
 $(MACOS_SRC):
 	$(Q)sh mk/macos-toolchain.sh sources $(MACOS_TOOLS)/src
 
-# One target: its libraries (libdwarf is configured against its zlib), its
-# objects and the two programs. The library builds run sub-makes, so the
+# One target: its libraries, its objects and the two programs. The library builds run sub-makes, so the
 # recipe shares make's job slots (+).
 define macos_target
 $(MACOS_DIR)/$(1)/deps/%.stamp: $(MACOS_ZIG) $(MACOS_SRC) mk/macos-toolchain.sh
 	@echo "  BUILD   $$* for macOS $(1)"
 	+$(Q)sh mk/macos-toolchain.sh lib $$* $(1) $(MACOS_TOOLS) $(MACOS_DIR)/$(1)/deps
 	$(Q)touch $$@
-
-$(MACOS_DIR)/$(1)/deps/libdwarf.stamp: $(MACOS_DIR)/$(1)/deps/zlib.stamp
 
 $(MACOS_DIR)/$(1)/obj/%.o: %.c | $(patsubst %,$(MACOS_DIR)/$(1)/deps/%.stamp,$(MACOS_LIBS))
 	@mkdir -p $$(dir $$@)
@@ -104,7 +99,7 @@ $(MACOS_DIR)/$(1)/prof-report: $(call macos_obj,$(1),$(MACOS_REPORT_SRC) $(FORMA
 		$(patsubst %,$(MACOS_DIR)/$(1)/deps/%.stamp,$(MACOS_LIBS))
 	@$$(if $$(Q),echo "  LINK    $$@")
 	$(Q)$(MACOS_TOOLS)/zig/bin/cc-$(1) -o $$@ $$(filter %.o,$$^) \
-		$$(patsubst %,$(MACOS_DIR)/$(1)/deps/lib/%.a,libdwarf libiberty libzstd libz) -lm
+		$$(patsubst %,$(MACOS_DIR)/$(1)/deps/lib/%.a,libiberty libzstd libz) -lm
 endef
 $(foreach a,$(MACOS_ARCHS),$(eval $(call macos_target,$(a))))
 

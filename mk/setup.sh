@@ -44,7 +44,6 @@ if [ "$(uname -s)" = Darwin ]; then
 	build)
 		check cmd  pkg-config           pkg-config
 		check pc   libzstd              zstd
-		check pc   libdwarf             libdwarf
 		check pc   libxxhash            xxhash
 		[ -d "$(brew --prefix binutils 2>/dev/null)/lib" ] || need="$need binutils"
 		;;
@@ -70,7 +69,6 @@ build)
 	check file /usr/include/stdio.h     libc6-dev
 	check cmd  pkg-config               pkg-config
 	check pc   libzstd                  libzstd-dev
-	check file /usr/include/libdwarf/libdwarf.h libdwarf-dev
 	check pc   libxxhash                libxxhash-dev
 	check pc   zlib                     zlib1g-dev
 	check file /usr/include/libiberty/demangle.h libiberty-dev
