@@ -69,10 +69,11 @@ $(BUILD)/setup-build.stamp: mk/setup.sh
 deps: $(BUILD)/setup-build.stamp
 	$(Q)$(call setup,test) && $(call setup,bench)
 
-# The libraries only prof-report links: libiberty (demangling), in
-# Debian's places (mk/macos.mk has Homebrew's).
-REPORT_CFLAGS_CMD = echo
-REPORT_LIBS_CMD = echo -liberty
+# The libraries only prof-report links: libdeflate (compressed debug
+# sections) and libiberty (demangling), in Debian's places (mk/macos.mk
+# has Homebrew's).
+REPORT_CFLAGS_CMD = echo $$(pkg-config --cflags libdeflate)
+REPORT_LIBS_CMD = echo $$(pkg-config --libs libdeflate) -liberty
 
 # The build's flags; rewritten only when they change, so that a new set-up
 # rebuilds nothing it need not.

@@ -23,7 +23,7 @@ MACOS_MIN=11.0
 # The libraries, by the names of their Debian development packages (which
 # mk/setup.sh installs for the Linux build), and the directory each is
 # unpacked in.
-SOURCES="libzstd-dev:zstd zlib1g-dev:zlib libiberty-dev:libiberty libxxhash-dev:xxhash"
+SOURCES="libzstd-dev:zstd zlib1g-dev:zlib libdeflate-dev:libdeflate libiberty-dev:libiberty libxxhash-dev:xxhash"
 
 say() { echo "macos: $*"; }
 die() { echo "macos: $*" >&2; exit 1; }
@@ -171,6 +171,12 @@ lib_steps() {
 		make -C "$work" libz.a AR="$ar" ARFLAGS=rcs RANLIB="$ranlib"
 		cp "$work/libz.a" "$prefix/lib/"
 		cp "$work/zlib.h" "$work/zconf.h" "$prefix/include/"
+		;;
+	libdeflate)
+		# Its own Makefile, the static library alone.
+		make -C "$work" libdeflate.a CC="$cc" AR="$ar"
+		cp "$work/libdeflate.a" "$prefix/lib/"
+		cp "$work/libdeflate.h" "$prefix/include/"
 		;;
 	libiberty)
 		(cd "$work/libiberty" && ./configure --host="$host" CC="$cc" AR="$ar" RANLIB="$ranlib")

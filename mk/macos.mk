@@ -9,7 +9,7 @@
 #
 # On Linux, `make macos` cross-builds both programs for arm64 and x86_64
 # macOS into build/macos/ARCH/, with warnings as errors: Zig as the C
-# cross-compiler (from npm), and zstd, zlib, libiberty and
+# cross-compiler (from npm), and zstd, zlib, libdeflate, libiberty and
 # xxHash built for each target from their Debian source packages, all by
 # mk/macos-toolchain.sh under build/macos/tools/ and kept there, so a
 # second run only compiles what changed. `make check` runs it (the
@@ -30,8 +30,8 @@ ifeq ($(UNAME),Darwin)
 # libiberty comes with Homebrew's binutils, which is keg-only, so its
 # prefix is asked for.
 BREW_BINUTILS := $(shell brew --prefix binutils 2>/dev/null)
-REPORT_CFLAGS_CMD = echo -I$(BREW_BINUTILS)/include
-REPORT_LIBS_CMD = echo -L$(BREW_BINUTILS)/lib -liberty
+REPORT_CFLAGS_CMD = echo $$(pkg-config --cflags libdeflate) -I$(BREW_BINUTILS)/include
+REPORT_LIBS_CMD = echo $$(pkg-config --libs libdeflate) -L$(BREW_BINUTILS)/lib -liberty
 # A Mach-O link of the programs needs nothing but those libraries: the
 # Makefile passes ld64 no GNU ld option (only the ELF fixtures have one).
 
@@ -50,7 +50,7 @@ MACOS_TOOLS := $(MACOS_DIR)/tools
 MACOS_ARCHS := arm64 x86_64
 MACOS_ZIG := $(MACOS_TOOLS)/zig/bin/cc-arm64
 MACOS_SRC := $(MACOS_TOOLS)/src/versions
-MACOS_LIBS := zlib zstd libiberty xxhash
+MACOS_LIBS := zlib zstd libdeflate libiberty xxhash
 MACOS_PROGS := $(foreach a,$(MACOS_ARCHS),$(MACOS_DIR)/$(a)/prof-record $(MACOS_DIR)/$(a)/prof-report)
 # Zig's cache and the libraries' own builds write .d files that are not
 # ours.
@@ -74,7 +74,8 @@ macos_obj = $(patsubst %.c,$(MACOS_DIR)/$(1)/obj/%.o,$(2))
 $(MACOS_ZIG):
 	$(Q)sh mk/macos-toolchain.sh zig $(MACOS_TOOLS)/zig
 
-$(MACOS_SRC):
+# Fetched again when the script changes, which names the libraries.
+$(MACOS_SRC): mk/macos-toolchain.sh
 	$(Q)sh mk/macos-toolchain.sh sources $(MACOS_TOOLS)/src
 
 # One target: its libraries, its objects and the two programs. The library builds run sub-makes, so the
@@ -99,7 +100,7 @@ $(MACOS_DIR)/$(1)/prof-report: $(call macos_obj,$(1),$(MACOS_REPORT_SRC) $(FORMA
 		$(patsubst %,$(MACOS_DIR)/$(1)/deps/%.stamp,$(MACOS_LIBS))
 	@$$(if $$(Q),echo "  LINK    $$@")
 	$(Q)$(MACOS_TOOLS)/zig/bin/cc-$(1) -o $$@ $$(filter %.o,$$^) \
-		$$(patsubst %,$(MACOS_DIR)/$(1)/deps/lib/%.a,libiberty libzstd libz) -lm
+		$$(patsubst %,$(MACOS_DIR)/$(1)/deps/lib/%.a,libdeflate libiberty libzstd libz) -lm
 endef
 $(foreach a,$(MACOS_ARCHS),$(eval $(call macos_target,$(a))))
 

@@ -44,6 +44,7 @@ if [ "$(uname -s)" = Darwin ]; then
 	build)
 		check cmd  pkg-config           pkg-config
 		check pc   libzstd              zstd
+		check pc   libdeflate           libdeflate
 		check pc   libxxhash            xxhash
 		[ -d "$(brew --prefix binutils 2>/dev/null)/lib" ] || need="$need binutils"
 		;;
@@ -69,6 +70,7 @@ build)
 	check file /usr/include/stdio.h     libc6-dev
 	check cmd  pkg-config               pkg-config
 	check pc   libzstd                  libzstd-dev
+	check pc   libdeflate               libdeflate-dev
 	check pc   libxxhash                libxxhash-dev
 	check pc   zlib                     zlib1g-dev
 	check file /usr/include/libiberty/demangle.h libiberty-dev

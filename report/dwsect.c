@@ -1,12 +1,15 @@
 /*
- * dwsect.c: the section table, and inflating compressed sections with
- * zlib or zstd into exactly the size their Elf64_Chdr declares.
+ * dwsect.c: the section table, and inflating compressed sections into
+ * exactly the size their Elf64_Chdr declares: zlib streams with
+ * libdeflate, which decodes a whole buffer at about three times zlib's
+ * speed (and so most of the cost of reading Debian's compressed debug
+ * files goes), zstd with zstd.
  */
 #include "dwsect.h"
 
+#include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include <zstd.h>
 
 #include "common/bytes.h"
@@ -104,25 +107,16 @@ static int inflate_section(struct dwsect *s)
 	if (!out)
 		return -1;
 	if (s->ctype == ELFCOMPRESS_ZLIB_TYPE) {
-		z_stream z;
-		int zr;
+		/* Without an actual size to return, libdeflate fails unless
+		 * the stream gives exactly s->size bytes (and its checksum). */
+		struct libdeflate_decompressor *z = libdeflate_alloc_decompressor();
+		enum libdeflate_result r;
 
-		memset(&z, 0, sizeof(z));
-		if (inflateInit(&z) != Z_OK)
+		if (!z)
 			goto fail;
-		/* zlib counts in uInt; the inflated size is capped far below
-		 * 4 GiB, and a larger input cannot be honest. */
-		if (len > UINT32_MAX) {
-			inflateEnd(&z);
-			goto fail;
-		}
-		z.next_in = (Bytef *)src;
-		z.next_out = out;
-		z.avail_in = (uInt)len;
-		z.avail_out = (uInt)s->size;
-		zr = inflate(&z, Z_FINISH);
-		inflateEnd(&z);
-		if (zr != Z_STREAM_END || z.total_out != s->size)
+		r = libdeflate_zlib_decompress(z, src, len, out, s->size, NULL);
+		libdeflate_free_decompressor(z);
+		if (r != LIBDEFLATE_SUCCESS)
 			goto fail;
 	} else {
 		size_t r = ZSTD_decompress(out, s->size, src, len);
