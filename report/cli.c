@@ -24,6 +24,7 @@
 #include "common/parse.h"
 #include "format/trace_syms.h"
 #include "report/pack.h"
+#include "report/timing.h"
 
 const char *const cli_state_words[] = { "all", "running", "idle", NULL };
 const char *const cli_color_words[] = { "hot", "image", "lang", NULL };
@@ -503,9 +504,10 @@ static void warn_loss(const char *what, const char *path, const struct trace_loa
 static struct trace *load_trace(const char *path)
 {
 	struct trace *t = NULL;
-	int err;
+	int err, prev = timing_enter(TIMING_OPEN);
 
 	err = trace_load(path, &t);
+	timing_leave(prev);
 	if (err < 0)
 		die("cannot read '%s': %s", path, prof_strerror(err));
 	warn_loss("", path, &t->status, 1);
@@ -572,12 +574,16 @@ void cli_open(const struct cli_report *r, const char *path, enum cli_stage stage
 		ct->sym = symbolize_new(ct->t, &so);
 	}
 	ct->stacks = stacks_new(ct->t, ct->sym);
-	if (stage >= CLI_PROFILED)
+	if (stage >= CLI_PROFILED) {
+		timing_enter(TIMING_PROFILE);
 		ct->p = profile_build(ct->stacks, &po);
+	}
+	timing_enter(TIMING_OUTPUT);
 }
 
 void cli_close(struct cli_trace *ct)
 {
+	timing_enter(TIMING_RELEASE);
 	profile_free(ct->p);
 	stacks_free(ct->stacks);
 	symbolize_free(ct->sym);

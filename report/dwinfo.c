@@ -36,6 +36,7 @@
 #include "report/dwline.h"
 #include "report/dwsect.h"
 #include "report/dwspan.h"
+#include "report/timing.h"
 
 #define MAX_DEPTH 512            /* DIE nesting we descend into */
 #define MAX_HOPS 16              /* abstract_origin / specification links */
@@ -416,6 +417,7 @@ static void load_unit(struct dwinfo *d, struct dw_cu *cu)
 	int has_stmt_list = 0;
 	struct dwdie die;
 	struct dwdie_attr a;
+	int prev = timing_enter(TIMING_UNITS);
 
 	if (dwdie_begin(d->die, u, u->die, &die) == 0) {
 		while (dwdie_attr(d->die, u, &die, &a) > 0) {
@@ -434,6 +436,7 @@ static void load_unit(struct dwinfo *d, struct dw_cu *cu)
 	dwspan_fold(&d->iv, &cu->spans, &cu->nspans);
 	cu->state = CU_READ;
 	d->nread++;
+	timing_leave(prev);
 }
 
 /* ---- names ---- */

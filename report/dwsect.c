@@ -14,6 +14,7 @@
 
 #include "common/bytes.h"
 #include "common/diag.h"
+#include "report/timing.h"
 
 #define CHDR_SIZE 24             /* Elf64_Chdr */
 #define ELFCOMPRESS_ZLIB_TYPE 1
@@ -103,9 +104,10 @@ static int inflate_section(struct dwsect *s)
 	const uint8_t *src = s->packed;
 	size_t len = s->packed_len;
 	uint8_t *out = malloc(s->size ? s->size : 1);
+	int prev = timing_enter(TIMING_DECOMPRESS);
 
 	if (!out)
-		return -1;
+		goto fail;
 	if (s->ctype == ELFCOMPRESS_ZLIB_TYPE) {
 		/* Without an actual size to return, libdeflate fails unless
 		 * the stream gives exactly s->size bytes (and its checksum). */
@@ -125,9 +127,11 @@ static int inflate_section(struct dwsect *s)
 	}
 	s->inflated = out;
 	s->data = out;
+	timing_leave(prev);
 	return 0;
 fail:
 	free(out);
+	timing_leave(prev);
 	return -1;
 }
 

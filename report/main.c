@@ -9,6 +9,7 @@
 #include "common/diag.h"
 #include "format/trace.h"
 #include "report/cmds.h"
+#include "report/timing.h"
 
 static const struct {
 	const char *name;
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	diag_set_progname("prof-report");
+	timing_init();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -20,6 +20,7 @@
 #include "report/demangle.h"
 #include "report/dwinfo.h"
 #include "report/symtab.h"
+#include "report/timing.h"
 
 struct symbolize_image {
 	int located;             /* locate_image() has run */
@@ -87,8 +88,12 @@ struct symbolize *symbolize_new(const struct trace *t, const struct symbolize_op
 	s->t = t;
 	if (o)
 		s->o = *o;
-	if (s->o.nsymbol_dirs && !s->o.addresses)
+	if (s->o.nsymbol_dirs && !s->o.addresses) {
+		int prev = timing_enter(TIMING_LOCATE);
+
 		s->index = locate_index_new(s->o.symbol_dirs, s->o.nsymbol_dirs);
+		timing_leave(prev);
+	}
 	s->images = xcalloc(t->nimages ? t->nimages : 1, sizeof(*s->images));
 	for (i = 0; i < t->nimages; i++) {
 		locate_result_init(&s->images[i].src);
@@ -138,7 +143,7 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 {
 	struct symbolize_image *si = &s->images[i];
 	size_t j;
-	int err;
+	int err, prev;
 
 	if (si->located)
 		return si;
@@ -162,6 +167,7 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 			return si;
 		}
 	}
+	prev = timing_enter(TIMING_LOCATE);
 	si->err = locate_image(&s->t->images[i], &(struct locate_opts){
 		.index = s->index,
 		.debug_root = s->o.debug_root,
@@ -169,10 +175,13 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 	}, &si->src);
 	if (si->err < 0) {
 		si->pack = pack_find(s->o.pack, &s->t->images[i]);
+		timing_leave(prev);
 		return si;
 	}
+	timing_enter(TIMING_SYMBOLS);
 	if (symtab_new(&si->src.obj, &si->symtab) < 0)
 		si->symtab = NULL;
+	timing_enter(TIMING_INDEX);
 	if (si->src.obj.has_dwarf) {
 		struct dwinfo_section *secs = NULL;
 		size_t n = 0;
@@ -186,6 +195,7 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 		}
 		free(secs);
 	}
+	timing_leave(prev);
 	return si;
 }
 
@@ -386,6 +396,7 @@ size_t symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int lea
 	slot = hmap_put(&s->cache, ((uint64_t)(img + 1) << 1) | (uint64_t)leaf, addr,
 			s->nentries, &added);
 	if (added) {
+		int prev = timing_enter(TIMING_LOOKUP);
 		size_t first;
 
 		if (!s->blocks || BLOCK_FRAMES - s->blocks->used < MAX_CHAIN + 1) {
@@ -402,6 +413,7 @@ size_t symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int lea
 		s->entries[s->nentries].f = &s->blocks->f[first];
 		s->entries[s->nentries].n = s->blocks->used - first;
 		s->nentries++;
+		timing_leave(prev);
 	}
 	*frames = s->entries[*slot].f;
 	return s->entries[*slot].n;

@@ -37,6 +37,28 @@ refused "folded-refuses-negate" folded --negate "$TR" && ok "folded-refuses-nega
 refused "top-refuses-split" top --split "$TMP/d" "$TR" && ok "top-refuses-split"
 refused "threads-refuses-format" threads --format pprof "$TR" && ok "threads-refuses-format"
 
+# PROF_REPORT_TIMING: one line on standard error with every stage, whose
+# times add up to the total (each stage's own time), and the same output
+stages="open locate symbols decompress index units lookups profile output release other"
+PROF_REPORT_TIMING=1 "$REPORT" folded "$TR" > "$TMP/timed.out" 2> "$TMP/timed.err"
+"$REPORT" folded "$TR" > "$TMP/untimed.out" 2> "$TMP/untimed.err"
+line=$(grep '^prof-report: timing: ' "$TMP/timed.err")
+if [ "$(grep -c '^prof-report: timing: ' "$TMP/timed.err")" -eq 1 ] &&
+	cmp -s "$TMP/timed.out" "$TMP/untimed.out" && [ ! -s "$TMP/untimed.err" ] &&
+	echo "$line" | awk -v stages="$stages" '{
+		n = split(stages, want, " ")
+		for (i = 1; i <= NF; i++) if ($(i + 2) == "s," || $(i + 2) == "s;") t[$i] = $(i + 1)
+		for (i = 1; i <= n; i++) { if (!(want[i] in t)) exit 1; sum += t[want[i]] }
+		if (!match($0, /total [0-9.]+ s/)) exit 1
+		total = substr($0, RSTART + 6, RLENGTH - 8)
+		exit !(sum <= total + 0.000011 * n && sum >= total * 0.99 - 0.001 && /peak RSS [0-9]+ KiB$/) }'; then
+	ok "timing-stages-add-up"
+else
+	fail "timing-stages-add-up" "$(cat "$TMP/timed.err")"
+fi
+PROF_REPORT_TIMING=0 "$REPORT" folded "$TR" > /dev/null 2> "$TMP/timed.err"
+[ ! -s "$TMP/timed.err" ] && ok "timing-off-with-0" || fail "timing-off-with-0" "$(cat "$TMP/timed.err")"
+
 if ! why=$(ptrace_ok); then
 	skip "report-cli" "$why"
 	exit 0
