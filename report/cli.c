@@ -428,6 +428,7 @@ static struct symbolize_opts symbolize_opts(const struct cli_report *r)
 		.addresses = r->addresses,
 		.no_inline = r->no_inline,
 		.lines = r->lines,
+		.names_only = r->names_only,
 	};
 }
 

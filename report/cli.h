@@ -136,6 +136,9 @@ struct cli_report {
 	/* symbol options: where names come from */
 	struct cli_strings symbols, packs;
 	int thread_frames;       /* CLI_OPT_THREAD_FRAMES */
+	/* set by a command that shows nothing of a frame but its name (and
+	 * so needs no line table unless --lines asks for lines) */
+	int names_only;
 };
 
 /* The words of --state, in enum stacks_state's order. */

@@ -48,6 +48,7 @@ int cmd_diff(int argc, char **argv)
 	int first;
 
 	first = cli_parse(&cmd, argc, argv);
+	r.names_only = 1;
 	cli_open(&r, argv[first], CLI_PROFILED, &base);
 	cli_open(&r, argv[first + 1], CLI_PROFILED, &new);
 	diff_build(base.p, new.p, &d);

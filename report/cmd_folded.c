@@ -25,6 +25,7 @@ int cmd_folded(int argc, char **argv)
 	int first;
 
 	first = cli_parse(&cmd, argc, argv);
+	r.names_only = 1;
 	cli_open(&r, argv[first], CLI_PROFILED, &ct);
 	if (folded_write(stdout, ct.p) < 0)
 		die_errno("cannot write to standard output");

@@ -427,6 +427,7 @@ int cmd_info(int argc, char **argv)
 	int first;
 
 	first = cli_parse(&cmd, argc, argv);
+	r.names_only = 1;
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
 	print_session(ct.t, argv[first]);
 	print_images(ct.stacks, ct.sym);

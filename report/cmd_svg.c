@@ -60,6 +60,8 @@ int cmd_svg(int argc, char **argv)
 	int first;
 
 	first = cli_parse(&cmd, argc, argv);
+	/* Only the lang palette needs a frame's source file. */
+	r.names_only = g.colors != FLAMEGRAPH_PALETTE_LANG;
 	cli_open(&r, argv[first], CLI_PROFILED, &ct);
 	sub = subtitle(ct.t, ct.p);
 	fo = cli_graph_opts(&g);

@@ -79,6 +79,7 @@ int cmd_threads(int argc, char **argv)
 	int first, dirfd = -1;
 
 	first = cli_parse(&cmd, argc, argv);
+	r.names_only = g.colors != FLAMEGRAPH_PALETTE_LANG;
 	/* Frames are named only when something looks at them. */
 	cli_open(&r, argv[first], split_dir || r.focus.set || r.exclude.set ? CLI_SYMBOLIZED : CLI_LOADED,
 		 &ct);

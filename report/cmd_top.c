@@ -47,6 +47,7 @@ int cmd_top(int argc, char **argv)
 	int first;
 
 	first = cli_parse(&cmd, argc, argv);
+	r.names_only = 1; /* --group line turns --lines on */
 	to = (struct top_opts){ .group = TOP_GROUP_NAME, .sort = sort,
 				.skip = r.thread_frames ? 2 : 1 };
 	if (group == GROUP_IMAGE) {

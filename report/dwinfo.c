@@ -81,6 +81,7 @@ struct dwinfo {
 	size_t ncuspans;
 	struct dw_block *strings;
 	struct dwspan_set iv;    /* scratch for folding */
+	int names_only;          /* dwinfo_names_only() */
 };
 
 /* ---- strings that live as long as the dwinfo ---- */
@@ -430,7 +431,7 @@ static void load_unit(struct dwinfo *d, struct dw_cu *cu)
 			}
 		}
 	}
-	if (has_stmt_list)
+	if (has_stmt_list && !d->names_only)
 		dwline_read(&cu->lines, &d->secs, stmt_list, comp_dir);
 	walk_unit(d, cu);
 	dwspan_fold(&d->iv, &cu->spans, &cu->nspans);
@@ -564,11 +565,16 @@ int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, 
 			n++;
 		}
 		file = dwline_file(&cu->lines, sc->call_file);
-		line = sc->call_line;
-		column = sc->call_column;
+		line = d->names_only ? 0 : sc->call_line;
+		column = d->names_only ? 0 : sc->call_column;
 		s = sc->parent;
 	}
 	return (int)n;
+}
+
+void dwinfo_names_only(struct dwinfo *d)
+{
+	d->names_only = 1;
 }
 
 size_t dwinfo_units(const struct dwinfo *d, size_t *loaded)

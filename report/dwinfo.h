@@ -80,6 +80,11 @@ void dwinfo_free(struct dwinfo *d);
  * read a unit. */
 int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, size_t max);
 
+/* From now on, lookups give names and inline chains only: every frame's
+ * file is NULL and its line and column 0, and no line table is read.
+ * For callers that show nothing else; call it before the first lookup. */
+void dwinfo_names_only(struct dwinfo *d);
+
 /* The number of compilation units indexed, and how many of them have been
  * read so far (for 'info' and for measurements). */
 size_t dwinfo_units(const struct dwinfo *d, size_t *loaded);

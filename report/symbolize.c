@@ -189,6 +189,8 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 		err = objfile_dwarf_sections(&si->src.obj, &secs, &n);
 		if (err == 0)
 			err = dwinfo_new(secs, n, &si->dw);
+		if (err == 0 && s->o.names_only && !s->o.lines)
+			dwinfo_names_only(si->dw);
 		if (err < 0) {
 			si->dw = NULL;
 			si->dw_err = err;

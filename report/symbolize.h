@@ -64,6 +64,10 @@ struct symbolize_opts {
 	int addresses;                  /* --addresses: raw IMAGE+0xOFFSET only */
 	int no_inline;                  /* --no-inline: only the outermost function */
 	int lines;                      /* --lines: names get " (FILE:LINE)" */
+	int names_only;                 /* the caller shows names only (not with
+	                                 * lines): frames get no file or line, a
+	                                 * DWARF frame's language is unknown, and
+	                                 * no line table is read */
 	struct pack *pack;              /* symbol packs, or NULL (borrowed) */
 };
 

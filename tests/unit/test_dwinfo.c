@@ -340,6 +340,39 @@ static unsigned line_of(const char *text)
 	return found;
 }
 
+/* Names only: at every address the same functions and inline chains as
+ * with lines, and no file, line or column. */
+Test(dwinfo, names_only_gives_the_same_chains)
+{
+	char obj[256];
+	struct object o;
+	struct dwinfo *full, *names;
+	size_t frames = 0;
+
+	fixture_path(obj, sizeof(obj));
+	object_open(&o, obj);
+	cr_assert_eq(dwinfo_new(o.secs, o.nsecs, &full), 0);
+	cr_assert_eq(dwinfo_new(o.secs, o.nsecs, &names), 0);
+	dwinfo_names_only(names);
+	for (uint64_t a = o.text_lo; a < o.text_hi; a++) {
+		struct dwinfo_frame f[DWINFO_MAX_FRAMES], g[DWINFO_MAX_FRAMES];
+		int n = dwinfo_lookup(full, a, f, DWINFO_MAX_FRAMES);
+
+		cr_assert_eq(dwinfo_lookup(names, a, g, DWINFO_MAX_FRAMES), n, "at %#llx", (unsigned long long)a);
+		for (int k = 0; k < n; k++) {
+			cr_assert_str_eq(g[k].function, f[k].function, "at %#llx", (unsigned long long)a);
+			cr_assert_null(g[k].file);
+			cr_assert_eq(g[k].line, 0);
+			cr_assert_eq(g[k].column, 0);
+		}
+		frames += (size_t)n;
+	}
+	cr_expect_gt(frames, 500);
+	dwinfo_free(full);
+	dwinfo_free(names);
+	object_close(&o);
+}
+
 /* The chain the fixture is built to have, checked by name. */
 Test(dwinfo, fixture_two_levels_of_inlining)
 {
