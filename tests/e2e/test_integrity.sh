@@ -158,6 +158,18 @@ else
 	fail "integrity-cut-is-a-cut" "$(losses "$TMP/cut.info") $(cat "$TMP/cut.err")"
 fi
 
+# --- a pack is appended only where a chunk read whole ends the file
+bad=
+for f in cut last; do
+	cp "$TMP/$f.trace" "$TMP/$f-embed.trace"
+	"$REPORT" pack --embed "$TMP/$f-embed.trace" 2> "$TMP/embed.err"; rc=$?
+	[ $rc -eq 1 ] && cmp -s "$TMP/$f.trace" "$TMP/$f-embed.trace" \
+		&& grep -q "'$TMP/$f-embed.trace' ends in a partial or damaged chunk; write the pack to a file of its own with -o" "$TMP/embed.err" \
+		|| bad="$bad $f: exit $rc, $(cat "$TMP/embed.err");"
+done
+[ -z "$bad" ] && ok "integrity-pack-not-embedded-after-a-cut-or-damage" \
+	|| fail "integrity-pack-not-embedded-after-a-cut-or-damage" "$bad"
+
 # --- every command warns once: a trace with chunk 2 out, against the whole
 set -- $(sed -n 3p "$TMP/chunks")
 without "$TMP/t.trace" "$1" "$2" "$TMP/d.trace"

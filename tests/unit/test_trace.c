@@ -1022,6 +1022,18 @@ Test(trace_reader, damage_named_by_sequence_numbers)
 	free(d);
 	trace_free(t);
 
+	/* and the footer again after itself */
+	buf_reset(&f);
+	buf_add(&f, m.b.p, m.b.n);
+	buf_add(&f, m.b.p + m.ends[4], m.b.n - m.ends[4]);
+	put_le32(f.data + m.b.n + 8, (uint32_t)m.nends);
+	put_le32(f.data + m.b.n + 20, XXH32(f.data + m.b.n, 20, 0));
+	t = load((struct blob){ f.data, f.len });
+	l = only_loss(t, TRACE_LOSS_DAMAGED, (uint32_t)m.nends, 1, "a second footer");
+	cr_assert_eq(l->damage, TRACE_DAMAGE_AFTER_FOOTER);
+	cr_assert_eq(l->held, TRACE_HELD_FOOTER);
+	trace_free(t);
+
 	/* a chunk whose frame another chunk cuts short: torn, and the next
 	 * chunk still reads */
 	buf_reset(&f);
@@ -1235,22 +1247,30 @@ Test(trace_reader, load_from_file)
 	unlink(path);
 }
 
-/* A chunk header with the given lengths after a valid session chunk. */
-static void lying_chunk(struct buf *f, uint32_t raw_len, uint32_t comp_len, const void *frame,
-			size_t frame_len)
+/* Appends a chunk of this type and sequence number whose header is intact
+ * and says raw_len and comp_len, followed by frame_len bytes of frame. */
+static void lying_header(struct buf *f, uint16_t type, uint32_t seq, uint32_t raw_len,
+			 uint32_t comp_len, const void *frame, size_t frame_len)
 {
 	uint8_t h[24];
 
-	hand_trace(f, 1, 0);
 	memcpy(h, "\xd7PCK", 4);
-	put_le16(h + 4, 1);
+	put_le16(h + 4, type);
 	put_le16(h + 6, 0);
-	put_le32(h + 8, 1);
+	put_le32(h + 8, seq);
 	put_le32(h + 12, raw_len);
 	put_le32(h + 16, comp_len);
 	put_le32(h + 20, XXH32(h, 20, 0));
 	buf_add(f, h, 24);
 	buf_add(f, frame, frame_len);
+}
+
+/* A chunk header with the given lengths after a valid session chunk. */
+static void lying_chunk(struct buf *f, uint32_t raw_len, uint32_t comp_len, const void *frame,
+			size_t frame_len)
+{
+	hand_trace(f, 1, 0);
+	lying_header(f, 1, 1, raw_len, comp_len, frame, frame_len);
 }
 
 Test(trace_reader, absurd_lengths_rejected_before_allocating)
@@ -1329,6 +1349,176 @@ Test(trace_reader, absurd_lengths_rejected_before_allocating)
 	cr_assert_eq(only_loss(t, TRACE_LOSS_DAMAGED, 1, 1, "frame")->damage, TRACE_DAMAGE_FRAME);
 	trace_free(t);
 	buf_release(&f);
+}
+
+/* The records as man/prof-trace.5 lets a writer write them, built by hand:
+ * records before the session, a second session, an image id used twice,
+ * an unload of no image, threads without a thread-start first, nodes and
+ * samples records at their limits (count 0, repeated table entries,
+ * residuals far from the period, values of enumerations and flag bits
+ * this reader does not know), two end records, an overlapping nodes
+ * record, and a chunk of unknown type whose frame is broken. */
+Test(trace_reader, records_read_as_the_page_says)
+{
+	struct buf f, raw, p;
+	struct trace *t;
+	const struct trace_thread *th;
+	uint64_t times[] = { 100, 90, 200 }, period = 1000000, out[2];
+	uint8_t broken[24];
+
+	buf_init(&f);
+	buf_init(&raw);
+	buf_init(&p);
+	put_header(&f, 1, 1);
+	/* chunk 0: a thread name, then the session, then another session */
+	buf_put_uvarint(&p, 7);
+	buf_put_uvarint(&p, 50);
+	buf_put_bytes(&p, "late", 4);
+	rec(&raw, 5, &p);
+	buf_reset(&p);
+	session_payload(&p);
+	rec(&raw, 1, &p);
+	p.data[3] = 55; /* a rate of 55 Hz: ignored */
+	rec(&raw, 1, &p);
+	put_chunk(&f, 1, 0, raw.data, raw.len);
+
+	/* chunk 1 */
+	buf_reset(&raw);
+	for (int i = 0; i < 2; i++) {   /* image 5, twice */
+		buf_reset(&p);
+		buf_put_uvarint(&p, 5);
+		buf_addch(&p, TRACE_IDENT_NONE);
+		buf_put_bytes(&p, "", 0);
+		buf_addch(&p, TRACE_ARCH_X86_64);
+		buf_put_bytes(&p, i ? "b" : "a", 1);
+		buf_put_uvarint(&p, i ? 0x3000 : 0x1000);
+		buf_put_uvarint(&p, 0x1000);
+		buf_put_uvarint(&p, 0);
+		buf_put_uvarint(&p, 0);
+		buf_put_uvarint(&p, 0);
+		rec(&raw, 2, &p);
+	}
+	buf_reset(&p);
+	buf_put_uvarint(&p, 5);
+	buf_put_uvarint(&p, 300);
+	rec(&raw, 3, &p);               /* unloads the second image 5 */
+	buf_reset(&p);
+	buf_put_uvarint(&p, 9);
+	buf_put_uvarint(&p, 10);
+	rec(&raw, 3, &p);               /* no image 9: ignored */
+	for (int i = 0; i < 2; i++) {   /* two ends: the last counts */
+		buf_reset(&p);
+		buf_put_uvarint(&p, 7);
+		buf_put_uvarint(&p, i ? 950 : 900);
+		rec(&raw, 6, &p);
+	}
+	buf_reset(&p);
+	buf_put_uvarint(&p, 7);
+	buf_put_uvarint(&p, 40);
+	rec(&raw, 4, &p);               /* a start before the first name */
+	buf_reset(&p);
+	buf_put_uvarint(&p, 7);
+	buf_put_uvarint(&p, 20);
+	buf_put_bytes(&p, "early", 5);
+	rec(&raw, 5, &p);
+	buf_reset(&p);
+	buf_put_uvarint(&p, 1);
+	buf_put_uvarint(&p, 0);
+	rec(&raw, 7, &p);               /* no nodes at all */
+	buf_reset(&p);
+	buf_put_uvarint(&p, 1);
+	buf_put_uvarint(&p, 2);
+	buf_put_uvarint(&p, 0);
+	buf_put_uvarint(&p, 1);
+	buf_put_svarint(&p, 0x1100);
+	buf_put_svarint(&p, 0x10);
+	rec(&raw, 7, &p);               /* node 1 at 0x1100, node 2 at 0x1110 under it */
+	buf_reset(&p);
+	buf_put_uvarint(&p, 3);
+	buf_put_uvarint(&p, 2);
+	buf_put_uvarint(&p, 7);
+	buf_put_uvarint(&p, 7);         /* tid 7 twice */
+	buf_put_uvarint(&p, 3);
+	buf_put_svarint(&p, 2);
+	buf_put_svarint(&p, -1);
+	buf_put_svarint(&p, 1);         /* nodes 2, 1, 2 */
+	buf_put_uvarint(&p, times[0]);
+	buf_put_svarint(&p, (int64_t)period);
+	/* the residuals, encoded as the page tells a writer to */
+	for (int byte = 0; byte < 3; byte++) {
+		for (int i = 1; i < 3; i++) {
+			uint64_t u = times[i] - times[i - 1] - period + 32768;
+			if (byte < 2)
+				buf_addch(&p, (uint8_t)(u >> (8 * byte)));
+			else
+				buf_put_svarint(&p, (int64_t)u >> 16);
+		}
+	}
+	buf_add(&p, "\0\1\0", 3);       /* thread column */
+	buf_add(&p, "\1\11\2", 3);      /* states: 9 is none this reader knows */
+	buf_add(&p, "\0\x80\1", 3);     /* flags: bit 7 is none this reader knows */
+	buf_add(&p, "\0\1\2", 3);       /* stack column */
+	rec(&raw, 8, &p);
+	for (int i = 0; i < 2; i++) {   /* two end records: the last counts */
+		buf_reset(&p);
+		buf_put_uvarint(&p, i ? 1100 : 1000);
+		buf_addch(&p, (uint8_t)i);
+		buf_put_svarint(&p, i ? 0 : 77);
+		rec(&raw, 10, &p);
+	}
+	put_chunk(&f, 1, 1, raw.data, raw.len);
+
+	/* chunk 2: nodes that overlap those of chunk 1 */
+	buf_reset(&raw);
+	buf_reset(&p);
+	buf_put_uvarint(&p, 2);
+	buf_put_uvarint(&p, 1);
+	buf_put_uvarint(&p, 1);
+	buf_put_svarint(&p, 4);
+	rec(&raw, 7, &p);
+	put_chunk(&f, 1, 2, raw.data, raw.len);
+	/* chunk 3: an unknown type, its frame no zstd frame */
+	memset(broken, 0, sizeof(broken));
+	lying_header(&f, 99, 3, 7, sizeof(broken), broken, sizeof(broken));
+
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->session.rate_hz, 100);
+	th = trace_thread_find(t, 7);
+	cr_assert_not_null(th);
+	cr_assert_eq(th->time_start, 40);
+	cr_assert_eq(th->time_end, 950);
+	cr_assert_str_eq(trace_thread_name_at(th, 0), "early");
+	cr_assert_str_eq(trace_thread_name_at(th, 30), "early");
+	cr_assert_str_eq(trace_thread_name_at(th, 60), "late");
+	cr_assert_eq(t->nimages, 2);
+	cr_assert_eq(t->images[0].time_unloaded, 0);
+	cr_assert_eq(t->images[1].time_unloaded, 300);
+	cr_assert_eq(t->nsamples, 3);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(t->samples[i].time, times[i], "sample %d", i);
+		cr_assert_eq(t->samples[i].tid, 7);
+	}
+	cr_assert_eq(trace_stack(t, t->samples[0].stack, out, 2), 2);
+	cr_assert_eq(out[0], 0x1110);
+	cr_assert_eq(out[1], 0x1100);
+	cr_assert_eq(trace_stack(t, t->samples[1].stack, out, 2), 1);
+	cr_assert_eq(t->samples[2].stack, t->samples[0].stack);
+	cr_assert_eq(t->samples[1].state, 9);
+	cr_assert_str_eq(trace_state_name(t->samples[1].state), "unknown");
+	cr_assert_eq(t->samples[1].flags, 0x80);
+	cr_assert_eq(t->samples[2].flags & TRACE_SAMPLE_TRUNCATED, TRACE_SAMPLE_TRUNCATED);
+	cr_assert_eq(t->end.time, 1100);
+	cr_assert_eq(t->end.has_exit, 1);
+	cr_assert_eq(t->status.nlosses, 2);
+	cr_assert_eq(t->status.losses[0].damage, TRACE_DAMAGE_RECORD);
+	cr_assert_eq(t->status.losses[0].seq, 2);
+	cr_assert_eq(t->status.losses[1].damage, TRACE_DAMAGE_FRAME);
+	cr_assert_eq(t->status.losses[1].seq, 3);
+	cr_assert_eq(t->status.losses[1].held, TRACE_HELD_OTHER);
+	trace_free(t);
+	buf_release(&f);
+	buf_release(&raw);
+	buf_release(&p);
 }
 
 Test(trace_reader, hostile_records_rejected)
