@@ -47,9 +47,13 @@ CONFIG := $(BUILD)/config.mk
 CONFIG_TEST := $(BUILD)/config-test.mk
 
 # Not optional: a set-up that fails stops make at once, and says why once.
+# make remakes the makefiles it read last-read first, and reads them all
+# again only if one it remade for itself changed: config.mk remade first
+# as config-test.mk's prerequisite would not count (GNU make 4.3), and a
+# build after a set-up change would link with the old flags.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-include $(CONFIG)
 -include $(CONFIG_TEST)
+include $(CONFIG)
 endif
 
 # Which goals install (as root) what their sets lack, rather than only

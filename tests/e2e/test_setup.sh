@@ -63,6 +63,19 @@ else
 	fail "setup-non-root-make-builds-both" "exit $rc: $(echo "$out" | grep -v '^  ' | tail -3 | tr '\n' '|')"
 fi
 
+# A set-up that changes (another branch's libraries) rewrites config.mk,
+# and the same make reads it again before it links: its flags are never
+# the old ones. The old file here names none of prof-report's libraries.
+grep -v '^REPORT_LIBS' "$TMP/src/build/config.mk" > "$TMP/old-config.mk"
+as_nobody "$TMP/bin" sh -c "cp '$TMP/old-config.mk' build/config.mk && touch -d '1 hour ago' build/config.mk &&
+	touch mk/setup.sh"
+out=$(as_nobody "$TMP/bin" make -j2 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q '^REPORT_LIBS' "$TMP/src/build/config.mk" && "$TMP/src/prof-report" --version > /dev/null; then
+	ok "setup-changed-config-read-before-linking"
+else
+	fail "setup-changed-config-read-before-linking" "exit $rc: $(echo "$out" | grep -v '^  ' | tail -3 | tr '\n' '|')"
+fi
+
 out=$(as_nobody "$TMP/bin" sh mk/setup.sh test 2>&1); rc=$?
 missing=$(echo "$out" | sed -n 's/.*their tests are skipped:\([^(]*\).*/\1/p')
 # named PACKAGE...: every one is in the list of what is missing.
