@@ -350,7 +350,7 @@ static int walk_chunk(struct walk *k, const struct trace_chunk_header *h, size_t
 		*why = TRACE_DAMAGE_CONTENT;
 		return CHUNK_DAMAGED;
 	}
-	if (w->fn(w->ctx, h, pos, k->raw, got) < 0) {
+	if (w->fn(w->ctx, &(struct trace_chunk){ .h = *h, .offset = pos, .raw = k->raw, .len = got }) < 0) {
 		*why = TRACE_DAMAGE_RECORD;
 		return CHUNK_DAMAGED;
 	}

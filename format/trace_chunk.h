@@ -75,17 +75,26 @@ int trace_file_header_check(const uint8_t *p, size_t n, const char *magic, uint1
  * for the call; or a negative errno. */
 int trace_load_path(const char *path, int (*load)(const void *p, size_t n, void *out), void *out);
 
+/* One intact chunk as the walk hands it over: its header, the file
+ * offset of that header, and its decompressed bytes (borrowed for the
+ * call). */
+struct trace_chunk {
+	struct trace_chunk_header h;
+	uint64_t offset;
+	const uint8_t *raw;
+	size_t len;
+};
+
 /* The walk over the chunks of a file, shared by every reader. The walk
  * decompresses each intact chunk whose type has its bit (1 << type) in
- * types and hands it to fn with its header and file offset; fn returns 0
- * if it used it or a negative error (the chunk then counts as damaged).
+ * types and hands it to fn; fn returns 0 if it used it or a negative
+ * error (the chunk then counts as damaged).
  * Intact chunks of other types are skipped. mark, if set, tells where the
  * reader is (the trace reader: how many samples it has read), and is
  * stamped on each loss as its samples_before. */
 struct trace_walk {
 	uint32_t types;
-	int (*fn)(void *ctx, const struct trace_chunk_header *h, uint64_t offset, const uint8_t *raw,
-		  size_t n);
+	int (*fn)(void *ctx, const struct trace_chunk *c);
 	uint64_t (*mark)(void *ctx);
 	void *ctx;
 };

@@ -431,29 +431,28 @@ static int parse_data(struct loader *l, const uint8_t *p, size_t n)
 
 /* The footer counts what was written before it; what was read must agree
  * unless a loss before it explains the difference. */
-static int parse_footer(struct loader *l, const struct trace_chunk_header *h, uint64_t offset,
-			const uint8_t *p, size_t n)
+static int parse_footer(struct loader *l, const struct trace_chunk *k)
 {
 	struct trace_load_status *st = &l->t->status;
 	uint64_t *f = st->footer, got;
 	struct cursor c;
 	int agrees, lost;
 
-	cursor_init(&c, p, n);
+	cursor_init(&c, k->raw, k->len);
 	for (int i = 0; i < 4; i++)
 		cursor_uleb(&c, &f[i]);
 	if (!c.ok)
 		return TRACE_E_CORRUPT;
 	st->has_footer = 1;
-	st->footer_seq = h->seq;
+	st->footer_seq = k->h.seq;
 	got = l->t->nsamples + st->samples_dropped;
 	st->samples_missing = f[1] > got ? f[1] - got : 0;
-	agrees = f[0] == h->seq && f[1] == got && f[2] == l->next_file_node - 1 && f[3] == offset;
+	agrees = f[0] == k->h.seq && f[1] == got && f[2] == l->next_file_node - 1 && f[3] == k->offset;
 	lost = st->chunks_missing || st->chunks_damaged || st->bytes_damaged;
 	if (!agrees && !lost) {
 		struct trace_loss loss = {
 			.kind = TRACE_LOSS_DAMAGED, .damage = TRACE_DAMAGE_FOOTER,
-			.held = TRACE_HELD_FOOTER, .seq = h->seq, .offset = offset, .samples_before = l->t->nsamples,
+			.held = TRACE_HELD_FOOTER, .seq = k->h.seq, .offset = k->offset, .samples_before = l->t->nsamples,
 		};
 		trace_loss_note(st, &loss);
 	}
@@ -463,19 +462,18 @@ static int parse_footer(struct loader *l, const struct trace_chunk_header *h, ui
 
 /* One decompressed chunk of the trace: records, the footer, or a symbol
  * pack's image (format/trace_syms.c). */
-static int read_chunk(void *ctx, const struct trace_chunk_header *h, uint64_t offset,
-		      const uint8_t *raw, size_t n)
+static int read_chunk(void *ctx, const struct trace_chunk *c)
 {
 	struct loader *l = ctx;
 
-	if (h->type == TRACE_CHUNK_FOOTER)
-		return parse_footer(l, h, offset, raw, n);
-	if (h->type == TRACE_CHUNK_SYMS) {
+	if (c->h.type == TRACE_CHUNK_FOOTER)
+		return parse_footer(l, c);
+	if (c->h.type == TRACE_CHUNK_SYMS) {
 		if (!l->t->syms)
 			l->t->syms = trace_syms_new();
-		return trace_syms_parse_chunk(l->t->syms, raw, n);
+		return trace_syms_parse_chunk(l->t->syms, c->raw, c->len);
 	}
-	return parse_data(l, raw, n);
+	return parse_data(l, c->raw, c->len);
 }
 
 static uint64_t samples_read(void *ctx)

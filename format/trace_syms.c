@@ -151,10 +151,9 @@ out:
 	return r;
 }
 
-static int syms_chunk(void *ctx, const struct trace_chunk_header *h, uint64_t offset,
-		      const uint8_t *raw, size_t n)
+static int syms_chunk(void *ctx, const struct trace_chunk *c)
 {
-	return trace_syms_parse_chunk(ctx, raw, n);
+	return trace_syms_parse_chunk(ctx, c->raw, c->len);
 }
 
 int trace_syms_load_mem(const void *mem, size_t n, struct trace_syms **out)

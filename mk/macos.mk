@@ -64,9 +64,9 @@ MACOS_UNABLE := $(if $(filter Darwin,$(UNAME)),on macOS the programs are built n
 MACOS_RECORD_SRC := $(filter-out $(LINUX_SRC_PATTERNS),$(wildcard record/*.c))
 MACOS_REPORT_SRC := $(wildcard report/*.c)
 # The Makefile's required flags (its sanitizers aside: make macos refuses
-# SANITIZE), warnings as errors, and the libraries of each target.
-# xxHash is used header-only.
-MACOS_CFLAGS = $(REQ_CFLAGS) -Werror -O2 -g -DXXH_INLINE_ALL \
+# SANITIZE), every warning of -Wall -Wextra an error, unused parameters
+# too, and the libraries of each target. xxHash is used header-only.
+MACOS_CFLAGS = $(filter-out -Wno-unused-parameter,$(REQ_CFLAGS)) -Werror -O2 -g -DXXH_INLINE_ALL \
 	-I$(MACOS_DIR)/$(1)/deps/include
 
 macos_obj = $(patsubst %.c,$(MACOS_DIR)/$(1)/obj/%.o,$(2))

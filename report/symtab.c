@@ -88,29 +88,28 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 /* Sorts st->v with cmp and keeps the first entry of each run that same()
- * says is one. */
+ * says is one (both read names through sort_ctx). */
 static void sort_unique(struct symtab *st, int (*cmp)(const void *, const void *),
-			int (*same)(const struct symtab *, const struct symtab_entry *,
-				    const struct symtab_entry *))
+			int (*same)(const struct symtab_entry *, const struct symtab_entry *))
 {
 	size_t i, j;
 
 	sort_ctx = st;
 	qsort(st->v, st->n, sizeof(*st->v), cmp);
-	sort_ctx = NULL;
 	for (i = j = 0; i < st->n; i++)
-		if (j == 0 || !same(st, &st->v[j - 1], &st->v[i]))
+		if (j == 0 || !same(&st->v[j - 1], &st->v[i]))
 			st->v[j++] = st->v[i];
+	sort_ctx = NULL;
 	st->n = j;
 }
 
-static int same_name(const struct symtab *st, const struct symtab_entry *x, const struct symtab_entry *y)
+static int same_name(const struct symtab_entry *x, const struct symtab_entry *y)
 {
-	return x->start == y->start &&
-	       strcmp((const char *)st->pool.data + x->name, (const char *)st->pool.data + y->name) == 0;
+	return x->start == y->start && strcmp((const char *)sort_ctx->pool.data + x->name,
+					      (const char *)sort_ctx->pool.data + y->name) == 0;
 }
 
-static int same_start(const struct symtab *st, const struct symtab_entry *x, const struct symtab_entry *y)
+static int same_start(const struct symtab_entry *x, const struct symtab_entry *y)
 {
 	return x->start == y->start;
 }
