@@ -24,7 +24,7 @@ ARM64_STAMP := $(ARM64)/setup.stamp
 ARM64_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(REQ_CFLAGS)) \
 	       -isystem $(ARM64_PKG)/usr/include $(CFLAGS)
 ARM64_LIBS := -L$(ARM64_PKG)/usr/lib/aarch64-linux-gnu -lzstd -lxxhash -lm
-ARM64_SRC := $(COMMON_SRC) $(FORMAT_SRC) $(filter-out %_macos.c %_darwin.c,$(wildcard record/*.c))
+ARM64_SRC := $(COMMON_SRC) $(FORMAT_SRC) $(filter-out $(DARWIN_SRC_PATTERNS),$(wildcard record/*.c))
 ARM64_FIXTURES := $(addprefix $(ARM64)/testdata/,split frameless qsort_cmp deep threads \
 		    frameless-pac qsort_cmp-pac)
 
