@@ -13,7 +13,10 @@
 _Static_assert(TRACE_E_USAGE < ELF_E_NOTELF && ELF_E_NOTFOUND < MACHO_E_NOTMACHO &&
 		       MACHO_E_NOTFOUND < OBJFILE_E_FORMAT && OBJFILE_E_MISMATCH < LOCATE_E_NOTFOUND &&
 		       LOCATE_E_NOIDENT < DWINFO_E_NODEBUG && DWINFO_E_COMPRESSED < PPROF_E_ZLIB &&
-		       PPROF_E_ZLIB < THREAD_SPLIT_E_NOTEMPTY && THREAD_SPLIT_E_NOTEMPTY <= PROF_E_LAST,
+		       PPROF_E_ZLIB < THREAD_SPLIT_E_NOTEMPTY && THREAD_SPLIT_E_NOTEMPTY < CFI_E_CORRUPT &&
+		       CFI_E_UNSUPPORTED < MAPS_E_PARSE && MAPS_E_NOLOAD < PERF_E_CORRUPT &&
+		       PERF_E_CORRUPT < SAMPLER_PERF_E_RATE && SAMPLER_PERF_E_MLOCK < DYLD_E_UNREADABLE &&
+		       DYLD_E_HEADER < TARGET_E_EXEC && TARGET_E_NATIVE <= PROF_E_LAST,
 	       "the error ranges overlap");
 
 static const struct {
@@ -52,6 +55,33 @@ static const struct {
 	{ PPROF_E_ZLIB, "zlib could not compress the profile" },
 
 	{ THREAD_SPLIT_E_NOTEMPTY, "the directory is not empty" },
+
+	{ CFI_E_CORRUPT, "corrupt call-frame information" },
+	{ CFI_E_NOTFOUND, "no call-frame information for the address" },
+	{ CFI_E_UNSUPPORTED, "unsupported call-frame information" },
+
+	{ MAPS_E_PARSE, "malformed maps line" },
+	{ MAPS_E_NOLOAD, "no load segment covers the mapped offset" },
+
+	{ PERF_E_CORRUPT, "malformed perf_event record" },
+
+	{ SAMPLER_PERF_E_RATE, "the rate is above kernel.perf_event_max_sample_rate" },
+	{ SAMPLER_PERF_E_MLOCK, "no room for a ring buffer (see kernel.perf_event_mlock_kb)" },
+
+	{ DYLD_E_UNREADABLE, "target memory is unreadable" },
+	{ DYLD_E_VERSION, "unknown dyld_all_image_infos version or size" },
+	{ DYLD_E_COUNT, "absurd image count in dyld_all_image_infos" },
+	{ DYLD_E_BUSY, "dyld is changing the image list" },
+	{ DYLD_E_PATH, "image path is not terminated" },
+	{ DYLD_E_HEADER, "no 64-bit Mach-O header, load commands too large, or an absurd __TEXT" },
+
+	{ TARGET_E_EXEC, "cannot execute the command" },
+	{ TARGET_E_NOTHREADS, "no thread of the process could be traced" },
+	{ TARGET_E_REGS, "the kernel refuses its threads' registers (thread_get_state: invalid argument)" },
+	{ TARGET_E_ROSETTA, "it runs x86_64 code under Rosetta, which this arm64 prof-record cannot sample; "
+			    "try the x86_64 prof-record, under Rosetta too (arch -x86_64 prof-record ...)" },
+	{ TARGET_E_NATIVE, "this prof-record is the x86_64 build, run by Rosetta, and the process is native "
+			   "arm64: use the arm64 prof-record" },
 };
 
 /* The code this thread noted particulars of, and them. */

@@ -54,6 +54,37 @@ enum prof_error {
 
 	/* report/thread_split.h */
 	THREAD_SPLIT_E_NOTEMPTY = -19300, /* the directory already holds something */
+
+	/* record/cfi.h */
+	CFI_E_CORRUPT = -19200,      /* a length, pointer or instruction runs out of bounds */
+	CFI_E_NOTFOUND,              /* no FDE covers the pc */
+	CFI_E_UNSUPPORTED,           /* an encoding, opcode or expression we do not handle */
+
+	/* record/maps.h */
+	MAPS_E_PARSE = -19100,       /* a line of the maps text is malformed */
+	MAPS_E_NOLOAD,               /* no PT_LOAD segment covers the mapped offset */
+
+	/* record/perf.h */
+	PERF_E_CORRUPT = -19000,     /* a record is shorter than its fields say */
+
+	/* record/sampler_perf.h */
+	SAMPLER_PERF_E_RATE = -18900, /* -F is above kernel.perf_event_max_sample_rate */
+	SAMPLER_PERF_E_MLOCK,        /* a ring buffer exceeds perf_event_mlock_kb */
+
+	/* record/dyld.h */
+	DYLD_E_UNREADABLE = -18800,  /* target memory could not be read */
+	DYLD_E_VERSION,              /* an all_image_infos version this reader does not know */
+	DYLD_E_COUNT,                /* more images than DYLD_MAX_IMAGES */
+	DYLD_E_BUSY,                 /* dyld is changing the list (infoArray is NULL): try later */
+	DYLD_E_PATH,                 /* a path with no NUL within DYLD_PATH_MAX bytes */
+	DYLD_E_HEADER,               /* no 64-bit Mach-O header, commands over the cap, absurd __TEXT */
+
+	/* record/target.h */
+	TARGET_E_EXEC = -18700,      /* the launched command could not be executed */
+	TARGET_E_NOTHREADS,          /* attaching found no thread it could trace */
+	TARGET_E_REGS,               /* the system refused a thread's registers as asked for */
+	TARGET_E_ROSETTA,            /* macOS: an x86_64 process run by Rosetta, for an arm64 recorder */
+	TARGET_E_NATIVE,             /* macOS: a native arm64 process, for a recorder run by Rosetta */
 };
 
 /* The bounds of every module's range. */

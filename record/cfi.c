@@ -165,16 +165,6 @@ static uint64_t rd_range(struct rd *r, uint8_t enc)
 	return rd_ptr(r, enc & 0x0f, 0);
 }
 
-const char *cfi_strerror(int err)
-{
-	switch (err) {
-	case CFI_E_CORRUPT: return "corrupt call-frame information";
-	case CFI_E_NOTFOUND: return "no call-frame information for the address";
-	case CFI_E_UNSUPPORTED: return "unsupported call-frame information";
-	default: return "unknown call-frame information error";
-	}
-}
-
 struct cie {
 	uint64_t code_align;
 	int64_t data_align;

@@ -20,11 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum cfi_error {
-	CFI_E_CORRUPT = -3000, /* a length, pointer or instruction runs out of bounds */
-	CFI_E_NOTFOUND,        /* no FDE covers the pc */
-	CFI_E_UNSUPPORTED,     /* an encoding, opcode or expression we do not handle */
-};
+#include "common/errors.h" /* CFI_E_* */
 
 /* DWARF register numbers of the registers the rows describe. */
 #define CFI_X86_64_RBP 6
@@ -92,8 +88,6 @@ struct cfi_sections {
 
 struct cfi_table;
 
-/* Describes a negative cfi_* return value. */
-const char *cfi_strerror(int err);
 /* Indexes the sections (whose buffers must outlive the table). Returns 0
  * and sets *out (caller frees with cfi_table_free), or CFI_E_CORRUPT when
  * not one FDE can be indexed. Malformed entries are skipped. */

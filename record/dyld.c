@@ -21,19 +21,6 @@
 #define MACH_HEADER_64_SIZE 32
 #define PAGE 4096u
 
-const char *dyld_strerror(int err)
-{
-	switch (err) {
-	case DYLD_E_UNREADABLE: return "target memory is unreadable";
-	case DYLD_E_VERSION: return "unknown dyld_all_image_infos version or size";
-	case DYLD_E_COUNT: return "absurd image count in dyld_all_image_infos";
-	case DYLD_E_BUSY: return "dyld is changing the image list";
-	case DYLD_E_PATH: return "image path is not terminated";
-	case DYLD_E_HEADER: return "no 64-bit Mach-O header, load commands too large, or an absurd __TEXT";
-	default: return prof_strerror(err);
-	}
-}
-
 int dyld_read_infos(dyld_read_fn read, void *ctx, uint64_t addr, uint64_t size,
 		    struct dyld_infos *out)
 {

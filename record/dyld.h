@@ -15,7 +15,7 @@
  * the 64-bit layout (arm64 and x86_64).
  *
  * Functions return 0 or a negative DYLD_E_* (or MACHO_E_*) code, described
- * by dyld_strerror(). Nothing prints.
+ * by prof_strerror(). Nothing prints.
  */
 #ifndef RECORD_DYLD_H
 #define RECORD_DYLD_H
@@ -23,14 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum dyld_error {
-	DYLD_E_UNREADABLE = -2400, /* target memory could not be read */
-	DYLD_E_VERSION,            /* an all_image_infos version this reader does not know */
-	DYLD_E_COUNT,              /* more images than DYLD_MAX_IMAGES */
-	DYLD_E_BUSY,               /* dyld is changing the list (infoArray is NULL): try later */
-	DYLD_E_PATH,               /* a path with no NUL within DYLD_PATH_MAX bytes */
-	DYLD_E_HEADER,             /* no 64-bit Mach-O header, commands over the cap, absurd __TEXT */
-};
+#include "common/errors.h" /* DYLD_E_* */
 
 /* Reads len bytes of target memory at addr into buf: 0, or negative if
  * any byte is unreadable. */
@@ -81,9 +74,6 @@ struct dyld_macho {
 	uint64_t text_vmaddr, text_vmsize;  /* __TEXT at link time */
 	uint64_t slide;            /* load address - __TEXT vmaddr */
 };
-
-/* Describes a negative dyld_* return value (MACHO_E_* included). */
-const char *dyld_strerror(int err);
 
 /* Reads the all_image_infos at addr, of size bytes as TASK_DYLD_INFO
  * reported (fields past size are left 0). Returns 0, DYLD_E_UNREADABLE or

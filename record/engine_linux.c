@@ -49,9 +49,9 @@ static const char *perf_refusal(int r)
 			 "(sysctl kernel.perf_event_paranoid=2 allows a user's own processes) or run "
 			 "with CAP_PERFMON", strerror(-r));
 	else if (r == -ENOENT || r == -ENODEV || r == -ENOSYS || r == -EOPNOTSUPP)
-		snprintf(msg, sizeof(msg), "perf_event is not available here: %s", sampler_perf_strerror(r));
+		snprintf(msg, sizeof(msg), "perf_event is not available here: %s", prof_strerror(r));
 	else
-		snprintf(msg, sizeof(msg), "perf_event_open failed: %s", sampler_perf_strerror(r));
+		snprintf(msg, sizeof(msg), "perf_event_open failed: %s", prof_strerror(r));
 	return msg;
 }
 

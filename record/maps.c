@@ -14,15 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *maps_strerror(int err)
-{
-	switch (err) {
-	case MAPS_E_PARSE: return "malformed maps line";
-	case MAPS_E_NOLOAD: return "no load segment covers the mapped offset";
-	default: return "unknown maps error";
-	}
-}
-
 static int hexval(int c)
 {
 	if (c >= '0' && c <= '9')

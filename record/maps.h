@@ -13,11 +13,7 @@
 #include <stdint.h>
 
 #include "common/elf.h"
-
-enum maps_error {
-	MAPS_E_PARSE = -3000, /* a line of the maps text is malformed */
-	MAPS_E_NOLOAD,        /* no PT_LOAD segment covers the mapped offset */
-};
+#include "common/errors.h" /* MAPS_E_* */
 
 /* One line of /proc/PID/maps. path is borrowed from the parsed text and is
  * not NUL-terminated: use path_len. */
@@ -39,8 +35,6 @@ struct maps_group {
 	uint64_t offset;       /* file offset mapped at start */
 	int executable;        /* some mapping is executable */
 };
-
-const char *maps_strerror(int err);
 
 /* Calls cb for each line of len bytes of maps text, stopping early if cb
  * returns non-zero (which is returned). Returns 0 or MAPS_E_PARSE. */

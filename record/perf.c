@@ -178,11 +178,3 @@ int perf_parse_record(const uint8_t *p, size_t n, struct perf_record *rec)
 	}
 	return (int)size;
 }
-
-const char *perf_strerror(int err)
-{
-	switch (err) {
-	case PERF_E_CORRUPT: return "malformed perf_event record";
-	default: return "unknown perf error";
-	}
-}

@@ -20,9 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum perf_error {
-	PERF_E_CORRUPT = -5000, /* a record is shorter than its fields say */
-};
+#include "common/errors.h" /* PERF_E_CORRUPT */
 
 /* PERF_RECORD_* record types. */
 enum perf_type {
@@ -89,6 +87,5 @@ int perf_parse_record(const uint8_t *p, size_t n, struct perf_record *rec);
 size_t perf_record_size(const uint8_t *p);
 /* The i-th callchain address of a parsed sample. */
 uint64_t perf_ip(const struct perf_record *rec, size_t i);
-const char *perf_strerror(int err);
 
 #endif

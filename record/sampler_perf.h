@@ -15,20 +15,14 @@
 
 #include <sys/types.h>
 
+#include "common/errors.h" /* SAMPLER_PERF_E_* */
 #include "record/sampler.h"
-
-enum sampler_perf_error {
-	SAMPLER_PERF_E_RATE = -5100, /* -F is above kernel.perf_event_max_sample_rate */
-	SAMPLER_PERF_E_MLOCK,        /* a ring buffer exceeds perf_event_mlock_kb */
-};
 
 /* Whether a cpu-mode event can be opened on process pid (0: on ourselves)
  * at rate_hz. Returns 0, or a negative errno from perf_event_open(2)
  * (-EACCES or -EPERM: refused, see kernel.perf_event_paranoid; -ENOENT,
  * -ENODEV, -ENOSYS: no perf_event support) or SAMPLER_PERF_E_RATE. */
 int sampler_perf_probe(pid_t pid, uint32_t rate_hz);
-/* Describes a negative sampler_perf_* return value. */
-const char *sampler_perf_strerror(int err);
 /* A new perf_event source for target t; sampler_source_free() frees it. */
 struct sampler_source *sampler_perf_new(struct target *t);
 /* After a run: the first error met opening a thread's event (0 if none),

@@ -107,16 +107,6 @@ static void on_child(int sig)
 	child_signalled = 1;
 }
 
-const char *sampler_perf_strerror(int err)
-{
-	switch (err) {
-	case SAMPLER_PERF_E_RATE: return "the rate is above kernel.perf_event_max_sample_rate";
-	case SAMPLER_PERF_E_MLOCK: return "no room for a ring buffer (see kernel.perf_event_mlock_kb)";
-	default: return err <= PERF_E_CORRUPT && err > PERF_E_CORRUPT - 100 ? perf_strerror(err)
-								       : strerror(-err);
-	}
-}
-
 static void attr_init(struct perf_event_attr *a, uint32_t rate_hz)
 {
 	memset(a, 0, sizeof(*a));

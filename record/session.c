@@ -105,7 +105,7 @@ static void DIAG_NORETURN attach_failed(pid_t pid, int r)
 		die("cannot attach to process %d: no such process", (int)pid);
 	if (r == -EPERM)
 		die("cannot attach to process %d: %s; %s", (int)pid, strerror(EPERM), engine_attach_fix());
-	die("cannot attach to process %d: %s", (int)pid, target_strerror(r));
+	die("cannot attach to process %d: %s", (int)pid, prof_strerror(r));
 }
 
 static void catch_signals(void)
@@ -203,7 +203,7 @@ int session_run(const struct session_options *o)
 			discard_output(fd, o->out_path);
 			if (r == -EPERM)
 				die("cannot launch '%s': %s; %s", o->argv[0], strerror(EPERM), engine_attach_fix());
-			die("cannot launch '%s': %s", o->argv[0], target_strerror(r));
+			die("cannot launch '%s': %s", o->argv[0], prof_strerror(r));
 		}
 		pid = target_pid(t);
 		cmd_argv = o->argv;
@@ -248,7 +248,7 @@ int session_run(const struct session_options *o)
 		}
 		if (r < 0) {
 			target_detach(t);
-			die("cannot launch '%s': %s", o->argv[0], target_strerror(r));
+			die("cannot launch '%s': %s", o->argv[0], prof_strerror(r));
 		}
 	}
 	if (!o->quiet)

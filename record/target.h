@@ -9,7 +9,7 @@
  * macOS, above the Mach layer of macos.h.
  *
  * Library code: functions return 0 or a negative errno (or TARGET_E_*),
- * described by target_strerror(). Nothing prints.
+ * described by prof_strerror(). Nothing prints.
  */
 #ifndef RECORD_TARGET_H
 #define RECORD_TARGET_H
@@ -19,15 +19,8 @@
 #include <sys/types.h>
 
 #include "common/buf.h"
+#include "common/errors.h" /* TARGET_E_* */
 #include "record/unwind.h"
-
-enum target_error {
-	TARGET_E_EXEC = -4000,  /* the launched command could not be executed */
-	TARGET_E_NOTHREADS,     /* attaching found no thread it could trace */
-	TARGET_E_REGS,          /* the system refused a thread's registers as asked for */
-	TARGET_E_ROSETTA,       /* macOS: an x86_64 process run by Rosetta, for an arm64 recorder */
-	TARGET_E_NATIVE,        /* macOS: a native arm64 process, for a recorder run by Rosetta */
-};
 
 enum target_event_kind {
 	TARGET_EVENT_THREAD_START, /* tid is new (or was found at attach) */
@@ -55,9 +48,6 @@ struct target_stop {
 };
 
 struct target;
-
-/* Describes a negative target_* return value. */
-const char *target_strerror(int err);
 
 /* Attaches to every thread of process pid without stopping it for more than
  * an instant. -ESRCH: no such process; -EPERM: not allowed. On success the

@@ -69,23 +69,6 @@ struct target {
 	uint8_t window[WINDOW_BYTES];
 };
 
-const char *target_strerror(int err)
-{
-	switch (err) {
-	case TARGET_E_EXEC: return "cannot execute the command";
-	case TARGET_E_NOTHREADS: return "no thread of the process could be read";
-	case TARGET_E_REGS:
-		return "the kernel refuses its threads' registers (thread_get_state: invalid argument)";
-	case TARGET_E_ROSETTA:
-		return "it runs x86_64 code under Rosetta, which this arm64 prof-record cannot sample; "
-		       "try the x86_64 prof-record, under Rosetta too (arch -x86_64 prof-record ...)";
-	case TARGET_E_NATIVE:
-		return "this prof-record is the x86_64 build, run by Rosetta, and the process is native "
-		       "arm64: use the arm64 prof-record";
-	default: return strerror(-err);
-	}
-}
-
 struct macos_task *target_darwin_task(struct target *t) { return t->task; }
 
 static void push_event(struct target *t, int kind, uint32_t tid, int status)

@@ -111,15 +111,6 @@ static void on_alarm(int sig)
 	alarm_fired = 1;
 }
 
-const char *target_strerror(int err)
-{
-	switch (err) {
-	case TARGET_E_EXEC: return "cannot execute the command";
-	case TARGET_E_NOTHREADS: return "no thread of the process could be traced";
-	default: return strerror(-err);
-	}
-}
-
 static void push_event(struct target *t, int kind, uint32_t tid, int status)
 {
 	if (t->events_head == t->nevents)

@@ -143,7 +143,7 @@ static void check_one(int arch, const struct cfi_table *t, uint64_t pc, const ch
 	struct cfi_row row;
 	int e = cfi_table_row(t, pc, &row);
 
-	cr_assert_eq(e, 0, "pc 0x%llx: %s (readelf: %s)", (unsigned long long)pc, cfi_strerror(e), line);
+	cr_assert_eq(e, 0, "pc 0x%llx: %s (readelf: %s)", (unsigned long long)pc, prof_strerror(e), line);
 	cr_assert(cfa_matches(arch, &row, cfa), "pc 0x%llx: CFA kind %d reg %d off %lld, readelf %s",
 		  (unsigned long long)pc, row.cfa_kind, row.cfa_reg, (long long)row.cfa_offset, line);
 	if (ra_col >= 0)

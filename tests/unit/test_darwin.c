@@ -835,7 +835,7 @@ Test(darwin, attach_launch_and_exec_failure)
 	cr_assert_eq(target_launch(argv, &tg), 0);
 	cr_assert_eq(target_launch_exec(tg, &err), TARGET_E_EXEC);
 	cr_assert_eq(err, ENOENT);
-	cr_assert_str_eq(target_strerror(TARGET_E_EXEC), "cannot execute the command");
+	cr_assert_str_eq(prof_strerror(TARGET_E_EXEC), "cannot execute the command");
 	target_free(tg);
 	task_release(&t, "");
 }
@@ -1050,7 +1050,7 @@ Test(darwin, refused_registers_are_an_error)
 	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64, .regs = { .pc = 0x1000, .sp = STACK } };
 	t.regs_error = -EINVAL;
 	cr_assert_eq(target_attach(4242, &tg), TARGET_E_REGS);
-	cr_assert_str_eq(target_strerror(TARGET_E_REGS),
+	cr_assert_str_eq(prof_strerror(TARGET_E_REGS),
 			 "the kernel refuses its threads' registers (thread_get_state: invalid argument)");
 	cr_assert_eq(target_launch(argv, &tg), 0);
 	cr_assert_eq(target_launch_exec(tg, &err), TARGET_E_REGS);
@@ -1081,13 +1081,13 @@ Test(darwin, rosetta_is_detected)
 	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
 	t.translated = 1;
 	cr_assert_eq(target_attach(4242, &tg), TARGET_E_ROSETTA);
-	cr_assert_not_null(strstr(target_strerror(TARGET_E_ROSETTA), "x86_64 code under Rosetta"));
+	cr_assert_not_null(strstr(prof_strerror(TARGET_E_ROSETTA), "x86_64 code under Rosetta"));
 	t.self_translated = 1;
 	cr_assert_eq(target_attach(4242, &tg), 0);
 	target_free(tg);
 	t.translated = 0;
 	cr_assert_eq(target_attach(4242, &tg), TARGET_E_NATIVE);
-	cr_assert_not_null(strstr(target_strerror(TARGET_E_NATIVE), "use the arm64 prof-record"));
+	cr_assert_not_null(strstr(prof_strerror(TARGET_E_NATIVE), "use the arm64 prof-record"));
 	task_release(&t, "");
 }
 
