@@ -717,7 +717,7 @@ int cfi_expr_eval(int arch, const uint8_t *expr, size_t len, const struct cfi_re
 }
 
 int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
-		      int (*read)(void *ctx, uint64_t addr, void *buf, size_t len), void *ctx,
+		      memory_read_fn read, void *ctx,
 		      uint64_t *out)
 {
 	struct rd r = { expr, 0, len, 0, 1 };

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "common/errors.h" /* CFI_E_* */
+#include "record/memory.h"
 
 /* DWARF register numbers of the registers the rows describe. */
 #define CFI_X86_64_RBP 6
@@ -105,10 +106,9 @@ int cfi_table_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row);
  * are refused. Returns 0 and *out, or CFI_E_UNSUPPORTED/CFI_E_CORRUPT. */
 int cfi_expr_eval(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
 		  uint64_t *out);
-/* The same, with DW_OP_deref and DW_OP_deref_size served by read (which
- * returns 0, or negative if the bytes are unreadable). */
+/* The same, with DW_OP_deref and DW_OP_deref_size served by read. */
 int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
-		      int (*read)(void *ctx, uint64_t addr, void *buf, size_t len), void *ctx,
+		      memory_read_fn read, void *ctx,
 		      uint64_t *out);
 
 #endif

@@ -21,7 +21,7 @@
 #define MACH_HEADER_64_SIZE 32
 #define PAGE 4096u
 
-int dyld_read_infos(dyld_read_fn read, void *ctx, uint64_t addr, uint64_t size,
+int dyld_read_infos(memory_read_fn read, void *ctx, uint64_t addr, uint64_t size,
 		    struct dyld_infos *out)
 {
 	uint8_t b[DYLD_INFOS_SIZE];
@@ -52,7 +52,7 @@ int dyld_read_infos(dyld_read_fn read, void *ctx, uint64_t addr, uint64_t size,
 	return 0;
 }
 
-int dyld_read_images(dyld_read_fn read, void *ctx, const struct dyld_infos *in,
+int dyld_read_images(memory_read_fn read, void *ctx, const struct dyld_infos *in,
 		     struct dyld_image **out, size_t *n)
 {
 	uint8_t *raw = NULL;
@@ -88,7 +88,7 @@ out:
 	return r;
 }
 
-int dyld_read_string(dyld_read_fn read, void *ctx, uint64_t addr, char *buf, size_t size)
+int dyld_read_string(memory_read_fn read, void *ctx, uint64_t addr, char *buf, size_t size)
 {
 	size_t got = 0;
 
@@ -114,7 +114,7 @@ int dyld_read_string(dyld_read_fn read, void *ctx, uint64_t addr, char *buf, siz
 	return DYLD_E_PATH;
 }
 
-int dyld_read_macho(dyld_read_fn read, void *ctx, uint64_t load_address, struct dyld_macho *out)
+int dyld_read_macho(memory_read_fn read, void *ctx, uint64_t load_address, struct dyld_macho *out)
 {
 	uint8_t hdr[MACH_HEADER_64_SIZE], *all = NULL;
 	struct macho_file m;

@@ -24,10 +24,7 @@
 #include <stdint.h>
 
 #include "common/errors.h" /* DYLD_E_* */
-
-/* Reads len bytes of target memory at addr into buf: 0, or negative if
- * any byte is unreadable. */
-typedef int (*dyld_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+#include "record/memory.h"
 
 #define DYLD_MAX_IMAGES 16384
 #define DYLD_PATH_MAX 1024
@@ -78,21 +75,21 @@ struct dyld_macho {
 /* Reads the all_image_infos at addr, of size bytes as TASK_DYLD_INFO
  * reported (fields past size are left 0). Returns 0, DYLD_E_UNREADABLE or
  * DYLD_E_VERSION. A NULL infoArray is not an error here: out->array is 0. */
-int dyld_read_infos(dyld_read_fn read, void *ctx, uint64_t addr, uint64_t size,
+int dyld_read_infos(memory_read_fn read, void *ctx, uint64_t addr, uint64_t size,
 		    struct dyld_infos *out);
 
 /* Reads the info array of in into *out (a heap array of *n entries that
  * the caller frees; NULL when empty). Returns 0, DYLD_E_BUSY when
  * in->array is 0 but images are counted, DYLD_E_COUNT, or
  * DYLD_E_UNREADABLE. */
-int dyld_read_images(dyld_read_fn read, void *ctx, const struct dyld_infos *in,
+int dyld_read_images(memory_read_fn read, void *ctx, const struct dyld_infos *in,
 		     struct dyld_image **out, size_t *n);
 
 /* Reads the NUL-terminated string at addr into buf of size bytes, page by
  * page so that a string ending just before unmapped memory still reads.
  * Returns 0, DYLD_E_UNREADABLE, or DYLD_E_PATH when no NUL comes within
  * size - 1 bytes (buf then holds nothing useful). */
-int dyld_read_string(dyld_read_fn read, void *ctx, uint64_t addr, char *buf, size_t size);
+int dyld_read_string(memory_read_fn read, void *ctx, uint64_t addr, char *buf, size_t size);
 
 /* Reads the Mach-O header at load_address and its load commands (at most
  * DYLD_CMDS_MAX bytes), and fills *out from LC_UUID and __TEXT. Returns 0,
@@ -101,6 +98,6 @@ int dyld_read_string(dyld_read_fn read, void *ctx, uint64_t addr, char *buf, siz
  * command that common/macho.c refuses (truncated commands, an unsupported
  * cputype) or of a missing __TEXT (MACHO_E_NOTFOUND). A missing LC_UUID is
  * not an error: out->has_uuid is 0. */
-int dyld_read_macho(dyld_read_fn read, void *ctx, uint64_t load_address, struct dyld_macho *out);
+int dyld_read_macho(memory_read_fn read, void *ctx, uint64_t load_address, struct dyld_macho *out);
 
 #endif

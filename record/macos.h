@@ -93,7 +93,7 @@ int macos_thread_info(struct macos_task *t, uint64_t id, struct macos_thread_inf
 int macos_thread_regs(struct macos_task *t, uint64_t id, int *arch, struct unwind_regs *r);
 
 /* Reads target memory (vm_read_overwrite); ctx is the macos_task.
- * The dyld_read_fn and unwind_memory read callback. */
+ * The memory_read_fn of dyld's reader and the unwinder. */
 int macos_read(void *ctx, uint64_t addr, void *buf, size_t len);
 /* Where dyld's all_image_infos lies, and its size (TASK_DYLD_INFO); addr
  * is 0 before dyld has set it. */

@@ -147,7 +147,7 @@ struct sampler_regs {
 	uint64_t window_addr;
 	const uint8_t *window;
 	size_t window_len;
-	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
+	memory_read_fn read;
 	void *read_ctx;
 };
 

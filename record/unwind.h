@@ -48,9 +48,8 @@ struct unwind_regs {
 };
 
 struct unwind_memory {
-	/* Reads len bytes at addr into buf; returns 0, or negative if any byte
-	 * is unreadable. May be NULL, then only the window is readable. */
-	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
+	/* May be NULL, then only the window is readable. */
+	memory_read_fn read;
 	void *ctx;
 	uint64_t window_addr;   /* the target address of window[0] */
 	const uint8_t *window;  /* borrowed for the walk; may be NULL */
