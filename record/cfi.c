@@ -17,6 +17,7 @@
 #include "cfi.h"
 #include "common/bytes.h"
 #include "common/diag.h"
+#include "common/dwconst.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,58 +61,52 @@ struct rd {
 	int ok;
 };
 
+/* A cursor over what r has left, and r moved past what it read: every
+ * integer, of fixed width or LEB128, is read by the common cursor. */
+static struct cursor rd_cursor(const struct rd *r)
+{
+	struct cursor c;
+
+	cursor_init(&c, r->buf + r->pos, r->ok && r->pos <= r->end ? r->end - r->pos : 0);
+	return c;
+}
+
+static void rd_moved(struct rd *r, const struct cursor *c)
+{
+	if (c->ok)
+		r->pos = r->end - c->left;
+	else
+		r->ok = 0;
+}
+
 static uint64_t rd_u(struct rd *r, unsigned n)
 {
-	uint64_t v = 0;
-	if (!r->ok || r->end - r->pos < n) {
-		r->ok = 0;
-		return 0;
-	}
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)r->buf[r->pos + i] << (8 * i);
-	r->pos += n;
+	struct cursor c = rd_cursor(r);
+	uint64_t v;
+
+	cursor_le(&c, n, &v);
+	rd_moved(r, &c);
 	return v;
 }
 
 static uint64_t rd_uleb(struct rd *r)
 {
-	uint64_t v = 0;
-	for (unsigned shift = 0;; shift += 7) {
-		uint8_t b;
-		if (!r->ok || r->pos >= r->end) {
-			r->ok = 0;
-			return 0;
-		}
-		b = r->buf[r->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-		if (shift > 70) {
-			r->ok = 0;
-			return 0;
-		}
-	}
+	struct cursor c = rd_cursor(r);
+	uint64_t v;
+
+	cursor_uleb(&c, &v);
+	rd_moved(r, &c);
+	return v;
 }
 
 static int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-	do {
-		if (!r->ok || r->pos >= r->end || shift > 70) {
-			r->ok = 0;
-			return 0;
-		}
-		b = r->buf[r->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~UINT64_C(0) << shift;
-	return (int64_t)v;
+	struct cursor c = rd_cursor(r);
+	int64_t v;
+
+	cursor_sleb(&c, &v);
+	rd_moved(r, &c);
+	return v;
 }
 
 /* v * align: the factored offsets of DW_CFA_offset and its kin. An offset
@@ -504,17 +499,17 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 
 		if (++in->insns > MAX_INSNS)
 			return CFI_E_CORRUPT;
-		switch (op >> 6) {
-		case 1: delta = op & 0x3f; advance = 1; break;
-		case 2:
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc: delta = op & 0x3f; advance = 1; break;
+		case DW_CFA_offset:
 			set_rule(in, st, op & 0x3f, CFI_RULE_OFFSET, rd_factored(&r, (int64_t)rd_uleb(&r), c->data_align), 0);
 			continue;
-		case 3: restore_rule(in, st, op & 0x3f); continue;
+		case DW_CFA_restore: restore_rule(in, st, op & 0x3f); continue;
 		}
 		if (!advance) {
 			switch (op) {
-			case 0x00: break;   /* nop */
-			case 0x01:          /* set_loc */
+			case DW_CFA_nop: break;
+			case DW_CFA_set_loc:
 				newloc = rd_ptr(&r, c->fde_enc, 0);
 				if (!r.ok)
 					return CFI_E_CORRUPT;
@@ -524,43 +519,43 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 				}
 				*loc = newloc;
 				break;
-			case 0x02: delta = rd_u(&r, 1); advance = 1; break;
-			case 0x03: delta = rd_u(&r, 2); advance = 1; break;
-			case 0x04: delta = rd_u(&r, 4); advance = 1; break;
-			case 0x05:
+			case DW_CFA_advance_loc1: delta = rd_u(&r, 1); advance = 1; break;
+			case DW_CFA_advance_loc2: delta = rd_u(&r, 2); advance = 1; break;
+			case DW_CFA_advance_loc4: delta = rd_u(&r, 4); advance = 1; break;
+			case DW_CFA_offset_extended:
 				reg = rd_uleb(&r);
 				set_rule(in, st, reg, CFI_RULE_OFFSET, rd_factored(&r, (int64_t)rd_uleb(&r), c->data_align), 0);
 				break;
-			case 0x06: restore_rule(in, st, rd_uleb(&r)); break;
-			case 0x07: set_rule(in, st, rd_uleb(&r), CFI_RULE_UNDEFINED, 0, 0); break;
-			case 0x08: set_rule(in, st, rd_uleb(&r), CFI_RULE_SAME, 0, 0); break;
-			case 0x09:
+			case DW_CFA_restore_extended: restore_rule(in, st, rd_uleb(&r)); break;
+			case DW_CFA_undefined: set_rule(in, st, rd_uleb(&r), CFI_RULE_UNDEFINED, 0, 0); break;
+			case DW_CFA_same_value: set_rule(in, st, rd_uleb(&r), CFI_RULE_SAME, 0, 0); break;
+			case DW_CFA_register:
 				reg = rd_uleb(&r);
 				set_rule(in, st, reg, CFI_RULE_REGISTER, 0, rd_uleb(&r));
 				break;
-			case 0x0a:
+			case DW_CFA_remember_state:
 				if (depth == MAX_STATES)
 					return CFI_E_UNSUPPORTED;
 				stack[depth++] = *st;
 				break;
-			case 0x0b:
+			case DW_CFA_restore_state:
 				if (depth == 0)
 					return CFI_E_CORRUPT;
 				*st = stack[--depth];   /* the CFA rule too, as readelf does */
 				break;
-			case 0x0c:
+			case DW_CFA_def_cfa:
 				st->cfa_kind = CFI_CFA_REG;
 				st->cfa_reg = (uint16_t)rd_uleb(&r);
 				st->cfa_offset = (int64_t)rd_uleb(&r);
 				break;
-			case 0x0d:
+			case DW_CFA_def_cfa_register:
 				st->cfa_kind = CFI_CFA_REG;
 				st->cfa_reg = (uint16_t)rd_uleb(&r);
 				break;
-			case 0x0e:
+			case DW_CFA_def_cfa_offset:
 				st->cfa_offset = (int64_t)rd_uleb(&r);
 				break;
-			case 0x0f: {
+			case DW_CFA_def_cfa_expression: {
 				uint64_t n = rd_uleb(&r);
 				if (!r.ok || n > r.end - r.pos)
 					return CFI_E_CORRUPT;
@@ -570,7 +565,7 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 				r.pos += (size_t)n;
 				break;
 			}
-			case 0x10: case 0x16: {     /* expression, val_expression */
+			case DW_CFA_expression: case DW_CFA_val_expression: {
 				uint64_t n;
 				struct cfi_rule *col;
 				reg = rd_uleb(&r);
@@ -579,7 +574,7 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 					return CFI_E_CORRUPT;
 				col = column(in, st, reg);
 				if (col) {
-					col->kind = op == 0x10 ? CFI_RULE_EXPR : CFI_RULE_VAL_EXPR;
+					col->kind = op == DW_CFA_expression ? CFI_RULE_EXPR : CFI_RULE_VAL_EXPR;
 					col->offset = 0;
 					col->expr = r.buf + r.pos;
 					col->expr_len = (size_t)n;
@@ -587,35 +582,35 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 				r.pos += (size_t)n;
 				break;
 			}
-			case 0x11:
+			case DW_CFA_offset_extended_sf:
 				reg = rd_uleb(&r);
 				set_rule(in, st, reg, CFI_RULE_OFFSET, rd_factored(&r, rd_sleb(&r), c->data_align), 0);
 				break;
-			case 0x12:
+			case DW_CFA_def_cfa_sf:
 				st->cfa_kind = CFI_CFA_REG;
 				st->cfa_reg = (uint16_t)rd_uleb(&r);
 				st->cfa_offset = rd_factored(&r, rd_sleb(&r), c->data_align);
 				break;
-			case 0x13: st->cfa_offset = rd_factored(&r, rd_sleb(&r), c->data_align); break;
-			case 0x14:
+			case DW_CFA_def_cfa_offset_sf: st->cfa_offset = rd_factored(&r, rd_sleb(&r), c->data_align); break;
+			case DW_CFA_val_offset:
 				reg = rd_uleb(&r);
 				set_rule(in, st, reg, CFI_RULE_VAL_OFFSET, rd_factored(&r, (int64_t)rd_uleb(&r), c->data_align), 0);
 				break;
-			case 0x15:
+			case DW_CFA_val_offset_sf:
 				reg = rd_uleb(&r);
 				set_rule(in, st, reg, CFI_RULE_VAL_OFFSET, rd_factored(&r, rd_sleb(&r), c->data_align), 0);
 				break;
-			case 0x2d:
-				/* AArch64 negate_ra_state: the return address is
-				 * signed from here (pointer authentication). The
-				 * unwinder strips those bits from every return
-				 * address, so the state need not be kept. On other
-				 * arches 0x2d is SPARC's GNU_window_save. */
+			case DW_CFA_AARCH64_negate_ra_state:
+				/* The return address is signed from here (pointer
+				 * authentication). The unwinder strips those bits
+				 * from every return address, so the state need not
+				 * be kept. On other arches the opcode is SPARC's
+				 * GNU_window_save. */
 				if (in->s->arch != CFI_ARCH_ARM64)
 					return CFI_E_UNSUPPORTED;
 				break;
-			case 0x2e: rd_uleb(&r); break;   /* GNU_args_size */
-			case 0x2f:                       /* GNU_negative_offset_extended */
+			case DW_CFA_GNU_args_size: rd_uleb(&r); break;
+			case DW_CFA_GNU_negative_offset_extended:
 				reg = rd_uleb(&r);
 				set_rule(in, st, reg, CFI_RULE_OFFSET,
 					 rd_factored(&r, rd_factored(&r, (int64_t)rd_uleb(&r),
@@ -731,25 +726,25 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 
 		if (++steps > 256)
 			return CFI_E_UNSUPPORTED;
-		if (op >= 0x30 && op <= 0x4f) {            /* lit0..lit31 */
-			v = op - 0x30u;
-		} else if (op >= 0x70 && op <= 0x8f) {     /* breg0..breg31 */
+		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			v = op - DW_OP_lit0;
+		} else if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
 			int64_t off = rd_sleb(&r);
-			if (reg_value(arch, op - 0x70u, regs, &v) < 0)
+			if (reg_value(arch, op - DW_OP_breg0, regs, &v) < 0)
 				return CFI_E_UNSUPPORTED;
 			v += (uint64_t)off;
 		} else {
 			switch (op) {
-			case 0x08: v = rd_u(&r, 1); break;
-			case 0x09: v = (uint64_t)(int64_t)(int8_t)rd_u(&r, 1); break;
-			case 0x0a: v = rd_u(&r, 2); break;
-			case 0x0b: v = (uint64_t)(int64_t)(int16_t)rd_u(&r, 2); break;
-			case 0x0c: v = rd_u(&r, 4); break;
-			case 0x0d: v = (uint64_t)(int64_t)(int32_t)rd_u(&r, 4); break;
-			case 0x0e: case 0x0f: v = rd_u(&r, 8); break;
-			case 0x10: v = rd_uleb(&r); break;
-			case 0x11: v = (uint64_t)rd_sleb(&r); break;
-			case 0x92: {
+			case DW_OP_const1u: v = rd_u(&r, 1); break;
+			case DW_OP_const1s: v = (uint64_t)(int64_t)(int8_t)rd_u(&r, 1); break;
+			case DW_OP_const2u: v = rd_u(&r, 2); break;
+			case DW_OP_const2s: v = (uint64_t)(int64_t)(int16_t)rd_u(&r, 2); break;
+			case DW_OP_const4u: v = rd_u(&r, 4); break;
+			case DW_OP_const4s: v = (uint64_t)(int64_t)(int32_t)rd_u(&r, 4); break;
+			case DW_OP_const8u: case DW_OP_const8s: v = rd_u(&r, 8); break;
+			case DW_OP_constu: v = rd_uleb(&r); break;
+			case DW_OP_consts: v = (uint64_t)rd_sleb(&r); break;
+			case DW_OP_bregx: {
 				uint64_t reg = rd_uleb(&r);
 				int64_t off = rd_sleb(&r);
 				if (reg_value(arch, reg, regs, &v) < 0)
@@ -757,8 +752,8 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 				v += (uint64_t)off;
 				break;
 			}
-			case 0x06: case 0x94: {     /* deref, deref_size */
-				unsigned size = op == 0x06 ? 8 : (unsigned)rd_u(&r, 1);
+			case DW_OP_deref: case DW_OP_deref_size: {
+				unsigned size = op == DW_OP_deref ? 8 : (unsigned)rd_u(&r, 1);
 				uint8_t b[8];
 				if (!r.ok)
 					return CFI_E_CORRUPT;
@@ -774,18 +769,18 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 				n--;
 				break;
 			}
-			case 0x12:      /* dup */
+			case DW_OP_dup:
 				if (n < 1)
 					return CFI_E_CORRUPT;
 				v = st[n - 1];
 				break;
-			case 0x13:      /* drop */
+			case DW_OP_drop:
 				if (n < 1)
 					return CFI_E_CORRUPT;
 				n--;
 				push = 0;
 				break;
-			case 0x16:      /* swap */
+			case DW_OP_swap:
 				if (n < 2)
 					return CFI_E_CORRUPT;
 				a = st[n - 1];
@@ -793,35 +788,36 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 				st[n - 2] = a;
 				push = 0;
 				break;
-			case 0x23:      /* plus_uconst */
+			case DW_OP_plus_uconst:
 				if (n < 1)
 					return CFI_E_CORRUPT;
 				st[n - 1] += rd_uleb(&r);
 				push = 0;
 				break;
-			case 0x1a: case 0x1c: case 0x1e: case 0x21: case 0x22: case 0x24:
-			case 0x25: case 0x26: case 0x27: case 0x29: case 0x2a: case 0x2b:
-			case 0x2c: case 0x2d: case 0x2e:
+			case DW_OP_and: case DW_OP_minus: case DW_OP_mul: case DW_OP_or:
+			case DW_OP_plus: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
+			case DW_OP_xor: case DW_OP_eq: case DW_OP_ge: case DW_OP_gt:
+			case DW_OP_le: case DW_OP_lt: case DW_OP_ne:
 				if (n < 2)
 					return CFI_E_CORRUPT;
 				b = st[--n];
 				a = st[--n];
 				switch (op) {
-				case 0x1a: v = a & b; break;
-				case 0x1c: v = a - b; break;
-				case 0x1e: v = a * b; break;
-				case 0x21: v = a | b; break;
-				case 0x22: v = a + b; break;
-				case 0x24: v = b >= 64 ? 0 : a << b; break;
-				case 0x25: v = b >= 64 ? 0 : a >> b; break;
-				case 0x26: v = b >= 64 ? (uint64_t)((int64_t)a < 0 ? -1 : 0) : (uint64_t)((int64_t)a >> b); break;
-				case 0x27: v = a ^ b; break;
-				case 0x29: v = (int64_t)a == (int64_t)b; break;
-				case 0x2a: v = (int64_t)a >= (int64_t)b; break;
-				case 0x2b: v = (int64_t)a > (int64_t)b; break;
-				case 0x2c: v = (int64_t)a <= (int64_t)b; break;
-				case 0x2d: v = (int64_t)a < (int64_t)b; break;
-				case 0x2e: v = (int64_t)a != (int64_t)b; break;
+				case DW_OP_and: v = a & b; break;
+				case DW_OP_minus: v = a - b; break;
+				case DW_OP_mul: v = a * b; break;
+				case DW_OP_or: v = a | b; break;
+				case DW_OP_plus: v = a + b; break;
+				case DW_OP_shl: v = b >= 64 ? 0 : a << b; break;
+				case DW_OP_shr: v = b >= 64 ? 0 : a >> b; break;
+				case DW_OP_shra: v = b >= 64 ? (uint64_t)((int64_t)a < 0 ? -1 : 0) : (uint64_t)((int64_t)a >> b); break;
+				case DW_OP_xor: v = a ^ b; break;
+				case DW_OP_eq: v = (int64_t)a == (int64_t)b; break;
+				case DW_OP_ge: v = (int64_t)a >= (int64_t)b; break;
+				case DW_OP_gt: v = (int64_t)a > (int64_t)b; break;
+				case DW_OP_le: v = (int64_t)a <= (int64_t)b; break;
+				case DW_OP_lt: v = (int64_t)a < (int64_t)b; break;
+				case DW_OP_ne: v = (int64_t)a != (int64_t)b; break;
 				}
 				break;
 			default:

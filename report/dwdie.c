@@ -25,7 +25,7 @@
 
 #include "common/diag.h"
 #include "common/hmap.h"
-#include "report/dwconst.h"
+#include "common/dwconst.h"
 
 /* More than any compiler writes; a table past these ends there. */
 #define MAX_ABBREVS (1u << 20)

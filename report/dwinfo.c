@@ -31,7 +31,7 @@
 
 #include "common/diag.h"
 #include "report/demangle.h"
-#include "report/dwconst.h"
+#include "common/dwconst.h"
 #include "report/dwdie.h"
 #include "report/dwline.h"
 #include "report/dwsect.h"

@@ -10,7 +10,7 @@
 
 #include "common/bytes.h"
 #include "common/diag.h"
-#include "report/dwconst.h"
+#include "common/dwconst.h"
 #include "report/dwdie.h"
 #include "report/dwspan.h"
 

@@ -20,7 +20,7 @@
 
 #include "common/buf.h"
 #include "common/elf.h"
-#include "report/dwconst.h"
+#include "common/dwconst.h"
 #include "report/dwdie.h"
 #include "tests/unit/build_dir.h"
 #include "tests/unit/object_file.h"

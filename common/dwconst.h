@@ -1,11 +1,13 @@
 /*
  * dwconst.h: the numbers of the DWARF standard (versions 2 to 5, and the
- * GNU extensions that GCC writes) that the DWARF readers use: tags,
- * attributes, forms, unit types, range list entries, languages and line
- * program opcodes. Only those; the values are the standard's.
+ * GNU extensions that GCC writes) that both programs' DWARF readers use:
+ * tags, attributes, forms, unit types, range list entries, languages and
+ * line program opcodes for prof-report's debug information; call-frame
+ * instructions and expression operations for prof-record's .eh_frame.
+ * Only those; the values are the standard's.
  */
-#ifndef REPORT_DWCONST_H
-#define REPORT_DWCONST_H
+#ifndef COMMON_DWCONST_H
+#define COMMON_DWCONST_H
 
 /* Unit types (DWARF 5 headers) */
 #define DW_UT_compile 0x01
@@ -149,5 +151,75 @@
 #define DW_LNE_set_address 0x02
 #define DW_LNCT_path 0x1
 #define DW_LNCT_directory_index 0x2
+
+/* Call-frame instructions. The first three carry an operand in their low
+ * six bits, their kind in the high two. */
+#define DW_CFA_advance_loc 0x40
+#define DW_CFA_offset 0x80
+#define DW_CFA_restore 0xc0
+#define DW_CFA_nop 0x00
+#define DW_CFA_set_loc 0x01
+#define DW_CFA_advance_loc1 0x02
+#define DW_CFA_advance_loc2 0x03
+#define DW_CFA_advance_loc4 0x04
+#define DW_CFA_offset_extended 0x05
+#define DW_CFA_restore_extended 0x06
+#define DW_CFA_undefined 0x07
+#define DW_CFA_same_value 0x08
+#define DW_CFA_register 0x09
+#define DW_CFA_remember_state 0x0a
+#define DW_CFA_restore_state 0x0b
+#define DW_CFA_def_cfa 0x0c
+#define DW_CFA_def_cfa_register 0x0d
+#define DW_CFA_def_cfa_offset 0x0e
+#define DW_CFA_def_cfa_expression 0x0f
+#define DW_CFA_expression 0x10
+#define DW_CFA_offset_extended_sf 0x11
+#define DW_CFA_def_cfa_sf 0x12
+#define DW_CFA_def_cfa_offset_sf 0x13
+#define DW_CFA_val_offset 0x14
+#define DW_CFA_val_offset_sf 0x15
+#define DW_CFA_val_expression 0x16
+#define DW_CFA_AARCH64_negate_ra_state 0x2d   /* SPARC's GNU_window_save elsewhere */
+#define DW_CFA_GNU_args_size 0x2e
+#define DW_CFA_GNU_negative_offset_extended 0x2f
+
+/* Expression operations */
+#define DW_OP_deref 0x06
+#define DW_OP_const1u 0x08
+#define DW_OP_const1s 0x09
+#define DW_OP_const2u 0x0a
+#define DW_OP_const2s 0x0b
+#define DW_OP_const4u 0x0c
+#define DW_OP_const4s 0x0d
+#define DW_OP_const8u 0x0e
+#define DW_OP_const8s 0x0f
+#define DW_OP_constu 0x10
+#define DW_OP_consts 0x11
+#define DW_OP_dup 0x12
+#define DW_OP_drop 0x13
+#define DW_OP_swap 0x16
+#define DW_OP_and 0x1a
+#define DW_OP_minus 0x1c
+#define DW_OP_mul 0x1e
+#define DW_OP_or 0x21
+#define DW_OP_plus 0x22
+#define DW_OP_plus_uconst 0x23
+#define DW_OP_shl 0x24
+#define DW_OP_shr 0x25
+#define DW_OP_shra 0x26
+#define DW_OP_xor 0x27
+#define DW_OP_eq 0x29
+#define DW_OP_ge 0x2a
+#define DW_OP_gt 0x2b
+#define DW_OP_le 0x2c
+#define DW_OP_lt 0x2d
+#define DW_OP_ne 0x2e
+#define DW_OP_lit0 0x30
+#define DW_OP_lit31 0x4f
+#define DW_OP_breg0 0x70
+#define DW_OP_breg31 0x8f
+#define DW_OP_bregx 0x92
+#define DW_OP_deref_size 0x94
 
 #endif
