@@ -23,7 +23,7 @@
 #include "common/errors.h"
 
 #define TRACE_FORMAT_MAJOR 1
-#define TRACE_FORMAT_MINOR 1
+#define TRACE_FORMAT_MINOR 2
 
 /* Caps that keep a hostile file from making the reader allocate or loop
  * without bound. */
@@ -46,8 +46,25 @@ enum trace_state {
 	TRACE_STATE_DISK,
 	TRACE_STATE_STOPPED,
 	TRACE_STATE_OTHER,
+	TRACE_STATE_PREEMPTED, /* runnable, but another thread had the CPU (1.2) */
 	TRACE_STATE__COUNT
 };
+
+/* What took the samples (1.2). The tick sampler stops the target and reads
+ * it (ptrace, Mach); perf is the kernel's perf_event. */
+enum trace_sampler { TRACE_SAMPLER_UNKNOWN, TRACE_SAMPLER_TICK, TRACE_SAMPLER_PERF };
+
+/* Whether ticks that land in kernel mode were sampled (1.2). */
+enum trace_kernel {
+	TRACE_KERNEL_UNKNOWN,
+	TRACE_KERNEL_SAMPLED,     /* they were, with TRACE_SAMPLE_KERNEL */
+	TRACE_KERNEL_REFUSED,     /* the kernel refused it (perf_event_paranoid,
+	                           * capabilities) */
+	TRACE_KERNEL_NOT_SAMPLED, /* the sampler cannot sample them */
+};
+
+/* trace_session.kernel_paranoid when it was not read. */
+#define TRACE_PARANOID_UNKNOWN 0xff
 
 enum trace_ident_kind { TRACE_IDENT_NONE, TRACE_IDENT_GNU_BUILD_ID, TRACE_IDENT_MACHO_UUID };
 
@@ -72,6 +89,8 @@ const char *trace_os_name(int os);
 const char *trace_arch_name(int arch);
 const char *trace_mode_name(int mode);
 const char *trace_state_name(int state);
+const char *trace_sampler_name(int sampler);   /* "tick", "perf" */
+const char *trace_kernel_name(int kernel);     /* "sampled", "refused", "not-sampled" */
 const char *trace_ident_kind_name(int kind);
 const char *trace_counter_name(int counter);
 /* Returns why a chunk counts as damaged, as a phrase ("content checksum
@@ -96,6 +115,11 @@ struct trace_session {
 	char *host;                  /* e.g. "Linux 6.1.0 x86_64"; may be "" */
 	uint32_t argc;
 	char **argv;                 /* the profiled command line */
+	uint8_t sampler;             /* enum trace_sampler */
+	uint8_t kernel;              /* enum trace_kernel */
+	uint8_t kernel_paranoid;     /* kernel.perf_event_paranoid at the start, 0 to
+	                              * 254, or TRACE_PARANOID_UNKNOWN (not read, or
+	                              * -1, which refuses nothing) */
 };
 
 struct trace_image {
@@ -133,6 +157,8 @@ struct trace_node {
 };
 
 #define TRACE_SAMPLE_TRUNCATED 0x1 /* cut at --max-depth */
+#define TRACE_SAMPLE_KERNEL 0x2    /* the tick landed in kernel mode; the stack
+                                    * is the user stack at that moment (1.2) */
 
 struct trace_sample {
 	uint64_t time;

@@ -40,9 +40,21 @@ const char *trace_mode_name(int mode)
 const char *trace_state_name(int state)
 {
 	static const char *const names[] = {
-		"unknown", "running", "sleeping", "disk", "stopped", "other",
+		"unknown", "running", "sleeping", "disk", "stopped", "other", "preempted",
 	};
 	return PICK(names, state);
+}
+
+const char *trace_sampler_name(int sampler)
+{
+	static const char *const names[] = { "unknown", "tick", "perf" };
+	return PICK(names, sampler);
+}
+
+const char *trace_kernel_name(int kernel)
+{
+	static const char *const names[] = { "unknown", "sampled", "refused", "not-sampled" };
+	return PICK(names, kernel);
 }
 
 const char *trace_ident_kind_name(int kind)

@@ -114,6 +114,16 @@ static int rec_session(struct loader *l, struct cursor *c)
 		if (!s.argv[s.argc])
 			goto out;
 	}
+	/* 1.2's fields; a 1.1 session ends before them, and says nothing of
+	 * its sampler. */
+	s.kernel_paranoid = TRACE_PARANOID_UNKNOWN;
+	if (c->left) {
+		cursor_u8(c, &s.sampler);
+		cursor_u8(c, &s.kernel);
+		cursor_u8(c, &s.kernel_paranoid);
+		if (!c->ok)
+			goto out;
+	}
 	l->t->session = s;
 	l->have_session = 1;
 	return 0;

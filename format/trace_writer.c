@@ -320,6 +320,9 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 	buf_put_uvarint(&w->rec, s->argc);
 	for (uint32_t i = 0; i < s->argc; i++)
 		trace_put_string(&w->rec, s->argv[i]);
+	buf_addch(&w->rec, s->sampler);
+	buf_addch(&w->rec, s->kernel);
+	buf_addch(&w->rec, s->kernel_paranoid);
 	if (w->rec.len > TRACE_MAX_CHUNK / 2) {
 		r = TRACE_E_TOOBIG; /* thousands of huge arguments */
 		goto out;

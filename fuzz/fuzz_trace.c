@@ -27,6 +27,8 @@ static void walk(const struct trace *t)
 	uint64_t frames[64];
 
 	fuzz_touch_str(t->session.host);
+	fuzz_touch_str(trace_sampler_name(t->session.sampler));
+	fuzz_touch_str(trace_kernel_name(t->session.kernel));
 	for (uint32_t i = 0; i < t->session.argc; i++)
 		fuzz_touch_str(t->session.argv[i]);
 	for (size_t i = 0; i < t->nimages; i++)

@@ -26,7 +26,8 @@
 
 static const char usage_text[] =
 	"usage: synth_trace -o file [--os linux|macos] [--arch x86_64|arm64] [--mode wall|cpu]\n"
-	"                   [--pid pid] [--rate hz] [--host text] [--command word]...\n"
+	"                   [--sampler tick|perf] [--kernel sampled|refused|not-sampled]\n"
+	"                   [--paranoid n] [--pid pid] [--rate hz] [--host text] [--command word]...\n"
 	"                   [--image spec]... [--thread spec]... [--sample spec [--count n]]...\n"
 	"                   [--exit code]\n"
 	"       synth_trace -h | --help\n"
@@ -35,6 +36,10 @@ static const char usage_text[] =
 	"  --os os          the recorded system (default macos)\n"
 	"  --arch arch      the recorded architecture (default arm64)\n"
 	"  --mode mode      the recording mode (default wall)\n"
+	"  --sampler name   what took the samples (default unknown)\n"
+	"  --kernel what    whether kernel-mode ticks were sampled (default unknown)\n"
+	"  --paranoid n     kernel.perf_event_paranoid when recording began, 0 to 254\n"
+	"                   (default unknown)\n"
 	"  --pid pid        the recorded process id (default 1)\n"
 	"  --rate hz        the sampling rate, which also spaces the samples (default 1000)\n"
 	"  --host text      the host description (default \"synthetic\")\n"
@@ -46,8 +51,9 @@ static const char usage_text[] =
 	"                   ignored; LOADED and UNLOADED are at the time of the k'th sample,\n"
 	"                   from 1, and by default the image is there throughout)\n"
 	"  --thread spec    a thread: TID=n,NAME=name\n"
-	"  --sample spec    a sample: TID=n,STATE=running|sleeping|disk|stopped|other,\n"
-	"                   STACK=leaf:caller:...:root,TRUNCATED=0|1 (TID must be a --thread)\n"
+	"  --sample spec    a sample: TID=n,STATE=running|sleeping|disk|stopped|other|preempted,\n"
+	"                   STACK=leaf:caller:...:root,TRUNCATED=0|1,KERNEL=0|1\n"
+	"                   (TID must be a --thread)\n"
 	"  --count n        take the sample before it n times (default 1)\n"
 	"  --exit code      record that the command exited with code\n"
 	"  -h, --help       show this help\n"
@@ -262,6 +268,14 @@ static void parse_stack(char *arg, struct sample_spec *s)
 	}
 }
 
+static void set_flag(struct sample_spec *s, uint8_t flag, uint64_t on)
+{
+	if (on)
+		s->flags |= flag;
+	else
+		s->flags &= (uint8_t)~flag;
+}
+
 static void parse_sample(char *spec, struct sample_spec *s)
 {
 	char *rest = spec, *key, *value;
@@ -276,15 +290,14 @@ static void parse_sample(char *spec, struct sample_spec *s)
 			has_tid = 1;
 		} else if (strcmp(key, "STATE") == 0) {
 			s->state = (uint8_t)parse_name("--sample STATE", value, trace_state_name,
-						       TRACE_STATE_RUNNING, TRACE_STATE_OTHER);
+						       TRACE_STATE_RUNNING, TRACE_STATE_PREEMPTED);
 		} else if (strcmp(key, "STACK") == 0) {
 			free(s->addrs);
 			parse_stack(value, s);
 		} else if (strcmp(key, "TRUNCATED") == 0) {
-			if (parse_number("--sample TRUNCATED", value, 1))
-				s->flags |= TRACE_SAMPLE_TRUNCATED;
-			else
-				s->flags &= (uint8_t)~TRACE_SAMPLE_TRUNCATED;
+			set_flag(s, TRACE_SAMPLE_TRUNCATED, parse_number("--sample TRUNCATED", value, 1));
+		} else if (strcmp(key, "KERNEL") == 0) {
+			set_flag(s, TRACE_SAMPLE_KERNEL, parse_number("--sample KERNEL", value, 1));
 		} else {
 			usage_error("option '--sample': unknown key '%s'", key);
 		}
@@ -300,8 +313,8 @@ static void check(int r, const char *path)
 }
 
 enum {
-	OPT_OS = 256, OPT_ARCH, OPT_MODE, OPT_PID, OPT_RATE, OPT_HOST, OPT_COMMAND,
-	OPT_IMAGE, OPT_THREAD, OPT_SAMPLE, OPT_COUNT, OPT_EXIT,
+	OPT_OS = 256, OPT_ARCH, OPT_MODE, OPT_SAMPLER, OPT_KERNEL, OPT_PARANOID, OPT_PID, OPT_RATE,
+	OPT_HOST, OPT_COMMAND, OPT_IMAGE, OPT_THREAD, OPT_SAMPLE, OPT_COUNT, OPT_EXIT,
 };
 
 int main(int argc, char **argv)
@@ -312,6 +325,9 @@ int main(int argc, char **argv)
 		{ "os", required_argument, NULL, OPT_OS },
 		{ "arch", required_argument, NULL, OPT_ARCH },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "sampler", required_argument, NULL, OPT_SAMPLER },
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "paranoid", required_argument, NULL, OPT_PARANOID },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "rate", required_argument, NULL, OPT_RATE },
 		{ "host", required_argument, NULL, OPT_HOST },
@@ -339,6 +355,7 @@ int main(int argc, char **argv)
 	sess.os = TRACE_OS_MACOS;
 	sess.arch = TRACE_ARCH_ARM64;
 	sess.mode = TRACE_MODE_WALL;
+	sess.kernel_paranoid = TRACE_PARANOID_UNKNOWN;
 	sess.rate_hz = 1000;
 	sess.pid = 1;
 	sess.host = "synthetic";
@@ -364,6 +381,18 @@ int main(int argc, char **argv)
 		case OPT_MODE:
 			sess.mode = (uint8_t)parse_name("--mode", optarg, trace_mode_name,
 							TRACE_MODE_WALL, TRACE_MODE_CPU);
+			break;
+		case OPT_SAMPLER:
+			sess.sampler = (uint8_t)parse_name("--sampler", optarg, trace_sampler_name,
+							   TRACE_SAMPLER_TICK, TRACE_SAMPLER_PERF);
+			break;
+		case OPT_KERNEL:
+			sess.kernel = (uint8_t)parse_name("--kernel", optarg, trace_kernel_name,
+							  TRACE_KERNEL_SAMPLED, TRACE_KERNEL_NOT_SAMPLED);
+			break;
+		case OPT_PARANOID:
+			sess.kernel_paranoid = (uint8_t)parse_uint_opt("--paranoid", optarg, 0,
+								       TRACE_PARANOID_UNKNOWN - 1);
 			break;
 		case OPT_PID:
 			sess.pid = (uint32_t)parse_number("--pid", optarg, UINT32_MAX);

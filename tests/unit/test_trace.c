@@ -43,6 +43,9 @@ static struct trace_session test_session(void)
 	s.host = "Linux 6.1.0 x86_64";
 	s.argc = 4;
 	s.argv = argv;
+	s.sampler = TRACE_SAMPLER_PERF;
+	s.kernel = TRACE_KERNEL_REFUSED;
+	s.kernel_paranoid = 2;
 	return s;
 }
 
@@ -74,6 +77,7 @@ static void digest(const struct trace *t, struct buf *d)
 		 (unsigned long long)t->session.start_monotonic_ns, t->session.host);
 	for (uint32_t i = 0; i < t->session.argc; i++)
 		buf_addf(d, " [%s]", t->session.argv[i]);
+	buf_addf(d, " %u %u %u", t->session.sampler, t->session.kernel, t->session.kernel_paranoid);
 	for (size_t i = 0; i < t->nimages; i++) {
 		const struct trace_image *m = &t->images[i];
 		buf_addf(d, "\ni %u %u %u %u [%s] %llx %llx %llx %llx %llu %llu ", m->id,
@@ -1185,6 +1189,91 @@ Test(trace_reader, newer_major_refused_with_upgrade_message)
 	buf_release(&f);
 }
 
+Test(trace_writer, version_1_2_session_state_and_flag)
+{
+	static char *argv[] = { "./a" };
+	struct trace_session s = { .os = TRACE_OS_LINUX, .mode = TRACE_MODE_WALL, .argc = 1,
+				   .argv = argv };
+	uint64_t a[] = { 0x401234, 0x400f00 };
+	static const uint8_t kernels[] = { TRACE_KERNEL_UNKNOWN, TRACE_KERNEL_SAMPLED,
+					   TRACE_KERNEL_REFUSED, TRACE_KERNEL_NOT_SAMPLED };
+
+	for (int k = 0; k < 4; k++) {
+		int fd = new_fd();
+		struct trace_writer *w;
+		struct trace *t;
+		struct blob b;
+
+		s.sampler = (uint8_t)(k % 3);
+		s.kernel = kernels[k];
+		s.kernel_paranoid = k == 3 ? TRACE_PARANOID_UNKNOWN : (uint8_t)(k + 1);
+		cr_assert_eq(trace_writer_new(fd, &s, &w), 0);
+		cr_assert_eq(trace_writer_sample(w, 10, 7, TRACE_STATE_PREEMPTED, 0, a, 2), 0);
+		cr_assert_eq(trace_writer_sample(w, 20, 7, TRACE_STATE_RUNNING,
+						 TRACE_SAMPLE_KERNEL | TRACE_SAMPLE_TRUNCATED, a, 2), 0);
+		cr_assert_eq(trace_writer_finish(w, NULL), 0);
+		trace_writer_free(w);
+		b = fd_bytes(fd);
+		close(fd);
+		t = load(b);
+		cr_assert_eq(t->status.minor, 2);
+		cr_assert_eq(t->session.sampler, k % 3);
+		cr_assert_eq(t->session.kernel, kernels[k]);
+		cr_assert_eq(t->session.kernel_paranoid, k == 3 ? 0xff : k + 1);
+		cr_assert_str_eq(t->session.argv[0], "./a");
+		cr_assert_eq(t->nsamples, 2);
+		cr_assert_eq(t->samples[0].state, TRACE_STATE_PREEMPTED);
+		cr_assert_eq(t->samples[0].flags, 0);
+		cr_assert_eq(t->samples[1].flags, TRACE_SAMPLE_KERNEL | TRACE_SAMPLE_TRUNCATED);
+		trace_free(t);
+		free(b.p);
+	}
+}
+
+Test(trace_reader, session_of_1_1_reads_sampler_and_kernel_unknown)
+{
+	struct buf f, raw, p;
+	struct trace *t;
+
+	buf_init(&f);
+	hand_trace(&f, 1, 1); /* a 1.1 session: it ends after argv */
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->session.sampler, TRACE_SAMPLER_UNKNOWN);
+	cr_assert_eq(t->session.kernel, TRACE_KERNEL_UNKNOWN);
+	cr_assert_eq(t->session.kernel_paranoid, TRACE_PARANOID_UNKNOWN);
+	cr_assert_str_eq(t->session.argv[0], "prog");
+	trace_free(t);
+
+	/* a newer minor's session: the 1.2 fields, then more */
+	buf_reset(&f);
+	buf_init(&raw);
+	buf_init(&p);
+	put_header(&f, 1, 3);
+	session_payload(&p);
+	buf_add(&p, "\x02\x01\x00more", 7);
+	rec(&raw, 1, &p);
+	put_chunk(&f, 1, 0, raw.data, raw.len);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->session.sampler, TRACE_SAMPLER_PERF);
+	cr_assert_eq(t->session.kernel, TRACE_KERNEL_SAMPLED);
+	cr_assert_eq(t->session.kernel_paranoid, 0);
+	trace_free(t);
+
+	/* a session cut inside the 1.2 fields does not parse */
+	buf_reset(&f);
+	buf_reset(&raw);
+	buf_reset(&p);
+	put_header(&f, 1, 2);
+	session_payload(&p);
+	buf_add(&p, "\x02\x01", 2);
+	rec(&raw, 1, &p);
+	put_chunk(&f, 1, 0, raw.data, raw.len);
+	cr_assert_eq(trace_load_mem(f.data, f.len, &t), TRACE_E_EMPTY);
+	buf_release(&f);
+	buf_release(&raw);
+	buf_release(&p);
+}
+
 Test(trace_reader, newer_minor_read)
 {
 	struct buf f;
@@ -1680,6 +1769,16 @@ Test(trace_names, every_value_named)
 	cr_assert_str_eq(trace_mode_name(TRACE_MODE_CPU), "cpu");
 	cr_assert_str_eq(trace_state_name(TRACE_STATE_SLEEPING), "sleeping");
 	cr_assert_str_eq(trace_state_name(TRACE_STATE_DISK), "disk");
+	cr_assert_str_eq(trace_state_name(TRACE_STATE_PREEMPTED), "preempted");
+	cr_assert_str_eq(trace_sampler_name(TRACE_SAMPLER_UNKNOWN), "unknown");
+	cr_assert_str_eq(trace_sampler_name(TRACE_SAMPLER_TICK), "tick");
+	cr_assert_str_eq(trace_sampler_name(TRACE_SAMPLER_PERF), "perf");
+	cr_assert_str_eq(trace_sampler_name(3), "unknown");
+	cr_assert_str_eq(trace_kernel_name(TRACE_KERNEL_UNKNOWN), "unknown");
+	cr_assert_str_eq(trace_kernel_name(TRACE_KERNEL_SAMPLED), "sampled");
+	cr_assert_str_eq(trace_kernel_name(TRACE_KERNEL_REFUSED), "refused");
+	cr_assert_str_eq(trace_kernel_name(TRACE_KERNEL_NOT_SAMPLED), "not-sampled");
+	cr_assert_str_eq(trace_kernel_name(4), "unknown");
 	cr_assert_str_eq(trace_state_name(TRACE_STATE__COUNT), "unknown");
 	cr_assert_str_eq(trace_ident_kind_name(TRACE_IDENT_GNU_BUILD_ID), "gnu-build-id");
 	cr_assert_str_eq(trace_ident_kind_name(TRACE_IDENT_MACHO_UUID), "macho-uuid");
