@@ -104,8 +104,8 @@ int target_cmdline(struct target *t, char ***argv, uint32_t *argc);
 
 /* Lets every thread go: none is left stopped by the recorder, and signals
  * that arrived meanwhile are delivered. After this only target_free(),
- * target_exited() and target_wait_exit() may be called. */
-int target_detach(struct target *t);
+ * target_exited() and target_wait_exit() may be called. Cannot fail. */
+void target_detach(struct target *t);
 /* For a launched target after detach: waits up to timeout_ms for it to
  * exit. Returns 1 with *status set if it did, 0 if not. */
 int target_wait_exit(struct target *t, int timeout_ms, int *status);

@@ -466,11 +466,10 @@ out:
 	return r;
 }
 
-int target_detach(struct target *t)
+void target_detach(struct target *t)
 {
 	release_task(t);
 	kill_unstarted(t);
-	return 0;
 }
 
 int target_wait_exit(struct target *t, int timeout_ms, int *status)

@@ -836,10 +836,10 @@ static void detach_one(struct target *t, pid_t tid)
 	arm(0);
 }
 
-int target_detach(struct target *t)
+void target_detach(struct target *t)
 {
 	if (t->detached)
-		return 0;
+		return;
 	if (t->go_fd >= 0) {
 		close(t->go_fd);  /* a child that never exec'd exits */
 		t->go_fd = -1;
@@ -882,7 +882,6 @@ int target_detach(struct target *t)
 			break;
 	}
 	t->detached = 1;
-	return 0;
 }
 
 int target_wait_exit(struct target *t, int timeout_ms, int *status)
