@@ -1,0 +1,295 @@
+/*
+ * test_offcpu.c: switch-out intervals to samples on the tick grid: exact
+ * tick counts on and off the grid, the state of preempted and blocked
+ * threads, ticks reached by advance and then by the switch in emitted once,
+ * forgetting, many threads, and an emission error left pending.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/trace.h"
+#include "record/offcpu.h"
+
+#define MAX_EMITTED 20000
+
+struct emitted {
+	uint64_t time;
+	uint32_t tid;
+	uint8_t state, flags;
+	size_t n;
+	uint64_t addrs[4];
+};
+
+struct sink {
+	struct emitted e[MAX_EMITTED];
+	size_t n;
+	size_t fail_at; /* the call (from 1) that fails with -EIO; 0 never */
+	size_t calls;
+};
+
+static int record_emit(void *ctx, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
+		       const uint64_t *addrs, size_t n)
+{
+	struct sink *s = ctx;
+	struct emitted *e;
+
+	if (++s->calls == s->fail_at)
+		return -EIO;
+	cr_assert_lt(s->n, MAX_EMITTED);
+	cr_assert_leq(n, 4);
+	e = &s->e[s->n++];
+	e->time = time;
+	e->tid = tid;
+	e->state = state;
+	e->flags = flags;
+	e->n = n;
+	if (n)
+		memcpy(e->addrs, addrs, n * sizeof(*addrs));
+	return 0;
+}
+
+static struct sink *sink_new(void)
+{
+	return calloc(1, sizeof(struct sink));
+}
+
+/* The times emitted, checked against want[0..n). */
+static void assert_times(const struct sink *s, const uint64_t *want, size_t n, const char *what)
+{
+	cr_assert_eq(s->n, n, "%s: %zu samples, not %zu", what, s->n, n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(s->e[i].time, want[i], "%s: sample %zu at %llu, not %llu", what, i,
+			     (unsigned long long)s->e[i].time, (unsigned long long)want[i]);
+}
+
+/* One interval, out at t0 and in at t1, on a grid of 1000 from origin. */
+static void one_interval(uint64_t origin, uint64_t t0, uint64_t t1, const uint64_t *want, size_t n)
+{
+	struct offcpu *o = offcpu_new(1000, origin);
+	struct sink *s = sink_new();
+	uint64_t stack[] = { 0x401000, 0x400500 };
+	char what[64];
+
+	snprintf(what, sizeof(what), "origin %llu, (%llu, %llu)", (unsigned long long)origin,
+		 (unsigned long long)t0, (unsigned long long)t1);
+	cr_assert_eq(offcpu_out(o, 7, t0, 0, stack, 2, 0), 0);
+	cr_assert_eq(offcpu_in(o, 7, t1, record_emit, s), 0);
+	assert_times(s, want, n, what);
+	offcpu_free(o);
+	free(s);
+}
+
+Test(offcpu, ticks_strictly_inside_the_interval)
+{
+	one_interval(0, 0, 3000, (uint64_t[]){ 1000, 2000 }, 2);          /* both ends on the grid */
+	one_interval(0, 500, 3500, (uint64_t[]){ 1000, 2000, 3000 }, 3);  /* both off it */
+	one_interval(0, 999, 1001, (uint64_t[]){ 1000 }, 1);
+	one_interval(0, 1000, 2000, (uint64_t[]){ 0 }, 0);                 /* one period, ticks at its ends */
+	one_interval(0, 1000, 2001, (uint64_t[]){ 2000 }, 1);
+	one_interval(0, 1001, 1999, (uint64_t[]){ 0 }, 0);
+	one_interval(0, 1500, 1500, (uint64_t[]){ 0 }, 0);
+	one_interval(0, 2500, 1500, (uint64_t[]){ 0 }, 0);                 /* in before out: nothing */
+	one_interval(250, 0, 300, (uint64_t[]){ 250 }, 1);                 /* out before the origin */
+	one_interval(250, 250, 2250, (uint64_t[]){ 1250 }, 1);
+	one_interval(5000000000ull, 5000000001ull, 5000004000ull,
+		     (uint64_t[]){ 5000001000ull, 5000002000ull, 5000003000ull }, 3);
+}
+
+Test(offcpu, preempted_and_blocked_keep_their_stack_and_flags)
+{
+	struct offcpu *o = offcpu_new(100, 0);
+	struct sink *s = sink_new();
+	uint64_t a[] = { 0x10, 0x20, 0x30 }, b[] = { 0x40 };
+
+	cr_assert_eq(offcpu_out(o, 1, 50, 1, a, 3, 0), 0);
+	cr_assert_eq(offcpu_out(o, 2, 50, 0, b, 1, TRACE_SAMPLE_TRUNCATED), 0);
+	cr_assert_eq(offcpu_out(o, 3, 50, 0, NULL, 0, 0), 0);  /* an empty stack */
+	a[0] = b[0] = 0xdead;                                    /* copied at the switch out */
+	cr_assert_eq(offcpu_in(o, 1, 150, record_emit, s), 0);
+	cr_assert_eq(offcpu_in(o, 2, 150, record_emit, s), 0);
+	cr_assert_eq(offcpu_in(o, 3, 150, record_emit, s), 0);
+	cr_assert_eq(s->n, 3);
+	cr_assert_eq(s->e[0].tid, 1);
+	cr_assert_eq(s->e[0].time, 100);
+	cr_assert_eq(s->e[0].state, TRACE_STATE_PREEMPTED);
+	cr_assert_eq(s->e[0].flags, 0);
+	cr_assert_eq(s->e[0].n, 3);
+	cr_assert_eq(s->e[0].addrs[0], 0x10);
+	cr_assert_eq(s->e[0].addrs[2], 0x30);
+	cr_assert_eq(s->e[1].tid, 2);
+	cr_assert_eq(s->e[1].state, TRACE_STATE_SLEEPING);
+	cr_assert_eq(s->e[1].flags, TRACE_SAMPLE_TRUNCATED);
+	cr_assert_eq(s->e[1].n, 1);
+	cr_assert_eq(s->e[1].addrs[0], 0x40);
+	cr_assert_eq(s->e[2].tid, 3);
+	cr_assert_eq(s->e[2].n, 0);
+	/* a thread back on the CPU is due nothing more, nor one never out */
+	cr_assert_eq(offcpu_advance(o, 10000, record_emit, s), 0);
+	cr_assert_eq(offcpu_in(o, 1, 10000, record_emit, s), 0);
+	cr_assert_eq(offcpu_in(o, 99, 10000, record_emit, s), 0);
+	cr_assert_eq(s->n, 3);
+	offcpu_free(o);
+	free(s);
+}
+
+Test(offcpu, advance_then_in_emits_each_tick_once)
+{
+	struct offcpu *o = offcpu_new(1000, 0);
+	struct sink *s = sink_new();
+	uint64_t a[] = { 0x10 };
+
+	cr_assert_eq(offcpu_out(o, 5, 500, 0, a, 1, 0), 0);
+	cr_assert_eq(offcpu_advance(o, 2500, record_emit, s), 0);
+	assert_times(s, (uint64_t[]){ 1000, 2000 }, 2, "advance to 2500");
+	cr_assert_eq(offcpu_advance(o, 2500, record_emit, s), 0);
+	cr_assert_eq(offcpu_advance(o, 2000, record_emit, s), 0);  /* earlier: nothing */
+	cr_assert_eq(offcpu_advance(o, 3000, record_emit, s), 0);  /* a tick at now is not yet due */
+	assert_times(s, (uint64_t[]){ 1000, 2000 }, 2, "advance again");
+	cr_assert_eq(offcpu_in(o, 5, 4200, record_emit, s), 0);
+	assert_times(s, (uint64_t[]){ 1000, 2000, 3000, 4000 }, 4, "then in");
+	cr_assert_eq(offcpu_advance(o, 9000, record_emit, s), 0);
+	cr_assert_eq(s->n, 4);
+
+	/* out again: a new interval, its own ticks */
+	cr_assert_eq(offcpu_out(o, 5, 9000, 1, a, 1, 0), 0);
+	cr_assert_eq(offcpu_in(o, 5, 9000, record_emit, s), 0);    /* in at once: nothing */
+	cr_assert_eq(offcpu_out(o, 5, 9100, 1, a, 1, 0), 0);
+	cr_assert_eq(offcpu_advance(o, 10000, record_emit, s), 0);
+	cr_assert_eq(offcpu_in(o, 5, 10000, record_emit, s), 0);   /* the tick at the switch in */
+	cr_assert_eq(s->n, 4);
+	cr_assert_eq(offcpu_out(o, 5, 10000, 1, a, 1, 0), 0);
+	cr_assert_eq(offcpu_in(o, 5, 11001, record_emit, s), 0);
+	assert_times(s, (uint64_t[]){ 1000, 2000, 3000, 4000, 11000 }, 5, "later intervals");
+	cr_assert_eq(s->e[4].state, TRACE_STATE_PREEMPTED);
+	offcpu_free(o);
+	free(s);
+}
+
+Test(offcpu, a_second_out_replaces_the_first)
+{
+	struct offcpu *o = offcpu_new(1000, 0);
+	struct sink *s = sink_new();
+	uint64_t a[] = { 0x10 }, b[] = { 0x20 };
+
+	/* the switch in between was lost: when the thread ran is not known */
+	cr_assert_eq(offcpu_out(o, 5, 500, 0, a, 1, 0), 0);
+	cr_assert_eq(offcpu_advance(o, 1500, record_emit, s), 0);
+	cr_assert_eq(offcpu_out(o, 5, 2500, 1, b, 1, 0), 0);
+	cr_assert_eq(offcpu_in(o, 5, 4500, record_emit, s), 0);
+	assert_times(s, (uint64_t[]){ 1000, 3000, 4000 }, 3, "replaced");
+	cr_assert_eq(s->e[0].state, TRACE_STATE_SLEEPING);
+	cr_assert_eq(s->e[0].addrs[0], 0x10);
+	cr_assert_eq(s->e[1].state, TRACE_STATE_PREEMPTED);
+	cr_assert_eq(s->e[1].addrs[0], 0x20);
+	offcpu_free(o);
+	free(s);
+}
+
+Test(offcpu, forget_drops_the_thread)
+{
+	struct offcpu *o = offcpu_new(1000, 0);
+	struct sink *s = sink_new();
+	uint64_t a[] = { 0x10 };
+
+	for (uint32_t tid = 1; tid <= 3; tid++)
+		cr_assert_eq(offcpu_out(o, tid, 500, 0, a, 1, 0), 0);
+	offcpu_forget(o, 2);
+	offcpu_forget(o, 2);   /* twice, and one never seen: nothing */
+	offcpu_forget(o, 42);
+	cr_assert_eq(offcpu_advance(o, 1500, record_emit, s), 0);
+	cr_assert_eq(s->n, 2);
+	cr_assert_eq(s->e[0].tid, 1);
+	cr_assert_eq(s->e[1].tid, 3);
+	cr_assert_eq(offcpu_in(o, 2, 5000, record_emit, s), 0);
+	cr_assert_eq(s->n, 2);
+	/* a tid reused after its thread ended starts afresh */
+	cr_assert_eq(offcpu_out(o, 2, 4500, 1, a, 1, 0), 0);
+	cr_assert_eq(offcpu_in(o, 2, 5500, record_emit, s), 0);
+	cr_assert_eq(s->n, 3);
+	cr_assert_eq(s->e[2].time, 5000);
+	cr_assert_eq(s->e[2].state, TRACE_STATE_PREEMPTED);
+	offcpu_free(o);
+	offcpu_free(NULL);
+	cr_assert_null(offcpu_new(0, 0));
+	free(s);
+}
+
+Test(offcpu, many_threads)
+{
+	enum { N = 1000 };
+	struct offcpu *o = offcpu_new(1000, 0);
+	struct sink *s = sink_new();
+	size_t per[N] = { 0 };
+	uint64_t last[N] = { 0 };
+
+	/* tids in a scrambled order; thread k goes out at k * 10 */
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t k = (i * 7919u) % N;
+		uint64_t a[] = { 0x1000 + k };
+		cr_assert_eq(offcpu_out(o, 100000 + k, (uint64_t)k * 10, k % 2, a, 1, 0), 0);
+	}
+	cr_assert_eq(offcpu_advance(o, 20500, record_emit, s), 0);
+	/* in order of tid, each thread's ticks in order of time */
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t k = s->e[i].tid - 100000;
+		cr_assert_lt(k, N);
+		if (i)
+			cr_assert_geq(s->e[i].tid, s->e[i - 1].tid);
+		cr_assert_gt(s->e[i].time, last[k]);
+		last[k] = s->e[i].time;
+		cr_assert_eq(s->e[i].addrs[0], 0x1000 + k);
+		cr_assert_eq(s->e[i].state, k % 2 ? TRACE_STATE_PREEMPTED : TRACE_STATE_SLEEPING);
+		per[k]++;
+	}
+	for (uint32_t k = 0; k < N; k++) /* ticks 1000 ... 20000 after k * 10 < 1000 */
+		cr_assert_eq(per[k], (size_t)(20 - (k * 10) / 1000),
+			     "thread %u: %zu", k, per[k]);
+	/* the even ones end, the odd ones come back at 30000 */
+	s->n = 0;
+	for (uint32_t k = 0; k < N; k += 2)
+		offcpu_forget(o, 100000 + k);
+	for (uint32_t k = 1; k < N; k += 2)
+		cr_assert_eq(offcpu_in(o, 100000 + k, 30000, record_emit, s), 0);
+	cr_assert_eq(s->n, (size_t)(N / 2) * 9); /* 21000 ... 29000 */
+	for (size_t i = 0; i < s->n; i++)
+		cr_assert(s->e[i].tid % 2, "tid %u was forgotten", s->e[i].tid);
+	s->n = 0;
+	cr_assert_eq(offcpu_advance(o, 100000, record_emit, s), 0);
+	cr_assert_eq(s->n, 0);
+	offcpu_free(o);
+	free(s);
+}
+
+Test(offcpu, emit_error_returned_and_its_ticks_left_pending)
+{
+	struct offcpu *o = offcpu_new(1000, 0);
+	struct sink *s = sink_new();
+	uint64_t a[] = { 0x10 };
+
+	cr_assert_eq(offcpu_out(o, 1, 500, 0, a, 1, 0), 0);
+	cr_assert_eq(offcpu_out(o, 2, 500, 0, a, 1, 0), 0);
+	s->fail_at = 2; /* thread 1's second tick */
+	cr_assert_eq(offcpu_advance(o, 3500, record_emit, s), -EIO);
+	assert_times(s, (uint64_t[]){ 1000 }, 1, "until the error");
+	cr_assert_eq(offcpu_advance(o, 3500, record_emit, s), 0);
+	cr_assert_eq(s->n, 6);
+	for (size_t i = 0; i < 6; i++) {
+		cr_assert_eq(s->e[i].tid, i < 3 ? 1 : 2);
+		cr_assert_eq(s->e[i].time, 1000 * (i % 3 + 1));
+	}
+	/* an error in the switch in: the thread stays out, the rest pending */
+	s->n = 0;
+	s->calls = 0;
+	s->fail_at = 1;
+	cr_assert_eq(offcpu_in(o, 1, 5500, record_emit, s), -EIO);
+	cr_assert_eq(s->n, 0);
+	cr_assert_eq(offcpu_in(o, 1, 5500, record_emit, s), 0);
+	assert_times(s, (uint64_t[]){ 4000, 5000 }, 2, "in after the error");
+	cr_assert_eq(offcpu_in(o, 1, 9000, record_emit, s), 0); /* back on the CPU now */
+	cr_assert_eq(s->n, 2);
+	offcpu_free(o);
+	free(s);
+}
