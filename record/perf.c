@@ -3,11 +3,11 @@
  *
  * The layouts are those of include/uapi/linux/perf_event.h for the one
  * configuration sampler_perf_linux.c asks for: sample_type TID | TIME |
- * CALLCHAIN | REGS_USER | STACK_USER, sample_regs_user bp, sp, ip, and
- * sample_id_all, which appends the TID and TIME fields to every other
- * record. A reader cursor checks each field against what remains of the
- * record (common/bytes.h), so a torn or hostile record is refused rather
- * than overrun.
+ * CALLCHAIN | REGS_USER | STACK_USER, sample_regs_user the frame pointer,
+ * sp, pc and (arm64) the link register, and sample_id_all, which appends
+ * the TID and TIME fields to every other record. A reader cursor checks
+ * each field against what remains of the record (common/bytes.h), so a
+ * torn or hostile record is refused rather than overrun.
  */
 #include "perf.h"
 #include "common/bytes.h"
@@ -66,9 +66,31 @@ uint64_t perf_ip(const struct perf_record *rec, size_t i)
 	return i < rec->nips ? get_le64(rec->ips + 8 * i) : 0;
 }
 
-static int parse_sample(struct cursor *c, struct perf_record *rec)
+/* The registers the unwinder starts from, by the bit asm/perf_regs.h
+ * gives each in sample_regs_user; lr -1 where the arch has none. */
+static const struct {
+	int fp, sp, pc, lr;
+} regs_of[] = {
+	[UNWIND_ARCH_X86_64] = { 6, 7, 8, -1 },   /* PERF_REG_X86_BP, _SP, _IP */
+	[UNWIND_ARCH_ARM64] = { 29, 31, 32, 30 }, /* PERF_REG_ARM64_X29, _SP, _PC, _LR */
+};
+
+uint64_t perf_regs_mask(int arch)
 {
-	uint64_t nr, abi, size;
+	return 1ull << regs_of[arch].fp | 1ull << regs_of[arch].sp | 1ull << regs_of[arch].pc |
+	       (regs_of[arch].lr < 0 ? 0 : 1ull << regs_of[arch].lr);
+}
+
+/* The value of register bit among v, the sample's registers: the kernel
+ * writes those of the mask lowest bit first. */
+static uint64_t reg_at(const uint64_t *v, uint64_t mask, int bit)
+{
+	return bit < 0 ? 0 : v[__builtin_popcountll(mask & ((1ull << bit) - 1))];
+}
+
+static int parse_sample(struct cursor *c, int arch, struct perf_record *rec)
+{
+	uint64_t nr, abi, size, mask = perf_regs_mask(arch), v[4];
 	const uint8_t *chain;
 	size_t i = 0;
 
@@ -92,10 +114,13 @@ static int parse_sample(struct cursor *c, struct perf_record *rec)
 regs:
 	abi = take64(c);
 	if (abi) {
+		for (int k = 0; k < __builtin_popcountll(mask); k++)
+			v[k] = take64(c);
 		rec->has_regs = 1;
-		rec->bp = take64(c);
-		rec->sp = take64(c);
-		rec->ip = take64(c);
+		rec->regs.fp = reg_at(v, mask, regs_of[arch].fp);
+		rec->regs.sp = reg_at(v, mask, regs_of[arch].sp);
+		rec->regs.pc = reg_at(v, mask, regs_of[arch].pc);
+		rec->regs.lr = reg_at(v, mask, regs_of[arch].lr);
 	}
 	size = take64(c);
 	if (size) {
@@ -109,7 +134,7 @@ regs:
 	return !c->ok ? -1 : 0;
 }
 
-int perf_parse_record(const uint8_t *p, size_t n, struct perf_record *rec)
+int perf_parse_record(const uint8_t *p, size_t n, int arch, struct perf_record *rec)
 {
 	struct cursor c;
 	size_t size;
@@ -130,7 +155,7 @@ int perf_parse_record(const uint8_t *p, size_t n, struct perf_record *rec)
 
 	switch (rec->type) {
 	case PERF_REC_SAMPLE:
-		if (parse_sample(&c, rec) < 0)
+		if (parse_sample(&c, arch, rec) < 0)
 			return PERF_E_CORRUPT;
 		break;
 	case PERF_REC_LOST:

@@ -3,8 +3,9 @@
  *
  * cpu mode (sampler_perf_linux.c) opens one perf_event per thread with a
  * fixed sample layout, and this module reads the records it finds in the
- * ring buffers: samples (tid, time, the kernel's user callchain, user
- * registers bp/sp/ip and a copy of the stack from sp), lost-record
+ * ring buffers: samples (tid, time, the kernel's user callchain, the user
+ * registers the unwinder starts from and a copy of the stack from sp),
+ * lost-record
  * notices, executable mappings (MMAP2), renames and execs (COMM), thread
  * starts (FORK) and ends (EXIT). It never touches the OS, so the unit
  * tests feed it synthetic buffers. The numbers are the kernel's ABI
@@ -21,6 +22,7 @@
 #include <stdint.h>
 
 #include "common/errors.h" /* PERF_E_CORRUPT */
+#include "unwind.h"
 
 /* PERF_RECORD_* record types. */
 enum perf_type {
@@ -35,8 +37,8 @@ enum perf_type {
 	PERF_REC_MMAP2 = 10,
 };
 
-/* The sample_type and sample_regs_user that the parser expects; the
- * sampler asks the kernel for exactly these. */
+/* The sample_type that the parser expects, and with perf_regs_mask()
+ * the sample_regs_user; the sampler asks the kernel for exactly these. */
 #define PERF_SAMPLE_LAYOUT_TID (1u << 1)
 #define PERF_SAMPLE_LAYOUT_TIME (1u << 2)
 #define PERF_SAMPLE_LAYOUT_CALLCHAIN (1u << 5)
@@ -45,8 +47,6 @@ enum perf_type {
 #define PERF_SAMPLE_LAYOUT (PERF_SAMPLE_LAYOUT_TID | PERF_SAMPLE_LAYOUT_TIME | \
 			    PERF_SAMPLE_LAYOUT_CALLCHAIN | PERF_SAMPLE_LAYOUT_REGS_USER | \
 			    PERF_SAMPLE_LAYOUT_STACK_USER)
-/* x86_64 PERF_REG_X86_BP, _SP, _IP: the kernel stores them in bit order. */
-#define PERF_REGS_X86_64 ((1ull << 6) | (1ull << 7) | (1ull << 8))
 
 /* Callchain entries at or above this are context markers
  * (PERF_CONTEXT_USER, PERF_CONTEXT_KERNEL...), not addresses. */
@@ -66,7 +66,7 @@ struct perf_record {
 	const uint8_t *ips;     /* nips little-endian u64 entries */
 	size_t nips;
 	int has_regs;
-	uint64_t bp, sp, ip;
+	struct unwind_regs regs; /* pc, sp, fp and (arm64) lr, else 0 */
 	const uint8_t *stack;   /* stack bytes from sp, stack_len of them */
 	size_t stack_len;
 	/* LOST */
@@ -78,11 +78,15 @@ struct perf_record {
 	const char *name;
 };
 
-/* Reads the record at p[0..n): n must be at least the record's own size
- * (from its header). Returns the record's size (> 0) with *rec filled, or
+/* The sample_regs_user of arch (enum unwind_arch): the registers the
+ * unwinder starts from, as asm/perf_regs.h numbers them. */
+uint64_t perf_regs_mask(int arch);
+/* Reads the record at p[0..n), whose samples hold the user registers of
+ * perf_regs_mask(arch): n must be at least the record's own size (from
+ * its header). Returns the record's size (> 0) with *rec filled, or
  * PERF_E_CORRUPT. The record's u64 callchain entries are read with
  * perf_ip(). */
-int perf_parse_record(const uint8_t *p, size_t n, struct perf_record *rec);
+int perf_parse_record(const uint8_t *p, size_t n, int arch, struct perf_record *rec);
 /* The size field of the record header at p (8 bytes readable). */
 size_t perf_record_size(const uint8_t *p);
 /* The i-th callchain address of a parsed sample. */

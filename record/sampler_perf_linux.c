@@ -5,7 +5,7 @@
  * Each thread of the target gets one software cpu-clock event (pid = tid,
  * cpu = -1) in frequency mode at -F Hz, user space only, and its own ring
  * buffer. A sample carries the tid, a CLOCK_MONOTONIC time, the kernel's
- * user-space frame-pointer callchain, the user registers bp, sp and ip, and
+ * user-space frame-pointer callchain, the registers of perf_regs_mask(), and
  * a small copy of the stack from sp (STACK_WINDOW bytes). The recorder
  * walks that copy with unwind_stack(), which adds the caller of a
  * frameless leaf that the kernel's walk loses, and where the copy ends it
@@ -57,6 +57,12 @@
  * perf record -g (medians 2.757 s against 2.772 s, bare 2.762 s).
  */
 #define STACK_WINDOW 2048
+/* The arch whose registers the kernel is asked for: the build's. */
+#if defined(__aarch64__)
+#define PERF_ARCH UNWIND_ARCH_ARM64
+#else
+#define PERF_ARCH UNWIND_ARCH_X86_64
+#endif
 #define RING_PAGES 32           /* data pages per thread; halved when refused */
 #define DRAIN_NS (10 * 1000000ull)  /* the longest sleep between drains */
 
@@ -117,7 +123,7 @@ static void attr_init(struct perf_event_attr *a, uint32_t rate_hz)
 	a->sample_freq = rate_hz;
 	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
 			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	a->sample_regs_user = PERF_REGS_X86_64;
+	a->sample_regs_user = perf_regs_mask(PERF_ARCH);
 	a->sample_stack_user = STACK_WINDOW;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
@@ -249,9 +255,8 @@ static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const 
 		p->chain[i] = perf_ip(rec, i);
 	*stop = UNWIND_STOP_END;
 	if (rec->has_regs && rec->stack_len >= 8) {
-		struct sampler_regs r = { .arch = UNWIND_ARCH_X86_64,
-					  .regs = { .pc = rec->ip, .sp = rec->sp, .fp = rec->bp },
-					  .window_addr = rec->sp, .window = rec->stack,
+		struct sampler_regs r = { .arch = PERF_ARCH, .regs = rec->regs,
+					  .window_addr = rec->regs.sp, .window = rec->stack,
 					  .window_len = rec->stack_len };
 
 		frames = sampler_walk(s, &r, &n, stop);
@@ -402,7 +407,7 @@ static int drain(struct perf_src *p, struct sampler *s, struct pthread *pt, int 
 			memcpy(p->scratch + first, data, len - first);
 			rec_p = p->scratch;
 		}
-		if (perf_parse_record(rec_p, len, &rec) > 0)
+		if (perf_parse_record(rec_p, len, PERF_ARCH, &rec) > 0)
 			r = handle_record(p, s, &rec, ended);
 		tail += len;
 	}

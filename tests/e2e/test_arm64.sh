@@ -26,9 +26,7 @@ case $BUILD in *-san)
 esac
 cd "$TOP" || exit 1
 ARM64=$TOP/build/arm64
-# Wall mode only, so far: cpu mode's perf_event sampler asks the kernel
-# for x86_64's registers, whatever the build.
-MODES=wall
+MODES="wall cpu"
 export MAKEFLAGS=
 
 # What cannot be had here is a skip with the reason; what fails to build
