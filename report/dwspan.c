@@ -6,6 +6,7 @@
 #include "dwspan.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/diag.h"
 
@@ -23,15 +24,38 @@ void dwspan_set_release(struct dwspan_set *s)
 	*s = (struct dwspan_set){ 0 };
 }
 
-static int cmp_interval(const void *a, const void *b)
+/* Sorts s's intervals by lo into place, through tmp (room for s->n):
+ * least significant byte first, stable, skipping each byte that all the
+ * starts share (most of them, since a file's code is a few megabytes).
+ * The order of equal starts does not matter to the fold, which takes
+ * them all at once. It is qsort's answer at a fraction of its cost, which
+ * a unit's tens of thousands of intervals made the larger part of a fold. */
+static void sort_by_lo(struct dwspan_set *s, struct dwspan_interval *tmp)
 {
-	const struct dwspan_interval *x = a, *y = b;
+	size_t count[8][256] = { { 0 } }, i, b;
+	struct dwspan_interval *from = s->iv, *to = tmp, *t;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->prio != y->prio)
-		return x->prio < y->prio ? -1 : 1;
-	return 0;
+	for (i = 0; i < s->n; i++)
+		for (b = 0; b < 8; b++)
+			count[b][(s->iv[i].lo >> (8 * b)) & 0xff]++;
+	for (b = 0; b < 8; b++) {
+		size_t at = 0, k, c;
+
+		if (count[b][(s->iv[0].lo >> (8 * b)) & 0xff] == s->n)
+			continue;
+		for (k = 0; k < 256; k++) {
+			c = count[b][k];
+			count[b][k] = at;
+			at += c;
+		}
+		for (i = 0; i < s->n; i++)
+			to[count[b][(from[i].lo >> (8 * b)) & 0xff]++] = from[i];
+		t = from;
+		from = to;
+		to = t;
+	}
+	if (from != s->iv)
+		memcpy(s->iv, from, s->n * sizeof(*from));
 }
 
 /* A max-heap of intervals by priority. */
@@ -74,8 +98,8 @@ void dwspan_fold(struct dwspan_set *s, struct dwspan **out, size_t *nout)
 	*nout = 0;
 	if (!s->n)
 		return;
-	qsort(s->iv, s->n, sizeof(*s->iv), cmp_interval);
 	heap = xmalloc(s->n * sizeof(*heap));
+	sort_by_lo(s, heap);
 	while (i < s->n || nheap) {
 		uint64_t next, end;
 
