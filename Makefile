@@ -186,6 +186,10 @@ $(BUILD)/testdata/%: testdata/%.c testdata/fixture.h
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -Wl,--build-id -o $@ $< -ldl -lm
 
+# The syscall fixture is also a benchmark workload, and prints as they do.
+$(BUILD)/testdata/syscall: FIXTURE_CFLAGS += -I.
+$(BUILD)/testdata/syscall: bench/workloads/workload.h
+
 # More fixture kinds (Mach-O, Rust, split debug files) each have a file in
 # mk/ that adds its outputs to FIXTURES.
 include $(sort $(wildcard mk/*.mk))

@@ -12,6 +12,8 @@ $(BUILD)/bench/%: bench/workloads/%.c bench/workloads/workload.h testdata/fixtur
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -D_GNU_SOURCE -I. -Wl,--build-id -o $@ $<
 
+$(BUILD)/bench/syscall: testdata/syscall.c
+
 FIXTURES += $(BENCH_WORKLOADS)
 
 # The report steps read the Rust fixture (when rustc is here), libc
