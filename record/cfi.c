@@ -53,59 +53,48 @@ struct cfi_table {
 	size_t nidx;
 };
 
-/* A bounded reader over [p, end); base is the target address of buf[0]. */
+/* A bounded reader: the common cursor over [pos, end) of buf, whose
+ * byte 0 is at target address base (for pc-relative pointers). */
 struct rd {
+	struct cursor c;
 	const uint8_t *buf;
-	size_t pos, end;
 	uint64_t base;
-	int ok;
 };
 
-/* A cursor over what r has left, and r moved past what it read: every
- * integer, of fixed width or LEB128, is read by the common cursor. */
-static struct cursor rd_cursor(const struct rd *r)
+static void rd_init(struct rd *r, const uint8_t *buf, size_t pos, size_t end, uint64_t base)
 {
-	struct cursor c;
-
-	cursor_init(&c, r->buf + r->pos, r->ok && r->pos <= r->end ? r->end - r->pos : 0);
-	return c;
+	cursor_init(&r->c, buf + pos, end - pos);
+	r->buf = buf;
+	r->base = base;
 }
 
-static void rd_moved(struct rd *r, const struct cursor *c)
+/* The offset in buf of the next byte. */
+static size_t rd_pos(const struct rd *r)
 {
-	if (c->ok)
-		r->pos = r->end - c->left;
-	else
-		r->ok = 0;
+	return (size_t)(r->c.p - r->buf);
 }
 
 static uint64_t rd_u(struct rd *r, unsigned n)
 {
-	struct cursor c = rd_cursor(r);
 	uint64_t v;
 
-	cursor_le(&c, n, &v);
-	rd_moved(r, &c);
+	cursor_le(&r->c, n, &v);
 	return v;
 }
 
 static uint64_t rd_uleb(struct rd *r)
 {
-	struct cursor c = rd_cursor(r);
 	uint64_t v;
 
-	cursor_uleb(&c, &v);
-	rd_moved(r, &c);
+	cursor_uleb(&r->c, &v);
 	return v;
 }
 
 static int64_t rd_sleb(struct rd *r)
 {
-	struct cursor c = rd_cursor(r);
 	int64_t v;
 
-	cursor_sleb(&c, &v);
-	rd_moved(r, &c);
+	cursor_sleb(&r->c, &v);
 	return v;
 }
 
@@ -116,7 +105,7 @@ static int64_t rd_factored(struct rd *r, int64_t v, int64_t align)
 	int64_t out;
 
 	if (__builtin_mul_overflow(v, align, &out)) {
-		r->ok = 0;
+		cursor_fail(&r->c);
 		return 0;
 	}
 	return out;
@@ -125,10 +114,10 @@ static int64_t rd_factored(struct rd *r, int64_t v, int64_t align)
 /* Reads a pointer in encoding enc. datarel is relative to data_base. */
 static uint64_t rd_ptr(struct rd *r, uint8_t enc, uint64_t data_base)
 {
-	uint64_t at = r->base + r->pos, v;
+	uint64_t at = r->base + rd_pos(r), v;
 
 	if (enc == PE_OMIT) {
-		r->ok = 0;
+		cursor_fail(&r->c);
 		return 0;
 	}
 	switch (enc & 0x0f) {
@@ -141,16 +130,16 @@ static uint64_t rd_ptr(struct rd *r, uint8_t enc, uint64_t data_base)
 	case PE_SDATA2: v = (uint64_t)(int64_t)(int16_t)rd_u(r, 2); break;
 	case PE_SDATA4: v = (uint64_t)(int64_t)(int32_t)rd_u(r, 4); break;
 	case PE_SDATA8: v = rd_u(r, 8); break;
-	default: r->ok = 0; return 0;
+	default: cursor_fail(&r->c); return 0;
 	}
 	switch (enc & 0x70) {
 	case 0: break;
 	case PE_PCREL: v += at; break;
 	case PE_DATAREL: v += data_base; break;
-	default: r->ok = 0; return 0;  /* textrel, funcrel, aligned: not in .eh_frame here */
+	default: cursor_fail(&r->c); return 0;  /* textrel, funcrel, aligned: not in .eh_frame here */
 	}
 	if (enc & PE_INDIRECT)
-		r->ok = 0;  /* would need the target's memory */
+		cursor_fail(&r->c);  /* would need the target's memory */
 	return v;
 }
 
@@ -174,26 +163,27 @@ struct cie {
  * CFI_E_CORRUPT. */
 static int entry_at(const struct cfi_sections *s, uint64_t off, size_t *idpos, size_t *end)
 {
-	struct rd r = { s->eh_frame, (size_t)off, s->eh_frame_len, s->eh_frame_addr, 1 };
+	struct rd r;
 	uint64_t len;
 
 	if (off >= s->eh_frame_len)
 		return CFI_E_CORRUPT;
+	rd_init(&r, s->eh_frame, (size_t)off, s->eh_frame_len, s->eh_frame_addr);
 	len = rd_u(&r, 4);
-	if (!r.ok)
+	if (!r.c.ok)
 		return CFI_E_CORRUPT;
 	if (len == 0)
 		return 1;
 	if (len == 0xffffffffu) {
-		len = rd_u(&r, 8);
-		if (!r.ok)
+		rd_u(&r, 8);
+		if (!r.c.ok)
 			return CFI_E_CORRUPT;
 		return CFI_E_UNSUPPORTED;  /* 64-bit DWARF: ids are 8 bytes, not used by GCC/LLVM here */
 	}
-	if (len < 4 || len > r.end - r.pos)
+	if (len < 4 || len > r.c.left)
 		return CFI_E_CORRUPT;
-	*idpos = r.pos;
-	*end = r.pos + (size_t)len;
+	*idpos = rd_pos(&r);
+	*end = *idpos + (size_t)len;
 	return 0;
 }
 
@@ -208,19 +198,17 @@ static int parse_cie(const struct cfi_sections *s, uint64_t off, struct cie *c)
 
 	if (e)
 		return e > 0 ? CFI_E_CORRUPT : e;
-	r = (struct rd){ s->eh_frame, idpos, end, s->eh_frame_addr, 1 };
-	if (rd_u(&r, 4) != 0 || !r.ok)
+	rd_init(&r, s->eh_frame, idpos, end, s->eh_frame_addr);
+	if (rd_u(&r, 4) != 0 || !r.c.ok)
 		return CFI_E_CORRUPT;   /* not a CIE */
 	memset(c, 0, sizeof(*c));
 	c->fde_enc = PE_ABSPTR;
 	version = (uint8_t)rd_u(&r, 1);
-	if (!r.ok || (version != 1 && version != 3 && version != 4))
+	if (!r.c.ok || (version != 1 && version != 3 && version != 4))
 		return CFI_E_UNSUPPORTED;
-	aug = (const char *)s->eh_frame + r.pos;
-	auglen = strnlen(aug, r.end - r.pos);
-	if (auglen == r.end - r.pos)
+	if (cursor_cstr(&r.c, &aug) < 0)
 		return CFI_E_CORRUPT;
-	r.pos += auglen + 1;
+	auglen = strlen(aug);
 	if (version == 4) {
 		if (rd_u(&r, 1) != 8 || rd_u(&r, 1) != 0)
 			return CFI_E_UNSUPPORTED;
@@ -228,16 +216,16 @@ static int parse_cie(const struct cfi_sections *s, uint64_t off, struct cie *c)
 	c->code_align = rd_uleb(&r);
 	c->data_align = rd_sleb(&r);
 	c->ra_reg = version == 1 ? rd_u(&r, 1) : rd_uleb(&r);
-	if (!r.ok)
+	if (!r.c.ok)
 		return CFI_E_CORRUPT;
 	if (auglen && aug[0] == 'z') {
 		uint64_t zlen = rd_uleb(&r);
 		size_t zend;
-		if (!r.ok || zlen > r.end - r.pos)
+		if (!r.c.ok || zlen > r.c.left)
 			return CFI_E_CORRUPT;
-		zend = r.pos + (size_t)zlen;
+		zend = rd_pos(&r) + (size_t)zlen;
 		c->has_z = 1;
-		for (size_t i = 1; i < auglen && r.ok; i++) {
+		for (size_t i = 1; i < auglen && r.c.ok; i++) {
 			uint8_t enc;
 			switch (aug[i]) {
 			case 'R': c->fde_enc = (uint8_t)rd_u(&r, 1); break;
@@ -247,14 +235,14 @@ static int parse_cie(const struct cfi_sections *s, uint64_t off, struct cie *c)
 				 * it by its size, it is not needed to unwind. */
 				enc = (uint8_t)rd_u(&r, 1);
 				switch (enc & 0x0f) {
-				case PE_ABSPTR: case PE_UDATA8: case PE_SDATA8: r.pos += 8; break;
-				case PE_UDATA4: case PE_SDATA4: r.pos += 4; break;
-				case PE_UDATA2: case PE_SDATA2: r.pos += 2; break;
+				case PE_ABSPTR: case PE_UDATA8: case PE_SDATA8: cursor_skip(&r.c, 8); break;
+				case PE_UDATA4: case PE_SDATA4: cursor_skip(&r.c, 4); break;
+				case PE_UDATA2: case PE_SDATA2: cursor_skip(&r.c, 2); break;
 				case PE_ULEB128: rd_uleb(&r); break;
 				case PE_SLEB128: rd_sleb(&r); break;
 				default: return CFI_E_UNSUPPORTED;
 				}
-				if (r.pos > zend)
+				if (rd_pos(&r) > zend)
 					return CFI_E_CORRUPT;
 				break;
 			case 'S': c->signal = 1; break;
@@ -264,14 +252,14 @@ static int parse_cie(const struct cfi_sections *s, uint64_t off, struct cie *c)
 				break;
 			}
 		}
-		if (!r.ok || r.pos > zend)
+		if (!r.c.ok || rd_pos(&r) > zend)
 			return CFI_E_CORRUPT;
-		r.pos = zend;
+		cursor_skip(&r.c, zend - rd_pos(&r));
 	} else if (auglen && strcmp(aug, "eh") != 0) {
 		return CFI_E_UNSUPPORTED;  /* data we cannot size */
 	}
-	c->insn = r.pos;
-	c->insn_end = r.end;
+	c->insn = rd_pos(&r);
+	c->insn_end = end;
 	return 0;
 }
 
@@ -291,25 +279,21 @@ static int parse_fde(const struct cfi_sections *s, uint64_t off, struct fde *f)
 
 	if (e)
 		return e > 0 ? CFI_E_CORRUPT : e;
-	r = (struct rd){ s->eh_frame, idpos, end, s->eh_frame_addr, 1 };
+	rd_init(&r, s->eh_frame, idpos, end, s->eh_frame_addr);
 	ciep = rd_u(&r, 4);
-	if (!r.ok || ciep == 0 || ciep > idpos)
+	if (!r.c.ok || ciep == 0 || ciep > idpos)
 		return CFI_E_CORRUPT;
 	e = parse_cie(s, idpos - ciep, &f->cie);
 	if (e)
 		return e;
 	f->pc = rd_ptr(&r, f->cie.fde_enc, 0);
 	f->range = rd_range(&r, f->cie.fde_enc);
-	if (f->cie.has_z) {
-		uint64_t zlen = rd_uleb(&r);
-		if (!r.ok || zlen > r.end - r.pos)
-			return CFI_E_CORRUPT;
-		r.pos += (size_t)zlen;
-	}
-	if (!r.ok)
+	if (f->cie.has_z)
+		cursor_skip(&r.c, rd_uleb(&r));
+	if (!r.c.ok)
 		return CFI_E_CORRUPT;
-	f->insn = r.pos;
-	f->insn_end = r.end;
+	f->insn = rd_pos(&r);
+	f->insn_end = end;
 	return 0;
 }
 
@@ -335,12 +319,12 @@ static void use_hdr(struct cfi_table *t)
 	tab_enc = s->hdr[3];
 	if (tab_enc != (PE_DATAREL | PE_SDATA4) || cnt_enc == PE_OMIT || ptr_enc == PE_OMIT)
 		return;
-	r = (struct rd){ s->hdr, 4, s->hdr_len, s->hdr_addr, 1 };
+	rd_init(&r, s->hdr, 4, s->hdr_len, s->hdr_addr);
 	rd_ptr(&r, ptr_enc, s->hdr_addr);
 	count = rd_ptr(&r, cnt_enc, s->hdr_addr);
-	if (!r.ok || count == 0 || count > (r.end - r.pos) / 8)
+	if (!r.c.ok || count == 0 || count > r.c.left / 8)
 		return;
-	t->hdr_tab = s->hdr + r.pos;
+	t->hdr_tab = r.c.p;
 	t->hdr_count = (size_t)count;
 }
 
@@ -487,12 +471,13 @@ static void restore_rule(struct interp *in, struct state *st, uint64_t reg)
 static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint64_t pc,
 	       uint64_t *loc, uint64_t *next)
 {
-	struct rd r = { in->s->eh_frame, pos, end, in->s->eh_frame_addr, 1 };
+	struct rd r;
 	struct state stack[MAX_STATES];
 	unsigned depth = 0;
 	const struct cie *c = in->cie;
 
-	while (r.ok && r.pos < r.end) {
+	rd_init(&r, in->s->eh_frame, pos, end, in->s->eh_frame_addr);
+	while (r.c.ok && r.c.left) {
 		uint8_t op = (uint8_t)rd_u(&r, 1);
 		uint64_t reg, delta = 0, newloc;
 		int advance = 0;
@@ -511,7 +496,7 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 			case DW_CFA_nop: break;
 			case DW_CFA_set_loc:
 				newloc = rd_ptr(&r, c->fde_enc, 0);
-				if (!r.ok)
+				if (!r.c.ok)
 					return CFI_E_CORRUPT;
 				if (newloc > pc) {
 					*next = newloc;
@@ -555,31 +540,25 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 			case DW_CFA_def_cfa_offset:
 				st->cfa_offset = (int64_t)rd_uleb(&r);
 				break;
-			case DW_CFA_def_cfa_expression: {
-				uint64_t n = rd_uleb(&r);
-				if (!r.ok || n > r.end - r.pos)
+			case DW_CFA_def_cfa_expression:
+				if (cursor_bytes(&r.c, SIZE_MAX, &st->expr, &st->expr_len) < 0)
 					return CFI_E_CORRUPT;
 				st->cfa_kind = CFI_CFA_EXPR;
-				st->expr = r.buf + r.pos;
-				st->expr_len = (size_t)n;
-				r.pos += (size_t)n;
 				break;
-			}
 			case DW_CFA_expression: case DW_CFA_val_expression: {
-				uint64_t n;
+				const uint8_t *expr;
+				size_t n;
 				struct cfi_rule *col;
 				reg = rd_uleb(&r);
-				n = rd_uleb(&r);
-				if (!r.ok || n > r.end - r.pos)
+				if (cursor_bytes(&r.c, SIZE_MAX, &expr, &n) < 0)
 					return CFI_E_CORRUPT;
 				col = column(in, st, reg);
 				if (col) {
 					col->kind = op == DW_CFA_expression ? CFI_RULE_EXPR : CFI_RULE_VAL_EXPR;
 					col->offset = 0;
-					col->expr = r.buf + r.pos;
-					col->expr_len = (size_t)n;
+					col->expr = expr;
+					col->expr_len = n;
 				}
-				r.pos += (size_t)n;
 				break;
 			}
 			case DW_CFA_offset_extended_sf:
@@ -621,7 +600,7 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 			}
 		}
 		if (advance) {
-			if (!r.ok)
+			if (!r.c.ok)
 				return CFI_E_CORRUPT;
 			delta *= c->code_align;
 			newloc = *loc + delta;
@@ -634,7 +613,7 @@ static int run(struct interp *in, struct state *st, size_t pos, size_t end, uint
 			*loc = newloc;
 		}
 	}
-	return r.ok ? 0 : CFI_E_CORRUPT;
+	return r.c.ok ? 0 : CFI_E_CORRUPT;
 }
 
 int cfi_table_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row)
@@ -715,11 +694,12 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 		      memory_read_fn read, void *ctx,
 		      uint64_t *out)
 {
-	struct rd r = { expr, 0, len, 0, 1 };
+	struct rd r;
 	uint64_t st[MAX_STACK];
 	unsigned n = 0, steps = 0;
 
-	while (r.pos < r.end) {
+	rd_init(&r, expr, 0, len, 0);
+	while (r.c.left) {
 		uint8_t op = (uint8_t)rd_u(&r, 1);
 		uint64_t a, b, v = 0;
 		int push = 1;
@@ -755,7 +735,7 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 			case DW_OP_deref: case DW_OP_deref_size: {
 				unsigned size = op == DW_OP_deref ? 8 : (unsigned)rd_u(&r, 1);
 				uint8_t b[8];
-				if (!r.ok)
+				if (!r.c.ok)
 					return CFI_E_CORRUPT;
 				if (n < 1)
 					return CFI_E_CORRUPT;
@@ -824,7 +804,7 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 				return CFI_E_UNSUPPORTED;
 			}
 		}
-		if (!r.ok)
+		if (!r.c.ok)
 			return CFI_E_CORRUPT;
 		if (push) {
 			if (n == MAX_STACK)
