@@ -1,7 +1,8 @@
 /*
  * test_errors.c: the one error registry: every code described, each by a
- * text of its own, none an errno's; errnos and success described too; and
- * a module's note giving a code its particulars.
+ * text of its own, none an errno's, each module's codes in a range of its
+ * own; errnos and success described too; and a module's note giving a code
+ * its particulars.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -9,23 +10,66 @@
 
 #include "common/errors.h"
 
-/* Every code of the registry, by name, as a test lists them. */
-static const int codes[] = {
-	TRACE_E_MAGIC, TRACE_E_MAJOR, TRACE_E_CORRUPT, TRACE_E_TOOBIG, TRACE_E_ZSTD,
-	TRACE_E_EMPTY, TRACE_E_USAGE, ELF_E_NOTELF, ELF_E_UNSUPPORTED, ELF_E_CORRUPT,
-	ELF_E_NOTFOUND, MACHO_E_NOTMACHO, MACHO_E_UNSUPPORTED, MACHO_E_CORRUPT, MACHO_E_NOTFOUND,
-	OBJFILE_E_FORMAT, OBJFILE_E_NOIDENT, OBJFILE_E_MISMATCH, LOCATE_E_NOTFOUND,
-	LOCATE_E_NOIDENT, DWINFO_E_NODEBUG, DWINFO_E_CORRUPT, DWINFO_E_COMPRESSED, PPROF_E_ZLIB,
-	THREAD_SPLIT_E_NOTEMPTY, CFI_E_CORRUPT, CFI_E_NOTFOUND, CFI_E_UNSUPPORTED, MAPS_E_PARSE,
-	MAPS_E_NOLOAD, PERF_E_CORRUPT, SAMPLER_PERF_E_RATE, SAMPLER_PERF_E_MLOCK, DYLD_E_UNREADABLE,
-	DYLD_E_VERSION, DYLD_E_COUNT, DYLD_E_BUSY, DYLD_E_PATH, DYLD_E_HEADER, TARGET_E_EXEC,
-	TARGET_E_NOTHREADS, TARGET_E_REGS, TARGET_E_ROSETTA, TARGET_E_NATIVE,
+/* Every code of the registry, by name and module, as a test lists them. */
+static const struct {
+	const char *module;
+	int codes[8]; /* ends at the first 0 */
+} modules[] = {
+	{ "trace", { TRACE_E_MAGIC, TRACE_E_MAJOR, TRACE_E_CORRUPT, TRACE_E_TOOBIG, TRACE_E_ZSTD,
+		     TRACE_E_EMPTY, TRACE_E_USAGE } },
+	{ "elf", { ELF_E_NOTELF, ELF_E_UNSUPPORTED, ELF_E_CORRUPT, ELF_E_NOTFOUND } },
+	{ "macho", { MACHO_E_NOTMACHO, MACHO_E_UNSUPPORTED, MACHO_E_CORRUPT, MACHO_E_NOTFOUND } },
+	{ "objfile", { OBJFILE_E_FORMAT, OBJFILE_E_NOIDENT, OBJFILE_E_MISMATCH } },
+	{ "locate", { LOCATE_E_NOTFOUND, LOCATE_E_NOIDENT } },
+	{ "dwinfo", { DWINFO_E_NODEBUG, DWINFO_E_CORRUPT, DWINFO_E_COMPRESSED } },
+	{ "pprof", { PPROF_E_ZLIB } },
+	{ "thread_split", { THREAD_SPLIT_E_NOTEMPTY } },
+	{ "cfi", { CFI_E_CORRUPT, CFI_E_NOTFOUND, CFI_E_UNSUPPORTED } },
+	{ "maps", { MAPS_E_PARSE, MAPS_E_NOLOAD } },
+	{ "perf", { PERF_E_CORRUPT } },
+	{ "sampler_perf", { SAMPLER_PERF_E_RATE, SAMPLER_PERF_E_MLOCK } },
+	{ "dyld", { DYLD_E_UNREADABLE, DYLD_E_VERSION, DYLD_E_COUNT, DYLD_E_BUSY, DYLD_E_PATH,
+		    DYLD_E_HEADER } },
+	{ "target", { TARGET_E_EXEC, TARGET_E_NOTHREADS, TARGET_E_REGS, TARGET_E_ROSETTA,
+		      TARGET_E_NATIVE } },
 };
-#define NCODES (sizeof(codes) / sizeof(codes[0]))
+#define NMODULES (sizeof(modules) / sizeof(modules[0]))
+
+static int codes[NMODULES * 8];
+static size_t ncodes;
+
+/* The codes, flat. */
+static void list_codes(void)
+{
+	ncodes = 0;
+	for (size_t m = 0; m < NMODULES; m++)
+		for (size_t i = 0; i < 8 && modules[m].codes[i]; i++)
+			codes[ncodes++] = modules[m].codes[i];
+}
+
+/* A module's codes lie in its range, the first and the 99 above it, and
+ * no two modules share a range. */
+Test(errors, each_module_has_a_range_of_its_own)
+{
+	long range[NMODULES];
+
+	for (size_t m = 0; m < NMODULES; m++) {
+		int first = modules[m].codes[0];
+
+		cr_assert_eq((first - PROF_E_FIRST) % 100, 0, "%s starts at %d", modules[m].module, first);
+		range[m] = (first - PROF_E_FIRST) / 100;
+		for (size_t i = 0; i < 8 && modules[m].codes[i]; i++)
+			cr_assert(modules[m].codes[i] >= first && modules[m].codes[i] < first + 100,
+				  "%s code %d", modules[m].module, modules[m].codes[i]);
+		for (size_t k = 0; k < m; k++)
+			cr_assert_neq(range[m], range[k], "%s and %s", modules[m].module, modules[k].module);
+	}
+}
 
 Test(errors, every_code_has_a_text_of_its_own)
 {
-	for (size_t i = 0; i < NCODES; i++) {
+	list_codes();
+	for (size_t i = 0; i < ncodes; i++) {
 		const char *t = prof_strerror(codes[i]);
 
 		cr_assert(codes[i] >= PROF_E_FIRST && codes[i] <= PROF_E_LAST, "code %d is out of range",
@@ -41,9 +85,10 @@ Test(errors, no_code_without_its_name_here)
 {
 	size_t described = 0;
 
+	list_codes();
 	for (int e = PROF_E_FIRST; e <= PROF_E_LAST; e++)
 		described += strcmp(prof_strerror(e), "unknown error") != 0;
-	cr_assert_eq(described, NCODES);
+	cr_assert_eq(described, ncodes);
 }
 
 Test(errors, errnos_and_success)
