@@ -349,9 +349,9 @@ int cli_parse(const struct cli_command *c, int argc, char **argv)
 		if (o->kind == CLI_GROUP && o->check && (why = o->check(o->value)))
 			parse_error(c, prog, "%s", why);
 	}
-	if (argc - optind < c->noperands)
+	if (argc - optind < (c->noperands < 0 ? -c->noperands : c->noperands))
 		parse_error(c, prog, "missing %s", c->noperands == 1 ? "the trace file" : "operands");
-	if (argc - optind > c->noperands)
+	if (c->noperands >= 0 && argc - optind > c->noperands)
 		parse_error(c, prog, "unexpected argument '%s'", argv[optind + c->noperands]);
 	diag_set_progname(prog);
 	free(name);

@@ -81,8 +81,8 @@ struct cli_option {
 };
 
 /* A subcommand: its name, operands (as usage shows them; n of them are
- * required, exactly), the paragraph its -h prints after the usage line,
- * and its table. */
+ * required, exactly, or -n: n or more), the paragraph its -h prints after
+ * the usage line, and its table. */
 struct cli_command {
 	const char *name;
 	const char *operands;

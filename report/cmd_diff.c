@@ -1,25 +1,66 @@
 /*
- * cmd_diff.c: 'prof-report diff BASE NEW', what changed between two runs:
- * the functions whose share grew and shrank most, and with -o a
- * differential flame graph, or with --folded the two-column folded stacks
- * flamegraph.pl's difference mode reads. Both traces are read with the
- * same options, so a filter selects the same threads or window in each.
+ * cmd_diff.c: 'prof-report diff BASE NEW' or 'diff BASE... -- NEW...',
+ * what changed between two runs or two sets of runs, and whether it is
+ * more than noise: the functions whose self or total changed
+ * significantly, with -o a differential flame graph that colours only
+ * those frames, with --folded the two-column folded stacks flamegraph.pl's
+ * difference mode reads, and with --check an exit status for CI. Every
+ * trace is read with the same options, so a filter selects the same
+ * threads or window in each.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/diag.h"
 #include "report/cli.h"
 #include "report/cmds.h"
 #include "report/diff.h"
+#include "report/export.h"
+
+/* The exit status of --check when a change is significant. */
+#define EXIT_CHANGED 3
+
+static const char *const normalize_words[] = { "share", "none", "duration", NULL };
+
+/* The seconds of t that r's window keeps. */
+static double window_seconds(const struct cli_report *r, const struct trace *t)
+{
+	double s = (double)export_duration(t) / 1e9;
+	double from = r->from.set ? (double)r->from.ns / 1e9 : 0;
+	double to = r->to.set && (double)r->to.ns / 1e9 < s ? (double)r->to.ns / 1e9 : s;
+
+	return to > from ? to - from : 0;
+}
+
+/* Opens the n traces of one side into ct, side and its arrays. */
+static void open_side(const struct cli_report *r, int normalize, char **paths, size_t n,
+		      struct cli_trace *ct, struct diff_side *side)
+{
+	const struct profile **runs = xcalloc(n, sizeof(*runs));
+	double *seconds = xcalloc(n, sizeof(*seconds));
+
+	for (size_t i = 0; i < n; i++) {
+		cli_open(r, paths[i], CLI_PROFILED, &ct[i]);
+		runs[i] = ct[i].p;
+		seconds[i] = window_seconds(r, ct[i].t);
+		if (!ct[i].p->samples)
+			die("'%s' has no samples to compare%s", paths[i],
+			    "; check the filter options, which apply to every trace");
+		if (normalize == DIFF_DURATION && !(seconds[i] > 0))
+			die("'%s' has no duration; compare it by share (--normalize share)", paths[i]);
+	}
+	*side = (struct diff_side){ runs, seconds, n };
+}
 
 int cmd_diff(int argc, char **argv)
 {
 	struct cli_report r = { 0 };
 	struct cli_graph g = CLI_GRAPH_INIT;
 	const char *output = NULL;
-	int negate = 0, folded = 0;
-	uint64_t limit = 10;
+	int negate = 0, folded = 0, all = 0, check = 0, normalize = DIFF_SHARE;
+	uint64_t limit = 0;
+	double threshold = 0;
 	const struct cli_option options[] = {
 		CLI_OPT_STRING('o', "output", "FILE", &output,
 			       "also write a differential flame graph to FILE"),
@@ -27,57 +68,88 @@ int cmd_diff(int argc, char **argv)
 		CLI_OPT_FLAG(0, "folded", &folded,
 			     "write \"STACK BASE NEW\" lines instead of the table\n"
 			     "(BASE scaled to NEW's total)"),
-		CLI_OPT_UINT(0, "limit", "N", &limit, 1, SIZE_MAX, "rows of each table (default 10)"),
+		CLI_OPT_FLAG(0, "all", &all, "also the changes that are not significant, marked"),
+		CLI_OPT_FLAG(0, "check", &check,
+			     "print one line instead of the table, and exit 3 if a\n"
+			     "change is significant (0 if none)"),
+		CLI_OPT_DECIMAL(0, "threshold", "PP", &threshold, 1e12,
+				"ignore significant changes smaller than this (points\n"
+				"of share, or the unit of --normalize)"),
+		CLI_OPT_WORD(0, "normalize", "HOW", &normalize, normalize_words,
+			     "compare shares of the samples (share, the default),\n"
+			     "sample counts (none) or samples per second (duration)"),
+		CLI_OPT_UINT(0, "limit", "N", &limit, 1, SIZE_MAX,
+			     "rows of each table (default 10, all with --all)"),
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_GRAPH_OPTIONS(&g, "the title (default \"Differential Flame Graph\")"),
 		CLI_REPORT_OPTIONS(&r),
 		CLI_OPT_END,
 	};
 	const struct cli_command cmd = {
-		"diff", "BASE NEW", 2,
-		"Prints the functions whose share of the samples grew and shrank most\n"
-		"from the trace BASE to the trace NEW, both normalised by their sample\n"
-		"totals. With -o, also writes a differential flame graph: red grew,\n"
-		"blue shrank. Both traces are read with the same options.",
+		"diff", "BASE NEW | BASE... -- NEW...", -2,
+		"Prints the functions whose self or total changed significantly from\n"
+		"the trace BASE to the trace NEW (or from the traces before -- to those\n"
+		"after it), each with its 95% interval and its q value, or says that\n"
+		"none did and what change it could have seen. With -o, also writes a\n"
+		"differential flame graph: red grew, blue shrank, grey not significant.\n"
+		"Every trace is read with the same options.",
 		options,
 	};
-	struct cli_trace base, new;
+	struct cli_trace *traces;
+	struct diff_side base, new;
 	struct diff d;
-	struct diff_row *rows = NULL;
-	size_t nrows = 0;
-	int first;
+	size_t nbase, nnew, nafter = 0;
+	int first, flagged = 0;
 
+	/* The operands after the first "--" are the new side's. */
+	for (int i = argc - 1; i > 0; i--)
+		if (!strcmp(argv[i], "--"))
+			nafter = (size_t)(argc - 1 - i);
 	first = cli_parse(&cmd, argc, argv);
+	nnew = nafter ? nafter : 1;
+	nbase = (size_t)(argc - first) - nnew;
+	if (nafter ? !nbase : argc - first != 2)
+		cli_usage_error(&cmd, nafter ? "no BASE trace before '--'"
+				  : "give two traces, or the base traces, '--' and the new ones");
 	r.names_only = 1;
-	cli_open(&r, argv[first], CLI_PROFILED, &base);
-	cli_open(&r, argv[first + 1], CLI_PROFILED, &new);
-	diff_build(base.p, new.p, &d);
+	traces = xcalloc(nbase + nnew, sizeof(*traces));
+	open_side(&r, normalize, argv + first, nbase, traces, &base);
+	open_side(&r, normalize, argv + first + nbase, nnew, traces + nbase, &new);
+	diff_build(&base, &new, normalize, &d);
 	if (output) {
 		struct flamegraph_opts fo = cli_graph_opts(&g);
 		FILE *f = fopen(output, "w");
 
 		if (!fo.title)
 			fo.title = "Differential Flame Graph";
-		fo.subtitle = negate ? "blue: grew, red: shrank (normalised by sample totals)"
-				     : "red: grew, blue: shrank (normalised by sample totals)";
 		if (!f)
 			die_errno("cannot create '%s'", output);
-		if (diff_write_svg(f, &d, &fo, negate) < 0 || fclose(f) != 0)
+		if (diff_write_svg(f, &d, &fo, negate, threshold) < 0 || fclose(f) != 0)
 			die_errno("cannot write '%s'", output);
 	}
 	if (folded) {
 		if (diff_write_folded(stdout, &d) < 0)
 			die_errno("cannot write to standard output");
 	} else {
-		diff_rows(base.p, new.p, r.thread_frames ? 2 : 1, &rows, &nrows);
-		if (diff_write_table(stdout, rows, nrows, (size_t)limit) < 0)
+		struct diff_changes c;
+		struct diff_table_opts o = { (size_t)limit, all, threshold };
+
+		diff_changes(&d, &base, &new, r.thread_frames ? 2 : 1, &c);
+		flagged = check ? diff_write_summary(stdout, &c, threshold)
+				: diff_write_table(stdout, &c, &o);
+		if (flagged < 0)
 			die_errno("cannot write to standard output");
+		diff_changes_release(&c);
 	}
 	diag_close_stdout();
-	free(rows);
 	diff_release(&d);
-	cli_close(&new);
-	cli_close(&base);
+	for (size_t i = 0; i < nbase + nnew; i++)
+		cli_close(&traces[i]);
+	free(traces);
+	free((void *)base.runs);
+	free((void *)base.seconds);
+	free((void *)new.runs);
+	free((void *)new.seconds);
 	cli_release(&cmd);
-	return 0;
+	return check && flagged > 0 ? EXIT_CHANGED : 0;
 }

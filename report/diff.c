@@ -1,15 +1,16 @@
 /*
- * diff.c: what changed between two runs.
+ * diff.c: what changed between two sets of runs, and whether it is noise.
  *
- * Both profiles are sorted lists of stacks, so they merge in one pass, the
- * way sorted files are joined. Everything after that is arithmetic on the
- * merged list: folded output with both counts, the per-function table
- * (two top tables joined by name), and the flame graph, whose frames are
- * as wide as the larger of their two normalised counts, so that what
- * vanished stays visible, and coloured by how much their subtree changed.
- * A frame is found again from its path in the flame graph's callbacks by a
- * hash of the names from the base up, the same hash this file computes
- * for every prefix of every stack beforehand.
+ * Every run is a sorted list of stacks, so all the runs of both sides are
+ * sorted together and equal stacks collapsed into one, which keeps each
+ * run's count. Everything after that is a test per item: the functions'
+ * self and total (one top table per run, joined by name) and the frames of
+ * the flame graph, whose frames are as wide as the larger of their two
+ * normalised counts, so that what vanished stays visible, and coloured by
+ * how much their subtree changed where that is significant. A frame is
+ * found again from its path in the flame graph's callbacks by a hash of
+ * the names from the base up, the same hash this file computes for every
+ * prefix of every stack beforehand.
  */
 #include "diff.h"
 
@@ -27,90 +28,125 @@
 #include "report/text.h"
 #include "report/top.h"
 
+/* The fill of a frame whose change is not significant. */
+#define GREY_FILL 0xdcdcdcu
+
 /* Stacks in profile order, but the root frame (the process) always equal. */
-static int cmp_frames(const struct diff_stack *x, const struct diff_stack *y)
+static int cmp_frames(const char *const *x, size_t nx, const char *const *y, size_t ny)
 {
-	size_t n = x->nframes < y->nframes ? x->nframes : y->nframes;
+	size_t n = nx < ny ? nx : ny;
 	int c;
 
 	for (size_t i = 1; i < n; i++)
-		if (x->frames[i] != y->frames[i] && (c = strcmp(x->frames[i], y->frames[i])))
+		if (x[i] != y[i] && (c = strcmp(x[i], y[i])))
 			return c;
-	return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
+	return nx < ny ? -1 : nx > ny;
 }
 
-static struct diff_stack from(const struct profile_stack *s, int base)
+struct entry {
+	const struct profile_stack *s;
+	size_t run;                /* base runs first, then new runs */
+	int base;
+};
+
+/* Equal stacks together, the new side's first, so that a stack of both
+ * sides takes the new side's names (its root is the new process). */
+static int cmp_entry(const void *a, const void *b)
 {
-	return (struct diff_stack){ .frames = s->frames, .nframes = s->nframes,
-				    .base = base ? s->count : 0, .new = base ? 0 : s->count };
+	const struct entry *x = a, *y = b;
+	int c = cmp_frames((const char *const *)x->s->frames, x->s->nframes,
+			   (const char *const *)y->s->frames, y->s->nframes);
+
+	if (c)
+		return c;
+	if (x->base != y->base)
+		return x->base - y->base;
+	return x->run < y->run ? -1 : x->run > y->run;
 }
 
-/* A base-only stack under the new run's root frame, so that a renamed
- * program still has one root. */
-static struct diff_stack rerooted(struct diff *d, size_t *used, const struct profile_stack *s,
-				  const char *root)
+static double exposure(int normalize, const struct profile *p, double seconds)
 {
-	struct diff_stack r = from(s, 1);
-	const char **f = d->pool + *used;
-
-	if (!root || !s->nframes)
-		return r;
-	memcpy(f, s->frames, s->nframes * sizeof(*f));
-	f[0] = root;
-	*used += s->nframes;
-	r.frames = f;
-	return r;
+	return normalize == DIFF_SHARE ? (double)p->samples : normalize == DIFF_DURATION ? seconds : 1;
 }
 
-void diff_build(const struct profile *base, const struct profile *new, struct diff *d)
+void diff_build(const struct diff_side *base, const struct diff_side *new, int normalize,
+		struct diff *d)
 {
-	const char *root = new->nstacks && new->stacks[0].nframes ? new->stacks[0].frames[0] : NULL;
-	size_t i = 0, j = 0, n = 0, pooled = 0, used = 0;
+	const struct diff_side *sides[2] = { base, new };
+	const char *root = NULL;
+	size_t nruns = base->n + new->n, nentries = 0, pooled = 0, used = 0, run = 0, k = 0;
+	struct entry *e;
 
-	for (i = 0; i < base->nstacks; i++)
-		pooled += base->stacks[i].nframes;
-	i = 0;
 	memset(d, 0, sizeof(*d));
-	d->pool = xcalloc(pooled + 1, sizeof(*d->pool));
-	d->stacks = xcalloc(base->nstacks + new->nstacks + 1, sizeof(*d->stacks));
-	while (i < base->nstacks || j < new->nstacks) {
-		struct diff_stack b, w;
-		int c;
+	d->nbase = base->n;
+	d->nnew = new->n;
+	d->normalize = normalize;
+	d->exposure = xcalloc(nruns, sizeof(*d->exposure));
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < sides[side]->n; i++) {
+			const struct profile *p = sides[side]->runs[i];
 
-		if (i == base->nstacks) {
-			d->stacks[n++] = from(&new->stacks[j++], 0);
-			continue;
+			d->exposure[run++] = exposure(normalize, p, sides[side]->seconds[i]);
+			nentries += p->nstacks;
+			if (side == 0) {
+				d->base_samples += p->samples;
+				for (size_t j = 0; j < p->nstacks; j++)
+					pooled += p->stacks[j].nframes;
+			} else {
+				d->new_samples += p->samples;
+				if (!root && p->nstacks && p->stacks[0].nframes)
+					root = p->stacks[0].frames[0];
+			}
 		}
-		if (j == new->nstacks) {
-			d->stacks[n++] = rerooted(d, &used, &base->stacks[i++], root);
-			continue;
+	e = xcalloc(nentries + 1, sizeof(*e));
+	nentries = run = 0;
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < sides[side]->n; i++, run++) {
+			const struct profile *p = sides[side]->runs[i];
+
+			for (size_t j = 0; j < p->nstacks; j++)
+				e[nentries++] = (struct entry){ &p->stacks[j], run, side == 0 };
 		}
-		b = from(&base->stacks[i], 1);
-		w = from(&new->stacks[j], 0);
-		c = cmp_frames(&b, &w);
-		if (c < 0) {
-			d->stacks[n++] = rerooted(d, &used, &base->stacks[i], root);
-			i++;
-		} else if (c > 0) {
-			d->stacks[n++] = w;
-			j++;
-		} else {
-			/* The new run's names, so the root is the new process. */
-			w.base = b.base;
-			d->stacks[n++] = w;
-			i++;
-			j++;
+	qsort(e, nentries, sizeof(*e), cmp_entry);
+
+	d->pool = xcalloc(pooled + 1, sizeof(*d->pool));
+	d->stacks = xcalloc(nentries + 1, sizeof(*d->stacks));
+	d->counts = xcalloc(nentries * nruns + 1, sizeof(*d->counts));
+	for (size_t i = 0; i < nentries; k++) {
+		struct diff_stack *s = &d->stacks[k];
+		uint64_t *counts = d->counts + k * nruns;
+		const struct profile_stack *first = e[i].s;
+
+		s->frames = (const char *const *)first->frames;
+		s->nframes = first->nframes;
+		s->runs = counts;
+		if (e[i].base && root && first->nframes) {
+			/* only in the base: rooted under the new process, so
+			 * that a renamed program still has one root */
+			const char **f = d->pool + used;
+
+			memcpy(f, first->frames, first->nframes * sizeof(*f));
+			f[0] = root;
+			used += first->nframes;
+			s->frames = f;
+		}
+		for (; i < nentries && !cmp_frames(s->frames, s->nframes, (const char *const *)e[i].s->frames,
+						   e[i].s->nframes);
+		     i++) {
+			counts[e[i].run] += e[i].s->count;
+			*(e[i].base ? &s->base : &s->new) += e[i].s->count;
 		}
 	}
-	d->nstacks = n;
-	d->base_samples = base->samples;
-	d->new_samples = new->samples;
+	d->nstacks = k;
+	free(e);
 }
 
 void diff_release(struct diff *d)
 {
 	free(d->stacks);
 	free(d->pool);
+	free(d->counts);
+	free(d->exposure);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -145,118 +181,334 @@ int diff_write_folded(FILE *f, const struct diff *d)
 	return err || ferror(f) ? -EIO : 0;
 }
 
-/* --- the table ------------------------------------------------------ */
+/* --- the tests ------------------------------------------------------- */
 
-static double share(uint64_t part, uint64_t whole)
+/* Tests the item whose per-run counts are x (the base's runs, then the
+ * new's) and gives the result in the unit the tables show: percentage
+ * points of share, samples, or samples per second. */
+static void test_item(const struct diff *d, const double *x, struct signif_result *r)
 {
-	return whole ? (double)part / (double)whole : 0;
+	struct signif_side b = { x, d->exposure, d->nbase };
+	struct signif_side n = { x + d->nbase, d->exposure + d->nbase, d->nnew };
+	double unit = d->normalize == DIFF_SHARE ? 100 : 1;
+
+	signif_compare(d->normalize == DIFF_SHARE ? SIGNIF_SHARE : SIGNIF_RATE, &b, &n, r);
+	r->base *= unit;
+	r->new *= unit;
+	r->change *= unit;
+	r->lo *= unit;
+	r->hi *= unit;
+	r->se *= unit;
 }
 
-static int cmp_row(const void *a, const void *b)
+/* Benjamini-Hochberg over every stride-th result from r. */
+static void adjust(struct diff_change *v, size_t n, size_t first, size_t stride)
 {
-	const struct diff_row *x = a, *y = b;
-	double dx = x->new_self - x->base_self, dy = y->new_self - y->base_self;
+	struct signif_result *r = xcalloc(n / stride + 1, sizeof(*r));
+	size_t m = 0;
 
-	if (dx != dy)
-		return dx > dy ? -1 : 1;
-	dx = x->new_total - x->base_total;
-	dy = y->new_total - y->base_total;
-	if (dx != dy)
-		return dx > dy ? -1 : 1;
-	return strcmp(x->name, y->name);
+	for (size_t i = first; i < n; i += stride)
+		r[m++] = v[i].r;
+	signif_adjust(r, m);
+	m = 0;
+	for (size_t i = first; i < n; i += stride)
+		v[i].r.q = r[m++].q;
+	free(r);
 }
 
-void diff_rows(const struct profile *base, const struct profile *new, size_t skip,
-	       struct diff_row **rows, size_t *n)
+struct func_entry {
+	const struct top_row *row;
+	size_t run;
+};
+
+static int cmp_func_entry(const void *a, const void *b)
 {
+	const struct func_entry *x = a, *y = b;
+	int c = strcmp(x->row->name, y->row->name);
+
+	return c ? c : x->run < y->run ? -1 : x->run > y->run;
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+	const struct diff_change *x = a, *y = b;
+
+	/* ties the other way round where the shrank table reads backwards */
+	int flip = x->r.change < 0 ? -1 : 1;
+
+	if (x->r.change != y->r.change)
+		return x->r.change > y->r.change ? -1 : 1;
+	if (x->total != y->total)
+		return flip * (y->total - x->total);
+	return flip * strcmp(x->name, y->name);
+}
+
+void diff_changes(const struct diff *d, const struct diff_side *base,
+		  const struct diff_side *new, size_t skip, struct diff_changes *out)
+{
+	const struct diff_side *sides[2] = { base, new };
 	struct top_opts o = { .group = TOP_GROUP_NAME, .sort = TOP_SORT_NAME, .skip = skip };
-	struct top tb, tn;
-	struct diff_row *r;
-	size_t i = 0, j = 0, k = 0;
-	double scale;
+	size_t nruns = d->nbase + d->nnew, nentries = 0, run = 0, f = 0;
+	struct top *tops = xcalloc(nruns, sizeof(*tops));
+	struct func_entry *e;
+	double *x = xcalloc(2 * nruns, sizeof(*x)), largest = 0;
 
-	top_build(base, &o, &tb);
-	top_build(new, &o, &tn);
-	scale = tb.samples ? (double)tn.samples / (double)tb.samples : 0;
-	r = xcalloc(tb.nrows + tn.nrows + 1, sizeof(*r));
-	while (i < tb.nrows || j < tn.nrows) {
-		const struct top_row *x = i < tb.nrows ? &tb.rows[i] : NULL;
-		const struct top_row *y = j < tn.nrows ? &tn.rows[j] : NULL;
-		int c = !x ? 1 : !y ? -1 : strcmp(x->name, y->name);
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < sides[side]->n; i++, run++) {
+			top_build(sides[side]->runs[i], &o, &tops[run]);
+			nentries += tops[run].nrows;
+		}
+	e = xcalloc(nentries + 1, sizeof(*e));
+	nentries = 0;
+	for (run = 0; run < nruns; run++)
+		for (size_t j = 0; j < tops[run].nrows; j++)
+			e[nentries++] = (struct func_entry){ &tops[run].rows[j], run };
+	qsort(e, nentries, sizeof(*e), cmp_func_entry);
 
-		r[k].name = c <= 0 ? x->name : y->name;
-		if (c <= 0) {
-			r[k].base_self = share(x->self, tb.samples);
-			r[k].base_total = share(x->total, tb.samples);
-			r[k].self_change -= llround((double)x->self * scale);
-			r[k].total_change -= llround((double)x->total * scale);
-			i++;
+	memset(out, 0, sizeof(*out));
+	out->v = xcalloc(2 * nentries + 1, sizeof(*out->v));
+	for (size_t i = 0; i < nentries; f++) {
+		const char *name = e[i].row->name;
+
+		memset(x, 0, 2 * nruns * sizeof(*x));
+		for (; i < nentries && !strcmp(e[i].row->name, name); i++) {
+			x[e[i].run] = (double)e[i].row->self;
+			x[nruns + e[i].run] = (double)e[i].row->total;
 		}
-		if (c >= 0) {
-			r[k].new_self = share(y->self, tn.samples);
-			r[k].new_total = share(y->total, tn.samples);
-			r[k].self_change += (int64_t)y->self;
-			r[k].total_change += (int64_t)y->total;
-			j++;
+		for (int total = 0; total < 2; total++) {
+			struct diff_change *c = &out->v[2 * f + (size_t)total];
+
+			c->name = name;
+			c->total = total;
+			test_item(d, x + (size_t)total * nruns, &c->r);
+			if (c->r.se > largest)
+				largest = c->r.se;
 		}
-		k++;
 	}
-	qsort(r, k, sizeof(*r), cmp_row);
-	top_release(&tb);
-	top_release(&tn);
-	*rows = r;
-	*n = k;
+	out->n = 2 * f;
+	adjust(out->v, out->n, 0, 2);
+	adjust(out->v, out->n, 1, 2);
+	qsort(out->v, out->n, sizeof(*out->v), cmp_change);
+	out->functions = f;
+	out->runs[0] = d->nbase;
+	out->runs[1] = d->nnew;
+	out->samples[0] = d->base_samples;
+	out->samples[1] = d->new_samples;
+	out->normalize = d->normalize;
+	out->detectable = signif_detectable(largest);
+	for (run = 0; run < nruns; run++)
+		top_release(&tops[run]);
+	free(tops);
+	free(e);
+	free(x);
 }
 
-static void write_rows(FILE *f, const char *title, const struct diff_row *rows, size_t n,
-		       int sign, size_t limit)
+void diff_changes_release(struct diff_changes *c)
 {
-	struct buf name;
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+int diff_flagged(const struct diff_changes *c, const struct diff_change *x, double threshold)
+{
+	(void)c;
+	return x->r.q < DIFF_Q && fabs(x->r.change) >= threshold;
+}
+
+/* --- the table ------------------------------------------------------- */
+
+enum { LEVEL, CHANGE, SIZE };
+
+/* A value in the unit of normalize: a level, a change (signed) or the
+ * size of a change. */
+static void add_value(struct buf *b, int normalize, double v, int what)
+{
+	static const char *const units[][3] = {
+		[DIFF_SHARE] = { "%", "pp", "pp" },
+		[DIFF_COUNTS] = { "", "", "" },
+		[DIFF_DURATION] = { "/s", "/s", "/s" },
+	};
+
+	buf_addf(b, what == CHANGE ? "%+.*f%s" : "%.*f%s", normalize == DIFF_SHARE ? 2 : 1, v,
+		 units[normalize][what]);
+}
+
+static void add_q(struct buf *b, double q)
+{
+	if (q < 0.0001)
+		buf_addstr(b, "<0.0001");
+	else
+		buf_addf(b, "%.4f", q);
+}
+
+/* "+8.12pp [+4.44, +11.80]" */
+static void add_interval(struct buf *b, int normalize, const struct signif_result *r)
+{
+	buf_addch(b, '[');
+	add_value(b, normalize, r->lo, CHANGE);
+	buf_addstr(b, ", ");
+	add_value(b, normalize, r->hi, CHANGE);
+	buf_addch(b, ']');
+}
+
+static const char *const what_words[] = {
+	[DIFF_SHARE] = "share",
+	[DIFF_COUNTS] = "samples",
+	[DIFF_DURATION] = "samples per second",
+};
+
+static int write_none(FILE *f, const struct diff_changes *c)
+{
+	struct buf b;
+
+	buf_init(&b);
+	add_value(&b, c->normalize, c->detectable, SIZE);
+	fprintf(f, "no significant change (q < %.2f) in the self or total %s of %zu function%s; "
+		   "the smallest change detectable at this sample size is %s (80%% power at alpha 0.05)\n",
+		DIFF_Q, what_words[c->normalize], c->functions, c->functions == 1 ? "" : "s",
+		(char *)b.data);
+	buf_release(&b);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* Writes the rows of one section, those whose change has sign sign, in
+ * order of size. */
+static void write_section(FILE *f, const struct diff_changes *c, const struct diff_table_opts *o,
+			  const char *title, int sign, size_t limit)
+{
+	struct buf name, v[5];
 	size_t shown = 0;
 
-	fprintf(f, "%s\n%10s %10s %16s %9s %9s  %s\n", title, "SELF", "TOTAL", "SELF BASE->NEW",
-		"SAMPLES", "TOTAL", "FUNCTION");
+	fprintf(f, "%s\n%10s %-20s %9s %9s %8s  %-5s  %-5s  %s\n", title, "CHANGE", "  95% INTERVAL",
+		"BASE", "NEW", "Q", "SIG", "KIND", "FUNCTION");
 	buf_init(&name);
-	for (size_t i = 0; i < n && shown < limit; i++) {
-		const struct diff_row *r = sign > 0 ? &rows[i] : &rows[n - 1 - i];
-		double ds = 100 * (r->new_self - r->base_self), dt = 100 * (r->new_total - r->base_total);
+	for (int k = 0; k < 5; k++)
+		buf_init(&v[k]);
+	for (size_t i = 0; i < c->n && shown < limit; i++) {
+		const struct diff_change *x = &c->v[sign < 0 ? c->n - 1 - i : i];
+		int flagged = diff_flagged(c, x, o->threshold);
 
-		/* rows are sorted by self change, then total change: a caller
-		 * whose own share held still but whose callees moved comes
-		 * after every function whose own share moved. */
-		if (sign > 0 ? !(ds > 0 || (ds == 0 && dt > 0)) : !(ds < 0 || (ds == 0 && dt < 0)))
-			break;
+		if ((x->r.change > 0) - (x->r.change < 0) != sign || !(flagged || o->all))
+			continue;
+		for (int k = 0; k < 5; k++)
+			buf_reset(&v[k]);
+		add_value(&v[0], c->normalize, x->r.change, CHANGE);
+		add_interval(&v[1], c->normalize, &x->r);
+		add_value(&v[2], c->normalize, x->r.base, LEVEL);
+		add_value(&v[3], c->normalize, x->r.new, LEVEL);
+		add_q(&v[4], x->r.q);
 		buf_reset(&name);
-		text_escape(&name, r->name);
-		fprintf(f, "%+8.2fpp %+8.2fpp %6.2f%%->%6.2f%% %+9lld %+9lld  %s\n", ds, dt,
-			100 * r->base_self, 100 * r->new_self, (long long)r->self_change,
-			(long long)r->total_change, (char *)name.data);
+		text_escape(&name, x->name);
+		fprintf(f, "%10s %-20s %9s %9s %8s  %-5s  %-5s  %s\n", (char *)v[0].data, (char *)v[1].data,
+			(char *)v[2].data, (char *)v[3].data, (char *)v[4].data,
+			flagged ? "yes" : x->r.q < DIFF_Q ? "small" : "no", x->total ? "total" : "self",
+			(char *)name.data);
 		shown++;
 	}
 	if (!shown)
 		fprintf(f, "  (none)\n");
 	buf_release(&name);
+	for (int k = 0; k < 5; k++)
+		buf_release(&v[k]);
 }
 
-int diff_write_table(FILE *f, const struct diff_row *rows, size_t n, size_t limit)
+static size_t count_flagged(const struct diff_changes *c, double threshold)
 {
-	if (!limit)
-		limit = 10;
-	write_rows(f, "grew:", rows, n, 1, limit);
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		n += (size_t)diff_flagged(c, &c->v[i], threshold);
+	return n;
+}
+
+int diff_write_table(FILE *f, const struct diff_changes *c, const struct diff_table_opts *o)
+{
+	size_t flagged = count_flagged(c, o->threshold);
+	size_t limit = o->limit ? o->limit : o->all ? SIZE_MAX : 10;
+
+	if (!flagged && !o->all)
+		return write_none(f, c) < 0 ? -EIO : 0;
+	fprintf(f, "base: %zu run%s, %llu samples; new: %zu run%s, %llu samples; by %s, "
+		   "significant at q < %.2f\n\n",
+		c->runs[0], c->runs[0] == 1 ? "" : "s", (unsigned long long)c->samples[0], c->runs[1],
+		c->runs[1] == 1 ? "" : "s", (unsigned long long)c->samples[1], what_words[c->normalize],
+		DIFF_Q);
+	write_section(f, c, o, "grew:", 1, limit);
 	fputc('\n', f);
-	write_rows(f, "shrank:", rows, n, -1, limit);
-	return ferror(f) ? -EIO : 0;
+	write_section(f, c, o, "shrank:", -1, limit);
+	if (o->all) {
+		fputc('\n', f);
+		write_section(f, c, o, "held:", 0, limit);
+		if (!flagged) {
+			fputc('\n', f);
+			write_none(f, c);
+		}
+	}
+	return ferror(f) ? -EIO : (int)flagged;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	const struct diff_change *x = *(const struct diff_change *const *)a;
+	const struct diff_change *y = *(const struct diff_change *const *)b;
+
+	int c;
+
+	if (fabs(x->r.change) != fabs(y->r.change))
+		return fabs(x->r.change) > fabs(y->r.change) ? -1 : 1;
+	if (x->total != y->total)
+		return y->total - x->total;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	return x->r.change > y->r.change ? -1 : x->r.change < y->r.change;
+}
+
+int diff_write_summary(FILE *f, const struct diff_changes *c, double threshold)
+{
+	const struct diff_change **by_size;
+	size_t flagged = count_flagged(c, threshold), n = 0;
+	struct buf b;
+
+	if (!flagged)
+		return write_none(f, c) < 0 ? -EIO : 0;
+	by_size = xcalloc(flagged, sizeof(*by_size));
+	for (size_t i = 0; i < c->n; i++)
+		if (diff_flagged(c, &c->v[i], threshold))
+			by_size[n++] = &c->v[i];
+	qsort(by_size, n, sizeof(*by_size), cmp_size);
+	buf_init(&b);
+	buf_addf(&b, "%zu significant change%s (q < %.2f):", n, n == 1 ? "" : "s", DIFF_Q);
+	for (size_t i = 0; i < n && i < 3; i++) {
+		buf_addstr(&b, i ? ", " : " ");
+		text_escape(&b, by_size[i]->name);
+		buf_addstr(&b, by_size[i]->total ? " total " : " self ");
+		add_value(&b, c->normalize, by_size[i]->r.change, CHANGE);
+		buf_addch(&b, ' ');
+		add_interval(&b, c->normalize, &by_size[i]->r);
+	}
+	if (n > 3)
+		buf_addf(&b, " and %zu more", n - 3);
+	fprintf(f, "%s\n", (char *)b.data);
+	buf_release(&b);
+	free(by_size);
+	return ferror(f) ? -EIO : (int)n;
 }
 
 /* --- the flame graph ------------------------------------------------- */
 
 struct graph {
-	struct hmap at;       /* (prefix hash, depth) -> index in sums */
-	struct { uint64_t base, new; } *sums;
-	size_t nsums, capsums;
-	double max_change;    /* the largest |new - base| of any frame */
+	const struct diff *d;
+	struct hmap at;       /* (prefix hash, depth) -> index in nodes */
+	struct graph_node {
+		uint64_t base, new;   /* scaled base, and new: what is drawn */
+		struct signif_result r;
+	} *nodes;
+	size_t nnodes, capnodes;
+	double *runs;         /* per node, the per-run counts */
+	size_t capruns;
+	double max_change;    /* the largest |change| of a flagged frame */
+	double threshold;
 	int negate;
-	uint64_t new_total;
 };
 
 static uint64_t step(uint64_t h, const char *name)
@@ -274,80 +526,94 @@ static uint64_t path_hash(const char *const *path, size_t depth)
 }
 
 /* Adds a stack's counts to every frame it passes through, as drawn. */
-static void add_path(struct graph *g, const char *const *frames, size_t n, int reverse,
-		     uint64_t base, uint64_t new)
+static void add_path(struct graph *g, const struct diff_stack *s, int reverse)
 {
-	uint64_t h = 0;
+	size_t nruns = g->d->nbase + g->d->nnew, n = s->nframes;
+	uint64_t h = 0, base = diff_scaled_base(g->d, s->base);
 	int added;
 
 	for (size_t depth = 0; depth <= n; depth++) {
 		uint64_t *slot;
+		double *runs;
 
 		if (depth)
-			h = step(h, frames[reverse ? n - depth : depth - 1]);
-		slot = hmap_put(&g->at, h, depth, g->nsums, &added);
+			h = step(h, s->frames[reverse ? n - depth : depth - 1]);
+		slot = hmap_put(&g->at, h, depth, g->nnodes, &added);
 		if (added) {
-			g->sums = xgrow(g->sums, &g->capsums, g->nsums + 1, sizeof(*g->sums));
-			g->sums[g->nsums].base = g->sums[g->nsums].new = 0;
-			g->nsums++;
+			g->nodes = xgrow(g->nodes, &g->capnodes, g->nnodes + 1, sizeof(*g->nodes));
+			memset(&g->nodes[g->nnodes], 0, sizeof(*g->nodes));
+			g->runs = xgrow(g->runs, &g->capruns, (g->nnodes + 1) * nruns, sizeof(*g->runs));
+			memset(g->runs + g->nnodes * nruns, 0, nruns * sizeof(*g->runs));
+			g->nnodes++;
 		}
-		g->sums[*slot].base += base;
-		g->sums[*slot].new += new;
+		g->nodes[*slot].base += base;
+		g->nodes[*slot].new += s->new;
+		runs = g->runs + *slot * nruns;
+		for (size_t k = 0; k < nruns; k++)
+			runs[k] += (double)s->runs[k];
 	}
 }
 
-static const void *find(const struct graph *g, const char *const *path, size_t depth,
-			uint64_t *base, uint64_t *new)
+static const struct graph_node *find(const struct graph *g, const char *const *path, size_t depth)
 {
 	uint64_t *slot = hmap_get(&g->at, path_hash(path, depth), depth);
 
-	if (!slot)
-		return NULL;
-	*base = g->sums[*slot].base;
-	*new = g->sums[*slot].new;
-	return slot;
+	return slot ? &g->nodes[*slot] : NULL;
 }
 
-/* White for no change, to full red or blue at the largest change. */
+static int node_flagged(const struct graph *g, const struct graph_node *n)
+{
+	return n->r.q < DIFF_Q && fabs(n->r.change) >= g->threshold;
+}
+
+/* Flagged frames from white to full red or blue at the largest change;
+ * the rest grey. */
 static uint32_t change_color(void *ctx, const char *const *path, size_t depth)
 {
 	const struct graph *g = ctx;
-	uint64_t base, new;
+	const struct graph_node *n = find(g, path, depth);
 	double change, r;
 	unsigned fade;
 
-	if (!find(g, path, depth, &base, &new))
+	if (!n)
 		return FLAMEGRAPH_NO_COLOR;
-	change = (double)new - (double)base;
-	if (g->negate)
-		change = -change;
+	if (!depth || !node_flagged(g, n))
+		return GREY_FILL;
+	change = g->negate ? -n->r.change : n->r.change;
 	r = g->max_change > 0 ? fabs(change) / g->max_change : 0;
-	fade = (unsigned)lround(250.0 - 210.0 * r);
-	if (change > 0)
-		return 0xff0000u | fade << 8 | fade;
-	if (change < 0)
-		return fade << 16 | fade << 8 | 0xffu;
-	return 0xfafafau;
+	fade = (unsigned)lround(220.0 - 190.0 * r);
+	return change > 0 ? 0xff0000u | fade << 8 | fade : fade << 16 | fade << 8 | 0xffu;
 }
 
 static void change_details(void *ctx, const char *const *path, size_t depth, struct buf *out)
 {
 	const struct graph *g = ctx;
-	uint64_t base, new;
-	double b, n;
+	const struct graph_node *n = find(g, path, depth);
+	int normalize = g->d->normalize;
 
-	if (!find(g, path, depth, &base, &new))
+	if (!n || !depth)
 		return;
-	b = 100 * share(base, g->new_total);
-	n = 100 * share(new, g->new_total);
-	buf_addf(out, "base %.2f%%, new %.2f%%, %+.2f pp", b, n, n - b);
+	buf_addstr(out, "base ");
+	add_value(out, normalize, n->r.base, LEVEL);
+	buf_addstr(out, ", new ");
+	add_value(out, normalize, n->r.new, LEVEL);
+	buf_addstr(out, ": ");
+	add_value(out, normalize, n->r.change, CHANGE);
+	buf_addstr(out, " ");
+	add_interval(out, normalize, &n->r);
+	buf_addstr(out, ", q ");
+	add_q(out, n->r.q);
+	buf_addstr(out, node_flagged(g, n) ? ", significant" : ", not significant");
 }
 
-int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *o, int negate)
+int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *o, int negate,
+		   double threshold)
 {
 	struct profile p = { 0 };
 	struct flamegraph_opts fo = *o;
-	struct graph g = { .negate = negate, .new_total = d->new_samples };
+	struct graph g = { .d = d, .negate = negate, .threshold = threshold };
+	size_t nruns = d->nbase + d->nnew;
+	struct signif_result *r;
 	int err;
 
 	hmap_init(&g.at);
@@ -360,21 +626,29 @@ int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *
 						      .nframes = s->nframes,
 						      .count = base > s->new ? base : s->new };
 		p.samples += p.stacks[i].count;
-		add_path(&g, s->frames, s->nframes, o->reverse, base, s->new);
+		add_path(&g, s, o->reverse);
 	}
 	p.nstacks = d->nstacks;
-	for (size_t i = 0; i < g.nsums; i++) {
-		double c = fabs((double)g.sums[i].new - (double)g.sums[i].base);
-		if (c > g.max_change)
-			g.max_change = c;
+	/* node 0 is the "all" frame, 100% on both sides: not a test */
+	r = xcalloc(g.nnodes + 1, sizeof(*r));
+	for (size_t i = 1; i < g.nnodes; i++)
+		test_item(d, g.runs + i * nruns, &r[i]);
+	if (g.nnodes > 1)
+		signif_adjust(r + 1, g.nnodes - 1);
+	for (size_t i = 1; i < g.nnodes; i++) {
+		g.nodes[i].r = r[i];
+		if (node_flagged(&g, &g.nodes[i]) && fabs(r[i].change) > g.max_change)
+			g.max_change = fabs(r[i].change);
 	}
+	free(r);
 	fo.frame_info = NULL;
 	fo.color = change_color;
 	fo.details = change_details;
 	fo.ctx = &g;
 	err = flamegraph_write_svg(f, &p, &fo);
 	free(p.stacks);
-	free(g.sums);
+	free(g.nodes);
+	free(g.runs);
 	hmap_release(&g.at);
 	return err;
 }

@@ -1,13 +1,19 @@
 /*
- * diff.h: two profiles of one program compared, for 'prof-report diff'.
+ * diff.h: two sets of runs of one program compared, for 'prof-report diff'.
  *
- * The runs are matched by frame name, never by address, so a rebuilt or
- * relocated program still matches; the root frame (the process name) is
- * taken as equal whatever it is, so a renamed binary still matches too.
- * Both runs are normalised by their sample totals: the base's counts are
- * scaled to the new run's total, so a count of either run reads as "new
- * run samples" and a change of 1 is one sample of the new run. A stack of
- * only one run is kept, with 0 in the other.
+ * Each side is one run or several. The runs are matched by frame name,
+ * never by address, so a rebuilt or relocated program still matches; the
+ * root frame (the process name) is taken as equal whatever it is, so a
+ * renamed binary still matches too. A stack of only one side is kept,
+ * with 0 in the other.
+ *
+ * Every item compared, each function's self and total and each frame of
+ * the differential flame graph, is tested for whether it changed by more
+ * than noise (report/signif.h): per run, its count of the run's samples
+ * (the default), its count, or its count per second, and the sides'
+ * means compared with their sampling and run-to-run variance. The q
+ * values are Benjamini and Hochberg's over the items of one kind (self,
+ * total, frames), and an item is significant at q < DIFF_Q.
  */
 #ifndef REPORT_DIFF_H
 #define REPORT_DIFF_H
@@ -18,26 +24,51 @@
 
 #include "report/flamegraph.h"
 #include "report/profile.h"
+#include "report/signif.h"
+
+/* The false discovery rate below which a change is significant. */
+#define DIFF_Q 0.05
+
+/* What a run's count of an item is compared as. */
+enum diff_normalize {
+	DIFF_SHARE,    /* a share of the run's samples (the default) */
+	DIFF_COUNTS,   /* a number of samples: for runs of equal length */
+	DIFF_DURATION, /* samples per second of the run */
+};
+
+/* The runs of one side, and the seconds each covers (for DIFF_DURATION). */
+struct diff_side {
+	const struct profile *const *runs;
+	const double *seconds;
+	size_t n;
+};
 
 struct diff_stack {
-	const char *const *frames; /* borrowed from the profile that has it */
+	const char *const *frames; /* borrowed from a profile that has it */
 	size_t nframes;
-	uint64_t base, new;        /* raw sample counts of each run */
+	uint64_t base, new;        /* raw sample counts of each side, summed */
+	const uint64_t *runs;      /* per run, the base's then the new's */
 };
 
 struct diff {
 	struct diff_stack *stacks; /* sorted as profiles are, no duplicates */
 	size_t nstacks;
 	uint64_t base_samples, new_samples;
+	size_t nbase, nnew;        /* runs of each side */
+	int normalize;             /* enum diff_normalize */
+	double *exposure;          /* per run: what its counts are divided by */
+	uint64_t *counts;          /* the stacks' per-run counts */
 	const char **pool;         /* frames of base-only stacks, rooted anew */
 };
 
-/* Merges base and new (which must outlive d) into d. Release with
- * diff_release(). */
-void diff_build(const struct profile *base, const struct profile *new, struct diff *d);
+/* Merges the runs of base and new (which must outlive d) into d, each
+ * side with at least one run, every run with samples and, for
+ * DIFF_DURATION, a length. Release with diff_release(). */
+void diff_build(const struct diff_side *base, const struct diff_side *new, int normalize,
+		struct diff *d);
 void diff_release(struct diff *d);
 
-/* The base count scaled to the new run's total, rounded to nearest. */
+/* The base count scaled to the new side's total, rounded to nearest. */
 uint64_t diff_scaled_base(const struct diff *d, uint64_t base);
 
 /* Writes d as two-column folded stacks, "stack BASE NEW", with BASE scaled
@@ -45,32 +76,60 @@ uint64_t diff_scaled_base(const struct diff *d, uint64_t base);
  * or -EIO if f reports an error. */
 int diff_write_folded(FILE *f, const struct diff *d);
 
-/* One function's change: self and total as fractions of each run, and the
- * change in samples of the new run. */
-struct diff_row {
+/* One function's self or total, tested. */
+struct diff_change {
 	const char *name;
-	double base_self, new_self, base_total, new_total;
-	int64_t self_change, total_change;
+	int total;                 /* 0: self, 1: total */
+	struct signif_result r;    /* in the unit of d's normalize */
 };
 
-/* The functions of both runs (skipping the root and, with skip 2, the
- * thread frames), sorted by the change of their self share, largest
- * growth first, then by total change and name. Caller frees *rows. */
-void diff_rows(const struct profile *base, const struct profile *new, size_t skip,
-	       struct diff_row **rows, size_t *n);
-/* Writes the limit (0: 10) functions of rows whose self share grew most,
- * then those whose self share shrank most (then, in each, those whose
- * self share held but whose total moved), as two tables: the change of
- * self and total in percentage points, the self shares of both runs, and
- * the change of self and total in samples of the new run. Returns 0, or
+struct diff_changes {
+	struct diff_change *v;
+	size_t n;
+	size_t functions;          /* the functions compared */
+	size_t runs[2];            /* of the base and the new side */
+	uint64_t samples[2];       /* of the base and the new side */
+	int normalize;
+	double detectable;         /* the smallest change detectable for every
+	                            * function (signif_detectable of the
+	                            * largest standard error) */
+};
+
+/* Tests the self and total of every function of d's runs (skipping the
+ * root and, with skip 2, the thread frames) into out, sorted by change,
+ * largest growth first, then total before self, then by name. Names are
+ * borrowed from the runs. Release with diff_changes_release(). */
+void diff_changes(const struct diff *d, const struct diff_side *base,
+		  const struct diff_side *new, size_t skip, struct diff_changes *out);
+void diff_changes_release(struct diff_changes *c);
+
+/* Whether c is significant and, in the table's unit, at least threshold. */
+int diff_flagged(const struct diff_changes *c, const struct diff_change *x, double threshold);
+
+struct diff_table_opts {
+	size_t limit;              /* rows of each table; 0: 10, all with all */
+	int all;                   /* also the changes that are not flagged */
+	double threshold;          /* in the table's unit */
+};
+/* Writes the changes of c: tables of those that grew, then shrank (with
+ * all, then held), largest first, each with its 95% interval, the two
+ * sides' values, its q value and whether it is flagged; or, when none is
+ * flagged and all is not set, one line that says so with the smallest
+ * change detectable. Returns the number flagged, or -EIO. */
+int diff_write_table(FILE *f, const struct diff_changes *c, const struct diff_table_opts *o);
+/* Writes one line: the flagged changes, largest first (the first three),
+ * or that none is, as the table does. Returns the number flagged, or
  * -EIO. */
-int diff_write_table(FILE *f, const struct diff_row *rows, size_t n, size_t limit);
+int diff_write_summary(FILE *f, const struct diff_changes *c, double threshold);
 
 /* Writes the differential flame graph of d: frames as wide as the larger
- * of their two (normalised) counts, red where the new run has more, blue
- * where it has less (swapped by negate), deeper for larger changes, with
- * both shares in every tooltip. o gives the layout; its colour callbacks
- * are this module's. Returns 0, or -EIO. */
-int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *o, int negate);
+ * of their two (normalised) counts, each frame tested as a function is;
+ * those flagged red where the new side has more, blue where it has less
+ * (swapped by negate), deeper for larger changes, the rest grey; every
+ * tooltip gives both sides, the interval and the q value. o gives the
+ * layout; its colour callbacks and legend are this module's. Returns 0,
+ * or -EIO. */
+int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *o, int negate,
+		   double threshold);
 
 #endif

@@ -2,8 +2,8 @@
 # End-to-end: the bash completion files, sourced into bash and run the way
 # bash runs them, give the commands and, for every command prof-report's
 # --help lists, exactly the options its -h prints; the words they offer
-# for --mode, --colors, --sort, --group, --state and --format are the ones the
-# programs accept (as their error messages list them); and TRACE, -o and
+# for --mode, --colors, --sort, --group, --state, --format and --normalize are
+# the ones the programs accept (as their error messages list them); and TRACE, -o and
 # --symbols complete to files and directories.
 . "$(dirname "$0")/lib.sh"
 
@@ -49,7 +49,7 @@ for c in $commands; do
 	expect "completion-report-$c-options" "$(help_options "$REPORT" "$c" -h)" "$(complete_words "${RC[@]}" "$c" -)"
 done
 # Each option's words, from the first command that takes it.
-for o in colors sort group state format; do
+for o in colors sort group state format normalize; do
 	c=$(for c in $commands; do help_options "$REPORT" "$c" -h | grep -qx -- "--$o" && echo "$c"; done | head -1)
 	expect "completion-report-$o-words" "$(words_accepted "$REPORT" "$c" --$o bogus x)" \
 		"$(complete_words "${RC[@]}" "$c" --$o "")"

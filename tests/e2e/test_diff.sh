@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# End-to-end: prof-report diff on two real runs of the shift fixture, which
-# moves time from path_a (80% -> 20%) to path_b (20% -> 80%), and on two
-# synthetic traces of different sizes whose shares are known exactly.
+# End-to-end: prof-report diff on two synthetic traces of different sizes
+# whose shares are known exactly; on two real runs of the shift fixture,
+# which moves time from path_a (80% -> 20%) to path_b (20% -> 80%); and the
+# rates at which it flags recorded runs of the split fixture: identical
+# runs (75/25) and runs shifted to 67/33, one and three a side.
 . "$(dirname "$0")/lib.sh"
 
 SYNTH=$BUILD/tests/tools/synth_trace
@@ -24,9 +26,37 @@ else
 	printf '%s\n' 'app;app+0x10;app+0x50;app+0x100 600 200' 'app;app+0x10;app+0x50;app+0x200 200 600' \
 		| cmp -s - "$TMP/d.folded" && ok "diff-folded-normalised" || fail "diff-folded-normalised" "$(cat "$TMP/d.folded")"
 	"$REPORT" diff "$TMP/base.trace" "$TMP/new.trace" > "$TMP/d.table"
-	grep -A2 '^grew:' "$TMP/d.table" | grep -Eq '^ *\+50\.00pp +\+50\.00pp +25\.00%-> 75\.00% +\+400 +\+400  app\+0x200$' \
-		&& grep -A2 '^shrank:' "$TMP/d.table" | grep -Eq '^ *-50\.00pp +-50\.00pp +75\.00%-> 25\.00% +-400 +-400  app\+0x100$' \
+	# 75% of 400 against 25% of 800: +50 points, far beyond noise.
+	grep -A3 '^grew:' "$TMP/d.table" | grep -Eq '^ +\+50\.00pp \[\+4[0-9]\.[0-9]{2}pp, \+5[0-9]\.[0-9]{2}pp\] +25\.00% +75\.00% +<0\.0001 +yes +total +app\+0x200$' \
+		&& grep -A3 '^shrank:' "$TMP/d.table" | grep -Eq '^ +-50\.00pp \[-5[0-9]\.[0-9]{2}pp, -4[0-9]\.[0-9]{2}pp\] +75\.00% +25\.00% +<0\.0001 +yes +self +app\+0x100$' \
 		&& ok "diff-table-exact" || fail "diff-table-exact" "$(cat "$TMP/d.table")"
+	# the same traces compared with themselves: nothing, in one line
+	"$REPORT" diff "$TMP/base.trace" "$TMP/base.trace" > "$TMP/same.table"
+	[ "$(wc -l < "$TMP/same.table")" = 1 ] && grep -Eq '^no significant change \(q < 0\.05\) in the self or total share of 4 functions; the smallest change detectable at this sample size is [0-9]+\.[0-9]{2}pp \(80% power at alpha 0\.05\)$' "$TMP/same.table" \
+		&& ok "diff-nothing-one-line" || fail "diff-nothing-one-line" "$(cat "$TMP/same.table")"
+	"$REPORT" diff --all "$TMP/base.trace" "$TMP/base.trace" | grep -Eq '^ +\+0\.00pp .* no +total +app\+0x100$' \
+		&& ok "diff-all-marks-not-significant" || fail "diff-all-marks-not-significant" "$("$REPORT" diff --all "$TMP/base.trace" "$TMP/base.trace")"
+	# --check: 3 and one line naming the biggest changes, 0 for none;
+	# --threshold 60 ignores the 50-point changes
+	out=$("$REPORT" diff --check "$TMP/base.trace" "$TMP/new.trace"); rc=$?
+	out0=$("$REPORT" diff --check "$TMP/base.trace" "$TMP/base.trace"); rc0=$?
+	out60=$("$REPORT" diff --check --threshold 60 "$TMP/base.trace" "$TMP/new.trace"); rc60=$?
+	if [ $rc = 3 ] && [ $rc0 = 0 ] && [ $rc60 = 0 ] && echo "$out" | grep -Eq '^4 significant changes \(q < 0\.05\): app\+0x[12]00 total [-+]50\.00pp ' \
+		&& printf '%s\n%s\n' "$out0" "$out60" | grep -c '^no significant change' | grep -qx 2; then
+		ok "diff-check-exit-status"
+	else
+		fail "diff-check-exit-status" "exit $rc, $rc0, $rc60: $out / $out0 / $out60"
+	fi
+	# --normalize none compares counts: 300 against 200 samples of app+0x100;
+	# duration, samples per second (synth_trace's traces have no length)
+	"$REPORT" diff --normalize none "$TMP/base.trace" "$TMP/new.trace" | grep -Eq '^ +-100\.0 \[-1[0-9]{2}\.[0-9], -[0-9]{2}\.[0-9]\] +300\.0 +200\.0 .* total +app\+0x100$' \
+		&& ok "diff-normalize-none" || fail "diff-normalize-none" "$("$REPORT" diff --normalize none "$TMP/base.trace" "$TMP/new.trace")"
+	"$REPORT" diff a 2> "$TMP/usage.err"; rc=$?
+	"$REPORT" diff a b c 2>> "$TMP/usage.err"; rc2=$?
+	"$REPORT" diff -- "$TMP/base.trace" "$TMP/new.trace" 2>> "$TMP/usage.err"; rc3=$?
+	[ $rc = 2 ] && [ $rc2 = 2 ] && [ $rc3 = 2 ] && grep -q "missing operands" "$TMP/usage.err" \
+		&& grep -q "give two traces" "$TMP/usage.err" && grep -q "no BASE trace before '--'" "$TMP/usage.err" \
+		&& ok "diff-usage-operands" || fail "diff-usage-operands" "exit $rc, $rc2, $rc3: $(cat "$TMP/usage.err")"
 		# A stack of only one run is kept, with 0 in the other (100 of 900
 	# samples is 44 of 400).
 	synth "$TMP/new3.trace" 200 600 100
@@ -45,12 +75,11 @@ fi
 # --- two real runs: time moves from path_a to path_b -------------------
 "$RECORD" -q -o "$TMP/a.trace" -- "$FIX/shift" 1 8 > /dev/null
 "$RECORD" -q -o "$TMP/b.trace" -- "$FIX/shift" 1 2 > /dev/null
-"$REPORT" diff "$TMP/a.trace" "$TMP/b.trace" > "$TMP/r.table"
 # path_b's self share is in fixture_spin, so path_b shows by its total,
 # which grows by about 60 points while path_a's shrinks by as much.
 "$REPORT" diff --limit 100 "$TMP/a.trace" "$TMP/b.trace" > "$TMP/r.all"
-tb=$(awk '$NF == "path_b" { sub(/pp/, "", $2); print int($2) }' "$TMP/r.all" | head -1)
-ta=$(awk '$NF == "path_a" { sub(/pp/, "", $2); print int($2) }' "$TMP/r.all" | head -1)
+tb=$(awk '$NF == "path_b" && $(NF - 1) == "total" { sub(/pp/, "", $1); print int($1) }' "$TMP/r.all" | head -1)
+ta=$(awk '$NF == "path_a" && $(NF - 1) == "total" { sub(/pp/, "", $1); print int($1) }' "$TMP/r.all" | head -1)
 if [ -n "$tb" ] && [ -n "$ta" ] && [ "$tb" -ge 50 ] && [ "$tb" -le 70 ] && [ "$ta" -le -50 ] && [ "$ta" -ge -70 ]; then
 	ok "diff-real-runs-total-moves (path_a ${ta}pp, path_b +${tb}pp)"
 else
@@ -72,4 +101,66 @@ if red "$fb" && blue "$fa" && red "$na" && blue "$nb"; then
 else
 	fail "diff-colours" "path_a '$fa', path_b '$fb'; negated '$na', '$nb'"
 fi
+
+# --- rates over recorded runs of the split fixture --------------------
+# Runs of a fixed amount of work at 4000 Hz, about 900 to 1200 samples
+# each: 10 base runs (75/25), 10 more the same and 10 shifted to 67/33
+# ("split -n UNITS 2"), three at a time. cpu mode where perf_event is
+# allowed (its samples follow the work, not the machine's load), else
+# wall.
+mode=cpu
+"$RECORD" -q --mode cpu -o "$TMP/probe.trace" -- true > /dev/null 2>&1 || mode=wall
+record_split() { # NAME [A_CALLS]
+	"$RECORD" -q --mode "$mode" -F 4000 -o "$TMP/$1.trace" -- "$FIX/split" -n 300 ${2:-} > /dev/null 2>&1
+}
+export -f record_split
+export RECORD FIX TMP mode
+for i in 1 2 3 4 5 6 7 8 9 10; do printf 'base%s\nsame%s\nshift%s 2\n' $i $i $i; done \
+	| xargs -P 3 -L 1 bash -c 'record_split "$@"' _
+missing=$(for i in 1 2 3 4 5 6 7 8 9 10; do for k in base same shift; do [ -s "$TMP/$k$i.trace" ] || echo "$k$i"; done; done)
+if [ -n "$missing" ]; then
+	fail "diff-rates-recorded" "no trace for $(echo $missing)"
+	exit 0
+fi
+samples=$(for i in 1 2 3 4 5 6 7 8 9 10; do for k in base same shift; do "$REPORT" folded "$TMP/$k$i.trace" | awk '{ s += $NF } END { print s }'; done; done | sort -n | sed -n '1p;$p' | paste -sd-)
+# flagged A... -- B...: 1 if --check finds a significant change
+flagged() {
+	local out rc
+	out=$("$REPORT" diff --check "$@"); rc=$?
+	case $rc in 0) echo 0 ;; 3) echo 1; echo "$out" >> "$TMP/flagged.out" ;; *) echo "error $rc" ;; esac
+}
+fp=0 tp=0 both=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	fp=$((fp + $(flagged "$TMP/base$i.trace" "$TMP/same$i.trace")))
+	: > "$TMP/flagged.out"
+	tp=$((tp + $(flagged "$TMP/base$i.trace" "$TMP/shift$i.trace")))
+	grep -q ' path_a total -' "$TMP/flagged.out" && grep -q ' path_b total +' "$TMP/flagged.out" && both=$((both + 1))
+done
+[ $fp -le 1 ] && ok "diff-identical-runs-rarely-flagged ($fp of 10 pairs, $mode mode, $samples samples)" \
+	|| fail "diff-identical-runs-rarely-flagged" "$fp of 10 identical pairs flagged"
+[ $tp = 10 ] && [ $both = 10 ] && ok "diff-shift-always-flagged ($tp of 10 pairs, $both naming path_a and path_b)" \
+	|| fail "diff-shift-always-flagged" "$tp of 10 flagged, $both naming both: $(cat "$TMP/flagged.out")"
+# three runs a side: the shift is flagged, identical sets are not
+side() { for i in "$@"; do printf '%s\n' "$TMP/$k$i.trace"; done; }
+set3=0 same3=0
+for g in "1 2 3" "4 5 6" "7 8 9"; do
+	: > "$TMP/flagged.out"
+	k=base; b=$(side $g); k=shift; t=$(side $g); k=same; s=$(side $g)
+	# shellcheck disable=SC2086
+	n=$(flagged $b -- $t)
+	grep -q ' path_a total -' "$TMP/flagged.out" && grep -q ' path_b total +' "$TMP/flagged.out" && set3=$((set3 + n))
+	# shellcheck disable=SC2086
+	same3=$((same3 + $(flagged $b -- $s)))
+done
+[ $set3 = 3 ] && ok "diff-three-a-side-shift-flagged ($set3 of 3 sets)" \
+	|| fail "diff-three-a-side-shift-flagged" "$set3 of 3 sets flagged naming both"
+[ $same3 = 0 ] && ok "diff-three-a-side-identical-not-flagged (0 of 3 sets)" \
+	|| fail "diff-three-a-side-identical-not-flagged" "$same3 of 3 identical sets flagged: $(cat "$TMP/flagged.out")"
+# a frame whose change is not significant is grey
+"$REPORT" diff -o "$TMP/same.svg" "$TMP/base1.trace" "$TMP/same1.trace" > /dev/null
+"$REPORT" diff -o "$TMP/shift.svg" "$TMP/base1.trace" "$TMP/shift1.trace" > /dev/null
+ga=$(fill "$TMP/same.svg" path_a) sa=$(fill "$TMP/shift.svg" path_a) sr=$(fill "$TMP/shift.svg" run)
+[ "$ga" = "#dcdcdc" ] && blue "$sa" && [ "$sr" = "#dcdcdc" ] \
+	&& ok "diff-not-significant-grey (identical path_a $ga; shifted path_a $sa, run $sr)" \
+	|| fail "diff-not-significant-grey" "identical path_a '$ga'; shifted path_a '$sa', run '$sr'"
 exit 0

@@ -85,16 +85,20 @@ items() {
 	/^[A-Z]/ || /^   [A-Z]/ { sec = "" }
 	/^   [A-Z][a-z]+ options$/ { sec = tolower($1); next }
 	sec == "" { next }
-	/^     -/ { tag = substr($0, 6); mark = 1; n = 0; item++
+	function text(line,   m, i) { m = ""
+		if (match(line, /^ *\([^)]*\)/)) { m = substr(line, RSTART, RLENGTH); gsub(/[ ()]/, "", m) }
+		for (i = 1; i <= n; i++) print sec "\t" opts[i] "\t" m "\t" item
+		mark = 0 }
+	/^     -/ { tag = substr($0, 6); mark = 1; n = 0; item++; rest = ""
+		# a short tag has its text on the same line
+		if (match(tag, /   +\(/)) { rest = substr(tag, RSTART); tag = substr(tag, 1, RSTART - 1) }
 		while (match(tag, /(^|[ ,|])--?[A-Za-z][A-Za-z0-9-]*/)) {
 			o = substr(tag, RSTART, RLENGTH); sub(/^[ ,|]/, "", o)
 			opts[++n] = o; tag = substr(tag, RSTART + RLENGTH)
 		}
+		if (rest != "") text(rest)
 		next }
-	mark && /[^ ]/ { m = ""
-		if (match($0, /^ *\([^)]*\)/)) { m = substr($0, RSTART, RLENGTH); gsub(/[ ()]/, "", m) }
-		for (i = 1; i <= n; i++) print sec "\t" opts[i] "\t" m "\t" item
-		mark = 0 }'
+	mark && /[^ ]/ { text($0) }'
 }
 # usage CMD...: the usage block of CMD's help: from "usage:" to the first
 # blank line.

@@ -1,0 +1,75 @@
+/*
+ * signif.h: whether a change between two sets of runs is more than noise.
+ *
+ * An item (a function's self or total, a frame of a flame graph) has, in
+ * each run, a count x of an exposure e: x samples of e samples (a share,
+ * binomial), or x samples in e seconds or in one run (a rate, Poisson).
+ * A side is one or more runs; its value is the mean of the runs' x / e.
+ *
+ * The variance of a side's mean is the larger of what the model gives
+ * (binomial or Poisson, at the side's value) and the variance between
+ * its runs (their sample variance over their number, with two runs or
+ * more), so that runs which vary more than sampling noise widen the test
+ * instead of passing for a change. The statistic is the change over the
+ * root of the two variances, read against Student's t with Welch's
+ * degrees of freedom, in which a side whose model variance was the larger
+ * counts as known (infinite degrees); with one run a side it is the
+ * normal two-proportion (or two-Poisson) z test. The p value takes both
+ * variances at the value of the two sides pooled (what they would share
+ * if nothing changed); the interval takes each side at its own value.
+ * signif_adjust() turns the p values of the items compared into
+ * Benjamini-Hochberg q values.
+ */
+#ifndef REPORT_SIGNIF_H
+#define REPORT_SIGNIF_H
+
+#include <stddef.h>
+
+/* What a count is of. */
+enum signif_model {
+	SIGNIF_SHARE, /* x samples of e samples: binomial */
+	SIGNIF_RATE,  /* x samples per e (seconds, or 1 run): Poisson */
+};
+
+/* The runs of one side: x[i] of e[i], for i < n (n >= 1, every e > 0). */
+struct signif_side {
+	const double *x, *e;
+	size_t n;
+};
+
+struct signif_result {
+	double base, new;   /* each side's mean of x / e */
+	double change;      /* new - base */
+	double lo, hi;      /* the change's 95% confidence interval */
+	double se;          /* the change's standard error (for the interval) */
+	double p, q;        /* two-sided p value; q after signif_adjust() */
+	int tested;         /* 0 if nothing varies: 0 or 100% in every run */
+};
+
+/* Compares the item's runs of base and new under model into *r (q is set
+ * to p). */
+void signif_compare(int model, const struct signif_side *base, const struct signif_side *new,
+		    struct signif_result *r);
+
+/* Sets the q value of each of the n results from their p values by
+ * Benjamini and Hochberg's step-up procedure over the m results tested:
+ * the smallest, over the ranks k at or above the result's, of
+ * p(k) * m / k, at most 1. A result not tested gets q 1. */
+void signif_adjust(struct signif_result *r, size_t n);
+
+/* The smallest change that a two-sided test at alpha 0.05 finds with
+ * probability 0.8 when its standard error is se: (z(0.975) + z(0.8)) se. */
+double signif_detectable(double se);
+
+/* The normal distribution function, and Student's t distribution function
+ * with df degrees of freedom (df > 0; infinite df is the normal). */
+double signif_normal_cdf(double z);
+double signif_t_cdf(double t, double df);
+/* The t with signif_t_cdf(t, df) = p, for 0 < p < 1. */
+double signif_t_quantile(double p, double df);
+
+/* The regularized incomplete beta function I_x(a, b), for a, b > 0 and
+ * 0 <= x <= 1. */
+double signif_beta_inc(double a, double b, double x);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * test_signif.c: the statistics of diff against values known in closed
+ * form or from published tables: Student's t (exact for 1 and 2 degrees,
+ * tabulated quantiles otherwise), the incomplete beta function (a
+ * binomial sum for whole a and b), the two-proportion z test, Welch's
+ * test where the runs vary more than sampling does, and Benjamini and
+ * Hochberg's q values.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "report/signif.h"
+
+#define near(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol), "%.12g is not %.12g", (double)(a), (double)(b))
+
+Test(signif, beta_inc_is_a_binomial_sum_for_whole_parameters)
+{
+	/* I_x(a, b) = P(Binomial(a + b - 1, x) >= a): 0.5248 for (2, 3, 0.4). */
+	near(signif_beta_inc(2, 3, 0.4), 0.5248, 1e-12);
+	near(signif_beta_inc(3, 2, 0.6), 1 - 0.5248, 1e-12);
+	near(signif_beta_inc(1, 1, 0.3), 0.3, 1e-12);
+	near(signif_beta_inc(2, 2, 0), 0, 0);
+	near(signif_beta_inc(2, 2, 1), 1, 0);
+}
+
+Test(signif, t_cdf_exact_for_one_and_two_degrees)
+{
+	/* One degree is Cauchy's: 1/2 + atan(t)/pi; two: 1/2 + t/(2 sqrt(2 + t^2)). */
+	for (double t = -6; t <= 6; t += 0.75) {
+		near(signif_t_cdf(t, 1), 0.5 + atan(t) / M_PI, 1e-12);
+		near(signif_t_cdf(t, 2), 0.5 + t / (2 * sqrt(2 + t * t)), 1e-12);
+	}
+}
+
+Test(signif, t_quantiles_match_the_tables)
+{
+	near(signif_t_quantile(0.975, 10), 2.228138852, 1e-8);
+	near(signif_t_quantile(0.95, 5), 2.015048373, 1e-8);
+	near(signif_t_quantile(0.995, 3), 5.840909310, 1e-8);
+	near(signif_t_quantile(0.975, 30), 2.042272456, 1e-8);
+	near(signif_t_quantile(0.975, INFINITY), 1.959963985, 1e-8);
+	near(signif_t_quantile(0.025, 10), -2.228138852, 1e-8);
+	near(signif_normal_cdf(1.959963984540054), 0.975, 1e-12);
+}
+
+Test(signif, two_proportions_pooled_p_unpooled_interval)
+{
+	/* 300 of 1000 against 360 of 1000: z = 0.06 / sqrt(.33 .67 (2/1000)). */
+	double xb = 300, eb = 1000, xn = 360, en = 1000;
+	struct signif_side b = { &xb, &eb, 1 }, n = { &xn, &en, 1 };
+	struct signif_result r;
+
+	signif_compare(SIGNIF_SHARE, &b, &n, &r);
+	near(r.change, 0.06, 1e-12);
+	near(r.p, 0.0043272723659, 1e-10);
+	near(r.se, 0.0209857094233, 1e-12);
+	near(r.lo, 0.0188687653403, 1e-9);
+	near(r.hi, 0.1011312346597, 1e-9);
+	near(signif_detectable(r.se), 2.801585218 * r.se, 1e-9);
+}
+
+Test(signif, poisson_counts)
+{
+	/* 100 against 144 samples in runs of equal length: z = 44 / sqrt(244). */
+	double xb = 100, xn = 144, one = 1;
+	struct signif_side b = { &xb, &one, 1 }, n = { &xn, &one, 1 };
+	struct signif_result r;
+
+	signif_compare(SIGNIF_RATE, &b, &n, &r);
+	near(r.change, 44, 1e-12);
+	near(r.p, 2 * signif_normal_cdf(-44 / sqrt(244)), 1e-12);
+	near(r.hi - r.change, 1.959963985 * sqrt(244), 1e-6);
+}
+
+Test(signif, welch_when_runs_vary_more_than_sampling)
+{
+	/* Shares .70 .75 .80 against .60 .65 .70 of a million samples each:
+	 * the runs' variance (1/400 each, 1/1200 a mean) is far above the
+	 * binomial, t = -0.1 sqrt(600) on Welch's 4 degrees, whose distribution
+	 * function is 1/2 + 3/8 u (1 - u^2/12) with u = t / sqrt(1 + t^2/4),
+	 * so p = 1 - 0.6 sqrt(2.4). */
+	double xb[] = { 700000, 750000, 800000 }, xn[] = { 600000, 650000, 700000 };
+	double e[] = { 1e6, 1e6, 1e6 };
+	struct signif_side b = { xb, e, 3 }, n = { xn, e, 3 };
+	struct signif_result r;
+
+	signif_compare(SIGNIF_SHARE, &b, &n, &r);
+	near(r.base, 0.75, 1e-12);
+	near(r.new, 0.65, 1e-12);
+	near(r.p, 1 - 0.6 * sqrt(2.4), 1e-9);
+	/* t(0.975, 4) = 2.776445105 */
+	near(r.hi - r.change, 2.776445105 * sqrt(1.0 / 600), 1e-8);
+}
+
+Test(signif, identical_sides_are_no_change)
+{
+	double x = 500, e = 1000, all = 1000;
+	struct signif_side b = { &x, &e, 1 }, full = { &all, &e, 1 };
+	struct signif_result r;
+
+	signif_compare(SIGNIF_SHARE, &b, &b, &r);
+	near(r.change, 0, 0);
+	near(r.p, 1, 1e-12);
+	/* 100% in both: no variance, no change. */
+	cr_assert(r.tested);
+	signif_compare(SIGNIF_SHARE, &full, &full, &r);
+	near(r.p, 1, 0);
+	cr_assert(!r.tested);
+}
+
+Test(signif, benjamini_hochberg)
+{
+	struct signif_result r[] = { { .p = 0.01, .tested = 1 }, { .p = 0.04, .tested = 1 },
+				     { .p = 1, .tested = 0 },    { .p = 0.03, .tested = 1 },
+				     { .p = 0.005, .tested = 1 }, { .p = 0.9, .tested = 1 } };
+
+	/* The five tested, sorted .005 .01 .03 .04 .9: .025 .025 .05 .05 .9;
+	 * the one not tested is not counted. */
+	signif_adjust(r, 6);
+	near(r[0].q, 0.025, 1e-12);
+	near(r[1].q, 0.05, 1e-12);
+	near(r[2].q, 1, 0);
+	near(r[3].q, 0.05, 1e-12);
+	near(r[4].q, 0.025, 1e-12);
+	near(r[5].q, 0.9, 1e-12);
+}
