@@ -12,6 +12,7 @@
 #define RECORD_ENGINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "record/sampler.h"
@@ -30,6 +31,9 @@ enum engine_sampler {
 struct engine_choice {
 	int mode;               /* TRACE_MODE_WALL or TRACE_MODE_CPU */
 	int sampler;            /* enum engine_sampler, never AUTO */
+	uint32_t rate_hz;
+	int kernel;             /* enum trace_kernel */
+	int paranoid;           /* kernel.perf_event_paranoid (Linux), INT_MIN if not read */
 };
 
 /* enum trace_os and enum trace_arch of what this build records. */
@@ -46,11 +50,19 @@ const char *engine_usage(const struct session_options *o);
  * reason and its fix in *why (a static string). */
 int engine_choose(const struct session_options *o, pid_t pid, struct engine_choice *c,
 		  const char **why);
-/* The source of samples for c on target t; sampler_source_free() frees
- * it. */
-struct sampler_source *engine_source(const struct engine_choice *c, struct target *t);
-/* After the run: 0, or 1 when the source could sample nothing and said so
- * (an error reported here). A partial refusal is a warning. */
-int engine_report(const struct engine_choice *c, const struct sampler_source *src, pid_t pid);
+/* Launches argv or attaches to pid as c samples: traced for a tick
+ * source, untraced for perf_event. Returns as target_launch() and
+ * target_attach() do. */
+int engine_launch(const struct engine_choice *c, char *const argv[], struct target **out);
+int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out);
+/* The source of samples for c on target t, launched (before its exec) or
+ * attached: 0 with *out set (sampler_source_free() frees it), or a
+ * negative error with the reason and its fix in *why (a static string). */
+int engine_source(const struct engine_choice *c, struct target *t, int launched, struct sampler_source **out,
+		  const char **why);
+/* The summary's word on kernel time: sampled, or why not and the fix. */
+const char *engine_kernel_note(const struct engine_choice *c);
+/* c's paranoid value as trace_session.kernel_paranoid has it. */
+int engine_paranoid(const struct engine_choice *c);
 
 #endif

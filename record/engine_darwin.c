@@ -8,6 +8,8 @@
 #include "engine.h"
 #include "format/trace.h"
 
+#include <limits.h>
+
 int engine_os(void) { return TRACE_OS_MACOS; }
 
 int engine_arch(void)
@@ -31,30 +33,55 @@ const char *engine_usage(const struct session_options *o)
 	if (o->mode == SESSION_MODE_CPU)
 		return "option '--mode': cpu mode needs perf_event, which only Linux has; "
 		       "use --mode wall, the default on macOS";
+	if (o->sampler != ENGINE_SAMPLER_AUTO)
+		return "option '--sampler': perf and ptrace are Linux's samplers; "
+		       "macOS samples through the Mach task";
 	return NULL;
 }
 
 int engine_choose(const struct session_options *o, pid_t pid, struct engine_choice *c,
 		  const char **why)
 {
-	(void)o;
 	(void)pid;
 	(void)why;
 	c->mode = TRACE_MODE_WALL;
 	c->sampler = ENGINE_SAMPLER_MACH;
+	c->rate_hz = o->rate_hz;
+	c->kernel = TRACE_KERNEL_NOT_SAMPLED;
+	c->paranoid = INT_MIN;
 	return 0;
 }
 
-struct sampler_source *engine_source(const struct engine_choice *c, struct target *t)
+int engine_launch(const struct engine_choice *c, char *const argv[], struct target **out)
 {
 	(void)c;
-	return sampler_tick_new(t);
+	return target_launch(argv, out);
 }
 
-int engine_report(const struct engine_choice *c, const struct sampler_source *src, pid_t pid)
+int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out)
 {
 	(void)c;
-	(void)src;
-	(void)pid;
+	return target_attach(pid, out);
+}
+
+int engine_source(const struct engine_choice *c, struct target *t, int launched, struct sampler_source **out,
+		  const char **why)
+{
+	(void)c;
+	(void)launched;
+	(void)why;
+	*out = sampler_tick_new(t);
 	return 0;
+}
+
+const char *engine_kernel_note(const struct engine_choice *c)
+{
+	(void)c;
+	return "kernel time not sampled: the Mach sampler sees user mode only";
+}
+
+int engine_paranoid(const struct engine_choice *c)
+{
+	(void)c;
+	return TRACE_PARANOID_UNKNOWN;
 }

@@ -1,11 +1,13 @@
 /*
  * engine_linux.c: how Linux records.
  *
- * cpu mode samples with perf_event (sampler_perf_linux.c); wall mode stops
- * each thread per tick through ptrace (sampler_tick.c over
- * target_linux_ptrace.c). The default is cpu mode where perf_event_open
- * is allowed on the process, else wall mode, announced with the setting
- * that refused it.
+ * cpu mode samples with perf_event (sampler_perf_linux.c), on an untraced
+ * target, kernel mode too where kernel.perf_event_paranoid or the
+ * capabilities allow it; wall mode stops each thread per tick through
+ * ptrace (sampler_tick.c over target_linux_ptrace.c). The default is cpu
+ * mode where perf_event_open is allowed on the process, else wall mode,
+ * announced with the setting that refused it. --sampler ptrace forces the
+ * ptrace sampler.
  */
 #include "engine.h"
 #include "sampler_perf.h"
@@ -13,6 +15,7 @@
 #include "format/trace.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,8 +38,24 @@ const char *engine_attach_fix(void)
 
 const char *engine_usage(const struct session_options *o)
 {
-	(void)o;
+	if (o->sampler == ENGINE_SAMPLER_PTRACE && o->mode == SESSION_MODE_CPU)
+		return "option '--sampler': the ptrace sampler records wall mode only; "
+		       "use --mode wall, or --sampler perf for cpu mode";
 	return NULL;
+}
+
+/* kernel.perf_event_paranoid, or INT_MIN if it cannot be read. */
+static int read_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = INT_MIN;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = INT_MIN;
+		fclose(f);
+	}
+	return v;
 }
 
 /* Why perf_event_open refused, with the fix named. */
@@ -55,55 +74,111 @@ static const char *perf_refusal(int r)
 	return msg;
 }
 
+/* Kernel-mode sampling refused: the setting, its value and the fix. */
+static const char *kernel_refusal(int paranoid)
+{
+	static char msg[256];
+
+	if (paranoid == INT_MIN)
+		snprintf(msg, sizeof(msg), "kernel.perf_event_paranoid cannot be read");
+	else
+		snprintf(msg, sizeof(msg), "kernel.perf_event_paranoid is %d", paranoid);
+	snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+		 " (sysctl kernel.perf_event_paranoid=1, or run as root or with CAP_PERFMON)");
+	return msg;
+}
+
 int engine_choose(const struct session_options *o, pid_t pid, struct engine_choice *c,
 		  const char **why)
 {
 	static char msg[512];
 	int r;
 
-	c->mode = TRACE_MODE_WALL;
+	c->mode = o->mode == SESSION_MODE_WALL ? TRACE_MODE_WALL : TRACE_MODE_CPU;
 	c->sampler = ENGINE_SAMPLER_PTRACE;
-	if (o->mode == SESSION_MODE_WALL)
+	c->kernel = TRACE_KERNEL_NOT_SAMPLED;
+	c->paranoid = read_paranoid();
+	c->rate_hz = o->rate_hz;
+	if (o->sampler == ENGINE_SAMPLER_PTRACE) {
+		c->mode = TRACE_MODE_WALL;
 		return 0;
-	r = sampler_perf_probe(pid, o->rate_hz);
+	}
+	/* Until wall mode samples with perf_event, it stops threads. */
+	if (c->mode == TRACE_MODE_WALL && o->sampler == ENGINE_SAMPLER_AUTO)
+		return 0;
+	r = sampler_perf_probe(pid, o->rate_hz, 1);
+	if (r == 0) {
+		c->kernel = TRACE_KERNEL_SAMPLED;
+	} else if (r == -EACCES || r == -EPERM) {
+		r = sampler_perf_probe(pid, o->rate_hz, 0);
+		c->kernel = TRACE_KERNEL_REFUSED;
+	}
 	if (r == -ESRCH)
 		return r;
-	if (r < 0 && o->mode == SESSION_MODE_CPU) {
+	if (r < 0 && (o->mode == SESSION_MODE_CPU || o->sampler == ENGINE_SAMPLER_PERF)) {
 		if (r == SAMPLER_PERF_E_RATE)
-			snprintf(msg, sizeof(msg), "cpu mode: -F %u is above kernel.perf_event_max_sample_rate; "
-				 "lower -F or raise the sysctl", o->rate_hz);
+			snprintf(msg, sizeof(msg), "%s mode: -F %u is above kernel.perf_event_max_sample_rate; "
+				 "lower -F or raise the sysctl", trace_mode_name(c->mode), o->rate_hz);
 		else
-			snprintf(msg, sizeof(msg), "cpu mode: %s; or use --mode wall", perf_refusal(r));
+			snprintf(msg, sizeof(msg), "%s mode: %s; or use %s", trace_mode_name(c->mode),
+				 perf_refusal(r), o->sampler == ENGINE_SAMPLER_PERF ? "--sampler ptrace"
+										     : "--mode wall");
 		*why = msg;
 		return -1;
 	}
 	if (r < 0) {
 		warning("%s; falling back to wall mode", perf_refusal(r));
+		c->mode = TRACE_MODE_WALL;
+		c->kernel = TRACE_KERNEL_NOT_SAMPLED;
 		return 0;
 	}
-	c->mode = TRACE_MODE_CPU;
 	c->sampler = ENGINE_SAMPLER_PERF;
 	return 0;
 }
 
-struct sampler_source *engine_source(const struct engine_choice *c, struct target *t)
+int engine_launch(const struct engine_choice *c, char *const argv[], struct target **out)
 {
-	return c->sampler == ENGINE_SAMPLER_PERF ? sampler_perf_new(t) : sampler_tick_new(t);
+	return c->sampler == ENGINE_SAMPLER_PERF ? target_launch_untraced(argv, out) : target_launch(argv, out);
 }
 
-int engine_report(const struct engine_choice *c, const struct sampler_source *src, pid_t pid)
+int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out)
 {
-	size_t opened;
-	int err;
+	return c->sampler == ENGINE_SAMPLER_PERF ? target_attach_untraced(pid, out) : target_attach(pid, out);
+}
 
-	if (c->sampler != ENGINE_SAMPLER_PERF)
+int engine_source(const struct engine_choice *c, struct target *t, int launched, struct sampler_source **out,
+		  const char **why)
+{
+	struct sampler_perf_options po = { .rate_hz = c->rate_hz, .kernel = c->kernel == TRACE_KERNEL_SAMPLED,
+					   .launched = launched };
+	int r;
+
+	if (c->sampler != ENGINE_SAMPLER_PERF) {
+		*out = sampler_tick_new(t);
 		return 0;
-	err = sampler_perf_error(src, &opened);
-	if (err && !opened) {
-		error("cpu mode: process %d: %s", (int)pid, perf_refusal(err));
-		return 1;
 	}
-	if (err)
-		warning("cpu mode: some threads are not sampled: %s", perf_refusal(err));
-	return 0;
+	r = sampler_perf_new(t, &po, out);
+	if (r < 0)
+		*why = perf_refusal(r);
+	return r;
+}
+
+const char *engine_kernel_note(const struct engine_choice *c)
+{
+	static char msg[320];
+
+	switch (c->kernel) {
+	case TRACE_KERNEL_SAMPLED:
+		return "kernel time sampled, each tick on the user stack that entered the kernel";
+	case TRACE_KERNEL_REFUSED:
+		snprintf(msg, sizeof(msg), "kernel time not sampled: %s", kernel_refusal(c->paranoid));
+		return msg;
+	default:
+		return "kernel time not sampled: the ptrace sampler sees user mode only";
+	}
+}
+
+int engine_paranoid(const struct engine_choice *c)
+{
+	return c->paranoid >= 0 && c->paranoid < TRACE_PARANOID_UNKNOWN ? c->paranoid : TRACE_PARANOID_UNKNOWN;
 }

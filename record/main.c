@@ -18,9 +18,9 @@
 
 static const char usage_text[] =
 	"usage: prof-record [-fqv] [-o file] [-F hz] [-d seconds] [-t tid] [--max-depth n]\n"
-	"                   [--mode wall|cpu] -- command [arg ...]\n"
+	"                   [--mode wall|cpu] [--sampler perf|ptrace] -- command [arg ...]\n"
 	"       prof-record [-fqv] [-o file] [-F hz] [-d seconds] [-t tid] [--max-depth n]\n"
-	"                   [--mode wall|cpu] -p pid\n"
+	"                   [--mode wall|cpu] [--sampler perf|ptrace] -p pid\n"
 	"       prof-record -h | --help\n"
 	"       prof-record --version\n"
 	"\n"
@@ -37,6 +37,10 @@ static const char usage_text[] =
 	"                   overhead; the default where perf_event is allowed) or\n"
 	"                   wall (every thread, blocked ones too; the default\n"
 	"                   otherwise, and the only mode on macOS)\n"
+	"  --sampler perf|ptrace\n"
+	"                   Linux: perf (the kernel's perf_event, nothing stopped;\n"
+	"                   the default where allowed) or ptrace (stops each thread\n"
+	"                   at each tick; wall mode only)\n"
 	"  -h, --help       show this help\n"
 	"  --version        show the version and the trace format version\n";
 
@@ -50,13 +54,14 @@ static void DIAG_NORETURN usage_error(const char *fmt, const char *arg)
 	exit(2);
 }
 
-enum { OPT_MAX_DEPTH = 256, OPT_MODE, OPT_VERSION };
+enum { OPT_MAX_DEPTH = 256, OPT_MODE, OPT_SAMPLER, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "sampler", required_argument, NULL, OPT_SAMPLER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -108,6 +113,14 @@ int main(int argc, char **argv)
 				o.mode = SESSION_MODE_WALL;
 			else
 				usage_error("option '--mode': '%s' is not wall or cpu", optarg);
+			break;
+		case OPT_SAMPLER:
+			if (strcmp(optarg, "perf") == 0)
+				o.sampler = ENGINE_SAMPLER_PERF;
+			else if (strcmp(optarg, "ptrace") == 0)
+				o.sampler = ENGINE_SAMPLER_PTRACE;
+			else
+				usage_error("option '--sampler': '%s' is not perf or ptrace", optarg);
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

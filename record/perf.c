@@ -198,6 +198,13 @@ int perf_parse_record(const uint8_t *p, size_t n, int arch, struct perf_record *
 		if (!rec->name)
 			return PERF_E_CORRUPT;
 		break;
+	case PERF_REC_SWITCH:
+		/* Nothing but the sample_id trailer. */
+		if (trailer(body, blen, rec) < 0)
+			return PERF_E_CORRUPT;
+		rec->pid = get_le32(body + blen - 16);
+		rec->tid = get_le32(body + blen - 12);
+		break;
 	default:
 		break;  /* other types are skipped by their size */
 	}

@@ -7,7 +7,7 @@
  * registers the unwinder starts from and a copy of the stack from sp),
  * lost-record
  * notices, executable mappings (MMAP2), renames and execs (COMM), thread
- * starts (FORK) and ends (EXIT). It never touches the OS, so the unit
+ * starts (FORK) and ends (EXIT), and context switches (SWITCH). It never touches the OS, so the unit
  * tests feed it synthetic buffers. The numbers are the kernel's ABI
  * (include/uapi/linux/perf_event.h), restated here so that the parser
  * builds on any system.
@@ -35,6 +35,7 @@ enum perf_type {
 	PERF_REC_FORK = 7,
 	PERF_REC_SAMPLE = 9,
 	PERF_REC_MMAP2 = 10,
+	PERF_REC_SWITCH = 14,
 };
 
 /* The sample_type that the parser expects, and with perf_regs_mask()
@@ -52,6 +53,12 @@ enum perf_type {
  * (PERF_CONTEXT_USER, PERF_CONTEXT_KERNEL...), not addresses. */
 #define PERF_CONTEXT_MAX_ADDR ((uint64_t)-4095)
 #define PERF_MISC_COMM_EXEC (1u << 13)
+/* misc of a sample: the CPU mode the tick landed in (PERF_RECORD_MISC_*). */
+#define PERF_MISC_CPUMODE_MASK 7u
+#define PERF_MISC_KERNEL 1u
+/* misc of a SWITCH record: out (else in), and out while still runnable. */
+#define PERF_MISC_SWITCH_OUT (1u << 13)
+#define PERF_MISC_SWITCH_OUT_PREEMPT (1u << 14)
 #define PERF_HEADER_BYTES 8
 
 /* One parsed record. Pointers borrow from the bytes given to
@@ -59,7 +66,7 @@ enum perf_type {
 struct perf_record {
 	uint32_t type;          /* enum perf_type, or anything else (skip it) */
 	uint16_t misc;
-	uint32_t pid, tid;      /* SAMPLE, COMM, FORK, EXIT, MMAP2 */
+	uint32_t pid, tid;      /* SAMPLE, COMM, FORK, EXIT, MMAP2, SWITCH */
 	uint64_t time;          /* 0 if the record carries none */
 	/* SAMPLE: the user callchain with the context markers removed, leaf
 	 * first (ips[0] is the sampled pc). */

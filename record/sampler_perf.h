@@ -2,13 +2,12 @@
  * sampler_perf.h: the perf_event source of samples, on Linux.
  *
  * Instead of stopping threads on a clock of its own (sampler_tick.c),
- * the kernel samples each thread of the target while it runs on a CPU:
- * one cpu-clock event per thread at the requested frequency, each with its
- * own ring buffer, drained into the same loop (every sample's state is
- * RUNNING). The struct target stays attached meanwhile, only so that new
- * threads are known at the moment they are cloned and the process's exit
- * is seen; no thread is stopped to be sampled. Implemented in
- * sampler_perf_linux.c.
+ * the kernel samples each thread of the target while it runs on a CPU,
+ * with inherited events on every online CPU, one ring buffer per CPU,
+ * drained into the same loop (every such sample's state is RUNNING). The
+ * struct target is untraced (target_*_untraced()): no thread is stopped
+ * or traced; new threads, renames, execs and ends come from the kernel's
+ * records. Implemented in sampler_perf_linux.c.
  */
 #ifndef RECORD_SAMPLER_PERF_H
 #define RECORD_SAMPLER_PERF_H
@@ -18,17 +17,24 @@
 #include "common/errors.h" /* SAMPLER_PERF_E_* */
 #include "record/sampler.h"
 
+struct sampler_perf_options {
+	uint32_t rate_hz;
+	int kernel;             /* ticks in kernel mode too (TRACE_SAMPLE_KERNEL) */
+	int launched;           /* the events start at the command's exec */
+};
+
 /* Whether a cpu-mode event can be opened on process pid (0: on ourselves)
- * at rate_hz. Returns 0, or a negative errno from perf_event_open(2)
- * (-EACCES or -EPERM: refused, see kernel.perf_event_paranoid; -ENOENT,
- * -ENODEV, -ENOSYS: no perf_event support) or SAMPLER_PERF_E_RATE. */
-int sampler_perf_probe(pid_t pid, uint32_t rate_hz);
-/* A new perf_event source for target t; sampler_source_free() frees it. */
-struct sampler_source *sampler_perf_new(struct target *t);
-/* After a run: the first error met opening a thread's event (0 if none),
- * and how many threads' events were opened. A thread whose event cannot
- * be opened is left out (counted in TRACE_COUNTER_THREADS_VANISHED if it
- * was gone). */
-int sampler_perf_error(const struct sampler_source *src, size_t *opened);
+ * at rate_hz, in kernel mode too if kernel. Returns 0, or a negative errno
+ * from perf_event_open(2) (-EACCES or -EPERM: refused, see
+ * kernel.perf_event_paranoid; -ENOENT, -ENODEV, -ENOSYS: no perf_event
+ * support) or SAMPLER_PERF_E_RATE. */
+int sampler_perf_probe(pid_t pid, uint32_t rate_hz, int kernel);
+/* Opens the events on every thread t lists, on each online CPU, and their
+ * ring buffers: a launched command's before it is let go, so that they
+ * start at its exec. Returns 0 with the source in *out
+ * (sampler_source_free() frees it), or a negative errno or
+ * sampler_perf_error, nothing left open. */
+int sampler_perf_new(struct target *t, const struct sampler_perf_options *o,
+		     struct sampler_source **out);
 
 #endif

@@ -1,33 +1,40 @@
 /*
- * sampler_perf_linux.c: the perf_event source of samples, cpu mode on
- * Linux, with perf_event_open(2).
+ * sampler_perf_linux.c: the perf_event source of samples on Linux, with
+ * perf_event_open(2).
  *
- * Each thread of the target gets one software cpu-clock event (pid = tid,
- * cpu = -1) in frequency mode at -F Hz, user space only, and its own ring
- * buffer. A sample carries the tid, a CLOCK_MONOTONIC time, the kernel's
- * user-space frame-pointer callchain, the registers of perf_regs_mask(), and
- * a small copy of the stack from sp (STACK_WINDOW bytes). The recorder
- * walks that copy with unwind_stack(), which adds the caller of a
- * frameless leaf that the kernel's walk loses, and where the copy ends it
- * continues with the kernel's callchain from the frame both have. Only
- * addresses reach the trace; the stack copies stay in memory.
+ * Each online CPU gets one software cpu-clock event on the target in
+ * frequency mode at -F Hz, with inherit, so the kernel follows every
+ * thread the process creates, and one ring buffer (perf_mmap refuses an
+ * inherited event of cpu -1). A launched command's events are opened
+ * before it is let go, disabled until its exec (enable_on_exec); with -p,
+ * each thread there at the start has its own events on every CPU, whose
+ * records go to that CPU's ring (PERF_EVENT_IOC_SET_OUTPUT), and what
+ * they create inherits them. Nothing is ptraced.
  *
- * Threads are followed through the ptrace target (target_linux_ptrace.c),
- * which stays attached but never stops a thread to sample it: its clone
- * event names a new thread before it runs user code, so its event is opened
- * at once. The kernel's own ways are worse here: an inherited event cannot
- * be mmapped per thread (perf_mmap refuses inherit with cpu -1), and
- * PERF_RECORD_FORK arrives only when the parent's buffer is next drained.
- * The events still ask for FORK, EXIT, COMM and MMAP2 records: EXIT ends a
- * thread, COMM records renames and execs, MMAP2 of executable code brings
- * the image table up to date (images_linux.c reads the build-id) before the
- * samples that need it are written. PERF_RECORD_LOST adds to the
- * samples-lost counter.
+ * A sample carries the tid, a CLOCK_MONOTONIC time, the kernel's
+ * user-space frame-pointer callchain, the registers of perf_regs_mask(),
+ * and a small copy of the user stack from sp (STACK_WINDOW bytes). Where
+ * the kernel allows it, ticks that land in kernel mode are sampled too
+ * (exclude_kernel 0, exclude_callchain_kernel 1): their user registers
+ * and stack are those of the moment the thread entered the kernel, so the
+ * sample is the user stack that asked for the kernel's work, flagged
+ * TRACE_SAMPLE_KERNEL. The recorder walks the copy with unwind_stack(),
+ * which adds the caller of a frameless leaf that the kernel's walk loses,
+ * and where the copy ends it continues with the kernel's callchain from
+ * the frame both have. Only addresses reach the trace.
+ *
+ * The events also ask for FORK, EXIT, COMM and MMAP2 records: FORK starts
+ * a thread, EXIT ends one, COMM records renames and execs, MMAP2 of
+ * executable code brings the image table up to date (images_linux.c reads
+ * the build-id). PERF_RECORD_LOST adds to the samples-lost counter.
+ * Records of other processes (children inherit the events too) are
+ * dropped.
  *
  * Between drains the loop (sampler.c) sleeps in ppoll() for
- * drain_period(), or until SIGCHLD says the ptrace target has something to
- * answer; each drain reads every buffer, sorts the round's samples by time
- * (the trace codes time deltas) and writes them.
+ * drain_period(), or until SIGCHLD says a launched command ended; each
+ * drain reads every ring, sorts the round's records by time (the rings
+ * are per CPU, and a thread's fork, samples and exit may be in several)
+ * and then handles them in that order.
  */
 #include "sampler_perf.h"
 #include "perf.h"
@@ -41,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -63,44 +71,49 @@
 #else
 #define PERF_ARCH UNWIND_ARCH_X86_64
 #endif
-#define RING_PAGES 32           /* data pages per thread; halved when refused */
+#define RING_PAGES 32           /* data pages per CPU; halved when refused */
 #define DRAIN_NS (10 * 1000000ull)  /* the longest sleep between drains */
 
-struct pthread {
-	uint32_t tid;
-	int fd;
+struct ring {
+	int fd;                 /* the event the ring is mapped from */
 	uint8_t *base;          /* the mmapped control page and ring */
 	size_t map_len, data_size;
 };
 
+/* One record of a round, kept until the round is sorted. */
 struct pending {
 	uint64_t time;
-	uint32_t tid;
-	uint8_t flags;
-	int stop;               /* enum unwind_stop */
-	size_t off, n;          /* frames in pool */
 	size_t seq;
+	uint32_t type;          /* enum perf_type */
+	uint16_t misc;
+	uint32_t pid, tid;
+	uint8_t flags;          /* SAMPLE: TRACE_SAMPLE_* */
+	int stop;               /* SAMPLE: enum unwind_stop */
+	size_t off, n;          /* SAMPLE: frames in pool; COMM: name in names */
+	uint64_t value;         /* LOST: count; MMAP2: prot */
 };
 
 struct perf_src {
 	struct sampler_source src;
 	struct target *t;
-	uint32_t rate_hz;
-	struct pthread *th;
-	size_t nth, th_cap;
-	size_t opened;          /* threads whose event was opened */
+	struct sampler_perf_options o;
+	uint32_t pid;
+	struct ring *rings;
+	size_t nrings;
+	int *fds;               /* every event, rings' included */
+	size_t nfds, fds_cap;
 	struct pending *pend;
 	size_t npend, pend_cap;
 	uint64_t *pool;
 	size_t npool, pool_cap;
+	char *names;
+	size_t nnames, names_cap;
 	uint64_t *chain;
 	size_t chain_cap;
 	uint8_t *scratch;       /* a record that wraps the ring's end */
 	size_t scratch_cap;
 	size_t kernel_max_stack;
 	size_t ring_pages;
-	int open_error;         /* the first perf_event_open failure */
-	int started;            /* past the events queued before the run */
 	struct sigaction old_sa;
 	sigset_t old_mask, wait_mask;
 };
@@ -113,21 +126,26 @@ static void on_child(int sig)
 	child_signalled = 1;
 }
 
-static void attr_init(struct perf_event_attr *a, uint32_t rate_hz)
+/* The cpu-clock event; with side-band records if it is a ring's own
+ * (the others' records would repeat them). */
+static void attr_init(struct perf_event_attr *a, const struct sampler_perf_options *o)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_CPU_CLOCK;
 	a->freq = 1;
-	a->sample_freq = rate_hz;
+	a->sample_freq = o->rate_hz;
 	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
 			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	a->sample_regs_user = perf_regs_mask(PERF_ARCH);
 	a->sample_stack_user = STACK_WINDOW;
-	a->exclude_kernel = 1;
+	a->exclude_kernel = !o->kernel;
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = 1;
+	a->inherit = 1;
+	a->disabled = o->launched;
+	a->enable_on_exec = o->launched;
 	a->mmap = 1;
 	a->mmap2 = 1;
 	a->comm = 1;
@@ -138,13 +156,9 @@ static void attr_init(struct perf_event_attr *a, uint32_t rate_hz)
 	a->clockid = CLOCK_MONOTONIC;
 }
 
-static int event_open(pid_t tid, uint32_t rate_hz)
+static int event_open(const struct perf_event_attr *a, pid_t tid, int cpu)
 {
-	struct perf_event_attr a;
-	long fd;
-
-	attr_init(&a, rate_hz);
-	fd = syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	long fd = syscall(SYS_perf_event_open, a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
 }
 
@@ -161,10 +175,15 @@ static unsigned long read_sysctl(const char *path, unsigned long dflt)
 	return v;
 }
 
-int sampler_perf_probe(pid_t pid, uint32_t rate_hz)
+int sampler_perf_probe(pid_t pid, uint32_t rate_hz, int kernel)
 {
-	int fd = event_open(pid, rate_hz);
+	struct sampler_perf_options o = { .rate_hz = rate_hz, .kernel = kernel };
+	struct perf_event_attr a;
+	int fd;
 
+	attr_init(&a, &o);
+	a.inherit = 0;
+	fd = event_open(&a, pid, -1);
 	if (fd == -EINVAL &&
 	    rate_hz > read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000))
 		return SAMPLER_PERF_E_RATE;
@@ -174,68 +193,88 @@ int sampler_perf_probe(pid_t pid, uint32_t rate_hz)
 	return 0;
 }
 
-static struct pthread *find(struct perf_src *p, uint32_t tid)
+/* The online CPUs, from the kernel's list ("0-3,5"); at least CPU 0. */
+static size_t online_cpus(int **cpus)
 {
-	for (size_t i = 0; i < p->nth; i++)
-		if (p->th[i].tid == tid)
-			return &p->th[i];
-	return NULL;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char line[4096], *q = line;
+	size_t n = 0, cap = 0;
+
+	*cpus = NULL;
+	if (!f || !fgets(line, sizeof(line), f))
+		line[0] = 0;
+	if (f)
+		fclose(f);
+	while (*q >= '0' && *q <= '9') {
+		unsigned long lo = strtoul(q, &q, 10), hi = lo;
+		if (*q == '-')
+			hi = strtoul(q + 1, &q, 10);
+		for (unsigned long c = lo; c <= hi && c < 4096; c++) {
+			*cpus = xgrow(*cpus, &cap, n + 1, sizeof(**cpus));
+			(*cpus)[n++] = (int)c;
+		}
+		if (*q == ',')
+			q++;
+	}
+	if (!n) {
+		*cpus = xgrow(*cpus, &cap, 1, sizeof(**cpus));
+		(*cpus)[n++] = 0;
+	}
+	return n;
 }
 
-/* Opens and maps tid's event into *pt. Returns 0, or -1 when it cannot
- * (a thread already gone is counted; the first other refusal is kept). */
-static int open_ring(struct perf_src *p, struct sampler *s, uint32_t tid, struct pthread *pt)
+/* Maps event fd as a ring into *rg. Returns 0 or a negative error.
+ * Without CAP_IPC_LOCK, ring buffers count against perf_event_mlock_kb:
+ * smaller ones lose more, but still sample. */
+static int map_ring(struct perf_src *p, int fd, struct ring *rg)
 {
-	int fd = event_open((pid_t)tid, sampler_config(s)->rate_hz);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
-	if (fd < 0) {
-		if (fd == -ESRCH)
-			sampler_counters(s)[TRACE_COUNTER_THREADS_VANISHED]++;
-		else if (!p->open_error)
-			p->open_error = fd;
-		return -1;
-	}
-	pt->tid = tid;
-	pt->fd = fd;
-	/* Without CAP_IPC_LOCK, ring buffers count against
-	 * perf_event_mlock_kb: smaller ones lose more, but still sample. */
 	for (;;) {
-		size_t page = (size_t)sysconf(_SC_PAGESIZE);
-		pt->data_size = p->ring_pages * page;
-		pt->map_len = pt->data_size + page;
-		pt->base = mmap(NULL, pt->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (pt->base != MAP_FAILED)
+		rg->fd = fd;
+		rg->data_size = p->ring_pages * page;
+		rg->map_len = rg->data_size + page;
+		rg->base = mmap(NULL, rg->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (rg->base != MAP_FAILED)
 			return 0;
 		if ((errno != EPERM && errno != ENOMEM) || p->ring_pages == 1)
-			break;
+			return errno == EPERM || errno == ENOMEM ? SAMPLER_PERF_E_MLOCK : -errno;
 		p->ring_pages /= 2;
 	}
-	if (!p->open_error)
-		p->open_error = SAMPLER_PERF_E_MLOCK;
-	close(fd);
-	return -1;
 }
 
-/* Opens the event of a new thread. One that cannot be sampled is left
- * out, which is not an error. */
-static void open_thread(struct perf_src *p, struct sampler *s, uint32_t tid)
+/* Opens the events of thread tid (or, launched, of the process) on each
+ * CPU; the first ones opened on a CPU own its ring, the later ones write
+ * to it. A thread gone meanwhile (-ESRCH) is not an error. */
+static int open_thread(struct perf_src *p, uint32_t tid, const int *cpus, size_t ncpus)
 {
-	struct pthread pt;
+	struct perf_event_attr a;
 
-	if (!sampler_selected(s, tid) || find(p, tid))
-		return;
-	memset(&pt, 0, sizeof(pt));
-	if (open_ring(p, s, tid, &pt) < 0)
-		return;
-	p->th = xgrow(p->th, &p->th_cap, p->nth + 1, sizeof(*p->th));
-	p->th[p->nth++] = pt;
-	p->opened++;
+	attr_init(&a, &p->o);
+	for (size_t i = 0; i < ncpus; i++) {
+		int fd = event_open(&a, (pid_t)tid, cpus[i]), r;
+
+		if (fd < 0)
+			return fd;
+		p->fds = xgrow(p->fds, &p->fds_cap, p->nfds + 1, sizeof(*p->fds));
+		p->fds[p->nfds++] = fd;
+		if (i < p->nrings)
+			r = ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, p->rings[i].fd) < 0 ? -errno : 0;
+		else
+			r = map_ring(p, fd, &p->rings[p->nrings++]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
-static void unmap(struct pthread *pt)
+static void close_all(struct perf_src *p)
 {
-	munmap(pt->base, pt->map_len);
-	close(pt->fd);
+	for (size_t i = 0; i < p->nrings; i++)
+		munmap(p->rings[i].base, p->rings[i].map_len);
+	for (size_t i = 0; i < p->nfds; i++)
+		close(p->fds[i]);
+	p->nrings = p->nfds = 0;
 }
 
 /*
@@ -288,25 +327,73 @@ out:
 	return frames;
 }
 
-static void queue_sample(struct perf_src *p, struct sampler *s, const struct perf_record *rec)
+/* A round's record, its bytes copied out of the ring as needed. */
+static struct pending *queue(struct perf_src *p, const struct perf_record *rec)
 {
-	int stop;
-	size_t n;
-	const uint64_t *frames = build_stack(p, s, rec, &n, &stop);
 	struct pending *q;
 
-	p->pool = xgrow(p->pool, &p->pool_cap, p->npool + n + 1, sizeof(*p->pool));
-	memcpy(p->pool + p->npool, frames, n * sizeof(*p->pool));
 	p->pend = xgrow(p->pend, &p->pend_cap, p->npend + 1, sizeof(*p->pend));
 	q = &p->pend[p->npend];
-	q->time = rec->time;
-	q->tid = rec->tid;
-	q->flags = 0;
-	q->stop = stop;
-	q->off = p->npool;
-	q->n = n;
+	memset(q, 0, sizeof(*q));
+	q->time = rec->time ? rec->time : sampler_now();
 	q->seq = p->npend++;
-	p->npool += n;
+	q->type = rec->type;
+	q->misc = rec->misc;
+	q->pid = rec->pid;
+	q->tid = rec->tid;
+	return q;
+}
+
+static void queue_record(struct perf_src *p, struct sampler *s, const struct perf_record *rec)
+{
+	struct pending *q;
+	const uint64_t *frames;
+	size_t n;
+	int stop;
+
+	switch (rec->type) {
+	case PERF_REC_SAMPLE:
+		if (rec->pid != p->pid)
+			return;
+		frames = build_stack(p, s, rec, &n, &stop);
+		p->pool = xgrow(p->pool, &p->pool_cap, p->npool + n + 1, sizeof(*p->pool));
+		memcpy(p->pool + p->npool, frames, n * sizeof(*p->pool));
+		q = queue(p, rec);
+		q->stop = stop;
+		q->off = p->npool;
+		q->n = n;
+		if ((rec->misc & PERF_MISC_CPUMODE_MASK) == PERF_MISC_KERNEL)
+			q->flags |= TRACE_SAMPLE_KERNEL;
+		p->npool += n;
+		return;
+	case PERF_REC_LOST:
+		queue(p, rec)->value = rec->lost;
+		return;
+	case PERF_REC_MMAP2:
+		if (rec->pid == p->pid && (rec->prot & PROT_EXEC))
+			queue(p, rec);
+		return;
+	case PERF_REC_COMM:
+		if (rec->pid != p->pid)
+			return;
+		n = strlen(rec->name) + 1;
+		p->names = xgrow(p->names, &p->names_cap, p->nnames + n, 1);
+		memcpy(p->names + p->nnames, rec->name, n);
+		q = queue(p, rec);
+		q->off = p->nnames;
+		p->nnames += n;
+		return;
+	case PERF_REC_FORK:
+	case PERF_REC_EXIT:
+		/* The leader ends with the process, as the target reports
+		 * it: its EXIT record may only be an execve from another
+		 * thread. */
+		if (rec->pid == p->pid && rec->tid != p->pid)
+			queue(p, rec);
+		return;
+	default:
+		return;
+	}
 }
 
 static int cmp_pending(const void *a, const void *b)
@@ -317,75 +404,61 @@ static int cmp_pending(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int write_pending(struct perf_src *p, struct sampler *s)
+/* What one record of the round means to the loop, in time order. */
+static int handle(struct perf_src *p, struct sampler *s, const struct pending *q)
 {
-	int r = 0;
+	int r;
 
-	if (!p->npend)
-		return 0;
-	qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
-	for (size_t i = 0; i < p->npend && r == 0; i++) {
-		struct pending *q = &p->pend[i];
-		r = sampler_sample(s, q->time, q->tid, TRACE_STATE_RUNNING, q->flags, p->pool + q->off,
-				   q->n, q->stop);
-	}
-	p->npend = 0;
-	p->npool = 0;
-	return r;
-}
-
-static int handle_record(struct perf_src *p, struct sampler *s, const struct perf_record *rec, int *ended)
-{
-	uint64_t now = rec->time ? rec->time : sampler_now();
-
-	switch (rec->type) {
+	switch (q->type) {
 	case PERF_REC_SAMPLE:
-		queue_sample(p, s, rec);
-		return 0;
+		if (!sampler_thread_known(s, q->tid))
+			return 0;
+		return sampler_sample(s, q->time, q->tid, TRACE_STATE_RUNNING, q->flags, p->pool + q->off,
+				      q->n, q->stop);
 	case PERF_REC_LOST:
-		sampler_lost(s, rec->lost);
+		sampler_lost(s, q->value);
 		return 0;
 	case PERF_REC_MMAP2:
-		if (!(rec->prot & PROT_EXEC))
-			return 0;
-		return sampler_images_changed(s, now);
+		return sampler_images_changed(s, q->time);
 	case PERF_REC_COMM:
-		if (rec->misc & PERF_MISC_COMM_EXEC) {
-			int r = sampler_images_changed(s, now);
+		if (q->misc & PERF_MISC_COMM_EXEC) {
+			r = sampler_images_changed(s, q->time);
 			if (r < 0)
 				return r;
 		}
-		return sampler_thread_name(s, rec->tid, now, rec->name);
+		return sampler_thread_name(s, q->tid, q->time, p->names + q->off);
 	case PERF_REC_FORK:
-		/* A thread of ours: ptrace has usually told us already. */
-		if (rec->pid == (uint32_t)target_pid(p->t) && sampler_selected(s, rec->tid)) {
-			open_thread(p, s, rec->tid);
-			return sampler_thread_start(s, rec->tid, now);
-		}
-		return 0;
+		return sampler_thread_start(s, q->tid, q->time);
 	case PERF_REC_EXIT:
-		*ended = 1;
-		return 0;
+		return sampler_thread_end(s, q->tid, q->time);
 	default:
 		return 0;
 	}
 }
 
-/* Reads every complete record of one thread's ring. *ended is set when its
- * EXIT record was among them. */
-static int drain(struct perf_src *p, struct sampler *s, struct pthread *pt, int *ended)
+static int handle_pending(struct perf_src *p, struct sampler *s)
 {
-	struct perf_event_mmap_page *pg = (struct perf_event_mmap_page *)pt->base;
-	const uint8_t *data = pt->base + pg->data_offset;
-	size_t size = pt->data_size;
+	int r = 0;
+
+	qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
+	for (size_t i = 0; i < p->npend && r == 0; i++)
+		r = handle(p, s, &p->pend[i]);
+	p->npend = p->npool = p->nnames = 0;
+	return r;
+}
+
+/* Reads every complete record of one ring into the round. */
+static void drain(struct perf_src *p, struct sampler *s, struct ring *rg)
+{
+	struct perf_event_mmap_page *pg = (struct perf_event_mmap_page *)rg->base;
+	const uint8_t *data = rg->base + pg->data_offset;
+	size_t size = rg->data_size;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = pg->data_tail;
-	int r = 0, torn = 0;
 
 	if (pg->data_size)
 		size = (size_t)pg->data_size;
-	*ended = 0;
-	while (r == 0 && !torn && tail + PERF_HEADER_BYTES <= head) {
+	while (tail + PERF_HEADER_BYTES <= head) {
 		size_t off = (size_t)(tail % size), len;
 		uint8_t hdr[PERF_HEADER_BYTES];
 		const uint8_t *rec_p;
@@ -394,10 +467,8 @@ static int drain(struct perf_src *p, struct sampler *s, struct pthread *pt, int 
 		/* Records are 8-byte aligned, so a header never wraps. */
 		memcpy(hdr, data + off, sizeof(hdr));
 		len = perf_record_size(hdr);
-		if (len < PERF_HEADER_BYTES || len > head - tail || len > size) {
-			torn = 1;  /* the kernel never writes this: drop the rest */
-			break;
-		}
+		if (len < PERF_HEADER_BYTES || len > head - tail || len > size)
+			break;  /* the kernel never writes this: drop the rest */
 		if (off + len <= size) {
 			rec_p = data + off;
 		} else {
@@ -408,124 +479,52 @@ static int drain(struct perf_src *p, struct sampler *s, struct pthread *pt, int 
 			rec_p = p->scratch;
 		}
 		if (perf_parse_record(rec_p, len, PERF_ARCH, &rec) > 0)
-			r = handle_record(p, s, &rec, ended);
+			queue_record(p, s, &rec);
 		tail += len;
 	}
-	if (torn || r < 0 || tail + PERF_HEADER_BYTES > head)
-		tail = head;
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
-	return r;
-}
-
-static int thread_end(struct perf_src *p, struct sampler *s, uint32_t tid, uint64_t now)
-{
-	struct pthread *pt = find(p, tid);
-	int ended, r;
-
-	if (!pt)
-		return 0;
-	r = drain(p, s, pt, &ended);
-	pt = find(p, tid);  /* draining may have added threads */
-	unmap(pt);
-	*pt = p->th[--p->nth];
-	/* Its samples go before its end. */
-	if (r == 0)
-		r = write_pending(p, s);
-	if (r == 0)
-		r = sampler_thread_end(s, tid, now);
-	return r;
-}
-
-/*
- * After an execve only the leader's tid remains, and if another thread
- * called it, the leader's task (and its event) is gone and that thread
- * carries on under the leader's tid. So the leader's event is opened anew,
- * after what its old ring holds is read.
- */
-static int exec_leader(struct perf_src *p, struct sampler *s, uint32_t tid, uint64_t now)
-{
-	struct pthread *pt = find(p, tid), fresh;
-	int ended, r;
-
-	if (!pt || !p->started)  /* the launch's own execve: the event came after */
-		return 0;
-	r = drain(p, s, pt, &ended);
-	if (r < 0)
-		return r;
-	memset(&fresh, 0, sizeof(fresh));
-	if (open_ring(p, s, tid, &fresh) < 0)
-		return thread_end(p, s, tid, now);
-	pt = find(p, tid);
-	unmap(pt);
-	*pt = fresh;
-	return 0;
+	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 }
 
 static int drain_all(struct perf_src *p, struct sampler *s)
 {
-	int r = 0;
-
-	for (size_t i = 0; i < p->nth && r == 0;) {
-		int ended = 0;
-		uint32_t tid = p->th[i].tid;
-		r = drain(p, s, &p->th[i], &ended);
-		/* The leader ends with the process, as ptrace reports it: its
-		 * EXIT record may only be an execve from another thread. */
-		if (r == 0 && ended && tid != (uint32_t)target_pid(p->t)) {
-			r = thread_end(p, s, tid, sampler_now());
-			continue;  /* slot i now holds another thread */
-		}
-		i++;
-	}
-	if (r == 0)
-		r = write_pending(p, s);
-	return r;
+	for (size_t i = 0; i < p->nrings; i++)
+		drain(p, s, &p->rings[i]);
+	return handle_pending(p, s);
 }
 
-/* A target event, before the loop records it: a new thread's event is
- * opened, an ended thread's ring read to its end, an exec'd leader's
- * event opened anew. */
+/* The process is gone, or a thread the target knew: what the rings hold
+ * goes first, so that no sample follows its thread's end. */
 static int perf_target_event(struct sampler_source *src, struct sampler *s, const struct target_event *ev,
 			     uint64_t now)
 {
-	struct perf_src *p = (struct perf_src *)src;
-
-	switch (ev->kind) {
-	case TARGET_EVENT_THREAD_START:
-		open_thread(p, s, ev->tid);
-		return 0;
-	case TARGET_EVENT_THREAD_END:
-		return thread_end(p, s, ev->tid, now);
-	case TARGET_EVENT_EXEC:
-		return exec_leader(p, s, ev->tid, now);
-	default:
-		return 0;
-	}
+	(void)now;
+	if (ev->kind == TARGET_EVENT_THREAD_END || ev->kind == TARGET_EVENT_EXIT)
+		return drain_all((struct perf_src *)src, s);
+	return 0;
 }
 
 static int perf_start(struct sampler_source *src, struct sampler *s)
 {
-	struct perf_src *p = (struct perf_src *)src;
-
-	p->rate_hz = sampler_config(s)->rate_hz;
-	p->started = 1;
+	(void)src;
+	(void)s;
 	return 0;
 }
 
 /*
  * How long the loop may sleep between drains: DRAIN_NS, or less at high
- * rates, so that a thread on a CPU all the time fills at most a quarter of
- * its ring meanwhile. A sample is at most the stack copy, the kernel's
- * callchain and about 100 bytes more; with 32 pages that is about 40
- * samples a ring. A fixed 10 ms lost samples from 5 kHz up with one busy
- * thread (100 samples of 2-3 KiB every 10 ms at 9973 Hz overflow 128 KiB).
+ * rates, so that a CPU busy with the target all the time fills at most a
+ * quarter of its ring meanwhile. A sample is at most the stack copy, the
+ * kernel's callchain and about 100 bytes more; with 32 pages that is about
+ * 40 samples a ring. A fixed 10 ms lost samples from 5 kHz up with one
+ * busy thread (100 samples of 2-3 KiB every 10 ms at 9973 Hz overflow 128
+ * KiB).
  */
 static uint64_t perf_next_due(struct sampler_source *src, uint64_t now)
 {
 	struct perf_src *p = (struct perf_src *)src;
 	size_t sample_max = STACK_WINDOW + 8 * p->kernel_max_stack + 128;
 	size_t per_ring = p->ring_pages * (size_t)sysconf(_SC_PAGESIZE) / sample_max;
-	uint64_t ns = (uint64_t)(per_ring / 4 + 1) * 1000000000ull / (p->rate_hz ? p->rate_hz : 1);
+	uint64_t ns = (uint64_t)(per_ring / 4 + 1) * 1000000000ull / (p->o.rate_hz ? p->o.rate_hz : 1);
 
 	return now + (ns < DRAIN_NS ? ns : DRAIN_NS);
 }
@@ -551,23 +550,18 @@ static int perf_take(struct sampler_source *src, struct sampler *s, uint64_t now
 	return drain_all((struct perf_src *)src, s);
 }
 
-static int perf_finish(struct sampler_source *src, struct sampler *s, uint64_t now)
-{
-	(void)now;
-	return drain_all((struct perf_src *)src, s);
-}
-
 static void perf_release(struct sampler_source *src)
 {
 	struct perf_src *p = (struct perf_src *)src;
 
-	for (size_t i = 0; i < p->nth; i++)
-		unmap(&p->th[i]);
+	close_all(p);
 	sigprocmask(SIG_SETMASK, &p->old_mask, NULL);
 	sigaction(SIGCHLD, &p->old_sa, NULL);
-	free(p->th);
+	free(p->rings);
+	free(p->fds);
 	free(p->pend);
 	free(p->pool);
+	free(p->names);
 	free(p->chain);
 	free(p->scratch);
 	free(p);
@@ -579,23 +573,51 @@ static const struct sampler_source_ops perf_ops = {
 	.wait = perf_wait,
 	.take = perf_take,
 	.target_event = perf_target_event,
-	.finish = perf_finish,
+	.finish = perf_take,
 	.release = perf_release,
 };
 
-struct sampler_source *sampler_perf_new(struct target *t)
+int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, struct sampler_source **out)
 {
 	struct perf_src *p = xcalloc(1, sizeof(*p));
 	struct sigaction sa;
 	sigset_t block;
+	const uint32_t *tids;
+	size_t ntids = target_threads(t, &tids), ncpus, opened = 0;
+	int *cpus, r = 0;
 
 	p->src.ops = &perf_ops;
 	p->t = t;
+	p->o = *o;
+	p->pid = (uint32_t)target_pid(t);
 	p->ring_pages = RING_PAGES;
 	p->kernel_max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
-	/* SIGCHLD (a ptrace stop to answer) wakes the sleep and only the
-	 * sleep: blocked elsewhere, so the target layer's waits see no EINTR
-	 * they do not expect. */
+	ncpus = online_cpus(&cpus);
+	p->rings = xcalloc(ncpus, sizeof(*p->rings));
+	/* A launched command has one thread yet: its events, inherited,
+	 * cover the rest. With -p, each thread's. */
+	for (size_t i = 0; i < ntids && r == 0; i++) {
+		r = open_thread(p, o->launched ? p->pid : tids[i], cpus, ncpus);
+		if (r == 0)
+			opened++;
+		else if (r == -ESRCH)
+			r = 0;
+		if (o->launched)
+			break;
+	}
+	free(cpus);
+	if (r == 0 && !opened)
+		r = -ESRCH;
+	if (r < 0) {
+		close_all(p);
+		free(p->rings);
+		free(p->fds);
+		free(p);
+		return r;
+	}
+	/* SIGCHLD (a launched command ended) wakes the sleep and only the
+	 * sleep: blocked elsewhere, so no other call sees an EINTR it does
+	 * not expect. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_child;
 	sigemptyset(&sa.sa_mask);
@@ -605,12 +627,6 @@ struct sampler_source *sampler_perf_new(struct target *t)
 	sigprocmask(SIG_BLOCK, &block, &p->old_mask);
 	p->wait_mask = p->old_mask;
 	sigdelset(&p->wait_mask, SIGCHLD);
-	return &p->src;
-}
-
-int sampler_perf_error(const struct sampler_source *src, size_t *opened)
-{
-	const struct perf_src *p = (const struct perf_src *)src;
-	*opened = p->opened;
-	return p->open_error;
+	*out = &p->src;
+	return 0;
 }

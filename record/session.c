@@ -125,10 +125,10 @@ static void catch_signals(void)
 }
 
 /* Attaches to o->pid, checking that every -t names one of its threads. */
-static struct target *attach(const struct session_options *o, int fd)
+static struct target *attach(const struct session_options *o, const struct engine_choice *ch, int fd)
 {
 	struct target *t;
-	int r = target_attach(o->pid, &t);
+	int r = engine_attach(ch, o->pid, &t);
 
 	if (r < 0) {
 		discard_output(fd, o->out_path);
@@ -149,16 +149,17 @@ static struct target *attach(const struct session_options *o, int fd)
 	return t;
 }
 
-static void summary(const struct session_options *o, const struct sampler_stats *st,
-		    struct trace_writer *w, const struct trace_end *end)
+static void summary(const struct session_options *o, const struct engine_choice *ch,
+		    const struct sampler_stats *st, struct trace_writer *w, const struct trace_end *end)
 {
 	uint64_t bytes = trace_writer_bytes(w);
 
 	if (!o->quiet)
-		fprintf(stderr, "%s: %llu samples, %llu thread%s, %llu images, %llu lost, %.1f bytes/sample, wrote '%s'\n",
+		fprintf(stderr, "%s: %llu samples, %llu thread%s, %llu images, %llu lost, %.1f bytes/sample, wrote '%s'; %s\n",
 			diag_progname(), (unsigned long long)st->samples, (unsigned long long)st->threads,
 			st->threads == 1 ? "" : "s", (unsigned long long)st->images, (unsigned long long)st->lost,
-			st->samples ? (double)bytes / (double)st->samples : 0.0, o->out_path);
+			st->samples ? (double)bytes / (double)st->samples : 0.0, o->out_path,
+			engine_kernel_note(ch));
 	if (!o->verbose)
 		return;
 	fprintf(stderr, "%s: threads vanished mid-sample: %llu\n", diag_progname(),
@@ -198,7 +199,7 @@ int session_run(const struct session_options *o)
 	catch_signals();
 
 	if (launched) {
-		r = target_launch(o->argv, &t);
+		r = engine_launch(&ch, o->argv, &t);
 		if (r < 0) {
 			discard_output(fd, o->out_path);
 			if (r == -EPERM)
@@ -209,11 +210,21 @@ int session_run(const struct session_options *o)
 		cmd_argv = o->argv;
 		cmd_argc = o->argc;
 	} else {
-		t = attach(o, fd);
+		t = attach(o, &ch, fd);
 		if (target_cmdline(t, &cmd_argv, &cmd_argc) < 0) {
 			cmd_argv = NULL;
 			cmd_argc = 0;
 		}
+	}
+
+	/* The events of a launched command are opened before it runs. */
+	r = engine_source(&ch, t, launched, &src, &why);
+	if (r < 0) {
+		target_detach(t);
+		target_free(t);
+		discard_output(fd, o->out_path);
+		die("cannot sample %s %d in %s mode: %s", launched ? "command" : "process", (int)pid,
+		    trace_mode_name(ch.mode), why);
 	}
 
 	memset(&sess, 0, sizeof(sess));
@@ -222,6 +233,9 @@ int session_run(const struct session_options *o)
 	sess.mode = (uint8_t)ch.mode;
 	sess.rate_hz = o->rate_hz;
 	sess.pid = (uint32_t)pid;
+	sess.sampler = ch.sampler == ENGINE_SAMPLER_PERF ? TRACE_SAMPLER_PERF : TRACE_SAMPLER_TICK;
+	sess.kernel = (uint8_t)ch.kernel;
+	sess.kernel_paranoid = (uint8_t)engine_paranoid(&ch);
 	sess.start_realtime_ns = realtime_ns();
 	sess.start_monotonic_ns = sampler_now();
 	host = uname(&un) == 0 ? xasprintf("%s %s %s", un.sysname, un.release, un.machine) : xstrdup("");
@@ -264,10 +278,7 @@ int session_run(const struct session_options *o)
 	cfg.stop = &stop_requested;
 	if (!o->quiet && isatty(STDERR_FILENO))
 		cfg.progress = show_progress;
-	src = engine_source(&ch, t);
 	r = sampler_run(&cfg, t, src, w, &st);
-	if (r == 0)
-		exit_code = engine_report(&ch, src, pid);
 	sampler_source_free(src);
 
 	target_detach(t);
@@ -295,7 +306,7 @@ int session_run(const struct session_options *o)
 			exit_code = 1;
 		}
 	}
-	summary(o, &st, w, &end);
+	summary(o, &ch, &st, w, &end);
 	trace_writer_free(w);
 	if (fd >= 0)
 		close(fd);

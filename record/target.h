@@ -60,9 +60,16 @@ int target_launch(char *const argv[], struct target **out);
  * 0, or TARGET_E_EXEC with *exec_errno set when execvp failed (the child
  * has then exited and been reaped). */
 int target_launch_exec(struct target *t, int *exec_errno);
+/* Linux: the same two, but nothing is traced, for a source that follows
+ * the threads itself (perf_event): the threads there at the start are
+ * listed from /proc, the process's exit is seen (a launched child's
+ * status too, as its parent), and no thread can be stopped. */
+int target_attach_untraced(pid_t pid, struct target **out);
+int target_launch_untraced(char *const argv[], struct target **out);
 
 pid_t target_pid(const struct target *t);
-/* 1 when the process has exited; *status is then its wait(2) status. */
+/* 1 when the process has exited and its wait(2) status, then in *status,
+ * is known (not so for an untraced process we did not launch). */
 int target_exited(const struct target *t, int *status);
 
 /* Handles whatever the target's threads reported since the last call

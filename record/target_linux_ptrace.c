@@ -25,6 +25,11 @@
  * thread stuck in the kernel (disk wait) costs one lost sample, not a hang.
  * A thread that exits under us gives ESRCH or an exit status, and is
  * reported as vanished.
+ *
+ * Untraced (target_*_untraced(), for the perf_event source) none of this
+ * happens: the threads are listed once from /proc/PID/task, a launched
+ * child is only reaped, and a process we did not launch is watched with
+ * kill(2) and its /proc state until it is gone.
  */
 #include "target.h"
 #include "format/trace.h"
@@ -89,6 +94,7 @@ struct thread {
 struct target {
 	pid_t pid;
 	int launched;
+	int traced;             /* 0: watched only (target_*_untraced()) */
 	int go_fd, err_fd;      /* launch handshake pipes, or -1 */
 	int exited, exit_status;
 	int detached;
@@ -104,6 +110,8 @@ struct target {
 };
 
 static volatile sig_atomic_t alarm_fired;
+
+static int read_small(const char *path, char *buf, size_t n);
 
 static void on_alarm(int sig)
 {
@@ -194,9 +202,10 @@ pid_t target_pid(const struct target *t) { return t->pid; }
 
 int target_exited(const struct target *t, int *status)
 {
-	if (t->exited)
+	/* Only a parent or a tracer learns the exit status. */
+	if (t->exited && (t->traced || t->launched))
 		*status = t->exit_status;
-	return t->exited;
+	return t->exited && (t->traced || t->launched);
 }
 
 /* The process is gone: every thread has ended. */
@@ -306,8 +315,37 @@ static void settle(struct target *t, pid_t tid, int kind)
 		restart(tid, kind);
 }
 
+/* An untraced process: a launched child is reaped by us; another
+ * process is gone when kill(2) finds none or it is a zombie (its parent
+ * has not reaped it yet). */
+static void watch(struct target *t)
+{
+	int status;
+	char path[64], buf[512], *p;
+
+	if (t->exited || t->detached)
+		return;
+	if (t->launched) {
+		if (waitpid(t->pid, &status, WNOHANG) == t->pid)
+			process_gone(t, status);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
+	if (kill(t->pid, 0) < 0 && errno == ESRCH) {
+		process_gone(t, 0);
+		return;
+	}
+	if (read_small(path, buf, sizeof(buf)) > 0 && (p = strrchr(buf, ')')) && p[1] == ' ' &&
+	    (p[2] == 'Z' || p[2] == 'X'))
+		process_gone(t, 0);
+}
+
 int target_poll(struct target *t)
 {
+	if (!t->traced) {
+		watch(t);
+		return 0;
+	}
 	for (;;) {
 		int status, gone, sig;
 		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
@@ -452,6 +490,8 @@ int target_interrupt_thread(struct target *t, uint32_t tid)
 {
 	struct thread *th = find(t, tid);
 
+	if (!t->traced)
+		return -EPERM;
 	if (!th || th->exiting)
 		return -ESRCH;
 	if (th->interrupted)
@@ -658,7 +698,7 @@ static int seize_all(struct target *t)
 			unsigned long tid = strtoul(de->d_name, &end, 10);
 			if (*end || tid == 0 || find(t, (uint32_t)tid))
 				continue;
-			if (seize((pid_t)tid) < 0) {
+			if (t->traced && seize((pid_t)tid) < 0) {
 				/* EPERM is harmless for a thread that a clone
 				 * event already attached, or for a leader that
 				 * is a zombie after pthread_exit(); it is the
@@ -671,7 +711,8 @@ static int seize_all(struct target *t)
 			added = 1;
 		}
 		closedir(d);
-		target_poll(t);
+		if (t->traced)
+			target_poll(t);
 		if (!added)
 			break;
 	}
@@ -680,7 +721,7 @@ static int seize_all(struct target *t)
 	return 0;
 }
 
-int target_attach(pid_t pid, struct target **out)
+static int attach(pid_t pid, int traced, struct target **out)
 {
 	struct target *t;
 	int r;
@@ -688,6 +729,7 @@ int target_attach(pid_t pid, struct target **out)
 	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
 		return -ESRCH;
 	t = target_new(pid);
+	t->traced = traced;
 	r = seize_all(t);
 	if (r < 0) {
 		target_detach(t);
@@ -698,7 +740,10 @@ int target_attach(pid_t pid, struct target **out)
 	return 0;
 }
 
-int target_launch(char *const argv[], struct target **out)
+int target_attach(pid_t pid, struct target **out) { return attach(pid, 1, out); }
+int target_attach_untraced(pid_t pid, struct target **out) { return attach(pid, 0, out); }
+
+static int launch(char *const argv[], int traced, struct target **out)
 {
 	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
 	struct target *t;
@@ -745,9 +790,10 @@ int target_launch(char *const argv[], struct target **out)
 	close(err[1]);
 	t = target_new(pid);
 	t->launched = 1;
+	t->traced = traced;
 	t->go_fd = go[1];
 	t->err_fd = err[0];
-	if (seize(pid) < 0) {
+	if (traced && seize(pid) < 0) {
 		int e = errno;
 		target_free(t);  /* closes go: the child exits */
 		waitpid(pid, NULL, 0);
@@ -757,6 +803,9 @@ int target_launch(char *const argv[], struct target **out)
 	*out = t;
 	return 0;
 }
+
+int target_launch(char *const argv[], struct target **out) { return launch(argv, 1, out); }
+int target_launch_untraced(char *const argv[], struct target **out) { return launch(argv, 0, out); }
 
 int target_launch_exec(struct target *t, int *exec_errno)
 {
@@ -843,6 +892,10 @@ void target_detach(struct target *t)
 	if (t->go_fd >= 0) {
 		close(t->go_fd);  /* a child that never exec'd exits */
 		t->go_fd = -1;
+	}
+	if (!t->traced) {
+		t->detached = 1;
+		return;
 	}
 	for (int round = 0; round < 20 && !t->exited; round++) {
 		size_t n = t->nthreads;

@@ -65,6 +65,8 @@ RR=("$COMP/prof-record" _prof_record "$RECORD")
 expect "completion-record-options" "$(help_options "$RECORD" --help) --" "$(complete_words "${RR[@]}" -)"
 expect "completion-record-mode-words" "$(words_accepted "$RECORD" --mode bogus -- true)" \
 	"$(complete_words "${RR[@]}" --mode "")"
+expect "completion-record-sampler-words" "$(words_accepted "$RECORD" --sampler bogus -- true)" \
+	"$(complete_words "${RR[@]}" --sampler "")"
 expect "completion-record-output-is-a-file" "a.trace" "$(complete_words "${RR[@]}" -o a)"
 complete_words "${RR[@]}" -p "" | grep -qx "$$" && ok "completion-record-pid" \
 	|| fail "completion-record-pid" "pid $$ not offered"

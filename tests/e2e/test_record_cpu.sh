@@ -202,4 +202,60 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ -n "$old" ] && echo
 else
 	skip "cpu-default-fallback-announced" "needs root, setpriv and a writable $para to make perf_event refuse"
 fi
+
+# --- no ptrace in the sampling path: the target's TracerPid stays 0 while it
+# is sampled, launched or attached. The ptrace sampler, forced, shows that
+# the check can fail.
+tracer_of() { awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status" 2> /dev/null; }
+"$RECORD" -q --mode cpu -o "$TMP/tracer.trace" -- sh -c 'sleep 0.3; cat /proc/$$/status' > "$TMP/tracer.out"
+tp=$(awk '$1 == "TracerPid:" { print $2 }' "$TMP/tracer.out")
+[ "$tp" = 0 ] && ok "cpu-launched-not-traced (TracerPid $tp)" || fail "cpu-launched-not-traced" "TracerPid '$tp'"
+"$FIX/split" 2 > /dev/null &
+pid=$!
+"$RECORD" -q --mode cpu -o "$TMP/tracer-p.trace" -p $pid -d 1 &
+rec=$!
+sleep 0.5
+tp=$(tracer_of $pid)
+wait $rec
+rc=$?
+"$RECORD" -q --sampler ptrace -o "$TMP/tracer-pt.trace" -p $pid -d 1 &
+rec=$!
+sleep 0.5
+tpt=$(tracer_of $pid)
+wait $rec
+wait $pid
+n=$(samples_of "$TMP/tracer-p.trace")
+[ $rc -eq 0 ] && [ "$tp" = 0 ] && [ "$n" -gt 50 ] && [ "$tpt" = "$rec" ] \
+	&& ok "cpu-attached-not-traced (TracerPid $tp, $n samples; $tpt under --sampler ptrace)" \
+	|| fail "cpu-attached-not-traced" "exit $rc, TracerPid '$tp', $n samples; under --sampler ptrace '$tpt', want $rec"
+
+# --- the forced fallback: --sampler ptrace records wall mode with the tick
+# sampler; with --mode cpu it is bad usage, named.
+"$RECORD" -q --sampler ptrace -o "$TMP/forced.trace" -- "$FIX/split" 0.3 > /dev/null
+rc=$?
+mode=$("$REPORT" info "$TMP/forced.trace" | awk '$1 == "mode:" { print $2 }')
+[ $rc -eq 0 ] && [ "$mode" = wall ] && ok "sampler-ptrace-forced (mode $mode)" \
+	|| fail "sampler-ptrace-forced" "exit $rc, mode '$mode'"
+out=$("$RECORD" -q --sampler ptrace --mode cpu -o "$TMP/bad.trace" -- true 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "wall mode only" && [ ! -e "$TMP/bad.trace" ] \
+	&& ok "sampler-ptrace-cpu-refused" || fail "sampler-ptrace-cpu-refused" "exit $rc: $out"
+
+# --- the summary says whether kernel time was sampled, and if not, why: as
+# root it is; as nobody at kernel.perf_event_paranoid 2 or more it is not,
+# and the setting is named with its value and the fix.
+"$RECORD" -o "$TMP/ksum.trace" -- "$FIX/split" 0.2 > /dev/null 2> "$TMP/ksum.err"
+if [ "$(id -u)" = 0 ]; then
+	grep -q '; kernel time sampled' "$TMP/ksum.err" && ok "cpu-summary-kernel-sampled" \
+		|| fail "cpu-summary-kernel-sampled" "$(cat "$TMP/ksum.err")"
+else
+	skip "cpu-summary-kernel-sampled" "not root"
+fi
+para=$(cat /proc/sys/kernel/perf_event_paranoid 2> /dev/null || echo)
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "${para:-0}" -ge 2 ]; then
+	out=$(cd "$TMP" && setpriv --reuid=65534 --regid=65534 --clear-groups "$RECORD" --mode cpu -f -o /dev/null -- "$FIX/split" 0.2 2>&1); rc=$?
+	[ $rc -eq 0 ] && echo "$out" | grep -q "kernel time not sampled: kernel.perf_event_paranoid is $para (sysctl kernel.perf_event_paranoid=1, or run as root or with CAP_PERFMON)" \
+		&& ok "cpu-summary-kernel-refused-names-paranoid" || fail "cpu-summary-kernel-refused-names-paranoid" "exit $rc: $out"
+else
+	skip "cpu-summary-kernel-refused-names-paranoid" "needs root, setpriv and kernel.perf_event_paranoid 2 or more (it is '$para')"
+fi
 exit 0

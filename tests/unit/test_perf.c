@@ -309,6 +309,29 @@ Test(perf, fork_and_exit)
 	cr_assert_eq(rec.tid, 103);
 }
 
+/* A context switch carries nothing but the sample_id trailer; misc says
+ * out or in, and whether the thread was still runnable. */
+Test(perf, switch)
+{
+	struct rb r;
+	struct perf_record rec;
+	size_t n;
+
+	header(&r, PERF_REC_SWITCH, PERF_MISC_SWITCH_OUT | PERF_MISC_SWITCH_OUT_PREEMPT);
+	sample_id(&r, 100, 104, 4242);
+	n = finish(&r);
+	cr_assert_eq(perf_parse_record(r.b, n, &rec), (int)n);
+	cr_assert_eq(rec.type, PERF_REC_SWITCH);
+	cr_assert_eq(rec.misc, PERF_MISC_SWITCH_OUT | PERF_MISC_SWITCH_OUT_PREEMPT);
+	cr_assert_eq(rec.pid, 100);
+	cr_assert_eq(rec.tid, 104);
+	cr_assert_eq(rec.time, 4242);
+	for (size_t cut = PERF_HEADER_BYTES; cut < n; cut += 4) {
+		put_le16(r.b + 6, (uint16_t)cut);
+		cr_assert_eq(perf_parse_record(r.b, cut, &rec), PERF_E_CORRUPT, "cut at %zu", cut);
+	}
+}
+
 Test(perf, unknown_types_are_skipped_by_size)
 {
 	struct rb r;
