@@ -460,15 +460,12 @@ uint64_t dwdie_sibling(struct dwdie_file *f, const struct dwdie_unit *u, struct 
 
 /* ---- units ---- */
 
-int dwdie_unit(struct dwdie_file *f, uint64_t off, struct dwdie_unit *u)
+int dwdie_unit_header(struct dwdie_file *f, uint64_t off, struct dwdie_unit *u)
 {
-	uint64_t len, abbrev_off, v, low_pc;
+	uint64_t len, v;
 	struct cursor c, hdr;
-	struct dwdie d;
-	struct dwdie_attr a, low = { 0 };
 	const uint8_t *p;
 	unsigned offset_size;
-	int r, have_low = 0;
 
 	memset(u, 0, sizeof(*u));
 	cursor_at(f, S_INFO, off, &c);
@@ -488,23 +485,36 @@ int dwdie_unit(struct dwdie_file *f, uint64_t off, struct dwdie_unit *u)
 		u->type = (uint8_t)v;
 		cursor_le(&hdr, 1, &v);
 		u->addr_size = (uint8_t)v;
-		cursor_le(&hdr, u->offset_size, &abbrev_off);
+		cursor_le(&hdr, u->offset_size, &u->abbrev_off);
 		if (u->type == DW_UT_skeleton || u->type == DW_UT_split_compile)
 			cursor_skip(&hdr, 8);
 		else if (u->type == DW_UT_type || u->type == DW_UT_split_type)
 			cursor_skip(&hdr, 8 + (uint64_t)u->offset_size);
 	} else {
 		u->type = DW_UT_compile;
-		cursor_le(&hdr, u->offset_size, &abbrev_off);
+		cursor_le(&hdr, u->offset_size, &u->abbrev_off);
 		cursor_le(&hdr, 1, &v);
 		u->addr_size = (uint8_t)v;
 	}
 	if (!hdr.ok || (u->addr_size != 2 && u->addr_size != 4 && u->addr_size != 8))
 		return -1;
 	u->die = info_offset(f, &hdr);
-	u->abbrevs = abbrevs_for(f, abbrev_off, u);
+	return 0;
+}
+
+void dwdie_unit_die(struct dwdie_file *f, struct dwdie_unit *u)
+{
+	uint64_t v, low_pc;
+	struct dwdie d;
+	struct dwdie_attr a, low = { 0 };
+	int r, have_low = 0;
+
+	if (u->die_read)
+		return;
+	u->die_read = 1;
+	u->abbrevs = abbrevs_for(f, u->abbrev_off, u);
 	if (dwdie_begin(f, u, u->die, &d) < 0 || !d.tag)
-		return 0;
+		return;
 	/* The bases first: a value in the unit DIE itself may need them. */
 	while ((r = dwdie_attr(f, u, &d, &a)) > 0) {
 		switch (a.name) {
@@ -541,12 +551,19 @@ int dwdie_unit(struct dwdie_file *f, uint64_t off, struct dwdie_unit *u)
 		}
 	}
 	if (r < 0)
-		return 0;
+		return;
 	if (have_low && dwdie_addr(f, u, &low, &low_pc) == 0) {
 		u->low_pc = low_pc;
 		u->has_low_pc = 1;
 	}
 	u->tag = (uint16_t)(d.tag > UINT16_MAX ? UINT16_MAX : d.tag);
+}
+
+int dwdie_unit(struct dwdie_file *f, uint64_t off, struct dwdie_unit *u)
+{
+	if (dwdie_unit_header(f, off, u) < 0)
+		return -1;
+	dwdie_unit_die(f, u);
 	return 0;
 }
 

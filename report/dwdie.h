@@ -28,7 +28,8 @@
 
 struct dwdie_abbrevs;
 
-/* One unit of .debug_info, from its header and its unit DIE. */
+/* One unit of .debug_info, from its header and (once die_read) its unit
+ * DIE. */
 struct dwdie_unit {
 	uint64_t off;            /* of the unit header in .debug_info */
 	uint64_t end;            /* past the unit */
@@ -44,7 +45,10 @@ struct dwdie_unit {
 	uint64_t str_offsets_base, addr_base, rnglists_base;
 	uint8_t has_str_offsets_base, has_addr_base, has_rnglists_base;
 	uint8_t bad_rnglists_base; /* a DW_AT_rnglists_base of another form */
-	struct dwdie_abbrevs *abbrevs; /* NULL if its table is outside .debug_abbrev */
+	uint64_t abbrev_off;     /* of its table in .debug_abbrev */
+	struct dwdie_abbrevs *abbrevs; /* NULL if its table is outside .debug_abbrev,
+	                          * or the unit DIE is not read yet */
+	uint8_t die_read;        /* dwdie_unit_die() has run */
 };
 
 /* One DIE being read. */
@@ -80,6 +84,12 @@ void dwdie_free(struct dwdie_file *f);
  * Returns 0, or -1 if the header is damaged (then no unit after it can be
  * found); a unit whose DIE is damaged reads with tag 0. */
 int dwdie_unit(struct dwdie_file *f, uint64_t off, struct dwdie_unit *u);
+/* The same in two steps, for a reader that needs the unit DIE of few of
+ * the units: the header alone (0, or -1 as dwdie_unit()), then the unit
+ * DIE, at most once however often it is asked. Until then, u's fields
+ * from the DIE are 0 and no DIE of u can be read. */
+int dwdie_unit_header(struct dwdie_file *f, uint64_t off, struct dwdie_unit *u);
+void dwdie_unit_die(struct dwdie_file *f, struct dwdie_unit *u);
 
 /* Starts reading the DIE at off of unit u. Returns 0, or -1 if it is past
  * the unit or its abbreviation is unknown. */

@@ -5,13 +5,14 @@
  * The DIEs are read by report/dwdie.c straight from the sections that
  * report/dwsect.c keeps, each inflated on first use if compressed, so a
  * section that no lookup needs is never inflated. dwinfo_new() reads only
- * the unit headers and each unit's own address ranges, and folds them
- * (report/dwspan.c) into one sorted array of disjoint spans, unit by
- * address. The first lookup inside a unit walks that unit's DIE tree
- * once: each subprogram and inlined subroutine becomes a scope (its
- * parent, its call site, the naming attributes on its DIE), and their
- * ranges are folded into disjoint spans, each owned by the innermost
- * scope; everything else is stepped over, and the children of DIEs that
+ * the unit headers and each unit's address ranges, from .debug_aranges
+ * where it names the unit (whose unit DIE is then read only when a lookup
+ * enters it), else from the unit DIE, and folds them (report/dwspan.c)
+ * into one sorted array of disjoint spans, unit by address. The first
+ * lookup inside a unit walks that unit's DIE tree once: each subprogram
+ * and inlined subroutine becomes a scope (its parent, its call site, the
+ * naming attributes on its DIE), and their ranges are folded into
+ * disjoint spans, each owned by the innermost scope; everything else is stepped over, and the children of DIEs that
  * hold no code passed by their DW_AT_sibling where they have one. The
  * unit's line table (report/dwline.c) becomes a sorted array of rows and
  * a list of joined paths. A lookup is then two binary searches and a walk
@@ -166,11 +167,87 @@ static void add_pcs(struct dwinfo *d, const struct dwdie_unit *u, const struct d
 
 /* ---- the unit index ---- */
 
+/* One range of .debug_aranges and the offset of the unit it names. */
+struct arange {
+	uint64_t unit, lo, hi;
+};
+
+static int cmp_arange(const void *x, const void *y)
+{
+	const struct arange *a = x, *b = y;
+
+	return (a->unit > b->unit) - (a->unit < b->unit);
+}
+
+/* The ranges of .debug_aranges into *out (caller frees), sorted by unit,
+ * each set's led by an empty one; returns how many. A set's tuples start at the first multiple of their
+ * size after its header, as LLVM reads them; empty and tombstone ranges
+ * are dropped, as on a DIE. Any damage, or a set with segment selectors,
+ * keeps none, so that every unit's ranges come from its DIE. */
+static size_t read_aranges(struct dwinfo *d, struct arange **out)
+{
+	size_t sec = dwsect_index(&d->secs, ".debug_aranges"), n = 0, cap = 0, sorted = 1;
+	const uint8_t *data = sec ? dwsect_data(&d->secs, sec) : NULL;
+	struct arange *v = NULL;
+	struct cursor c;
+
+	*out = NULL;
+	if (!data)
+		return 0;
+	cursor_init(&c, data, (size_t)d->secs.v[sec].size);
+	while (c.left) {
+		uint64_t len, ver, unit, as, seg, lo, size;
+		unsigned offset_size;
+		const uint8_t *set = c.p, *p;
+		struct cursor t;
+		size_t hdr, tuple;
+
+		if (dwdie_length(&c, &len, &offset_size) < 0)
+			goto damaged;
+		cursor_take(&c, (size_t)len, &p);
+		cursor_init(&t, p, (size_t)len);
+		cursor_le(&t, 2, &ver);
+		cursor_le(&t, offset_size, &unit);
+		cursor_le(&t, 1, &as);
+		cursor_le(&t, 1, &seg);
+		if (!t.ok || ver != 2 || seg != 0 || (as != 2 && as != 4 && as != 8))
+			goto damaged;
+		tuple = 2 * (size_t)as;
+		hdr = (size_t)(t.p - set);
+		if (cursor_skip(&t, (hdr + tuple - 1) / tuple * tuple - hdr) < 0)
+			goto damaged;
+		/* An empty range that names the unit, even if none of its
+		 * own is kept. */
+		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		v[n++] = (struct arange){ unit, 0, 0 };
+		sorted = sorted && (n == 1 || v[n - 2].unit <= unit);
+		while (t.left) {
+			if (cursor_le(&t, (unsigned)as, &lo) < 0 || cursor_le(&t, (unsigned)as, &size) < 0)
+				goto damaged;
+			if (!size || dwdie_tombstone(lo, (unsigned)as))
+				continue;
+			v = xgrow(v, &cap, n + 1, sizeof(*v));
+			v[n++] = (struct arange){ unit, lo, size > UINT64_MAX - lo ? UINT64_MAX : lo + size };
+		}
+	}
+	if (!sorted)
+		qsort(v, n, sizeof(*v), cmp_arange);
+	*out = v;
+	return n;
+damaged:
+	free(v);
+	return 0;
+}
+
 /* Reads every unit header, and the ranges of the compile and partial
- * units, lower units first on overlap. A damaged header ends the list:
- * the units before it are kept. */
+ * units, lower units first on overlap: those of .debug_aranges where it
+ * names the unit, so that its unit DIE is read only if an address falls
+ * in it, and the unit DIE's own otherwise, as LLVM finds them. A damaged
+ * header ends the list: the units before it are kept. */
 static int index_units(struct dwinfo *d)
 {
+	struct arange *ar;
+	size_t nar = read_aranges(d, &ar), k = 0;
 	uint64_t size, off = 0;
 	int ret = 0;
 
@@ -181,33 +258,43 @@ static int index_units(struct dwinfo *d)
 		struct dwdie_attr a;
 		struct die_pcs pc = { 0 };
 		struct dw_cu *cu;
+		int listed;
 
 		d->units = xgrow(d->units, &d->capunits, d->nunits + 1, sizeof(*d->units));
 		u = &d->units[d->nunits];
-		if (dwdie_unit(d->die, off, u) < 0) {
+		if (dwdie_unit_header(d->die, off, u) < 0) {
 			ret = DWINFO_E_CORRUPT;
 			break;
 		}
 		d->nunits++;
 		off = u->end;
-		if (u->tag != DW_TAG_compile_unit && u->tag != DW_TAG_partial_unit)
+		while (k < nar && ar[k].unit < u->off)
+			k++;
+		listed = k < nar && ar[k].unit == u->off;
+		if (listed ? u->type != DW_UT_compile && u->type != DW_UT_partial
+			   : (dwdie_unit_die(d->die, u),
+			      u->tag != DW_TAG_compile_unit && u->tag != DW_TAG_partial_unit))
 			continue;
 		d->cus = xgrow(d->cus, &d->capcus, d->ncus + 1, sizeof(*d->cus));
 		cu = &d->cus[d->ncus];
 		memset(cu, 0, sizeof(*cu));
 		cu->unit = d->nunits - 1;
-		if (dwdie_begin(d->die, u, u->die, &die) == 0)
+		for (; k < nar && ar[k].unit == u->off; k++)
+			dwspan_add(&d->iv, ar[k].lo, ar[k].hi, UINT64_MAX - d->ncus, (uint32_t)d->ncus);
+		if (!listed && dwdie_begin(d->die, u, u->die, &die) == 0) {
 			while (dwdie_attr(d->die, u, &die, &a) > 0)
 				note_pcs(&pc, &a);
-		add_pcs(d, u, &pc, UINT64_MAX - d->ncus, (uint32_t)d->ncus);
+			add_pcs(d, u, &pc, UINT64_MAX - d->ncus, (uint32_t)d->ncus);
+		}
 		d->ncus++;
 	}
+	free(ar);
 	dwspan_fold(&d->iv, &d->cuspans, &d->ncuspans);
 	return ret;
 }
 
-/* The unit whose DIEs hold offset off, or NULL. */
-static const struct dwdie_unit *unit_of(const struct dwinfo *d, uint64_t off)
+/* The unit whose DIEs hold offset off, its unit DIE read, or NULL. */
+static const struct dwdie_unit *unit_of(struct dwinfo *d, uint64_t off)
 {
 	size_t lo = 0, hi = d->nunits;
 
@@ -219,7 +306,10 @@ static const struct dwdie_unit *unit_of(const struct dwinfo *d, uint64_t off)
 		else
 			hi = mid;
 	}
-	return lo < d->nunits && d->units[lo].die <= off ? &d->units[lo] : NULL;
+	if (lo == d->nunits || d->units[lo].die > off)
+		return NULL;
+	dwdie_unit_die(d->die, &d->units[lo]);
+	return &d->units[lo];
 }
 
 /* ---- one unit: its functions ---- */
@@ -412,7 +502,7 @@ static void walk_unit(struct dwinfo *d, struct dw_cu *cu)
 /* The line table and the DIEs of a unit, on the first lookup in it. */
 static void load_unit(struct dwinfo *d, struct dw_cu *cu)
 {
-	const struct dwdie_unit *u = &d->units[cu->unit];
+	struct dwdie_unit *u = &d->units[cu->unit];
 	const char *comp_dir = NULL;
 	uint64_t stmt_list = 0, v;
 	int has_stmt_list = 0;
@@ -420,6 +510,7 @@ static void load_unit(struct dwinfo *d, struct dw_cu *cu)
 	struct dwdie_attr a;
 	int prev = timing_enter(TIMING_UNITS);
 
+	dwdie_unit_die(d->die, u);
 	if (dwdie_begin(d->die, u, u->die, &die) == 0) {
 		while (dwdie_attr(d->die, u, &die, &a) > 0) {
 			if (a.name == DW_AT_stmt_list && !has_stmt_list) {
@@ -588,8 +679,8 @@ size_t dwinfo_units(const struct dwinfo *d, size_t *loaded)
  * Locations, frames, macros and the rest stay out, so they are never
  * inflated. */
 static const char *const wanted_sections[] = {
-	".debug_info", ".debug_abbrev", ".debug_line", ".debug_line_str", ".debug_str",
-	".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists", NULL,
+	".debug_info", ".debug_abbrev", ".debug_aranges", ".debug_line", ".debug_line_str",
+	".debug_str", ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists", NULL,
 };
 
 int dwinfo_new(const struct dwinfo_section *secs, size_t nsecs, struct dwinfo **out)

@@ -11,7 +11,9 @@
  * spread over its functions. Then the cases around it: C++ and Rust names
  * from their linkage names, static libc functions by name, files without
  * DWARF, damaged DWARF (errors or fewer frames, never a crash or a hang),
- * and throughput against llvm-symbolizer, printed as a ratio.
+ * units found through .debug_aranges as through their unit DIEs (and
+ * through the DIEs when it is damaged), and throughput against
+ * llvm-symbolizer, printed as a ratio.
  *
  * llvm-symbolizer runs with --functions=short: with =linkage it replaces
  * the outermost name by the symbol table's (fixture_spin.constprop.0),
@@ -1087,5 +1089,135 @@ Test(dwinfo, damaged_libc_never_crashes)
 	printf("dwinfo: %zu runs over damaged libc debug info, none crashed\n", runs);
 	free_sections(&c);
 	free(addrs);
+	object_close(&o);
+}
+
+/* ---- units found through .debug_aranges ---- */
+
+/* The frames of a lookup, in one string: "function file:line:column|...". */
+static void frames_text(struct dwinfo *d, uint64_t addr, char *out, size_t n)
+{
+	struct dwinfo_frame f[DWINFO_MAX_FRAMES];
+	int k = dwinfo_lookup(d, addr, f, DWINFO_MAX_FRAMES);
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < k && used < n; i++)
+		used += (size_t)snprintf(out + used, n - used, "%s %s:%u:%u|", f[i].function,
+					 f[i].file ? f[i].file : "?", f[i].line, f[i].column);
+}
+
+/* Checks that secs and the same sections without .debug_aranges (those
+ * of o) give the same frames at every address; returns how many had any. */
+static size_t same_without_aranges(const struct object *o, const struct dwinfo_section *secs,
+				   size_t nsecs, const uint64_t *addrs, size_t n)
+{
+	struct dwinfo_section without[256];
+	struct dwinfo *a, *b;
+	size_t nwithout = 0, found = 0, had = 0;
+	char x[4096], y[4096];
+
+	for (size_t i = 0; i < o->nsecs; i++) {
+		if (strcmp(o->secs[i].name, ".debug_aranges"))
+			without[nwithout++] = o->secs[i];
+		else
+			had = 1;
+	}
+	cr_assert(had, "no .debug_aranges: the test would compare a file with itself");
+	cr_assert_eq(dwinfo_new(secs, nsecs, &a), 0);
+	cr_assert_eq(dwinfo_new(without, nwithout, &b), 0);
+	for (size_t i = 0; i < n; i++) {
+		frames_text(a, addrs[i], x, sizeof(x));
+		frames_text(b, addrs[i], y, sizeof(y));
+		cr_assert_str_eq(x, y, "0x%llx: through .debug_aranges '%s', through the unit DIEs '%s'",
+				 (unsigned long long)addrs[i], x, y);
+		found += x[0] != '\0';
+	}
+	dwinfo_free(a);
+	dwinfo_free(b);
+	return found;
+}
+
+Test(dwinfo, aranges_find_the_units_the_unit_dies_find)
+{
+	char obj[256];
+	struct object o;
+	uint64_t *addrs;
+	size_t n = 0, found;
+
+	fixture_path(obj, sizeof(obj));
+	object_open(&o, obj);
+	addrs = malloc((o.text_hi - o.text_lo) * sizeof(*addrs));
+	cr_assert_not_null(addrs);
+	for (uint64_t a = o.text_lo; a < o.text_hi; a++)
+		addrs[n++] = a;
+	found = same_without_aranges(&o, o.secs, o.nsecs, addrs, n);
+	cr_expect_gt(found, 500);
+	free(addrs);
+	object_close(&o);
+}
+
+Test(dwinfo, libc_aranges_find_the_units_the_unit_dies_find)
+{
+	struct object o;
+	uint64_t *addrs;
+	size_t found;
+
+	need_libc_debug();
+	object_open(&o, libc_debug);
+	addrs = spread(&o, 3000);
+	found = same_without_aranges(&o, o.secs, o.nsecs, addrs, 3000);
+	cr_expect_gt(found, 2700);
+	printf("dwinfo: libc: %zu of 3000 addresses named alike through .debug_aranges and without\n",
+	       found);
+	free(addrs);
+	object_close(&o);
+}
+
+/* Where .debug_aranges names a unit, its ranges are the ones used (as in
+ * LLVM): with every length zeroed, no address finds a unit; with a set
+ * that cannot be read (a segment selector size of 1), none of the
+ * section is used, and every unit is found by its DIE. */
+Test(dwinfo, aranges_are_used_unless_damaged)
+{
+	char obj[256], x[4096];
+	struct object o;
+	struct copy c;
+	struct dwinfo *d;
+	size_t i, off = 0, named = 0;
+	uint64_t *addrs, n = 0;
+
+	fixture_path(obj, sizeof(obj));
+	object_open(&o, obj);
+	copy_sections(&c, &o);
+	i = find(&c, ".debug_aranges");
+	cr_assert_neq(i, SIZE_MAX, "%s has no .debug_aranges", obj);
+	cr_assert(!c.secs[i].compressed);
+	/* 32-bit sets of 8-byte tuples: 12 bytes of header, 4 of padding. */
+	while (off + 16 <= c.secs[i].size) {
+		uint32_t len = (uint32_t)c.data[i][off] | (uint32_t)c.data[i][off + 1] << 8 |
+			       (uint32_t)c.data[i][off + 2] << 16 | (uint32_t)c.data[i][off + 3] << 24;
+
+		cr_assert_eq(c.data[i][off + 10], 8, "not 8-byte addresses");
+		for (size_t t = off + 16; t + 16 <= off + 4 + len; t += 16)
+			memset(c.data[i] + t + 8, 0, 8);
+		off += 4 + len;
+	}
+	cr_assert_eq(dwinfo_new(c.secs, c.n, &d), 0);
+	for (uint64_t a = o.text_lo; a < o.text_hi; a++) {
+		frames_text(d, a, x, sizeof(x));
+		cr_assert_str_eq(x, "", "0x%llx: named %s with no ranges in .debug_aranges",
+				 (unsigned long long)a, x);
+	}
+	dwinfo_free(d);
+	c.data[i][11] = 1;
+	addrs = malloc((o.text_hi - o.text_lo) * sizeof(*addrs));
+	cr_assert_not_null(addrs);
+	for (uint64_t a = o.text_lo; a < o.text_hi; a++)
+		addrs[n++] = a;
+	named = same_without_aranges(&o, c.secs, c.n, addrs, n);
+	cr_expect_gt(named, 500, "a damaged .debug_aranges: the unit DIEs should find the units");
+	free(addrs);
+	free_sections(&c);
 	object_close(&o);
 }
