@@ -22,6 +22,11 @@
 #define EXIT_CHANGED 3
 
 static const char *const normalize_words[] = { "share", "none", "duration", NULL };
+static const char *const subtitles[] = {
+	"compared by share of samples; the interval and q value of each frame in its tooltip",
+	"compared by samples; the interval and q value of each frame in its tooltip",
+	"compared by samples per second; the interval and q value of each frame in its tooltip",
+};
 
 /* The seconds of t that r's window keeps. */
 static double window_seconds(const struct cli_report *r, const struct trace *t)
@@ -122,6 +127,7 @@ int cmd_diff(int argc, char **argv)
 
 		if (!fo.title)
 			fo.title = "Differential Flame Graph";
+		fo.subtitle = subtitles[normalize];
 		if (!f)
 			die_errno("cannot create '%s'", output);
 		if (diff_write_svg(f, &d, &fo, negate, threshold) < 0 || fclose(f) != 0)

@@ -581,7 +581,7 @@ static uint32_t change_color(void *ctx, const char *const *path, size_t depth)
 		return GREY_FILL;
 	change = g->negate ? -n->r.change : n->r.change;
 	r = g->max_change > 0 ? fabs(change) / g->max_change : 0;
-	fade = (unsigned)lround(220.0 - 190.0 * r);
+	fade = (unsigned)lround(220.0 - 190.0 * r); /* 0x1e at the largest */
 	return change > 0 ? 0xff0000u | fade << 8 | fade : fade << 16 | fade << 8 | 0xffu;
 }
 
@@ -613,6 +613,12 @@ int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *
 	struct flamegraph_opts fo = *o;
 	struct graph g = { .d = d, .negate = negate, .threshold = threshold };
 	size_t nruns = d->nbase + d->nnew;
+	const char *grew = "grew, q < 0.05 (deeper: a larger change)", *shrank = "shrank, q < 0.05";
+	const struct flamegraph_legend legend[] = {
+		{ 0xff1e1eu, negate ? shrank : grew },
+		{ 0x1e1effu, negate ? grew : shrank },
+		{ GREY_FILL, "no significant change" },
+	};
 	struct signif_result *r;
 	int err;
 
@@ -641,6 +647,8 @@ int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *
 			g.max_change = fabs(r[i].change);
 	}
 	free(r);
+	fo.legend = legend;
+	fo.nlegend = sizeof(legend) / sizeof(*legend);
 	fo.frame_info = NULL;
 	fo.color = change_color;
 	fo.details = change_details;

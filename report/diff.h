@@ -126,8 +126,9 @@ int diff_write_summary(FILE *f, const struct diff_changes *c, double threshold);
  * of their two (normalised) counts, each frame tested as a function is;
  * those flagged red where the new side has more, blue where it has less
  * (swapped by negate), deeper for larger changes, the rest grey; every
- * tooltip gives both sides, the interval and the q value. o gives the
- * layout; its colour callbacks and legend are this module's. Returns 0,
+ * tooltip gives both sides, the interval and the q value, and a legend
+ * says what the colours mean. o gives the layout; its colour callbacks
+ * and legend are this module's. Returns 0,
  * or -EIO. */
 int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *o, int negate,
 		   double threshold);

@@ -232,6 +232,12 @@ uint32_t flamegraph_palette_color(int palette, const char *name,
 	}
 }
 
+/* A legend under the title: the caller's, or the lang palette's. */
+static int has_legend(const struct flamegraph_opts *o)
+{
+	return o->nlegend || o->palette == FLAMEGRAPH_PALETTE_LANG;
+}
+
 /* One drawn frame: a node, or a run of count narrow siblings merged. */
 struct item {
 	const struct node *node; /* NULL if merged */
@@ -342,7 +348,7 @@ static void write_frame(struct walk *w, const struct item *it)
 	uint64_t total = wr->p->samples;
 	double x = PAD_X + (double)it->x * w->scale;
 	double wd = it->depth ? (double)it->samples * w->scale : (double)(o->width > 2 * PAD_X ? o->width - 2 * PAD_X : 1);
-	double y = o->inverted ? PAD_TOP + (o->palette == FLAMEGRAPH_PALETTE_LANG ? LEGEND_HEIGHT : 0) +
+	double y = o->inverted ? PAD_TOP + (has_legend(o) ? LEGEND_HEIGHT : 0) +
 				 (double)it->depth * FRAME_HEIGHT
 			       : wr->height - PAD_BOTTOM - (double)(it->depth + 1) * FRAME_HEIGHT;
 	/* the glyph width is an average: leave a margin for wider fonts */
@@ -411,11 +417,26 @@ static const char script[] =
 #include "report/flamegraph.js.h"
 	;
 
+static void write_legend(struct buf *b, const struct flamegraph_legend *l, size_t n)
+{
+	double x = PAD_X;
+
+	buf_addstr(b, "<g id=\"legend\">");
+	for (size_t i = 0; i < n; i++) {
+		buf_addf(b, "<rect x=\"%.0f\" y=\"%d\" width=\"12\" height=\"12\" fill=\"#%06x\"/>"
+			 "<text x=\"%.0f\" y=\"%d\">", x, PAD_TOP - 6, (unsigned)l[i].fill, x + 16, PAD_TOP + 4);
+		flamegraph_xml_escape(b, l[i].label, NAME_MAX_BYTES);
+		buf_addstr(b, "</text>");
+		x += 16 + 7 * (double)strlen(l[i].label) + 22;
+	}
+	buf_addstr(b, "</g>\n");
+}
+
 static void write_head(struct writer *wr, unsigned depth)
 {
 	const struct flamegraph_opts *o = wr->o;
 	struct buf *b = &wr->b;
-	unsigned w = o->width, top = PAD_TOP + (o->palette == FLAMEGRAPH_PALETTE_LANG ? LEGEND_HEIGHT : 0);
+	unsigned w = o->width, top = PAD_TOP + (has_legend(o) ? LEGEND_HEIGHT : 0);
 
 	wr->height = top + (depth + 1) * FRAME_HEIGHT + PAD_BOTTOM;
 	buf_addf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -440,20 +461,18 @@ static void write_head(struct writer *wr, unsigned depth)
 		 "<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"> </text>\n",
 		 PAD_X, w - PAD_X, w > PAD_X + 100 ? w - PAD_X - 100 : 0, PAD_X, wr->height - 12,
 		 w - PAD_X, wr->height - 12);
-	if (o->palette == FLAMEGRAPH_PALETTE_LANG) {
-		double x = PAD_X;
+	if (o->nlegend) {
+		write_legend(b, o->legend, o->nlegend);
+	} else if (o->palette == FLAMEGRAPH_PALETTE_LANG) {
+		struct flamegraph_legend l[sizeof(lang_hues) / sizeof(*lang_hues)];
 
-		buf_addstr(b, "<g id=\"legend\">");
 		for (size_t i = 0; i < sizeof(lang_hues) / sizeof(*lang_hues); i++) {
 			const struct lang_hue *lh = &lang_hues[i];
 
-			buf_addf(b, "<rect x=\"%.0f\" y=\"%d\" width=\"12\" height=\"12\" fill=\"#%06x\"/>"
-				 "<text x=\"%.0f\" y=\"%d\">%s</text>", x, PAD_TOP - 6,
-				 (unsigned)hsl(lh->hue + lh->spread / 2, lh->sat, lh->light), x + 16, PAD_TOP + 4,
-				 lh->label);
-			x += 16 + 7 * strlen(lh->label) + 22;
+			l[i] = (struct flamegraph_legend){ hsl(lh->hue + lh->spread / 2, lh->sat, lh->light),
+							   lh->label };
 		}
-		buf_addstr(b, "</g>\n");
+		write_legend(b, l, sizeof(l) / sizeof(*l));
 	}
 	buf_addstr(b, "<g id=\"frames\">\n");
 }

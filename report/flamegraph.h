@@ -69,6 +69,16 @@ struct flamegraph_opts {
 	 * one line (a newline shows as \x0a). Appending nothing adds nothing. */
 	void (*details)(void *ctx, const char *const *path, size_t depth, struct buf *out);
 	void *ctx;             /* passed to color and details */
+	/* Optional: the swatches of a legend under the title, what a fill
+	 * means; with none, the lang palette shows its own. */
+	const struct flamegraph_legend *legend;
+	size_t nlegend;
+};
+
+/* One swatch of a legend: its fill as 0xRRGGBB, and its text. */
+struct flamegraph_legend {
+	uint32_t fill;
+	const char *label;
 };
 
 /* Writes p as a standalone SVG document to f. Returns 0, or -EIO if f

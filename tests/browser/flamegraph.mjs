@@ -1,12 +1,14 @@
 // tests/browser/flamegraph.mjs: the interactive flame graph, in headless
 // Chromium through playwright-core.
 //
-//   node flamegraph.mjs basic=FILE [inject=FILE] [load:LABEL=FILE]...
+//   node flamegraph.mjs basic=FILE [inject=FILE] [diff=FILE] [load:LABEL=FILE]...
 //
 // PLAYWRIGHT_DIR is the directory that holds node_modules/playwright-core,
 // CHROMIUM the browser to drive. basic is the graph of tests/e2e/test_svg.sh's
 // synthetic profile (see there for its shape); inject is a graph whose names
-// try to run a script; each load: graph is only opened and timed. One line
+// try to run a script; diff is tests/e2e/test_diff.sh's differential graph,
+// in which app+0x200 grew, app+0x100 shrank and app+0x300 held (see there);
+// each load: graph is only opened and timed. One line
 // per case goes to stdout, "pass NAME", "fail NAME: WHY" or "skip NAME: WHY",
 // and "note TEXT" for measurements; test_svg.sh turns them into results.
 import { pathToFileURL } from 'node:url';
@@ -16,7 +18,7 @@ import { out, launch, check } from './harness.mjs';
 
 const files = { load: [] };
 for (const a of process.argv.slice(2)) {
-	const m = /^(basic|inject|load:[^=]+)=(.+)$/.exec(a);
+	const m = /^(basic|inject|diff|load:[^=]+)=(.+)$/.exec(a);
 	if (!m) {
 		console.error(`flamegraph.mjs: bad argument '${a}'`);
 		process.exit(2);
@@ -208,6 +210,51 @@ if (files.inject) {
 		expect(pwned === undefined, 'a hover or search ran a script');
 	});
 	await check('browser-inject-no-script-errors', async () => {
+		expect(errors.length === 0, errors.join('; '));
+	});
+	await page.close();
+}
+
+if (files.diff) {
+	const { page, errors } = await open(files.diff);
+	// The frame whose name is name, as the browser draws it: its fill as
+	// computed, its tooltip, and the status line when hovered.
+	const frame = async (name) => {
+		const el = (await page.evaluateHandle((n) => [...document.querySelectorAll('g.f')]
+			.find((g) => g.querySelector('title').textContent.startsWith(`${n} (`)), name)).asElement();
+		expect(el, `no frame called ${name}`);
+		const fill = await el.$eval('rect', (r) => getComputedStyle(r).fill);
+		const title = await el.$eval('title', (t) => t.textContent);
+		await el.hover();
+		return { fill, title, details: await page.textContent('#details') };
+	};
+	const rgb = (s) => s.match(/\d+/g).map(Number);
+	await check('browser-diff-not-significant-grey', async () => {
+		const f = await frame('app+0x300');
+		expect(f.fill === 'rgb(220, 220, 220)', `app+0x300 is ${f.fill}`);
+		expect(/, not significant$/.test(f.title), `its tooltip says '${f.title}'`);
+	});
+	await check('browser-diff-significant-red-and-blue', async () => {
+		const [r1, g1, b1] = rgb((await frame('app+0x200')).fill);
+		const [r2, g2, b2] = rgb((await frame('app+0x100')).fill);
+		expect(r1 === 255 && g1 < 200 && b1 < 200, `app+0x200, which grew, is rgb(${r1}, ${g1}, ${b1})`);
+		expect(b2 === 255 && r2 < 200 && g2 < 200, `app+0x100, which shrank, is rgb(${r2}, ${g2}, ${b2})`);
+	});
+	await check('browser-diff-tooltip-interval', async () => {
+		const f = await frame('app+0x200');
+		const want = /base 20\.00%, new 60\.00%: \+40\.00pp \[\+3\d\.\d\dpp, \+4\d\.\d\dpp\], q <0\.0001, significant$/;
+		expect(want.test(f.title), `the tooltip says '${f.title}'`);
+		expect(f.details.endsWith(f.title.split('\n')[1]), `the status line says '${f.details}'`);
+	});
+	await check('browser-diff-legend', async () => {
+		const l = await page.$$eval('#legend rect', (rs) => rs.map((r) => [getComputedStyle(r).fill,
+			r.nextElementSibling.textContent]));
+		const text = l.map((x) => x.join(' ')).join('; ');
+		expect(l.length === 3, `the legend is '${text}'`);
+		expect(l[0][1].startsWith('grew') && l[1][1].startsWith('shrank') && l[2][1] === 'no significant change'
+			&& l[2][0] === 'rgb(220, 220, 220)', `the legend is '${text}'`);
+	});
+	await check('browser-diff-no-script-errors', async () => {
 		expect(errors.length === 0, errors.join('; '));
 	});
 	await page.close();

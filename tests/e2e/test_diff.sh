@@ -65,6 +65,30 @@ else
 		&& ok "diff-one-sided-stacks-kept" || fail "diff-one-sided-stacks-kept" "$("$REPORT" diff --folded "$TMP/base.trace" "$TMP/new3.trace")"
 	"$REPORT" diff -o "$TMP/d.svg" "$TMP/base.trace" "$TMP/new3.trace" > /dev/null
 	xmllint --noout "$TMP/d.svg" 2> /dev/null && ok "diff-svg-valid-xml" || fail "diff-svg-valid-xml" "$(xmllint --noout "$TMP/d.svg" 2>&1 | head -2)"
+	# In Chromium: 60/20/20 against 20/60/20, app+0x300 held and is grey,
+	# the others are red and blue, with the interval in the tooltip and a
+	# legend (tests/browser/flamegraph.mjs).
+	synth "$TMP/gb.trace" 300 100 100
+	synth "$TMP/gn.trace" 200 600 200
+	"$REPORT" diff -o "$TMP/g.svg" "$TMP/gb.trace" "$TMP/gn.trace" > /dev/null
+	xmllint --noout "$TMP/g.svg" 2> /dev/null || fail "diff-svg-browser-valid-xml" "$(xmllint --noout "$TMP/g.svg" 2>&1 | head -2)"
+	PLAYWRIGHT_DIR=${PLAYWRIGHT_DIR:-$TOP/build/node}
+	CHROMIUM=${CHROMIUM:-$(command -v chromium || echo /usr/bin/chromium)}
+	export PLAYWRIGHT_DIR CHROMIUM
+	if ! command -v node > /dev/null; then
+		skip "diff-browser" "node is not installed"
+	else
+		timeout 120 node "$TOP/tests/browser/flamegraph.mjs" "diff=$TMP/g.svg" > "$TMP/browser.out" 2> "$TMP/browser.err"
+		rc=$?
+		while read -r kind rest; do
+			case $kind in
+			pass) ok "${rest%%: *}" ;;
+			fail) fail "${rest%%: *}" "${rest#*: }" ;;
+			skip) skip "diff-${rest%%: *}" "${rest#*: }" ;;
+			esac
+		done < "$TMP/browser.out"
+		[ $rc = 0 ] || fail "diff-browser" "flamegraph.mjs exited $rc: $(tail -3 "$TMP/browser.err")"
+	fi
 fi
 
 if ! why=$(ptrace_ok); then
