@@ -26,10 +26,11 @@
 #include "report/pack.h"
 #include "report/timing.h"
 
-const char *const cli_state_words[] = { "all", "running", "idle", NULL };
+const char *const cli_state_words[] = { "all", "running", "idle", "preempted", NULL };
 const char *const cli_color_words[] = { "hot", "image", "lang", NULL };
 
-_Static_assert(STACKS_STATE_ALL == 0 && STACKS_STATE_RUNNING == 1 && STACKS_STATE_IDLE == 2,
+_Static_assert(STACKS_STATE_ALL == 0 && STACKS_STATE_RUNNING == 1 && STACKS_STATE_IDLE == 2 &&
+		       STACKS_STATE_PREEMPTED == 3,
 	       "cli_state_words are in enum stacks_state's order");
 _Static_assert(FLAMEGRAPH_PALETTE_HOT == 0 && FLAMEGRAPH_PALETTE_IMAGE == 1 &&
 		       FLAMEGRAPH_PALETTE_LANG == 2,

@@ -154,7 +154,7 @@ const char *cli_check_filter(const void *report);
 	CLI_OPT_REGEX(0, "thread", "REGEX", &(r)->thread, \
 		      "only threads whose name matches (extended regex)"), \
 	CLI_OPT_WORD(0, "state", "STATE", &(r)->state, cli_state_words, \
-		     "all (the default), running or idle samples"), \
+		     "all (the default), running, idle or preempted samples"), \
 	CLI_OPT_SECONDS(0, "from", "SECONDS", &(r)->from, 1e9, \
 			"only samples this long after the start or later"), \
 	CLI_OPT_SECONDS(0, "to", "SECONDS", &(r)->to, 1e9, \

@@ -40,6 +40,31 @@ static void print_text(void (*make)(struct buf *b, const char *s), const char *s
 	buf_release(&b);
 }
 
+/* Whether ticks in kernel mode were sampled, and if not, why, naming
+ * what would change it. */
+static void print_kernel(const struct trace_session *s)
+{
+	fputs("kernel time: ", stdout);
+	switch (s->kernel) {
+	case TRACE_KERNEL_SAMPLED:
+		puts("sampled");
+		break;
+	case TRACE_KERNEL_REFUSED:
+		if (s->kernel_paranoid != TRACE_PARANOID_UNKNOWN)
+			printf("not sampled: kernel.perf_event_paranoid is %u (needs <= 1, or root or "
+			       "CAP_PERFMON)\n", s->kernel_paranoid);
+		else
+			puts("not sampled: refused by the kernel (needs kernel.perf_event_paranoid "
+			     "<= 1, or root or CAP_PERFMON)");
+		break;
+	case TRACE_KERNEL_NOT_SAMPLED:
+		puts("not sampled by this sampler");
+		break;
+	default:
+		puts("unknown");
+	}
+}
+
 static void print_session(const struct trace *t, const char *path)
 {
 	const struct trace_session *s = &t->session;
@@ -52,8 +77,10 @@ static void print_session(const struct trace *t, const char *path)
 	printf("\nformat:     %u.%u\n", t->status.major, t->status.minor);
 	fputs("host:       ", stdout);
 	print_text(text_escape, s->host && s->host[0] ? s->host : "-");
-	printf("\nos:         %s\narch:       %s\nmode:       %s\n", trace_os_name(s->os),
-	       trace_arch_name(s->arch), trace_mode_name(s->mode));
+	printf("\nos:         %s\narch:       %s\nmode:       %s\nsampler:    %s\n",
+	       trace_os_name(s->os), trace_arch_name(s->arch), trace_mode_name(s->mode),
+	       trace_sampler_name(s->sampler));
+	print_kernel(s);
 	printf("rate:       %" PRIu32 " Hz\npid:        %" PRIu32 "\n", s->rate_hz, s->pid);
 	fputs("command:   ", stdout);
 	if (!s->argc)
@@ -382,7 +409,7 @@ static void print_load(const struct trace *t)
 
 static void print_counts(const struct trace *t)
 {
-	uint64_t truncated = 0, states[TRACE_STATE__COUNT] = { 0 };
+	uint64_t truncated = 0, kernel = 0, states[TRACE_STATE__COUNT] = { 0 };
 	struct hmap stacks;
 	size_t i;
 	int c;
@@ -393,12 +420,15 @@ static void print_counts(const struct trace *t)
 		hmap_put(&stacks, s->stack, 0, 0, NULL);
 		if (s->flags & TRACE_SAMPLE_TRUNCATED)
 			truncated++;
+		if (s->flags & TRACE_SAMPLE_KERNEL)
+			kernel++;
 		states[s->state < TRACE_STATE__COUNT ? s->state : TRACE_STATE_UNKNOWN]++;
 	}
 	printf("\nsamples:          %zu\n", t->nsamples);
 	printf("unique stacks:    %zu (%zu stack nodes)\n", stacks.count,
 	       t->nnodes ? t->nnodes - 1 : 0);
 	printf("truncated stacks: %" PRIu64 "\n", truncated);
+	printf("in the kernel:    %" PRIu64 " (shown with a [kernel] leaf frame)\n", kernel);
 	printf("lost samples:     %" PRIu64 "\n", t->counters[TRACE_COUNTER_SAMPLES_LOST]);
 	for (c = 0; c < TRACE_STATE__COUNT; c++)
 		if (states[c])

@@ -1,10 +1,11 @@
 /*
  * export.c: the samples of a trace with their stacks as locations.
  *
- * One pass over the samples the filter keeps. Each distinct recorded stack
- * is resolved once: its nodes become locations, each distinct (address,
- * image, leaf) once, with the frames report/stacks.c gives the node. The
- * samples then only refer to their stack.
+ * One pass over the samples the filter keeps. Each distinct stack, as
+ * report/stacks.h shows it, is resolved once: its nodes become locations,
+ * each distinct (address, image, leaf) once, with the frames
+ * report/stacks.c gives the node. The samples then only refer to their
+ * stack.
  */
 #include "export.h"
 
@@ -16,12 +17,15 @@
 #include "common/diag.h"
 #include "common/hmap.h"
 
+#define NO_LOCATION UINT64_MAX
+
 struct builder {
 	const struct trace *t;
 	struct stacks *st;
 	struct export *e;
 	struct hmap loc_of;       /* (addr, image+1 << 1 | leaf) -> location */
 	struct hmap func_of;      /* (XXH3 of name, of file) -> function */
+	uint64_t kernel_loc;      /* the [kernel] location, or NO_LOCATION */
 	size_t capframes, capfuncs, caplocs, capstack_locs, capstacks, capsamples;
 };
 
@@ -42,18 +46,27 @@ static uint32_t function(struct builder *b, const struct symbolize_frame *f)
 	return (uint32_t)e->nfuncs++;
 }
 
-/* The location of node in one role, added if it is new. */
+/* The location of node in one role, added if it is new. The [kernel]
+ * frame is one location of its own, at no address. */
 static uint32_t location(struct builder *b, uint32_t node, int leaf)
 {
 	struct export *e = b->e;
 	const struct symbolize_frame *fr;
 	size_t nf = stacks_frames(b->st, node, leaf, &fr);
-	uint64_t addr = b->t->nodes[node].addr;
+	int kernel = node == STACKS_NODE_KERNEL;
+	uint64_t addr = kernel ? 0 : b->t->nodes[node].addr;
 	uint64_t *slot;
 	int added;
 
-	slot = hmap_put(&b->loc_of, addr, ((uint64_t)(fr[0].image + 1) << 1) | (uint64_t)leaf,
-			e->nlocs, &added);
+	if (kernel) {
+		slot = &b->kernel_loc;
+		added = *slot == NO_LOCATION;
+		if (added)
+			*slot = e->nlocs;
+	} else {
+		slot = hmap_put(&b->loc_of, addr, ((uint64_t)(fr[0].image + 1) << 1) | (uint64_t)leaf,
+				e->nlocs, &added);
+	}
 	if (!added)
 		return (uint32_t)*slot;
 	e->frames = xgrow(e->frames, &b->capframes, e->nframes + nf, sizeof(*e->frames));
@@ -68,16 +81,16 @@ static uint32_t location(struct builder *b, uint32_t node, int leaf)
 	return (uint32_t)e->nlocs++;
 }
 
-/* The recorded stack id as a new export stack: returns its index. */
-static uint32_t add_stack(struct builder *b, uint32_t id)
+/* The stack of sample s as a new export stack: returns its index. */
+static uint32_t add_stack(struct builder *b, const struct trace_sample *s)
 {
 	struct export *e = b->e;
 	const uint32_t *nodes;
-	size_t n = stacks_nodes(b->st, id, &nodes), first = e->nstack_locs;
+	size_t n = stacks_sample_nodes(b->st, s, &nodes), first = e->nstack_locs;
 
 	e->stack_locs = xgrow(e->stack_locs, &b->capstack_locs, first + n, sizeof(*e->stack_locs));
 	for (size_t i = 0; i < n; i++)
-		e->stack_locs[first + i] = location(b, nodes[i], i == 0);
+		e->stack_locs[first + i] = location(b, nodes[i], stacks_leaf(nodes, i));
 	e->nstack_locs += n;
 	e->stacks = xgrow(e->stacks, &b->capstacks, e->nstacks + 1, sizeof(*e->stacks));
 	e->stacks[e->nstacks] = (struct export_stack){ .first = first, .nlocs = n };
@@ -87,9 +100,10 @@ static uint32_t add_stack(struct builder *b, uint32_t id)
 struct export *export_build(struct stacks *st, const struct stacks_filter *f)
 {
 	const struct trace *t = stacks_trace(st);
-	struct builder b = { .t = t, .st = st, .e = xcalloc(1, sizeof(*b.e)) };
+	struct builder b = { .t = t, .st = st, .e = xcalloc(1, sizeof(*b.e)),
+			     .kernel_loc = NO_LOCATION };
 	struct export *e = b.e;
-	struct hmap stack_of;     /* recorded stack id -> export stack */
+	struct hmap stack_of;     /* stacks_sample_key() -> export stack */
 
 	hmap_init(&stack_of);
 	hmap_init(&b.loc_of);
@@ -101,9 +115,9 @@ struct export *export_build(struct stacks *st, const struct stacks_filter *f)
 
 		if (!stacks_keep(st, f, s))
 			continue;
-		slot = hmap_put(&stack_of, s->stack, 0, 0, &added);
+		slot = hmap_put(&stack_of, stacks_sample_key(s), 0, 0, &added);
 		if (added)
-			*slot = add_stack(&b, s->stack);
+			*slot = add_stack(&b, s);
 		e->samples = xgrow(e->samples, &b.capsamples, e->nsamples + 1, sizeof(*e->samples));
 		e->samples[e->nsamples++] = (struct export_sample){
 			.time = s->time > t->session.start_monotonic_ns

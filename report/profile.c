@@ -3,7 +3,7 @@
  *
  * Three passes keep the work proportional to what is distinct rather than
  * to the number of samples: the samples the filter keeps are counted per
- * (stack node, thread frame); each distinct pair becomes a list of names,
+ * (stack as report/stacks.h shows it, thread frame); each distinct pair becomes a list of names,
  * root first, from the frames report/stacks.c keeps per node; the lists
  * are sorted by name and equal neighbours merged, which both dedupes
  * stacks that differ only in addresses and makes the order deterministic.
@@ -46,9 +46,10 @@ char *profile_root_name(const struct trace *t)
 	return xasprintf("pid %u", t->session.pid);
 }
 
-/* One distinct (node, thread frame) and its count. */
+/* One distinct (shown stack, thread frame) and its count. */
 struct key {
-	uint32_t node, tid;
+	const struct trace_sample *first; /* a sample with this stack */
+	uint32_t tid;
 	const char *thread_name;
 	uint64_t count;
 };
@@ -123,26 +124,31 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 	struct key *keys = NULL;
 	size_t nkeys = 0, capkeys = 0, i, j;
 	size_t *offsets;
-	struct hmap seen;
+	struct hmap seen, thread_of;
+	size_t nthreads = 0;
 	const char *root;
 
 	hmap_init(&p->info_of);
 	hmap_init(&seen);
+	hmap_init(&thread_of);
 	for (i = 0; i < t->nsamples; i++) {
 		const struct trace_sample *s = &t->samples[i];
 		const char *tn = NULL;
-		uint64_t *slot;
+		uint64_t *slot, thread = 0;
 		int added;
 
 		if (!stacks_keep(st, &o->filter, s))
 			continue;
-		if (o->thread_frames)
+		if (o->thread_frames) {
+			/* The thread frame, (tid, name when sampled), numbered. */
 			tn = trace_thread_name_at(trace_thread_find(t, s->tid), s->time);
-		slot = hmap_put(&seen, (uint64_t)s->stack | (o->thread_frames ? (uint64_t)s->tid << 32 : 0),
-				(uint64_t)(uintptr_t)tn, nkeys, &added);
+			thread = *hmap_put(&thread_of, s->tid, (uint64_t)(uintptr_t)tn, nthreads, &added);
+			nthreads += added;
+		}
+		slot = hmap_put(&seen, stacks_sample_key(s), thread, nkeys, &added);
 		if (added) {
 			keys = xgrow(keys, &capkeys, nkeys + 1, sizeof(*keys));
-			keys[nkeys++] = (struct key){ s->stack, s->tid, tn, 0 };
+			keys[nkeys++] = (struct key){ s, s->tid, tn, 0 };
 		}
 		keys[*slot].count++;
 		pub->samples++;
@@ -154,7 +160,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 	for (i = 0; i < nkeys; i++) {
 		struct key *k = &keys[i];
 		const uint32_t *nodes;
-		size_t depth = stacks_nodes(st, k->node, &nodes);
+		size_t depth = stacks_sample_nodes(st, k->first, &nodes);
 
 		offsets[i] = p->nnames;
 		p->names = xgrow(p->names, &p->capnames, p->nnames + 2, sizeof(*p->names));
@@ -164,7 +170,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 					k->thread_name && k->thread_name[0] ? k->thread_name : "?", k->tid));
 		/* Root first: every caller as a return address, then the leaf. */
 		for (size_t d = depth; d-- > 0;)
-			add_node(p, st, nodes[d], d == 0);
+			add_node(p, st, nodes[d], stacks_leaf(nodes, d));
 		pub->stacks[i].nframes = p->nnames - offsets[i];
 		pub->stacks[i].count = k->count;
 	}
@@ -180,6 +186,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 	}
 	pub->nstacks = j;
 	hmap_release(&seen);
+	hmap_release(&thread_of);
 	free(keys);
 	free(offsets);
 	return pub;

@@ -106,12 +106,25 @@ static void time_nodes(struct stacks *s)
 	}
 }
 
+/* What the kernel ran for the user stack under it: a name, like a
+ * function's, that no image holds. */
+static const struct symbolize_frame kernel_frame = {
+	.name = "[kernel]",
+	.resolved = 1,
+	.lang = SYMBOLIZE_LANG_UNKNOWN,
+	.image = -1,
+};
+
 size_t stacks_frames(struct stacks *s, uint32_t node, int leaf,
 		     const struct symbolize_frame **frames)
 {
 	const struct trace *t = s->t;
 	struct node_frames **memo = leaf ? &s->leaf : &s->caller, *m;
 
+	if (node == STACKS_NODE_KERNEL) {
+		*frames = &kernel_frame;
+		return 1;
+	}
 	if (!s->sym || node == 0 || node >= t->nnodes)
 		BUG("stacks_frames: node %u of %zu, %s symbolizer", node, t->nnodes,
 		    s->sym ? "a" : "no");
@@ -127,18 +140,51 @@ size_t stacks_frames(struct stacks *s, uint32_t node, int leaf,
 	return m->n;
 }
 
-size_t stacks_nodes(struct stacks *s, uint32_t stack, const uint32_t **nodes)
+/* The nodes of stack into s->nodes from index first on; returns the
+ * index after the last. */
+static size_t walk_nodes(struct stacks *s, uint32_t stack, size_t first)
 {
 	struct trace_chain c;
 	uint32_t n;
-	size_t depth = 0;
+	size_t depth = first;
 
-	for (trace_chain_init(&c, s->t, stack); depth < STACKS_MAX_DEPTH && trace_chain_next(&c, &n);) {
+	for (trace_chain_init(&c, s->t, stack);
+	     depth - first < STACKS_MAX_DEPTH && trace_chain_next(&c, &n);) {
 		s->nodes = xgrow(s->nodes, &s->capnodes, depth + 1, sizeof(*s->nodes));
 		s->nodes[depth++] = n;
 	}
-	*nodes = s->nodes;
 	return depth;
+}
+
+size_t stacks_nodes(struct stacks *s, uint32_t stack, const uint32_t **nodes)
+{
+	size_t n = walk_nodes(s, stack, 0);
+
+	*nodes = s->nodes;
+	return n;
+}
+
+size_t stacks_sample_nodes(struct stacks *s, const struct trace_sample *smp, const uint32_t **nodes)
+{
+	size_t n = 0;
+
+	if (smp->flags & TRACE_SAMPLE_KERNEL) {
+		s->nodes = xgrow(s->nodes, &s->capnodes, 1, sizeof(*s->nodes));
+		s->nodes[n++] = STACKS_NODE_KERNEL;
+	}
+	n = walk_nodes(s, smp->stack, n);
+	*nodes = s->nodes;
+	return n;
+}
+
+int stacks_leaf(const uint32_t *nodes, size_t i)
+{
+	return nodes[i] != STACKS_NODE_KERNEL && (i == 0 || nodes[i - 1] == STACKS_NODE_KERNEL);
+}
+
+uint64_t stacks_sample_key(const struct trace_sample *smp)
+{
+	return (uint64_t)smp->stack | (smp->flags & TRACE_SAMPLE_KERNEL ? 1ull << 32 : 0);
 }
 
 int stacks_state_match(int filter_state, int st)
@@ -147,7 +193,9 @@ int stacks_state_match(int filter_state, int st)
 	case STACKS_STATE_RUNNING:
 		return st == TRACE_STATE_RUNNING;
 	case STACKS_STATE_IDLE:
-		return st > TRACE_STATE_RUNNING && st < TRACE_STATE__COUNT;
+		return st > TRACE_STATE_RUNNING && st <= TRACE_STATE_OTHER;
+	case STACKS_STATE_PREEMPTED:
+		return st == TRACE_STATE_PREEMPTED;
 	default:
 		return 1;
 	}
@@ -198,10 +246,11 @@ static void resolve_chain(struct stacks *s, uint32_t n)
 	}
 }
 
-/* Whether the stack whose leaf is node passes focus and exclude. */
-static int selected(struct stacks *s, const struct stacks_filter *f, uint32_t node)
+/* Whether sample smp's stack passes focus and exclude. */
+static int selected(struct stacks *s, const struct stacks_filter *f, const struct trace_sample *smp)
 {
 	const struct trace *t = s->t;
+	uint32_t node = smp->stack;
 	int focus = 0, exclude = 0;
 
 	if (s->focus != f->focus || s->exclude != f->exclude || !s->bits) {
@@ -228,6 +277,12 @@ static int selected(struct stacks *s, const struct stacks_filter *f, uint32_t no
 			focus |= !!(s->bits[parent] & CHAIN_FOCUS);
 			exclude |= !!(s->bits[parent] & CHAIN_EXCLUDE);
 		}
+	}
+	if (smp->flags & TRACE_SAMPLE_KERNEL) {
+		unsigned m = match_node(s, STACKS_NODE_KERNEL, 1);
+
+		focus |= !!(m & MATCH_FOCUS);
+		exclude |= !!(m & MATCH_EXCLUDE);
 	}
 	if (f->focus && !focus)
 		return 0;
@@ -260,5 +315,5 @@ int stacks_keep(struct stacks *s, const struct stacks_filter *f, const struct tr
 		return 0;
 	if (!f->focus && !f->exclude)
 		return 1;
-	return selected(s, f, smp->stack);
+	return selected(s, f, smp);
 }

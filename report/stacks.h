@@ -12,6 +12,11 @@
  * every sample that holds it, as the trace reader splits a node whose
  * samples see different images at its address (trace_image_at()).
  *
+ * A sample whose tick landed in kernel mode (TRACE_SAMPLE_KERNEL) shows
+ * one frame more, [kernel], above the leaf of its user stack, which the
+ * kernel was running on behalf of; the layer gives a sample's stack as
+ * every output shows it, with that frame, so it is the same everywhere.
+ *
  * The filter decides which samples count, the same way for every output:
  * by thread, state and time window, then by the frames of the whole stack
  * (--focus keeps a stack with a frame whose name matches, --exclude drops
@@ -34,11 +39,17 @@
  * outputs show (prof-record's --max-depth allows no more). */
 #define STACKS_MAX_DEPTH 65536
 
+/* The place of the [kernel] frame in a sample's nodes: never a node id,
+ * as a trace's ids are below UINT32_MAX. */
+#define STACKS_NODE_KERNEL UINT32_MAX
+
 enum stacks_state {
-	STACKS_STATE_ALL,     /* every sample */
-	STACKS_STATE_RUNNING, /* TRACE_STATE_RUNNING only */
-	STACKS_STATE_IDLE,    /* sleeping, disk wait, stopped or other;
-	                       * samples of unknown state are in neither */
+	STACKS_STATE_ALL,       /* every sample */
+	STACKS_STATE_RUNNING,   /* TRACE_STATE_RUNNING only */
+	STACKS_STATE_IDLE,      /* sleeping, disk wait, stopped or other;
+	                         * samples of unknown state are in none */
+	STACKS_STATE_PREEMPTED, /* TRACE_STATE_PREEMPTED only: runnable but off
+	                         * the CPU, neither running nor idle */
 };
 
 /* Which samples count. Everything is borrowed. An empty filter (all zero)
@@ -69,13 +80,25 @@ const struct trace *stacks_trace(const struct stacks *s);
 
 /* The frames of node (1 to t->nnodes - 1) as the leaf of its stack
  * (leaf != 0) or as a caller: sets *frames to them, innermost first, and
- * returns how many (at least 1). Borrowed until stacks_free(). */
+ * returns how many (at least 1). STACKS_NODE_KERNEL has one, "[kernel]",
+ * in either role, of no image. Borrowed until stacks_free(). */
 size_t stacks_frames(struct stacks *s, uint32_t node, int leaf,
 		     const struct symbolize_frame **frames);
 /* The nodes of the stack whose leaf is node stack, leaf first, cut at
  * STACKS_MAX_DEPTH: sets *nodes to them (borrowed until the next call)
  * and returns how many (0 for the empty stack). */
 size_t stacks_nodes(struct stacks *s, uint32_t stack, const uint32_t **nodes);
+/* The nodes of sample smp's stack as every output shows it, leaf first:
+ * STACKS_NODE_KERNEL if its tick landed in kernel mode, then those of
+ * stacks_nodes(), whose first is the leaf (see stacks_leaf()). Sets
+ * *nodes (borrowed until the next call) and returns how many. */
+size_t stacks_sample_nodes(struct stacks *s, const struct trace_sample *smp, const uint32_t **nodes);
+/* Whether nodes[i] of stacks_sample_nodes() is its stack's leaf, the
+ * address where the thread was rather than a return address. */
+int stacks_leaf(const uint32_t *nodes, size_t i);
+/* A key that two samples share exactly when stacks_sample_nodes() gives
+ * them the same nodes. */
+uint64_t stacks_sample_key(const struct trace_sample *smp);
 
 /* 1 if sample smp of the trace passes f, else 0 (also for a stack id out
  * of the tree's range). */

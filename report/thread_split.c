@@ -38,6 +38,7 @@
 
 #define COLOR_RUNNING "#3c9a50"
 #define COLOR_WAITING "#8fb3de"
+#define COLOR_PREEMPTED "#e0a040"
 #define COLOR_UNKNOWN "#c8c8c8"
 #define COLOR_NONE "#f2f2f2"
 
@@ -184,23 +185,27 @@ out:
 	return err;
 }
 
-enum slot_kind { SLOT_NONE, SLOT_RUNNING, SLOT_WAITING, SLOT_UNKNOWN };
+enum slot_kind { SLOT_NONE, SLOT_RUNNING, SLOT_WAITING, SLOT_PREEMPTED, SLOT_UNKNOWN };
 
 /* What a slot shows: the state most of its samples had; ties go to
- * running, then waiting. */
+ * running, then waiting, then preempted. */
 static int slot_kind(const struct thread_table_bin *b)
 {
-	if (!b || !(b->running | b->waiting | b->unknown))
+	if (!b || !(b->running | b->waiting | b->preempted | b->unknown))
 		return SLOT_NONE;
-	if (b->running >= b->waiting && b->running >= b->unknown)
+	if (b->running >= b->waiting && b->running >= b->preempted && b->running >= b->unknown)
 		return SLOT_RUNNING;
-	if (b->waiting >= b->unknown)
+	if (b->waiting >= b->preempted && b->waiting >= b->unknown)
 		return SLOT_WAITING;
+	if (b->preempted >= b->unknown)
+		return SLOT_PREEMPTED;
 	return SLOT_UNKNOWN;
 }
 
-static const char *const slot_color[] = { COLOR_NONE, COLOR_RUNNING, COLOR_WAITING, COLOR_UNKNOWN };
-static const char *const slot_word[] = { "not sampled", "running", "waiting", "state unknown" };
+static const char *const slot_color[] = { COLOR_NONE, COLOR_RUNNING, COLOR_WAITING,
+					  COLOR_PREEMPTED, COLOR_UNKNOWN };
+static const char *const slot_word[] = { "not sampled", "running", "waiting", "preempted",
+					 "state unknown" };
 
 /* The time at the start of slot i, in trace time. */
 static uint64_t slot_time(const struct thread_table *tt, unsigned i)
@@ -319,7 +324,7 @@ static void add_index(struct buf *b, const struct trace *t, const struct thread_
 	buf_addstr(b, " s</p>\n");
 	add_timeline(b, t, tt);
 	buf_addstr(b, "<table>\n<tr><th>TID</th><th class=\"name\">NAME</th><th>SAMPLES</th>"
-		      "<th>RUNNING</th><th>WAITING</th><th>FIRST</th><th>LAST</th>"
+		      "<th>RUNNING</th><th>WAITING</th><th>PREEMPTED</th><th>FIRST</th><th>LAST</th>"
 		      "<th class=\"name\">FILES</th></tr>\n");
 	for (size_t i = 0; i < tt->nrows; i++) {
 		const struct thread_table_row *r = &tt->rows[i];
@@ -330,6 +335,8 @@ static void add_index(struct buf *b, const struct trace *t, const struct thread_
 		thread_table_add_share(b, r->running, r->samples);
 		buf_addstr(b, "</td><td>");
 		thread_table_add_share(b, r->waiting, r->samples);
+		buf_addstr(b, "</td><td>");
+		thread_table_add_share(b, r->preempted, r->samples);
 		buf_addstr(b, "</td><td>");
 		thread_table_add_time(b, t, r->samples > 0, r->first);
 		buf_addstr(b, "</td><td>");

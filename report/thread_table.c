@@ -105,6 +105,19 @@ static void set_span(const struct trace *t, const struct stacks_filter *f, struc
 	}
 }
 
+/* The counter of s's state among running, waiting and preempted, or
+ * NULL for a state that is none of them. */
+static uint64_t *state_count(struct thread_table_row *r, const struct trace_sample *s)
+{
+	if (stacks_state_match(STACKS_STATE_RUNNING, s->state))
+		return &r->running;
+	if (stacks_state_match(STACKS_STATE_IDLE, s->state))
+		return &r->waiting;
+	if (stacks_state_match(STACKS_STATE_PREEMPTED, s->state))
+		return &r->preempted;
+	return NULL;
+}
+
 static void add_to_bin(struct thread_table *tt, struct thread_table_row *r,
 		       const struct trace_sample *s)
 {
@@ -120,10 +133,12 @@ static void add_to_bin(struct thread_table *tt, struct thread_table_row *r,
 	if (i >= tt->nbins)
 		i = tt->nbins - 1;
 	b = &r->bins[i];
-	if (s->state == TRACE_STATE_RUNNING)
+	if (stacks_state_match(STACKS_STATE_RUNNING, s->state))
 		c = &b->running;
 	else if (stacks_state_match(STACKS_STATE_IDLE, s->state))
 		c = &b->waiting;
+	else if (stacks_state_match(STACKS_STATE_PREEMPTED, s->state))
+		c = &b->preempted;
 	else
 		c = &b->unknown;
 	if (*c < UINT32_MAX)
@@ -149,6 +164,7 @@ void thread_table_build(struct stacks *st, const struct thread_table_opts *o,
 	for (i = 0; i < t->nsamples; i++) {
 		const struct trace_sample *s = &t->samples[i];
 		struct thread_table_row *r;
+		uint64_t *c;
 
 		if (!stacks_keep(st, f, s))
 			continue;
@@ -158,10 +174,8 @@ void thread_table_build(struct stacks *st, const struct thread_table_opts *o,
 		if (!r->samples || s->time > r->last)
 			r->last = s->time;
 		r->samples++;
-		if (s->state == TRACE_STATE_RUNNING)
-			r->running++;
-		else if (stacks_state_match(STACKS_STATE_IDLE, s->state))
-			r->waiting++;
+		if ((c = state_count(r, s)))
+			(*c)++;
 		if (out->nbins)
 			add_to_bin(out, r, s);
 		out->samples++;
@@ -203,13 +217,13 @@ void thread_table_add_share(struct buf *b, uint64_t part, uint64_t whole)
 
 int thread_table_write(FILE *f, const struct trace *t, const struct thread_table *tt)
 {
-	struct buf name, cell[6];
+	struct buf name, cell[7];
 	size_t i, w = 4;
 	int k;
 
 	buf_init(&name);
 	buf_grow(&name, 0); /* an empty name is "", not NULL */
-	for (k = 0; k < 6; k++)
+	for (k = 0; k < 7; k++)
 		buf_init(&cell[k]);
 	for (i = 0; i < tt->nrows; i++) {
 		buf_reset(&name);
@@ -217,8 +231,8 @@ int thread_table_write(FILE *f, const struct trace *t, const struct thread_table
 		if (name.len > w)
 			w = name.len > NAME_MAX_WIDTH ? NAME_MAX_WIDTH : name.len;
 	}
-	fprintf(f, "%8s  %-*s  %8s  %7s  %7s  %9s  %9s  %9s  %9s\n", "TID", (int)w, "NAME",
-		"SAMPLES", "RUNNING", "WAITING", "FIRST", "LAST", "START", "END");
+	fprintf(f, "%8s  %-*s  %8s  %7s  %7s  %9s  %9s  %9s  %9s  %9s\n", "TID", (int)w, "NAME",
+		"SAMPLES", "RUNNING", "WAITING", "PREEMPTED", "FIRST", "LAST", "START", "END");
 	for (i = 0; i < tt->nrows; i++) {
 		const struct thread_table_row *r = &tt->rows[i];
 
@@ -229,23 +243,24 @@ int thread_table_write(FILE *f, const struct trace *t, const struct thread_table
 			name.len = w - 1;
 			buf_addch(&name, '~');
 		}
-		for (k = 0; k < 6; k++)
+		for (k = 0; k < 7; k++)
 			buf_reset(&cell[k]);
 		thread_table_add_share(&cell[0], r->running, r->samples);
 		thread_table_add_share(&cell[1], r->waiting, r->samples);
-		thread_table_add_time(&cell[2], t, r->samples > 0, r->first);
-		thread_table_add_time(&cell[3], t, r->samples > 0, r->last);
-		thread_table_add_time(&cell[4], t, r->known, r->start);
-		thread_table_add_time(&cell[5], t, r->known && r->end, r->end);
-		fprintf(f, "%8" PRIu32 "  %-*s  %8" PRIu64 "  %7s  %7s  %9s  %9s  %9s  %9s\n", r->tid,
-			(int)w, (char *)name.data, r->samples, (char *)cell[0].data,
+		thread_table_add_share(&cell[2], r->preempted, r->samples);
+		thread_table_add_time(&cell[3], t, r->samples > 0, r->first);
+		thread_table_add_time(&cell[4], t, r->samples > 0, r->last);
+		thread_table_add_time(&cell[5], t, r->known, r->start);
+		thread_table_add_time(&cell[6], t, r->known && r->end, r->end);
+		fprintf(f, "%8" PRIu32 "  %-*s  %8" PRIu64 "  %7s  %7s  %9s  %9s  %9s  %9s  %9s\n",
+			r->tid, (int)w, (char *)name.data, r->samples, (char *)cell[0].data,
 			(char *)cell[1].data, (char *)cell[2].data, (char *)cell[3].data,
-			(char *)cell[4].data, (char *)cell[5].data);
+			(char *)cell[4].data, (char *)cell[5].data, (char *)cell[6].data);
 	}
 	fprintf(f, "%zu thread%s, %" PRIu64 " sample%s\n", tt->nrows, tt->nrows == 1 ? "" : "s",
 		tt->samples, tt->samples == 1 ? "" : "s");
 	buf_release(&name);
-	for (k = 0; k < 6; k++)
+	for (k = 0; k < 7; k++)
 		buf_release(&cell[k]);
 	return ferror(f) ? -EIO : 0;
 }

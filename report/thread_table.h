@@ -25,6 +25,7 @@ struct thread_table_opts {
 struct thread_table_bin {
 	uint32_t running;      /* TRACE_STATE_RUNNING (saturating) */
 	uint32_t waiting;      /* sleeping, disk wait, stopped, other */
+	uint32_t preempted;    /* TRACE_STATE_PREEMPTED */
 	uint32_t unknown;      /* no state recorded */
 };
 
@@ -34,6 +35,7 @@ struct thread_table_row {
 	uint64_t samples;      /* samples that passed the filter */
 	uint64_t running;      /* of those, TRACE_STATE_RUNNING */
 	uint64_t waiting;      /* sleeping, disk wait, stopped, other */
+	uint64_t preempted;    /* TRACE_STATE_PREEMPTED */
 	uint64_t first, last;  /* first and last sample time; valid if samples */
 	int known;             /* the trace has a thread record for it */
 	uint64_t start, end;   /* its lifetime (end 0: did not end) if known */
@@ -63,7 +65,7 @@ void thread_table_release(struct thread_table *tt);
 
 /* Writes tt as the 'threads' table to f: a heading, one line per row
  * (tid, name escaped for a terminal and cut to 32 columns, samples, the
- * share running and waiting, the first and last sample, the thread's
+ * share running, waiting and preempted, the first and last sample, the thread's
  * start and end), and a closing count line. Times are seconds since t's
  * start. Returns 0, or -EIO if f reports an error. */
 int thread_table_write(FILE *f, const struct trace *t, const struct thread_table *tt);

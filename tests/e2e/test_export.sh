@@ -182,6 +182,18 @@ if have go && [ -x "$SYNTH" ]; then
 		&& ok "export-pprof-macho-uuid-mapping" \
 		|| fail "export-pprof-macho-uuid-mapping" "$(go tool pprof -raw -symbolize=none "$TMP/mac.pb.gz" 2>&1 | grep -A1 '^Mappings' | tr '\n' '|')"
 fi
+# Ticks in the kernel: a [kernel] frame above the user leaf, or alone.
+if [ -x "$SYNTH" ]; then
+	"$SYNTH" -o "$TMP/kernel.trace" --os linux --arch x86_64 --sampler perf --kernel sampled \
+		--image KIND=none,PATH=/nonexistent/app,START=0x400000,SIZE=0x10000,BIAS=0x400000 \
+		--thread TID=1,NAME=main --sample TID=1,STACK=0x401100:0x401000 --count 3 \
+		--sample TID=1,KERNEL=1,STACK=0x401100:0x401000 --count 2 --sample TID=1,KERNEL=1
+	"$REPORT" export --format speedscope "$TMP/kernel.trace" -o "$TMP/kernel.speedscope.json"
+	if have go; then
+		"$REPORT" export --format pprof "$TMP/kernel.trace" -o "$TMP/kernel.pb.gz"
+		agree export-pprof-kernel "$TMP/kernel.pb.gz" "$TMP/kernel.trace"
+	fi
+fi
 
 # --- recordings ----------------------------------------------------------
 recorded=
@@ -239,24 +251,30 @@ else
 	schema export-speedscope-schema-synthetic "$TMP/tables.speedscope.json"
 	"$REPORT" export --format speedscope --tid 999 "$TR" -o "$TMP/empty.json"
 	schema export-speedscope-schema-empty "$TMP/empty.json"
-	# What folded says: per thread (profile name "NAME [TID]"), the same
-	# stacks with the same counts (the weights divided by the period).
-	node -e '
-		const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-		const f = d.shared.frames, c = {};
-		for (const p of d.profiles) {
-			const per = p.unit === "nanoseconds" ? Math.round(1e9 / Number(process.argv[2])) : 1;
-			p.samples.forEach((s, i) => {
-				const k = [p.name, ...s.map((x) => f[x].name)].map((n) => n.replace(/;/g, "\\x3b")).join(";");
-				c[k] = (c[k] || 0) + p.weights[i] / per;
-			});
-		}
-		for (const k of Object.keys(c).sort()) console.log(k + " " + c[k]);' "$TMP/tables.speedscope.json" 1000 \
-		> "$TMP/ss.folded"
-	"$REPORT" folded --thread-frames "$TR" | sed 's/^[^;]*;//' | sort > "$TMP/ss.want"
-	LC_ALL=C sort "$TMP/ss.folded" > "$TMP/ss.got"; LC_ALL=C sort "$TMP/ss.want" > "$TMP/ss.want2"
-	cmp -s "$TMP/ss.got" "$TMP/ss.want2" && ok "export-speedscope-as-folded ($(wc -l < "$TMP/ss.want2") thread stacks)" \
-		|| fail "export-speedscope-as-folded" "$(diff "$TMP/ss.want2" "$TMP/ss.got" | head -4 | tr '\n' '|')"
+	# as_folded NAME JSON TRACE RATE: JSON says what folded says of
+	# TRACE: per thread (profile name "NAME [TID]"), the same stacks with
+	# the same counts (the weights divided by the period).
+	as_folded() {
+		node -e '
+			const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+			const f = d.shared.frames, c = {};
+			for (const p of d.profiles) {
+				const per = p.unit === "nanoseconds" ? Math.round(1e9 / Number(process.argv[2])) : 1;
+				p.samples.forEach((s, i) => {
+					const k = [p.name, ...s.map((x) => f[x].name)].map((n) => n.replace(/;/g, "\\x3b")).join(";");
+					c[k] = (c[k] || 0) + p.weights[i] / per;
+				});
+			}
+			for (const k of Object.keys(c).sort()) console.log(k + " " + c[k]);' "$2" "$4" \
+			> "$TMP/ss.folded"
+		"$REPORT" folded --thread-frames "$3" | sed 's/^[^;]*;//' | sort > "$TMP/ss.want"
+		LC_ALL=C sort "$TMP/ss.folded" > "$TMP/ss.got"; LC_ALL=C sort "$TMP/ss.want" > "$TMP/ss.want2"
+		cmp -s "$TMP/ss.got" "$TMP/ss.want2" && ok "$1 ($(wc -l < "$TMP/ss.want2") thread stacks)" \
+			|| fail "$1" "$(diff "$TMP/ss.want2" "$TMP/ss.got" | head -4 | tr '\n' '|')"
+	}
+	as_folded export-speedscope-as-folded "$TMP/tables.speedscope.json" "$TR" 1000
+	[ -x "$SYNTH" ] && as_folded export-speedscope-kernel-as-folded "$TMP/kernel.speedscope.json" \
+		"$TMP/kernel.trace" 1000
 	# --lines: a frame per line, with its line field.
 	"$REPORT" export --format speedscope --lines "$TR" -o "$TMP/lines.json"
 	schema export-speedscope-schema-lines "$TMP/lines.json"

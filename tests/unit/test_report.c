@@ -199,8 +199,8 @@ Test(report, threads_table)
 
 	cr_assert_eq(cmd(cmd_threads, 2, argv), 0);
 	out = slurp(out_path);
-	cr_assert_not_null(strstr(out, "     100  main           5    60.0%    40.0%      0.010      0.050      0.000          -\n"), "%s", out);
-	cr_assert_not_null(strstr(out, "     101  worker         1     0.0%   100.0%      0.060      0.060      0.000      0.800\n"), "%s", out);
+	cr_assert_not_null(strstr(out, "     100  main           5    60.0%    40.0%       0.0%      0.010      0.050      0.000          -\n"), "%s", out);
+	cr_assert_not_null(strstr(out, "     101  worker         1     0.0%   100.0%       0.0%      0.060      0.060      0.000      0.800\n"), "%s", out);
 	cr_assert_not_null(strstr(out, "2 threads, 6 samples\n"));
 	free(out);
 }

@@ -3,7 +3,8 @@
  * bounded chain walk, a node named by the images of its first sample
  * whatever the filter, the verdict of focus and exclude on leaves and
  * callers (and after another pair is asked for), deep stacks cut to their
- * leaf-most nodes, and frames that stay valid for the layer's life.
+ * leaf-most nodes, frames that stay valid for the layer's life, and the
+ * [kernel] frame of a tick in kernel mode.
  */
 #include <criterion/criterion.h>
 #include <regex.h>
@@ -206,4 +207,72 @@ Test(stacks, frames_stay_valid_for_the_layers_life)
 	cr_assert_eq(fr, first, "asked again, the same frames");
 	close_layer();
 	free(n);
+}
+
+Test(stacks, a_tick_in_the_kernel_shows_a_kernel_frame_above_its_leaf)
+{
+	struct trace_node n[] = { { 0, 0 }, { 0x1100, 0 }, { 0x1200, 1 } };
+	struct trace_sample s[] = { { 100, 1, 2, TRACE_STATE_RUNNING, 0 },
+				    { 200, 1, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
+				    { 300, 1, 0, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
+				    { 400, 1, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_TRUNCATED } };
+	struct trace t = { .nnodes = 3, .nodes = n, .nsamples = 4, .samples = s };
+	const struct symbolize_frame *fr;
+	const uint32_t *nodes;
+	regex_t k, other;
+	struct stacks_filter f = { 0 };
+
+	open_layer(&t);
+	cr_assert_eq(stacks_sample_nodes(st, &s[0], &nodes), 2);
+	cr_assert_eq(nodes[0], 2);
+	cr_assert(stacks_leaf(nodes, 0));
+	cr_assert(!stacks_leaf(nodes, 1));
+	cr_assert_eq(stacks_sample_nodes(st, &s[1], &nodes), 3);
+	cr_assert_eq(nodes[0], STACKS_NODE_KERNEL);
+	cr_assert_eq(nodes[1], 2);
+	cr_assert_eq(nodes[2], 1);
+	cr_assert(!stacks_leaf(nodes, 0));
+	cr_assert(stacks_leaf(nodes, 1), "the user leaf stays a leaf under [kernel]");
+	cr_assert(!stacks_leaf(nodes, 2));
+	cr_assert_eq(stacks_frames(st, STACKS_NODE_KERNEL, 1, &fr), 1);
+	cr_assert_str_eq(fr[0].name, "[kernel]");
+	cr_assert_eq(fr[0].image, -1);
+	cr_assert_null(fr[0].image_label);
+	cr_assert_eq(stacks_frames(st, STACKS_NODE_KERNEL, 0, &fr), 1);
+	cr_assert_str_eq(fr[0].name, "[kernel]");
+	/* an empty user stack: [kernel] alone */
+	cr_assert_eq(stacks_sample_nodes(st, &s[2], &nodes), 1);
+	cr_assert_eq(nodes[0], STACKS_NODE_KERNEL);
+	/* the key tells the flag, and only it */
+	cr_assert_neq(stacks_sample_key(&s[0]), stacks_sample_key(&s[1]));
+	cr_assert_eq(stacks_sample_key(&s[0]), stacks_sample_key(&s[3]));
+	cr_assert_neq(stacks_sample_key(&s[1]), stacks_sample_key(&s[2]));
+	/* focus and exclude see the frame as shown */
+	re(&k, "^\\[kernel\\]$");
+	re(&other, "0x1200$");
+	f.focus = &k;
+	cr_assert_str_eq(kept(&t, &f), "1 2");
+	f.focus = NULL;
+	f.exclude = &k;
+	cr_assert_str_eq(kept(&t, &f), "0 3");
+	f.focus = &other;
+	cr_assert_str_eq(kept(&t, &f), "0 3");
+	regfree(&k);
+	regfree(&other);
+	close_layer();
+}
+
+Test(stacks, preempted_is_a_state_of_its_own)
+{
+	cr_assert(stacks_state_match(STACKS_STATE_PREEMPTED, TRACE_STATE_PREEMPTED));
+	cr_assert(!stacks_state_match(STACKS_STATE_RUNNING, TRACE_STATE_PREEMPTED));
+	cr_assert(!stacks_state_match(STACKS_STATE_IDLE, TRACE_STATE_PREEMPTED));
+	cr_assert(stacks_state_match(STACKS_STATE_ALL, TRACE_STATE_PREEMPTED));
+	for (int st = TRACE_STATE_SLEEPING; st <= TRACE_STATE_OTHER; st++) {
+		cr_assert(stacks_state_match(STACKS_STATE_IDLE, st), "state %d", st);
+		cr_assert(!stacks_state_match(STACKS_STATE_PREEMPTED, st), "state %d", st);
+	}
+	cr_assert(!stacks_state_match(STACKS_STATE_PREEMPTED, TRACE_STATE_UNKNOWN));
+	cr_assert(!stacks_state_match(STACKS_STATE_IDLE, TRACE_STATE__COUNT));
+	cr_assert(!stacks_state_match(STACKS_STATE_PREEMPTED, TRACE_STATE__COUNT));
 }

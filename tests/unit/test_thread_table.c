@@ -1,6 +1,7 @@
 /*
  * test_thread_table.c: the per-thread table on a trace built by hand in
- * memory: counts, states, order, lifetimes, the timeline, --focus and
+ * memory: counts, states (preempted its own), order, lifetimes, the
+ * timeline, --focus and
  * --exclude (against the profile's verdict), and the file-name stems of
  * --split.
  */
@@ -240,4 +241,38 @@ Test(thread_table, file_stem_is_safe_and_unique)
 	cr_assert_str_neq(a, b);
 	free(a);
 	free(b);
+}
+
+Test(thread_table, preempted_counted_apart_in_rows_and_bins)
+{
+	struct trace_sample s[] = {
+		{ 100, 10, 2, TRACE_STATE_PREEMPTED, 0 },
+		{ 110, 10, 2, TRACE_STATE_PREEMPTED, 0 },
+		{ 120, 10, 2, TRACE_STATE_RUNNING, 0 },
+		{ 700, 10, 2, TRACE_STATE_SLEEPING, 0 },
+	};
+	struct trace t;
+	struct thread_table_opts o = { .nbins = 2 };
+	struct thread_table tt;
+
+	make_trace(&t);
+	t.samples = s;
+	t.nsamples = 4;
+	build(&t, &o, &tt);
+	cr_assert_eq(tt.rows[0].tid, 10);
+	cr_assert_eq(tt.rows[0].samples, 4);
+	cr_assert_eq(tt.rows[0].running, 1);
+	cr_assert_eq(tt.rows[0].waiting, 1);
+	cr_assert_eq(tt.rows[0].preempted, 2);
+	cr_assert_eq(tt.rows[0].bins[0].preempted, 2);
+	cr_assert_eq(tt.rows[0].bins[0].running, 1);
+	cr_assert_eq(tt.rows[0].bins[0].waiting, 0);
+	cr_assert_eq(tt.rows[0].bins[1].waiting, 1);
+	cr_assert_eq(tt.rows[0].bins[1].preempted, 0);
+	done(&tt);
+	o.filter.state = STACKS_STATE_PREEMPTED;
+	build(&t, &o, &tt);
+	cr_assert_eq(tt.samples, 2);
+	cr_assert_eq(tt.rows[0].preempted, 2);
+	done(&tt);
 }
