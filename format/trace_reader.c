@@ -28,6 +28,8 @@ struct loader {
 	struct trace *t;
 	size_t cap_images, cap_threads, cap_nodes, cap_samples;
 	struct hmap tids;   /* (tid, 0) -> index in t->threads */
+	uint32_t last_tid;  /* the thread thread_get() found last, */
+	size_t last;        /* at this index, if there is one */
 	struct hmap images; /* (id, 0) -> index in t->images */
 	int have_session;
 
@@ -72,8 +74,12 @@ static struct trace_thread *thread_get(struct loader *l, uint32_t tid, uint64_t 
 {
 	struct trace *t = l->t;
 	int added;
-	uint64_t *slot = hmap_put(&l->tids, tid, 0, t->nthreads, &added);
+	uint64_t *slot;
 
+	/* Samples come in runs of one thread's. */
+	if (t->nthreads && l->last_tid == tid)
+		return &t->threads[l->last];
+	slot = hmap_put(&l->tids, tid, 0, t->nthreads, &added);
 	if (added) {
 		struct trace_thread *th;
 		t->threads = xgrow(t->threads, &l->cap_threads, t->nthreads + 1, sizeof(*t->threads));
@@ -82,6 +88,8 @@ static struct trace_thread *thread_get(struct loader *l, uint32_t tid, uint64_t 
 		th->tid = tid;
 		th->time_start = time;
 	}
+	l->last_tid = tid;
+	l->last = *slot;
 	return &t->threads[*slot];
 }
 
