@@ -1,8 +1,9 @@
 # tests/e2e/arm64_guest.sh: the half of test_arm64.sh that runs in the
 # emulated arm64 machine (busybox sh), in the directory that holds
 # prof-record and the static fixtures. Every fixture is recorded in each
-# mode given; the traces, and "NAME EXIT-STATUS" lines in recorded.txt, are
-# left for the host to report on.
+# mode given: cpu, wall, or ptrace (wall mode with --sampler ptrace); the
+# traces, and "NAME EXIT-STATUS" lines in recorded.txt, are left for the
+# host to report on.
 #   sh arm64_guest.sh MODE...
 set -u
 # Seconds from the kernel's start to here, and what the CPU offers
@@ -20,11 +21,15 @@ record() {
 }
 
 for mode in "$@"; do
+	case $mode in
+	ptrace) opts="--mode wall --sampler ptrace" ;;
+	*) opts="--mode $mode" ;;
+	esac
 	# split runs longer: its share is held to a bound that narrows with
 	# its sample count (test_arm64.sh).
-	record "$mode-split" --mode "$mode" -- ./split 6
+	record "$mode-split" $opts -- ./split 6
 	for f in frameless qsort_cmp threads frameless-pac qsort_cmp-pac; do
-		record "$mode-$f" --mode "$mode" -- "./$f" 2
+		record "$mode-$f" $opts -- "./$f" 2
 	done
-	record "$mode-deep" --mode "$mode" --max-depth 300 -- ./deep 1
+	record "$mode-deep" $opts --max-depth 300 -- ./deep 1
 done
