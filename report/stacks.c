@@ -107,12 +107,14 @@ static void time_nodes(struct stacks *s)
 }
 
 /* What the kernel ran for the user stack under it: a name, like a
- * function's, that no image holds. */
+ * function's, that no image of the trace holds; grouped and coloured by
+ * image, it is an image of its own. */
 static const struct symbolize_frame kernel_frame = {
 	.name = "[kernel]",
 	.resolved = 1,
 	.lang = SYMBOLIZE_LANG_UNKNOWN,
 	.image = -1,
+	.image_label = "[kernel]",
 };
 
 size_t stacks_frames(struct stacks *s, uint32_t node, int leaf,

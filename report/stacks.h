@@ -81,7 +81,9 @@ const struct trace *stacks_trace(const struct stacks *s);
 /* The frames of node (1 to t->nnodes - 1) as the leaf of its stack
  * (leaf != 0) or as a caller: sets *frames to them, innermost first, and
  * returns how many (at least 1). STACKS_NODE_KERNEL has one, "[kernel]",
- * in either role, of no image. Borrowed until stacks_free(). */
+ * in either role, of no image of the trace (image -1) but with the image
+ * label "[kernel]", so that grouping by image gives it a group of its
+ * own. Borrowed until stacks_free(). */
 size_t stacks_frames(struct stacks *s, uint32_t node, int leaf,
 		     const struct symbolize_frame **frames);
 /* The nodes of the stack whose leaf is node stack, leaf first, cut at

@@ -44,6 +44,8 @@ same states-kernel-exclude "app;app+0x1000;app+0x1100 3
 app;app+0x1000;app+0x1200 6" "$TMP/f"
 "$REPORT" top "$T" | awk '$5 == "[kernel]" { print $3, $4 }' > "$TMP/f"
 same states-kernel-top-self-3 "3 3" "$TMP/f"
+"$REPORT" top --group image "$T" | awk '$5 == "[kernel]" { print $3, $4 }' > "$TMP/f"
+same states-kernel-image-group "3 3" "$TMP/f"
 "$REPORT" svg "$T" > "$TMP/k.svg"
 grep -c '<title>\[kernel\] (' "$TMP/k.svg" > "$TMP/f"
 same states-kernel-svg-two-boxes "2" "$TMP/f"
