@@ -20,6 +20,10 @@ const [index, ...rest] = process.argv.slice(2);
 const files = Object.fromEntries(rest.map((a) => a.split(/=(.*)/s).slice(0, 2)));
 const browser = await launch();
 
+// A row of the sandwich table: total time (percent), self time (percent),
+// the function's name.
+const ROW = String.raw`([\d.]+\s*[a-zµ]*s) \(([<>]?[\d.]+)%\)\s+([\d.]+\s*[a-zµ]*s) \(([<>]?[\d.]+)%\)\s+(.+)`;
+
 // Opens file in a fresh speedscope page, switches to the sandwich view and
 // returns the page, its console lines and uncaught errors.
 async function open(file) {
@@ -33,6 +37,9 @@ async function open(file) {
 	await page.waitForFunction(() => !document.body.innerText.includes('Drag and drop'), null, { timeout: 30000 });
 	await page.keyboard.press('3');
 	await page.waitForFunction(() => document.body.innerText.includes('Symbol Name'), null, { timeout: 30000 });
+	// The table's rows are drawn after its header (later on a loaded
+	// machine): wait for the first.
+	await page.waitForFunction((row) => new RegExp(row).test(document.body.innerText), ROW, { timeout: 30000 });
 	return { page, log, errors };
 }
 
@@ -41,7 +48,7 @@ async function open(file) {
 async function sandwich(page) {
 	const text = await page.innerText('body');
 	const rows = {};
-	const re = /([\d.]+\s*[a-zµ]*s) \(([<>]?[\d.]+)%\)\s+([\d.]+\s*[a-zµ]*s) \(([<>]?[\d.]+)%\)\s+(.+)/g;
+	const re = new RegExp(ROW, 'g');
 	for (const m of text.matchAll(re))
 		rows[m[5].trim()] = [parseFloat(m[2].replace(/[<>]/, '')), parseFloat(m[4].replace(/[<>]/, ''))];
 	return rows;
