@@ -17,9 +17,12 @@
 #include "report/cmds.h"
 #include "report/diff.h"
 #include "report/export.h"
+#include "report/stacks.h"
 
 /* The exit status of --check when a change is significant. */
 #define EXIT_CHANGED 3
+/* The slices a side of one trace is cut into. */
+#define DIFF_SLICES 10
 
 static const char *const normalize_words[] = { "share", "none", "duration", NULL };
 static const char *const subtitles[] = {
@@ -38,24 +41,98 @@ static double window_seconds(const struct cli_report *r, const struct trace *t)
 	return to > from ? to - from : 0;
 }
 
-/* Opens the n traces of one side into ct, side and its arrays. */
-static void open_side(const struct cli_report *r, int normalize, char **paths, size_t n,
-		      struct cli_trace *ct, struct diff_side *side)
+static int cmp_u64(const void *a, const void *b)
 {
-	const struct profile **runs = xcalloc(n, sizeof(*runs));
-	double *seconds = xcalloc(n, sizeof(*seconds));
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Cuts the samples of ct that r keeps into up to DIFF_SLICES profiles of
+ * about as many samples each, in time order, into slices. Returns how
+ * many have samples: 0 if there are too few samples to cut (two a slice). */
+static size_t slice(const struct cli_report *r, struct cli_trace *ct, struct profile **slices)
+{
+	struct profile_opts po = cli_profile_opts(r);
+	const struct trace *t = ct->t;
+	uint64_t start = t->session.start_monotonic_ns;
+	uint64_t *times = xcalloc(t->nsamples + 1, sizeof(*times));
+	size_t n = 0, made = 0;
+
+	for (size_t i = 0; i < t->nsamples; i++)
+		if (stacks_keep(ct->stacks, &po.filter, &t->samples[i]))
+			times[n++] = t->samples[i].time > start ? t->samples[i].time - start : 0;
+	qsort(times, n, sizeof(*times), cmp_u64);
+	for (size_t k = 0; n >= 2 * DIFF_SLICES && k < DIFF_SLICES; k++) {
+		struct profile_opts so = po;
+
+		so.filter.from = times[k * n / DIFF_SLICES];
+		if (k + 1 < DIFF_SLICES) {
+			so.filter.to = times[(k + 1) * n / DIFF_SLICES];
+			so.filter.has_to = 1;
+		}
+		slices[made] = profile_build(ct->stacks, &so);
+		if (slices[made]->samples)
+			made++;
+		else
+			profile_free(slices[made]);
+	}
+	free(times);
+	return made;
+}
+
+/* The profiles of one side, and what diff_side points at. */
+struct side {
+	struct diff_side s;
+	struct profile *slices[DIFF_SLICES];
+	size_t nslices;
+};
+
+/* Opens the n traces of one side into ct and side, and a side of one
+ * trace cut into its slices too. */
+static void open_side(const struct cli_report *r, int normalize, char **paths, size_t n,
+		      struct cli_trace *ct, struct side *side)
+{
+	const struct profile **runs = xcalloc(n + DIFF_SLICES, sizeof(*runs));
+	double *seconds = xcalloc(n + DIFF_SLICES, sizeof(*seconds));
+	double *part = xcalloc(n + DIFF_SLICES, sizeof(*part));
 
 	for (size_t i = 0; i < n; i++) {
 		cli_open(r, paths[i], CLI_PROFILED, &ct[i]);
 		runs[i] = ct[i].p;
 		seconds[i] = window_seconds(r, ct[i].t);
+		part[i] = 1;
 		if (!ct[i].p->samples)
 			die("'%s' has no samples to compare%s", paths[i],
 			    "; check the filter options, which apply to every trace");
 		if (normalize == DIFF_DURATION && !(seconds[i] > 0))
 			die("'%s' has no duration; compare it by share (--normalize share)", paths[i]);
 	}
-	*side = (struct diff_side){ runs, seconds, n };
+	side->s = (struct diff_side){ runs, seconds, part, n, n };
+	side->nslices = n == 1 ? slice(r, &ct[0], side->slices) : 0;
+}
+
+/* Makes the runs of a side of one trace its slices. */
+static void use_slices(struct side *side, const struct cli_trace *ct)
+{
+	const struct profile **runs = (const struct profile **)side->s.runs;
+	double *seconds = (double *)side->s.seconds, *part = (double *)side->s.part, whole = seconds[0];
+
+	for (size_t k = 0; k < side->nslices; k++) {
+		runs[k] = side->slices[k];
+		part[k] = (double)runs[k]->samples / (double)ct->p->samples;
+		seconds[k] = whole * part[k];
+	}
+	side->s.n = side->nslices;
+}
+
+static void close_side(struct side *side)
+{
+	for (size_t k = 0; k < side->nslices; k++)
+		profile_free(side->slices[k]);
+	free((void *)side->s.runs);
+	free((void *)side->s.seconds);
+	free((void *)side->s.part);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -101,7 +178,7 @@ int cmd_diff(int argc, char **argv)
 		options,
 	};
 	struct cli_trace *traces;
-	struct diff_side base, new;
+	struct side base = { 0 }, new = { 0 };
 	struct diff d;
 	size_t nbase, nnew, nafter = 0;
 	int first, flagged = 0;
@@ -120,7 +197,12 @@ int cmd_diff(int argc, char **argv)
 	traces = xcalloc(nbase + nnew, sizeof(*traces));
 	open_side(&r, normalize, argv + first, nbase, traces, &base);
 	open_side(&r, normalize, argv + first + nbase, nnew, traces + nbase, &new);
-	diff_build(&base, &new, normalize, &d);
+	/* one trace a side: compared slice by slice as well (signif.h) */
+	if (base.nslices == DIFF_SLICES && new.nslices == DIFF_SLICES) {
+		use_slices(&base, &traces[0]);
+		use_slices(&new, &traces[nbase]);
+	}
+	diff_build(&base.s, &new.s, normalize, &d);
 	if (output) {
 		struct flamegraph_opts fo = cli_graph_opts(&g);
 		FILE *f = fopen(output, "w");
@@ -140,7 +222,7 @@ int cmd_diff(int argc, char **argv)
 		struct diff_changes c;
 		struct diff_table_opts o = { (size_t)limit, all, threshold };
 
-		diff_changes(&d, &base, &new, r.thread_frames ? 2 : 1, &c);
+		diff_changes(&d, &base.s, &new.s, r.thread_frames ? 2 : 1, &c);
 		flagged = check ? diff_write_summary(stdout, &c, threshold)
 				: diff_write_table(stdout, &c, &o);
 		if (flagged < 0)
@@ -149,13 +231,11 @@ int cmd_diff(int argc, char **argv)
 	}
 	diag_close_stdout();
 	diff_release(&d);
+	close_side(&base);
+	close_side(&new);
 	for (size_t i = 0; i < nbase + nnew; i++)
 		cli_close(&traces[i]);
 	free(traces);
-	free((void *)base.runs);
-	free((void *)base.seconds);
-	free((void *)new.runs);
-	free((void *)new.seconds);
 	cli_release(&cmd);
 	return check && flagged > 0 ? EXIT_CHANGED : 0;
 }

@@ -64,9 +64,10 @@ static int cmp_entry(const void *a, const void *b)
 	return x->run < y->run ? -1 : x->run > y->run;
 }
 
-static double exposure(int normalize, const struct profile *p, double seconds)
+static double exposure(int normalize, const struct diff_side *s, size_t i)
 {
-	return normalize == DIFF_SHARE ? (double)p->samples : normalize == DIFF_DURATION ? seconds : 1;
+	return normalize == DIFF_SHARE ? (double)s->runs[i]->samples
+	       : normalize == DIFF_DURATION ? s->seconds[i] : s->part[i];
 }
 
 void diff_build(const struct diff_side *base, const struct diff_side *new, int normalize,
@@ -80,13 +81,16 @@ void diff_build(const struct diff_side *base, const struct diff_side *new, int n
 	memset(d, 0, sizeof(*d));
 	d->nbase = base->n;
 	d->nnew = new->n;
+	d->traces[0] = base->traces;
+	d->traces[1] = new->traces;
+	d->paired = base->traces == 1 && new->traces == 1 && base->n == new->n && base->n > 1;
 	d->normalize = normalize;
 	d->exposure = xcalloc(nruns, sizeof(*d->exposure));
 	for (int side = 0; side < 2; side++)
 		for (size_t i = 0; i < sides[side]->n; i++) {
 			const struct profile *p = sides[side]->runs[i];
 
-			d->exposure[run++] = exposure(normalize, p, sides[side]->seconds[i]);
+			d->exposure[run++] = exposure(normalize, sides[side], i);
 			nentries += p->nstacks;
 			if (side == 0) {
 				d->base_samples += p->samples;
@@ -191,8 +195,12 @@ static void test_item(const struct diff *d, const double *x, struct signif_resul
 	struct signif_side b = { x, d->exposure, d->nbase };
 	struct signif_side n = { x + d->nbase, d->exposure + d->nbase, d->nnew };
 	double unit = d->normalize == DIFF_SHARE ? 100 : 1;
+	int model = d->normalize == DIFF_SHARE ? SIGNIF_SHARE : SIGNIF_RATE;
 
-	signif_compare(d->normalize == DIFF_SHARE ? SIGNIF_SHARE : SIGNIF_RATE, &b, &n, r);
+	if (d->paired)
+		signif_compare_paired(model, &b, &n, r);
+	else
+		signif_compare(model, &b, &n, r);
 	r->base *= unit;
 	r->new *= unit;
 	r->change *= unit;
@@ -290,8 +298,8 @@ void diff_changes(const struct diff *d, const struct diff_side *base,
 	adjust(out->v, out->n, 1, 2);
 	qsort(out->v, out->n, sizeof(*out->v), cmp_change);
 	out->functions = f;
-	out->runs[0] = d->nbase;
-	out->runs[1] = d->nnew;
+	out->traces[0] = d->traces[0];
+	out->traces[1] = d->traces[1];
 	out->samples[0] = d->base_samples;
 	out->samples[1] = d->new_samples;
 	out->normalize = d->normalize;
@@ -309,10 +317,10 @@ void diff_changes_release(struct diff_changes *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int diff_flagged(const struct diff_changes *c, const struct diff_change *x, double threshold)
+/* Whether r is significant and, in the table's unit, at least threshold. */
+static int is_flagged(const struct signif_result *r, double threshold)
 {
-	(void)c;
-	return x->r.q < DIFF_Q && fabs(x->r.change) >= threshold;
+	return r->q < DIFF_Q && fabs(r->change) >= threshold;
 }
 
 /* --- the table ------------------------------------------------------- */
@@ -386,7 +394,7 @@ static void write_section(FILE *f, const struct diff_changes *c, const struct di
 		buf_init(&v[k]);
 	for (size_t i = 0; i < c->n && shown < limit; i++) {
 		const struct diff_change *x = &c->v[sign < 0 ? c->n - 1 - i : i];
-		int flagged = diff_flagged(c, x, o->threshold);
+		int flagged = is_flagged(&x->r, o->threshold);
 
 		if ((x->r.change > 0) - (x->r.change < 0) != sign || !(flagged || o->all))
 			continue;
@@ -417,7 +425,7 @@ static size_t count_flagged(const struct diff_changes *c, double threshold)
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n; i++)
-		n += (size_t)diff_flagged(c, &c->v[i], threshold);
+		n += (size_t)is_flagged(&c->v[i].r, threshold);
 	return n;
 }
 
@@ -430,8 +438,8 @@ int diff_write_table(FILE *f, const struct diff_changes *c, const struct diff_ta
 		return write_none(f, c) < 0 ? -EIO : 0;
 	fprintf(f, "base: %zu run%s, %llu samples; new: %zu run%s, %llu samples; by %s, "
 		   "significant at q < %.2f\n\n",
-		c->runs[0], c->runs[0] == 1 ? "" : "s", (unsigned long long)c->samples[0], c->runs[1],
-		c->runs[1] == 1 ? "" : "s", (unsigned long long)c->samples[1], what_words[c->normalize],
+		c->traces[0], c->traces[0] == 1 ? "" : "s", (unsigned long long)c->samples[0], c->traces[1],
+		c->traces[1] == 1 ? "" : "s", (unsigned long long)c->samples[1], what_words[c->normalize],
 		DIFF_Q);
 	write_section(f, c, o, "grew:", 1, limit);
 	fputc('\n', f);
@@ -473,7 +481,7 @@ int diff_write_summary(FILE *f, const struct diff_changes *c, double threshold)
 		return write_none(f, c) < 0 ? -EIO : 0;
 	by_size = xcalloc(flagged, sizeof(*by_size));
 	for (size_t i = 0; i < c->n; i++)
-		if (diff_flagged(c, &c->v[i], threshold))
+		if (is_flagged(&c->v[i].r, threshold))
 			by_size[n++] = &c->v[i];
 	qsort(by_size, n, sizeof(*by_size), cmp_size);
 	buf_init(&b);
@@ -561,11 +569,6 @@ static const struct graph_node *find(const struct graph *g, const char *const *p
 	return slot ? &g->nodes[*slot] : NULL;
 }
 
-static int node_flagged(const struct graph *g, const struct graph_node *n)
-{
-	return n->r.q < DIFF_Q && fabs(n->r.change) >= g->threshold;
-}
-
 /* Flagged frames from white to full red or blue at the largest change;
  * the rest grey. */
 static uint32_t change_color(void *ctx, const char *const *path, size_t depth)
@@ -577,7 +580,7 @@ static uint32_t change_color(void *ctx, const char *const *path, size_t depth)
 
 	if (!n)
 		return FLAMEGRAPH_NO_COLOR;
-	if (!depth || !node_flagged(g, n))
+	if (!depth || !is_flagged(&n->r, g->threshold))
 		return GREY_FILL;
 	change = g->negate ? -n->r.change : n->r.change;
 	r = g->max_change > 0 ? fabs(change) / g->max_change : 0;
@@ -603,7 +606,7 @@ static void change_details(void *ctx, const char *const *path, size_t depth, str
 	add_interval(out, normalize, &n->r);
 	buf_addstr(out, ", q ");
 	add_q(out, n->r.q);
-	buf_addstr(out, node_flagged(g, n) ? ", significant" : ", not significant");
+	buf_addstr(out, is_flagged(&n->r, g->threshold) ? ", significant" : ", not significant");
 }
 
 int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *o, int negate,
@@ -643,7 +646,7 @@ int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *
 		signif_adjust(r + 1, g.nnodes - 1);
 	for (size_t i = 1; i < g.nnodes; i++) {
 		g.nodes[i].r = r[i];
-		if (node_flagged(&g, &g.nodes[i]) && fabs(r[i].change) > g.max_change)
+		if (is_flagged(&g.nodes[i].r, threshold) && fabs(r[i].change) > g.max_change)
 			g.max_change = fabs(r[i].change);
 	}
 	free(r);

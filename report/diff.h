@@ -36,11 +36,14 @@ enum diff_normalize {
 	DIFF_DURATION, /* samples per second of the run */
 };
 
-/* The runs of one side, and the seconds each covers (for DIFF_DURATION). */
+/* The runs of one side as n profiles, each a whole trace or a slice of
+ * one: part is the share of its trace's samples each holds (1 for a
+ * whole trace), seconds the time it stands for (for DIFF_DURATION), and
+ * traces how many traces they come from. */
 struct diff_side {
 	const struct profile *const *runs;
-	const double *seconds;
-	size_t n;
+	const double *seconds, *part;
+	size_t n, traces;
 };
 
 struct diff_stack {
@@ -54,7 +57,10 @@ struct diff {
 	struct diff_stack *stacks; /* sorted as profiles are, no duplicates */
 	size_t nstacks;
 	uint64_t base_samples, new_samples;
-	size_t nbase, nnew;        /* runs of each side */
+	size_t nbase, nnew;        /* runs (profiles) of each side */
+	size_t traces[2];          /* the traces of the base and the new side */
+	int paired;                /* one trace a side, as as many slices each:
+	                            * signif_compare_paired() */
 	int normalize;             /* enum diff_normalize */
 	double *exposure;          /* per run: what its counts are divided by */
 	uint64_t *counts;          /* the stacks' per-run counts */
@@ -63,7 +69,9 @@ struct diff {
 
 /* Merges the runs of base and new (which must outlive d) into d, each
  * side with at least one run, every run with samples and, for
- * DIFF_DURATION, a length. Release with diff_release(). */
+ * DIFF_DURATION, a length. Sides of one trace each and as many runs
+ * (slices of it) are compared slice by slice. Release with
+ * diff_release(). */
 void diff_build(const struct diff_side *base, const struct diff_side *new, int normalize,
 		struct diff *d);
 void diff_release(struct diff *d);
@@ -87,7 +95,7 @@ struct diff_changes {
 	struct diff_change *v;
 	size_t n;
 	size_t functions;          /* the functions compared */
-	size_t runs[2];            /* of the base and the new side */
+	size_t traces[2];          /* of the base and the new side */
 	uint64_t samples[2];       /* of the base and the new side */
 	int normalize;
 	double detectable;         /* the smallest change detectable for every
@@ -102,9 +110,6 @@ struct diff_changes {
 void diff_changes(const struct diff *d, const struct diff_side *base,
 		  const struct diff_side *new, size_t skip, struct diff_changes *out);
 void diff_changes_release(struct diff_changes *c);
-
-/* Whether c is significant and, in the table's unit, at least threshold. */
-int diff_flagged(const struct diff_changes *c, const struct diff_change *x, double threshold);
 
 struct diff_table_opts {
 	size_t limit;              /* rows of each table; 0: 10, all with all */

@@ -104,28 +104,29 @@ double signif_detectable(double se)
 
 static double side_mean(const struct signif_side *s)
 {
-	double sum = 0;
+	double x = 0, e = 0;
 
 	for (size_t i = 0; i < s->n; i++)
-		sum += s->x[i] / s->e[i];
-	return sum / (double)s->n;
+		x += s->x[i], e += s->e[i];
+	return x / e;
 }
 
-/* The variance of a side's mean, and its degrees of freedom: the model's
- * at the value m (known: infinite degrees), or the one between the runs
- * about their mean if that is larger. */
+/* The variance of a side's value, and its degrees of freedom: the
+ * model's at the value m (known: infinite degrees), or the one between
+ * the runs about their mean if that is larger. */
 static double side_var(int model, const struct signif_side *s, double m, double mean, double *df)
 {
-	double model_var = 0, between = 0, n = (double)s->n;
+	double e = 0, between = 0, model_var, n = (double)s->n;
 
+	for (size_t i = 0; i < s->n; i++)
+		e += s->e[i];
 	for (size_t i = 0; i < s->n; i++) {
-		double y = s->x[i] / s->e[i] - mean;
+		double w = s->e[i] / e * (s->x[i] / s->e[i] - mean);
 
-		model_var += (model == SIGNIF_SHARE ? m * (1 - m) : m) / s->e[i];
-		between += y * y;
+		between += w * w;
 	}
-	model_var /= n * n;
-	between = s->n > 1 ? between / (n - 1) / n : 0;
+	model_var = (model == SIGNIF_SHARE ? m * (1 - m) : m) / e;
+	between = s->n > 1 ? between * n / (n - 1) : 0;
 	*df = between > model_var ? n - 1 : INFINITY;
 	return between > model_var ? between : model_var;
 }
@@ -138,8 +139,10 @@ static double welch_df(double v1, double df1, double v2, double df2)
 	return den > 0 ? (v1 + v2) * (v1 + v2) / den : INFINITY;
 }
 
-void signif_compare(int model, const struct signif_side *base, const struct signif_side *new,
-		    struct signif_result *r)
+/* The test of base against new, with the variance of the change at
+ * least floor, on floor_df degrees of freedom where that is the larger. */
+static void compare(int model, const struct signif_side *base, const struct signif_side *new,
+		    double floor, double floor_df, struct signif_result *r)
 {
 	double xs = 0, es = 0, pooled, vb, vn, dfb, dfn, df, v;
 
@@ -155,19 +158,51 @@ void signif_compare(int model, const struct signif_side *base, const struct sign
 	vb = side_var(model, base, pooled, r->base, &dfb);
 	vn = side_var(model, new, pooled, r->new, &dfn);
 	v = vb + vn;
+	df = welch_df(vb, dfb, vn, dfn);
+	if (floor > v)
+		v = floor, df = floor_df;
 	r->tested = v > 0;
-	r->p = v > 0 ? 2 * signif_t_cdf(-fabs(r->change) / sqrt(v), welch_df(vb, dfb, vn, dfn)) : 1;
+	r->p = v > 0 ? 2 * signif_t_cdf(-fabs(r->change) / sqrt(v), df) : 1;
 	if (r->p > 1)
 		r->p = 1;
 	r->q = r->p;
 
 	vb = side_var(model, base, r->base, r->base, &dfb);
 	vn = side_var(model, new, r->new, r->new, &dfn);
+	v = vb + vn;
 	df = welch_df(vb, dfb, vn, dfn);
-	r->se = sqrt(vb + vn);
+	if (floor > v)
+		v = floor, df = floor_df;
+	r->se = sqrt(v);
 	v = signif_t_quantile(0.975, df) * r->se;
 	r->lo = r->change - v;
 	r->hi = r->change + v;
+}
+
+void signif_compare(int model, const struct signif_side *base, const struct signif_side *new,
+		    struct signif_result *r)
+{
+	compare(model, base, new, 0, INFINITY, r);
+}
+
+void signif_compare_paired(int model, const struct signif_side *base,
+			   const struct signif_side *new, struct signif_result *r)
+{
+	double xb = 0, eb = 0, xn = 0, en = 0, mean = 0, paired = 0, n = (double)base->n;
+	struct signif_side b = { &xb, &eb, 1 }, w = { &xn, &en, 1 };
+
+	for (size_t i = 0; i < base->n; i++) {
+		xb += base->x[i], eb += base->e[i];
+		xn += new->x[i], en += new->e[i];
+		mean += new->x[i] / new->e[i] - base->x[i] / base->e[i];
+	}
+	mean /= n;
+	for (size_t i = 0; i < base->n; i++) {
+		double d = new->x[i] / new->e[i] - base->x[i] / base->e[i] - mean;
+
+		paired += d * d;
+	}
+	compare(model, &b, &w, paired / ((n - 1) * n), n - 1, r);
 }
 
 static int cmp_p(const void *a, const void *b)

@@ -4,12 +4,15 @@
  * An item (a function's self or total, a frame of a flame graph) has, in
  * each run, a count x of an exposure e: x samples of e samples (a share,
  * binomial), or x samples in e seconds or in one run (a rate, Poisson).
- * A side is one or more runs; its value is the mean of the runs' x / e.
+ * A side is one or more runs (or parts of one run); its value is their x
+ * summed over their e summed, the mean of the runs' x / e weighted by e.
  *
- * The variance of a side's mean is the larger of what the model gives
+ * The variance of a side's value is the larger of what the model gives
  * (binomial or Poisson, at the side's value) and the variance between
- * its runs (their sample variance over their number, with two runs or
- * more), so that runs which vary more than sampling noise widen the test
+ * its runs (with two runs or more: n / (n - 1) times the sum of the
+ * squares of each run's weight, e / sum of e, times its x / e less the
+ * value; for runs of equal e, their sample variance over their number),
+ * so that runs which vary more than sampling noise widen the test
  * instead of passing for a change. The statistic is the change over the
  * root of the two variances, read against Student's t with Welch's
  * degrees of freedom, in which a side whose model variance was the larger
@@ -17,6 +20,8 @@
  * normal two-proportion (or two-Poisson) z test. The p value takes both
  * variances at the value of the two sides pooled (what they would share
  * if nothing changed); the interval takes each side at its own value.
+ * signif_compare_paired() compares two runs cut into slices, paired by
+ * position, with the variance of the slices' differences as a floor.
  * signif_adjust() turns the p values of the items compared into
  * Benjamini-Hochberg q values.
  */
@@ -38,7 +43,7 @@ struct signif_side {
 };
 
 struct signif_result {
-	double base, new;   /* each side's mean of x / e */
+	double base, new;   /* each side's value */
 	double change;      /* new - base */
 	double lo, hi;      /* the change's 95% confidence interval */
 	double se;          /* the change's standard error (for the interval) */
@@ -50,6 +55,17 @@ struct signif_result {
  * to p). */
 void signif_compare(int model, const struct signif_side *base, const struct signif_side *new,
 		    struct signif_result *r);
+
+/* Compares one run a side, each cut into the same number n of slices of
+ * about equal samples in time order, paired by position (n >= 2): as
+ * signif_compare() on the runs whole, but with the variance of the change
+ * the larger of the model's and the variance of the mean of the slices'
+ * differences (on n - 1 degrees of freedom), so that noise that is not
+ * spread evenly over the runs, such as a start-up that takes longer once,
+ * counts; what the two runs do alike at each point of their course
+ * cancels. */
+void signif_compare_paired(int model, const struct signif_side *base,
+			   const struct signif_side *new, struct signif_result *r);
 
 /* Sets the q value of each of the n results from their p values by
  * Benjamini and Hochberg's step-up procedure over the m results tested:

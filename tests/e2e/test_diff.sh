@@ -12,13 +12,18 @@ SYNTH=$BUILD/tests/tools/synth_trace
 if [ ! -x "$SYNTH" ]; then
 	skip "diff-exact" "no synth_trace in $BUILD/tests/tools"
 else
-	synth() { # FILE COUNT_A COUNT_B [COUNT_C]
-		local extra=()
-		[ -n "${4:-}" ] && extra=(--sample TID=1,STACK=0x1300:0x1050:0x1010 --count "$4")
+	# synth FILE COUNT_A COUNT_B [COUNT_C]: counts in hundreds, the
+	# samples interleaved as a steady program's are (100 rounds of A, B, C)
+	synth() {
+		local s=() k
+		for ((k = 0; k < 100; k++)); do
+			s+=(--sample TID=1,STACK=0x1100:0x1050:0x1010 --count $(($2 / 100))
+			    --sample TID=1,STACK=0x1200:0x1050:0x1010 --count $(($3 / 100)))
+			[ -n "${4:-}" ] && s+=(--sample TID=1,STACK=0x1300:0x1050:0x1010 --count $(($4 / 100)))
+		done
 		"$SYNTH" -o "$1" --os linux --command app \
 			--image "KIND=gnu-build-id,IDENT=0102030405,PATH=/nonexistent/app,START=0x1000,SIZE=0x1000,BIAS=0x1000" \
-			--thread TID=1,NAME=main --sample TID=1,STACK=0x1100:0x1050:0x1010 --count "$2" \
-			--sample TID=1,STACK=0x1200:0x1050:0x1010 --count "$3" "${extra[@]}"
+			--thread TID=1,NAME=main "${s[@]}"
 	}
 	synth "$TMP/base.trace" 300 100
 	synth "$TMP/new.trace" 200 600

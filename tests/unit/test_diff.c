@@ -19,8 +19,8 @@ Test(diff, merged_by_name_under_the_new_root)
 	struct profile_stack ns[] = { { b2, 3, 60 }, { c2, 3, 20 } };
 	struct profile base = { bs, 2, 40 }, new = { ns, 2, 80 };
 	const struct profile *bp = &base, *np = &new;
-	double secs = 1;
-	struct diff_side bside = { &bp, &secs, 1 }, nside = { &np, &secs, 1 };
+	double one = 1;
+	struct diff_side bside = { &bp, &one, &one, 1, 1 }, nside = { &np, &one, &one, 1, 1 };
 	struct diff d;
 	char *out = NULL;
 	size_t len = 0;
@@ -65,8 +65,8 @@ static struct profile *two(struct profile_stack *st, uint64_t x, uint64_t y)
 static char *table(const struct profile *const *b, size_t nb, const struct profile *const *n,
 		   size_t nn, int check, int *flagged)
 {
-	double secs[] = { 1, 1, 1, 1 };
-	struct diff_side bs = { b, secs, nb }, ns = { n, secs, nn };
+	double ones[] = { 1, 1, 1, 1 };
+	struct diff_side bs = { b, ones, ones, nb, nb }, ns = { n, ones, ones, nn, nn };
 	struct diff_table_opts o = { 0, 0, 0 };
 	struct diff_changes c;
 	struct diff d;
@@ -152,8 +152,8 @@ Test(diff, empty_base_scales_to_nothing)
 	struct profile_stack ns[] = { { c2, 3, 20 } };
 	struct profile base = { NULL, 0, 0 }, new = { ns, 1, 20 };
 	const struct profile *bp = &base, *np = &new;
-	double secs = 1;
-	struct diff_side bside = { &bp, &secs, 1 }, nside = { &np, &secs, 1 };
+	double one = 1;
+	struct diff_side bside = { &bp, &one, &one, 1, 1 }, nside = { &np, &one, &one, 1, 1 };
 	struct diff d;
 
 	diff_build(&bside, &nside, DIFF_COUNTS, &d);

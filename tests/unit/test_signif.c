@@ -124,3 +124,37 @@ Test(signif, benjamini_hochberg)
 	near(r[4].q, 0.025, 1e-12);
 	near(r[5].q, 0.9, 1e-12);
 }
+
+Test(signif, paired_slices_cancel_a_shared_course_and_count_a_burst)
+{
+	/* Two runs of 10 slices of 100 samples: an item at 90% in the odd
+	 * slices and 10% in the even ones of both runs (a program with
+	 * phases) is no change, and its test is the two-proportion one of the
+	 * runs whole; a start-up that once took 40 samples of the first slice
+	 * (8 in all, against 0) is not significant, where the runs whole,
+	 * 992 of 1000 against 1000 of 1000, would be (p = 0.004). */
+	double phase[10], burst[10], steady[10], e[10];
+	struct signif_side a = { phase, e, 10 }, b = { burst, e, 10 }, c = { steady, e, 10 };
+	double xb = 992, xn = 1000, ew = 1000;
+	struct signif_side wb = { &xb, &ew, 1 }, wn = { &xn, &ew, 1 };
+	struct signif_result r, whole;
+
+	for (int i = 0; i < 10; i++) {
+		phase[i] = i % 2 ? 90 : 10;
+		burst[i] = i ? 100 : 92;
+		steady[i] = 100;
+		e[i] = 100;
+	}
+	signif_compare_paired(SIGNIF_SHARE, &a, &a, &r);
+	near(r.change, 0, 1e-15);
+	near(r.p, 1, 1e-12);
+	signif_compare(SIGNIF_SHARE, &wb, &wn, &whole);
+	cr_assert(whole.p < 0.005, "p %g", whole.p);
+	signif_compare_paired(SIGNIF_SHARE, &b, &c, &r);
+	near(r.change, 0.008, 1e-12);
+	/* the differences are 0.08 once and 0 nine times, mean 0.008: their
+	 * mean's variance is (0.072^2 + 9 0.008^2) / (9 10) = 0.008^2, so
+	 * t = 1 on 9 degrees */
+	near(r.p, 2 * signif_t_cdf(-1, 9), 1e-12);
+	cr_assert(r.p > 0.3, "p %g", r.p);
+}
