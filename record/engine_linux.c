@@ -1,13 +1,14 @@
 /*
  * engine_linux.c: how Linux records.
  *
- * cpu mode samples with perf_event (sampler_perf_linux.c), on an untraced
+ * Both modes sample with perf_event (sampler_perf_linux.c) on an untraced
  * target, kernel mode too where kernel.perf_event_paranoid or the
- * capabilities allow it; wall mode stops each thread per tick through
- * ptrace (sampler_tick.c over target_linux_ptrace.c). The default is cpu
- * mode where perf_event_open is allowed on the process, else wall mode,
- * announced with the setting that refused it. --sampler ptrace forces the
- * ptrace sampler.
+ * capabilities allow it; wall mode needs that, for its context-switch
+ * samples. Where perf_event is refused (or, for wall mode, kernel
+ * sampling), the ptrace sampler stops each thread per tick (sampler_tick.c
+ * over target_linux_ptrace.c), announced with the setting that refused
+ * it. The default is cpu mode where perf_event_open is allowed on the
+ * process, else wall mode. --sampler forces either sampler.
  */
 #include "engine.h"
 #include "sampler_perf.h"
@@ -103,9 +104,6 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 		c->mode = TRACE_MODE_WALL;
 		return 0;
 	}
-	/* Until wall mode samples with perf_event, it stops threads. */
-	if (c->mode == TRACE_MODE_WALL && o->sampler == ENGINE_SAMPLER_AUTO)
-		return 0;
 	r = sampler_perf_probe(pid, o->rate_hz, 1);
 	if (r == 0) {
 		c->kernel = TRACE_KERNEL_SAMPLED;
@@ -115,6 +113,21 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 	}
 	if (r == -ESRCH)
 		return r;
+	/* Wall mode learns of the time off the CPU from context switches,
+	 * which are taken in the kernel: without kernel sampling rights,
+	 * the ptrace sampler does it. */
+	if (r == 0 && c->mode == TRACE_MODE_WALL && c->kernel != TRACE_KERNEL_SAMPLED) {
+		if (o->sampler == ENGINE_SAMPLER_PERF) {
+			snprintf(msg, sizeof(msg), "wall mode with perf_event needs kernel sampling, and %s; "
+				 "or use --sampler ptrace", kernel_refusal(c->paranoid));
+			*why = msg;
+			return -1;
+		}
+		warning("wall mode with perf_event needs kernel sampling, and %s; falling back to the "
+			"ptrace sampler, which stops every thread at each tick", kernel_refusal(c->paranoid));
+		c->kernel = TRACE_KERNEL_NOT_SAMPLED;
+		return 0;
+	}
 	if (r < 0 && (o->mode == SESSION_MODE_CPU || o->sampler == ENGINE_SAMPLER_PERF)) {
 		if (r == SAMPLER_PERF_E_RATE)
 			snprintf(msg, sizeof(msg), "%s mode: -F %u is above kernel.perf_event_max_sample_rate; "
@@ -127,7 +140,7 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 		return -1;
 	}
 	if (r < 0) {
-		warning("%s; falling back to wall mode", perf_refusal(r));
+		warning("%s; falling back to wall mode with the ptrace sampler", perf_refusal(r));
 		c->mode = TRACE_MODE_WALL;
 		c->kernel = TRACE_KERNEL_NOT_SAMPLED;
 		return 0;
@@ -150,7 +163,7 @@ int engine_source(const struct engine_choice *c, struct target *t, int launched,
 		  const char **why)
 {
 	struct sampler_perf_options po = { .rate_hz = c->rate_hz, .kernel = c->kernel == TRACE_KERNEL_SAMPLED,
-					   .launched = launched };
+					   .launched = launched, .wall = c->mode == TRACE_MODE_WALL };
 	int r;
 
 	if (c->sampler != ENGINE_SAMPLER_PERF) {

@@ -21,6 +21,7 @@ struct sampler_perf_options {
 	uint32_t rate_hz;
 	int kernel;             /* ticks in kernel mode too (TRACE_SAMPLE_KERNEL) */
 	int launched;           /* the events start at the command's exec */
+	int wall;               /* also the time off the CPU (needs kernel) */
 };
 
 /* Whether a cpu-mode event can be opened on process pid (0: on ourselves)

@@ -37,9 +37,11 @@
  * and then handles them in that order.
  */
 #include "sampler_perf.h"
+#include "offcpu.h"
 #include "perf.h"
 #include "unwind.h"
 #include "common/diag.h"
+#include "common/hmap.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -72,11 +74,21 @@
 #define PERF_ARCH UNWIND_ARCH_X86_64
 #endif
 #define RING_PAGES 32           /* data pages per CPU; halved when refused */
+/* A context switch's ring: at most one sample with a stack copy per
+ * switch, which a server may make thousands of times a second per CPU. */
+#define SWITCH_RING_FACTOR 4
 #define DRAIN_NS (10 * 1000000ull)  /* the longest sleep between drains */
+
+/* The events of a CPU: its cpu-clock samples and side-band records, and
+ * in wall mode its context switches (their samples and SWITCH records). */
+enum ring_kind { RING_CLOCK, RING_SWITCH, RING__COUNT };
+
+/* A pending SAMPLE from a RING_SWITCH ring: the stack at a switch out. */
+#define PEND_SWITCH_STACK 0x10000u
 
 struct ring {
 	int fd;                 /* the event the ring is mapped from */
-	uint8_t *base;          /* the mmapped control page and ring */
+	uint8_t *base;          /* the mmapped control page and ring, or NULL */
 	size_t map_len, data_size;
 };
 
@@ -84,7 +96,7 @@ struct ring {
 struct pending {
 	uint64_t time;
 	size_t seq;
-	uint32_t type;          /* enum perf_type */
+	uint32_t type;          /* enum perf_type, or PEND_SWITCH_STACK */
 	uint16_t misc;
 	uint32_t pid, tid;
 	uint8_t flags;          /* SAMPLE: TRACE_SAMPLE_* */
@@ -98,8 +110,12 @@ struct perf_src {
 	struct target *t;
 	struct sampler_perf_options o;
 	uint32_t pid;
-	struct ring *rings;
-	size_t nrings;
+	struct ring *rings;     /* RING__COUNT per CPU, kind-major */
+	size_t ncpus;
+	struct offcpu *off;     /* wall mode: the threads off the CPU */
+	struct hmap off_stop;   /* (tid, 0) -> why its switch-out walk stopped + 1 */
+	struct sampler *s;      /* the loop, while a round is handled */
+	uint64_t period, origin, next_tick;
 	int *fds;               /* every event, rings' included */
 	size_t nfds, fds_cap;
 	struct pending *pend;
@@ -154,6 +170,20 @@ static void attr_init(struct perf_event_attr *a, const struct sampler_perf_optio
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
+}
+
+/* Wall mode's context-switch event: a sample with the user stack at each
+ * switch out (it is taken in the kernel, so kernel sampling rights are
+ * needed), and SWITCH records, out (preempted or not) and in. */
+static void switch_attr_init(struct perf_event_attr *a, const struct sampler_perf_options *o)
+{
+	attr_init(a, o);
+	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a->freq = 0;
+	a->sample_period = 1;
+	a->exclude_kernel = 0;
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 0;
+	a->context_switch = 1;
 }
 
 static int event_open(const struct perf_event_attr *a, pid_t tid, int cpu)
@@ -226,17 +256,18 @@ static size_t online_cpus(int **cpus)
 /* Maps event fd as a ring into *rg. Returns 0 or a negative error.
  * Without CAP_IPC_LOCK, ring buffers count against perf_event_mlock_kb:
  * smaller ones lose more, but still sample. */
-static int map_ring(struct perf_src *p, int fd, struct ring *rg)
+static int map_ring(struct perf_src *p, int fd, int kind, struct ring *rg)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	for (;;) {
 		rg->fd = fd;
-		rg->data_size = p->ring_pages * page;
+		rg->data_size = p->ring_pages * page * (kind == RING_SWITCH ? SWITCH_RING_FACTOR : 1);
 		rg->map_len = rg->data_size + page;
 		rg->base = mmap(NULL, rg->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (rg->base != MAP_FAILED)
 			return 0;
+		rg->base = NULL;
 		if ((errno != EPERM && errno != ENOMEM) || p->ring_pages == 1)
 			return errno == EPERM || errno == ENOMEM ? SAMPLER_PERF_E_MLOCK : -errno;
 		p->ring_pages /= 2;
@@ -246,35 +277,40 @@ static int map_ring(struct perf_src *p, int fd, struct ring *rg)
 /* Opens the events of thread tid (or, launched, of the process) on each
  * CPU; the first ones opened on a CPU own its ring, the later ones write
  * to it. A thread gone meanwhile (-ESRCH) is not an error. */
-static int open_thread(struct perf_src *p, uint32_t tid, const int *cpus, size_t ncpus)
+static int open_thread(struct perf_src *p, uint32_t tid, const int *cpus)
 {
-	struct perf_event_attr a;
+	struct perf_event_attr a[RING__COUNT];
 
-	attr_init(&a, &p->o);
-	for (size_t i = 0; i < ncpus; i++) {
-		int fd = event_open(&a, (pid_t)tid, cpus[i]), r;
+	attr_init(&a[RING_CLOCK], &p->o);
+	switch_attr_init(&a[RING_SWITCH], &p->o);
+	for (int kind = 0; kind < (p->o.wall ? RING__COUNT : 1); kind++) {
+		for (size_t i = 0; i < p->ncpus; i++) {
+			struct ring *rg = &p->rings[(size_t)kind * p->ncpus + i];
+			int fd = event_open(&a[kind], (pid_t)tid, cpus[i]), r;
 
-		if (fd < 0)
-			return fd;
-		p->fds = xgrow(p->fds, &p->fds_cap, p->nfds + 1, sizeof(*p->fds));
-		p->fds[p->nfds++] = fd;
-		if (i < p->nrings)
-			r = ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, p->rings[i].fd) < 0 ? -errno : 0;
-		else
-			r = map_ring(p, fd, &p->rings[p->nrings++]);
-		if (r < 0)
-			return r;
+			if (fd < 0)
+				return fd;
+			p->fds = xgrow(p->fds, &p->fds_cap, p->nfds + 1, sizeof(*p->fds));
+			p->fds[p->nfds++] = fd;
+			if (rg->base)
+				r = ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rg->fd) < 0 ? -errno : 0;
+			else
+				r = map_ring(p, fd, kind, rg);
+			if (r < 0)
+				return r;
+		}
 	}
 	return 0;
 }
 
 static void close_all(struct perf_src *p)
 {
-	for (size_t i = 0; i < p->nrings; i++)
-		munmap(p->rings[i].base, p->rings[i].map_len);
+	for (size_t i = 0; i < RING__COUNT * p->ncpus; i++)
+		if (p->rings[i].base)
+			munmap(p->rings[i].base, p->rings[i].map_len);
 	for (size_t i = 0; i < p->nfds; i++)
 		close(p->fds[i]);
-	p->nrings = p->nfds = 0;
+	p->nfds = 0;
 }
 
 /*
@@ -344,7 +380,7 @@ static struct pending *queue(struct perf_src *p, const struct perf_record *rec)
 	return q;
 }
 
-static void queue_record(struct perf_src *p, struct sampler *s, const struct perf_record *rec)
+static void queue_record(struct perf_src *p, struct sampler *s, int kind, const struct perf_record *rec)
 {
 	struct pending *q;
 	const uint64_t *frames;
@@ -362,9 +398,15 @@ static void queue_record(struct perf_src *p, struct sampler *s, const struct per
 		q->stop = stop;
 		q->off = p->npool;
 		q->n = n;
-		if ((rec->misc & PERF_MISC_CPUMODE_MASK) == PERF_MISC_KERNEL)
+		if (kind == RING_SWITCH)
+			q->type = PEND_SWITCH_STACK;
+		else if ((rec->misc & PERF_MISC_CPUMODE_MASK) == PERF_MISC_KERNEL)
 			q->flags |= TRACE_SAMPLE_KERNEL;
 		p->npool += n;
+		return;
+	case PERF_REC_SWITCH:
+		if (rec->pid == p->pid)
+			queue(p, rec);
 		return;
 	case PERF_REC_LOST:
 		queue(p, rec)->value = rec->lost;
@@ -404,11 +446,64 @@ static int cmp_pending(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* What one record of the round means to the loop, in time order. */
-static int handle(struct perf_src *p, struct sampler *s, const struct pending *q)
+/* A tick off the CPU, counted for why its switch-out walk stopped, as
+ * every sample is. */
+static int emit(void *ctx, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
+		const uint64_t *addrs, size_t n)
 {
-	int r;
+	struct perf_src *p = ctx;
+	uint64_t *stop = hmap_get(&p->off_stop, tid, 0);
 
+	return sampler_sample(p->s, time, tid, state, flags, addrs, n,
+			      stop && *stop ? (int)(*stop - 1) : UNWIND_STOP_END);
+}
+
+static int went_out(struct perf_src *p, uint32_t tid, uint64_t time, int preempted, const uint64_t *frames,
+		    size_t n, int stop)
+{
+	*hmap_put(&p->off_stop, tid, 0, 0, NULL) = (uint64_t)stop + 1;
+	return offcpu_out(p->off, tid, time, preempted, frames, n,
+			  stop == UNWIND_STOP_DEPTH ? TRACE_SAMPLE_TRUNCATED : 0);
+}
+
+/* Wall mode: the ticks of threads off the CPU before now, once now has
+ * passed the next tick of the grid. */
+static int advance(struct perf_src *p, struct sampler *s, uint64_t now)
+{
+	if (!p->off || now <= p->next_tick)
+		return 0;
+	p->next_tick = p->origin + (now - p->origin + p->period - 1) / p->period * p->period;
+	p->s = s;
+	return offcpu_advance(p->off, now, emit, p);
+}
+
+/* A switch out of q's thread, with the stack its switch sample took just
+ * before in the same ring (so earlier in the sorted round). Without one
+ * (it was drained in the round before), the interval is not known. */
+static int switch_out(struct perf_src *p, size_t i)
+{
+	const struct pending *q = &p->pend[i];
+
+	for (size_t j = i; j-- > 0;) {
+		const struct pending *x = &p->pend[j];
+		if (x->tid != q->tid)
+			continue;
+		if (x->type != PEND_SWITCH_STACK)
+			return 0;
+		return went_out(p, q->tid, q->time, (q->misc & PERF_MISC_SWITCH_OUT_PREEMPT) != 0,
+				p->pool + x->off, x->n, x->stop);
+	}
+	return 0;
+}
+
+/* What record i of the round means to the loop, in time order. */
+static int handle(struct perf_src *p, struct sampler *s, size_t i)
+{
+	const struct pending *q = &p->pend[i];
+	int r = advance(p, s, q->time);
+
+	if (r < 0)
+		return r;
 	switch (q->type) {
 	case PERF_REC_SAMPLE:
 		if (!sampler_thread_known(s, q->tid))
@@ -430,25 +525,37 @@ static int handle(struct perf_src *p, struct sampler *s, const struct pending *q
 	case PERF_REC_FORK:
 		return sampler_thread_start(s, q->tid, q->time);
 	case PERF_REC_EXIT:
+		if (p->off)
+			offcpu_forget(p->off, q->tid);
 		return sampler_thread_end(s, q->tid, q->time);
+	case PERF_REC_SWITCH:
+		if (!sampler_thread_known(s, q->tid))
+			return 0;
+		if (q->misc & PERF_MISC_SWITCH_OUT)
+			return switch_out(p, i);
+		p->s = s;
+		return offcpu_in(p->off, q->tid, q->time, emit, p);
 	default:
 		return 0;
 	}
 }
 
-static int handle_pending(struct perf_src *p, struct sampler *s)
+/* The round's records in time order; then, in wall mode, the ticks
+ * before drained (every switch in before it has been read) of the threads
+ * still off the CPU. */
+static int handle_pending(struct perf_src *p, struct sampler *s, uint64_t drained)
 {
 	int r = 0;
 
 	qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
 	for (size_t i = 0; i < p->npend && r == 0; i++)
-		r = handle(p, s, &p->pend[i]);
+		r = handle(p, s, i);
 	p->npend = p->npool = p->nnames = 0;
-	return r;
+	return r ? r : advance(p, s, drained);
 }
 
 /* Reads every complete record of one ring into the round. */
-static void drain(struct perf_src *p, struct sampler *s, struct ring *rg)
+static void drain(struct perf_src *p, struct sampler *s, int kind, struct ring *rg)
 {
 	struct perf_event_mmap_page *pg = (struct perf_event_mmap_page *)rg->base;
 	const uint8_t *data = rg->base + pg->data_offset;
@@ -479,7 +586,7 @@ static void drain(struct perf_src *p, struct sampler *s, struct ring *rg)
 			rec_p = p->scratch;
 		}
 		if (perf_parse_record(rec_p, len, PERF_ARCH, &rec) > 0)
-			queue_record(p, s, &rec);
+			queue_record(p, s, kind, &rec);
 		tail += len;
 	}
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
@@ -487,9 +594,12 @@ static void drain(struct perf_src *p, struct sampler *s, struct ring *rg)
 
 static int drain_all(struct perf_src *p, struct sampler *s)
 {
-	for (size_t i = 0; i < p->nrings; i++)
-		drain(p, s, &p->rings[i]);
-	return handle_pending(p, s);
+	uint64_t now = sampler_now();
+
+	for (size_t i = 0; i < RING__COUNT * p->ncpus; i++)
+		if (p->rings[i].base)
+			drain(p, s, (int)(i / p->ncpus), &p->rings[i]);
+	return handle_pending(p, s, now);
 }
 
 /* The process is gone, or a thread the target knew: what the rings hold
@@ -503,11 +613,71 @@ static int perf_target_event(struct sampler_source *src, struct sampler *s, cons
 	return 0;
 }
 
+/*
+ * -p in wall mode: the threads blocked at the start would be seen only
+ * once they next ran, so each is stopped once, read and let go through a
+ * traced target (the only ptrace of a perf_event recording), and is off
+ * the CPU from now with that stack. A process that cannot be traced is
+ * not an error: its blocked threads are seen from their next switch.
+ */
+static int snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
+{
+	struct target *tt;
+	const uint32_t *live;
+	uint32_t *tids;
+	size_t n;
+	int r = 0;
+
+	if (target_attach((pid_t)p->pid, &tt) < 0)
+		return 0;
+	n = target_threads(tt, &live);
+	tids = xmalloc((n + 1) * sizeof(*tids));
+	memcpy(tids, live, n * sizeof(*tids));
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct target_stop ts;
+		struct sampler_regs rg;
+		const uint64_t *frames;
+		size_t nf;
+		int stop;
+
+		if (!sampler_thread_known(s, tids[i]) || target_stop_thread(tt, tids[i], &ts) < 0)
+			continue;
+		if (ts.state != TRACE_STATE_RUNNING) {
+			memset(&rg, 0, sizeof(rg));
+			rg.arch = ts.arch;
+			rg.regs = ts.regs;
+			rg.window_addr = ts.window_addr;
+			rg.window = ts.window;
+			rg.window_len = ts.window_len;
+			rg.read = target_read;
+			rg.read_ctx = tt;
+			frames = sampler_walk(s, &rg, &nf, &stop);
+			r = went_out(p, tids[i], now, 0, frames, nf, stop);
+		}
+		target_resume_thread(tt, tids[i]);
+	}
+	free(tids);
+	target_detach(tt);
+	target_free(tt);
+	return r;
+}
+
+/* Wall mode's grid starts now; what the rings hold from before goes
+ * first. */
 static int perf_start(struct sampler_source *src, struct sampler *s)
 {
-	(void)src;
-	(void)s;
-	return 0;
+	struct perf_src *p = (struct perf_src *)src;
+	int r;
+
+	if (!p->o.wall)
+		return 0;
+	p->origin = p->next_tick = sampler_now();
+	p->period = 1000000000ull / (p->o.rate_hz ? p->o.rate_hz : 1);
+	p->off = offcpu_new(p->period, p->origin);
+	r = drain_all(p, s);
+	if (r == 0 && !p->o.launched)
+		r = snapshot(p, s, sampler_now());
+	return r;
 }
 
 /*
@@ -555,6 +725,8 @@ static void perf_release(struct sampler_source *src)
 	struct perf_src *p = (struct perf_src *)src;
 
 	close_all(p);
+	offcpu_free(p->off);
+	hmap_release(&p->off_stop);
 	sigprocmask(SIG_SETMASK, &p->old_mask, NULL);
 	sigaction(SIGCHLD, &p->old_sa, NULL);
 	free(p->rings);
@@ -583,7 +755,7 @@ int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, str
 	struct sigaction sa;
 	sigset_t block;
 	const uint32_t *tids;
-	size_t ntids = target_threads(t, &tids), ncpus, opened = 0;
+	size_t ntids = target_threads(t, &tids), opened = 0;
 	int *cpus, r = 0;
 
 	p->src.ops = &perf_ops;
@@ -591,13 +763,14 @@ int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, str
 	p->o = *o;
 	p->pid = (uint32_t)target_pid(t);
 	p->ring_pages = RING_PAGES;
+	hmap_init(&p->off_stop);
 	p->kernel_max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
-	ncpus = online_cpus(&cpus);
-	p->rings = xcalloc(ncpus, sizeof(*p->rings));
+	p->ncpus = online_cpus(&cpus);
+	p->rings = xcalloc(RING__COUNT * p->ncpus, sizeof(*p->rings));
 	/* A launched command has one thread yet: its events, inherited,
 	 * cover the rest. With -p, each thread's. */
 	for (size_t i = 0; i < ntids && r == 0; i++) {
-		r = open_thread(p, o->launched ? p->pid : tids[i], cpus, ncpus);
+		r = open_thread(p, o->launched ? p->pid : tids[i], cpus);
 		if (r == 0)
 			opened++;
 		else if (r == -ESRCH)
@@ -610,6 +783,7 @@ int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, str
 		r = -ESRCH;
 	if (r < 0) {
 		close_all(p);
+		hmap_release(&p->off_stop);
 		free(p->rings);
 		free(p->fds);
 		free(p);

@@ -16,9 +16,11 @@ RESULTS=${RESULTS:-/dev/null}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/prof-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-ok()   { echo "  ok    $1"; echo "pass $1" >> "$RESULTS"; }
-fail() { echo "  FAIL  $1: $2"; echo "fail $1: $2" >> "$RESULTS"; }
-skip() { echo "  skip  $1: $2"; echo "skip $1: $2" >> "$RESULTS"; }
+# CASE_PREFIX, if set, goes before every case name (a script run again
+# another way names its cases apart).
+ok()   { echo "  ok    ${CASE_PREFIX:-}$1"; echo "pass ${CASE_PREFIX:-}$1" >> "$RESULTS"; }
+fail() { echo "  FAIL  ${CASE_PREFIX:-}$1: $2"; echo "fail ${CASE_PREFIX:-}$1: $2" >> "$RESULTS"; }
+skip() { echo "  skip  ${CASE_PREFIX:-}$1: $2"; echo "skip ${CASE_PREFIX:-}$1: $2" >> "$RESULTS"; }
 # check NAME COMMAND...: ok if the command succeeds, else fail with its output.
 check() {
 	local name=$1 out

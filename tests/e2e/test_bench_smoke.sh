@@ -87,7 +87,10 @@ for (const w of ["cpu1", "threads8"]) {
 	const tried = get(`max_rate/${w}/tried`);
 	if (!skipped.has("prof-cpu") && !(Array.isArray(tried) && tried.length)) bad.push(`empty max_rate/${w}/tried`);
 }
-for (const k of ["cpu_slowdown_vs_perf_fp", "wall_1thread_percent", "trace_bytes_per_sample",
+for (const k of ["own", "prof-cpu", "perf-dwarf"])
+	for (const s of ["median", "min", "max"]) want(`syscall/${k}/${s}`, k === "own" ? "prof-cpu" : k);
+for (const k of ["cpu_997_points_over_perf_fp", "wall_997_points_over_perf_fp", "cpu_9973_vs_perf_fp",
+		 "wall_9973_vs_perf_fp", "trace_bytes_per_sample",
 		 "trace_smaller_than_perf_fp", "folded_faster_than_perf_report", "small_folded_vs_perf_report",
 		 "loop_folded_vs_perf_report", "symbolize_vs_llvm_symbolizer", "recorder_rss_mib"])
 	for (const f of ["value", "want", "met"])

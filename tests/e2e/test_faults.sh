@@ -4,8 +4,9 @@
 # process, targets that fork, exec from a thread, exit or crash mid-sample,
 # run on a garbage frame pointer, or have 500 threads come and go; then
 # hostile debug-file directories and hostile identities in a trace. Each process fault runs in wall and in
-# cpu mode (cpu only where perf_event is allowed), under a timeout, so a
-# hang fails rather than blocks.
+# cpu mode (cpu only where perf_event is allowed), and where wall mode
+# samples with perf_event also in wall mode with --sampler ptrace (cases
+# named -ptrace), under a timeout, so a hang fails rather than blocks.
 #
 # FAULT_KILLS (default 20) is how many random points the SIGKILL cases
 # try in each mode; FAULT_SEED fixes the points (the seed is printed).
@@ -39,13 +40,20 @@ if ! why=$(ptrace_ok attach); then
 	exit 0
 fi
 modes=wall
+ptrace_modes=wall
 if out=$("$RECORD" -q --mode cpu -o "$TMP/probe.trace" -- true 2>&1); then
 	modes="wall cpu"
 else
 	skip "faults-cpu" "perf_event_open not permitted here: $(echo "$out" | head -1)"
 fi
+if "$RECORD" -q -f --mode wall --sampler perf -o "$TMP/probe.trace" -- true > /dev/null 2>&1; then
+	modes="$modes ptrace"
+	ptrace_modes=ptrace
+fi
 # sfx MODE: the suffix of a case's name in MODE.
 sfx() { [ "$1" = wall ] || echo "-$1"; }
+# args MODE: the recorder's options for MODE (ptrace: wall mode, forced).
+args() { if [ "$1" = ptrace ]; then echo "--mode wall --sampler ptrace"; else echo "--mode $1"; fi; }
 
 # --- SIGKILL of the recorder at random points ---------------------------
 # kill_at MODE HOW DELAY DIR: one capture of split (attached to, or launched
@@ -56,10 +64,10 @@ kill_at() {
 	if [ "$how" = attach ]; then
 		"$FIX/split" 1 > "$dir/out" &
 		pid=$!
-		"$RECORD" --mode "$mode" -q -o "$dir/trace" -p $pid 2> "$dir/err" &
+		"$RECORD" $(args "$mode") -q -o "$dir/trace" -p $pid 2> "$dir/err" &
 		rec=$!
 	else
-		"$RECORD" --mode "$mode" -q -o "$dir/trace" -- "$FIX/split" 1 > "$dir/out" 2> "$dir/err" &
+		"$RECORD" $(args "$mode") -q -o "$dir/trace" -- "$FIX/split" 1 > "$dir/out" 2> "$dir/err" &
 		rec=$!
 		pid=
 		for i in $(seq 50); do
@@ -140,7 +148,7 @@ done
 record() {
 	local mode=$1 name=$2
 	shift 2
-	timeout 60 "$RECORD" --mode "$mode" -q -f -o "$TMP/$name.trace" -- "$FAULTS" "$@" \
+	timeout 60 "$RECORD" $(args "$mode") -q -f -o "$TMP/$name.trace" -- "$FAULTS" "$@" \
 		> "$TMP/$name.out" 2> "$TMP/$name.err"
 	rc=$?
 	out=$(tr '\n' '|' < "$TMP/$name.out")
@@ -193,15 +201,15 @@ for mode in $modes; do
 		fail "garbage-frame-pointer$x" "exit $rc, output '$out', $a samples in garbage_fp, stop-unreadable '$un'"
 	fi
 
-	# 500 threads created and destroyed: each is followed; in wall mode
-	# a thread that ends between the tick's list and its interrupt is
-	# counted, and costs only its own sample.
+	# 500 threads created and destroyed: each is followed; with the
+	# ptrace sampler a thread that ends between the tick's list and its
+	# interrupt is counted, and costs only its own sample.
 	record "$mode" churn-$mode churn 500
 	nth=$("$REPORT" info "$TMP/churn-$mode.trace" | awk '$1 == "threads:" { print $2 }')
 	a=$(has "$TMP/churn-$mode.folded" ';churn_thread;churn_work;')
 	van=$(counter "$TMP/churn-$mode.trace" threads-vanished)
 	if [ $rc -eq 0 ] && [[ $out == *"churn done (500 threads)"* ]] && [ "${nth:-0}" -ge 450 ] && [ "$a" -gt 0 ] \
-		&& { [ "$mode" = cpu ] || [ "${van:-0}" -gt 0 ]; }; then
+		&& { [ "$mode" != "$ptrace_modes" ] || [ "${van:-0}" -gt 0 ]; }; then
 		ok "thread-churn-500$x ($nth threads recorded, $a samples in churn_work, threads-vanished $van)"
 	else
 		fail "thread-churn-500$x" "exit $rc, output '$out', threads '$nth', churn_work $a, threads-vanished '$van'"
@@ -210,7 +218,7 @@ for mode in $modes; do
 	# SIGSTOP, then SIGCONT, from another process during the capture.
 	"$FIX/split" 2 > "$TMP/stop-$mode.out" &
 	pid=$!
-	timeout 30 "$RECORD" --mode "$mode" -q -f -o "$TMP/stop-$mode.trace" -p $pid -d 1.5 2> "$TMP/stop-$mode.err" &
+	timeout 30 "$RECORD" $(args "$mode") -q -f -o "$TMP/stop-$mode.trace" -p $pid -d 1.5 2> "$TMP/stop-$mode.err" &
 	rec=$!
 	sleep 0.4
 	kill -STOP $pid
@@ -247,7 +255,7 @@ no_space() {
 	local mode=$1 name=$2 msg=$3 file=$4 limit=${5:-unlimited} pid rc trc lost
 	"$FIX/split" 3 > "$TMP/$name.out" &
 	pid=$!
-	(ulimit -f "$limit" && exec timeout 30 "$RECORD" --mode "$mode" -q -f -F 9973 -o "$file" -p $pid) 2> "$TMP/$name.err"
+	(ulimit -f "$limit" && exec timeout 30 "$RECORD" $(args "$mode") -q -f -F 9973 -o "$file" -p $pid) 2> "$TMP/$name.err"
 	rc=$?
 	wait $pid
 	trc=$?

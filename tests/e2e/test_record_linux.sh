@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end: prof-record in wall mode on real processes, read back with
-# prof-report. Each case names the behaviour it checks.
+# prof-report. Each case names the behaviour it checks. Where wall mode
+# samples with perf_event, the script runs again with SAMPLER=ptrace, the
+# cases named ptrace-..., so that both samplers pass them.
 . "$(dirname "$0")/lib.sh"
+WALL="--mode wall${SAMPLER:+ --sampler $SAMPLER}"
 
 if ! why=$(ptrace_ok); then
 	skip "record-linux" "$why"
@@ -13,7 +16,7 @@ within() { [ "$1" -ge $(($2 - $3)) ] && [ "$1" -le $(($2 + $3)) ]; }
 state_of() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1; }
 
 # --- fixture (a): a known 75/25 split between two call paths
-"$RECORD" --mode wall -q -o "$TMP/split.trace" -- "$FIX/split" 3 > "$TMP/split.out"
+"$RECORD" $WALL -q -o "$TMP/split.trace" -- "$FIX/split" 3 > "$TMP/split.out"
 rc=$?
 "$REPORT" folded "$TMP/split.trace" > "$TMP/split.folded"
 a=$(share "$TMP/split.folded" ';run;path_a;')
@@ -31,7 +34,7 @@ mode=$(stat -c %a "$TMP/split.trace")
 [ "$mode" = 600 ] && ok "trace-created-0600" || fail "trace-created-0600" "mode $mode"
 
 # --- fixture (b): named threads, renames, a blocked thread still sampled
-"$RECORD" --mode wall -q -o "$TMP/threads.trace" -- "$FIX/threads" 2 > /dev/null
+"$RECORD" $WALL -q -o "$TMP/threads.trace" -- "$FIX/threads" 2 > /dev/null
 "$REPORT" threads "$TMP/threads.trace" > "$TMP/threads.txt"
 for name in compute-2 sleeper blocked; do
 	if grep -q "$name" "$TMP/threads.txt"; then ok "thread-name-$name"; else fail "thread-name-$name" "$(cat "$TMP/threads.txt")"; fi
@@ -47,7 +50,7 @@ grep -q 'blocked_wait' "$TMP/idle.folded" && ok "blocked-thread-idle-stack" \
 	|| fail "blocked-thread-idle-stack" "$(head -3 "$TMP/idle.folded")"
 
 # --- fixture (c): a library loaded mid-capture is named
-"$RECORD" --mode wall -q -o "$TMP/dl.trace" -- "$FIX/dlopen" 1.5 > /dev/null
+"$RECORD" $WALL -q -o "$TMP/dl.trace" -- "$FIX/dlopen" 1.5 > /dev/null
 "$REPORT" folded "$TMP/dl.trace" > "$TMP/dl.folded"
 hot=$(share "$TMP/dl.folded" ';dl_hot;')
 [ "$hot" -ge 50 ] && ok "dlopen-function-named (dl_hot ${hot}%)" || fail "dlopen-function-named" "dl_hot ${hot}%: $(head -3 "$TMP/dl.folded")"
@@ -57,7 +60,7 @@ hot=$(share "$TMP/dl.folded" ';dl_hot;')
 "$FIX/split" 3 > "$TMP/attach.out" &
 pid=$!
 sleep 0.3
-"$RECORD" --mode wall -q -o "$TMP/attach.trace" -p $pid -d 1
+"$RECORD" $WALL -q -o "$TMP/attach.trace" -p $pid -d 1
 rc=$?
 st=$(state_of $pid)
 wait $pid
@@ -78,7 +81,7 @@ lost=$("$REPORT" info "$TMP/attach.trace" | awk '$1 == "samples-lost" { print $2
 "$FIX/split" 4 > "$TMP/kill.out" &
 pid=$!
 sleep 0.2
-"$RECORD" --mode wall -q -o "$TMP/kill.trace" -p $pid &
+"$RECORD" $WALL -q -o "$TMP/kill.trace" -p $pid &
 rec=$!
 sleep 2.5
 kill -9 $rec
@@ -100,25 +103,25 @@ n=$("$REPORT" folded "$TMP/kill.trace" 2> "$TMP/kill.err" | awk '{ s += $NF } EN
 grep -qi 'warning' "$TMP/kill.err" && ok "sigkill-trace-warns-cut-short" || fail "sigkill-trace-warns-cut-short" "no warning: $(cat "$TMP/kill.err")"
 
 # --- exit status of a launched target becomes the recorder's
-"$RECORD" --mode wall -q -o "$TMP/exit.trace" -- sh -c 'exit 3'
+"$RECORD" $WALL -q -o "$TMP/exit.trace" -- sh -c 'exit 3'
 rc=$?
 [ $rc -eq 3 ] && ok "exit-status-propagated" || fail "exit-status-propagated" "got $rc"
-"$RECORD" --mode wall -q -o "$TMP/sig.trace" -- sh -c 'kill -SEGV $$'
+"$RECORD" $WALL -q -o "$TMP/sig.trace" -- sh -c 'kill -SEGV $$'
 rc=$?
 [ $rc -eq 139 ] && ok "exit-signal-propagated" || fail "exit-signal-propagated" "got $rc, want 139"
 
 # --- errors name their subject and the fix, and exit 1 (2 for usage)
-out=$("$RECORD" --mode wall -q -o "$TMP/none.trace" -p 999999999 2>&1); rc=$?
+out=$("$RECORD" $WALL -q -o "$TMP/none.trace" -p 999999999 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -qi 'no such process' && ok "error-no-such-pid" || fail "error-no-such-pid" "exit $rc: $out"
-out=$("$RECORD" --mode wall -q -o /nonexistent/dir/x.trace -- true 2>&1); rc=$?
+out=$("$RECORD" $WALL -q -o /nonexistent/dir/x.trace -- true 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "/nonexistent/dir/x.trace" && ok "error-unwritable-output" || fail "error-unwritable-output" "exit $rc: $out"
 : > "$TMP/exists.trace"
-out=$("$RECORD" --mode wall -q -o "$TMP/exists.trace" -- true 2>&1); rc=$?
+out=$("$RECORD" $WALL -q -o "$TMP/exists.trace" -- true 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q -- '-f' && [ ! -s "$TMP/exists.trace" ] && ok "error-no-overwrite-without-f" || fail "error-no-overwrite-without-f" "exit $rc: $out"
-"$RECORD" --mode wall -q -f -o "$TMP/exists.trace" -- true && [ -s "$TMP/exists.trace" ] && ok "overwrite-with-f" || fail "overwrite-with-f" "not overwritten"
-out=$("$RECORD" --mode wall -F 0 -- true 2>&1); rc=$?
+"$RECORD" $WALL -q -f -o "$TMP/exists.trace" -- true && [ -s "$TMP/exists.trace" ] && ok "overwrite-with-f" || fail "overwrite-with-f" "not overwritten"
+out=$("$RECORD" $WALL -F 0 -- true 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q -- "-F" && ok "usage-bad-rate" || fail "usage-bad-rate" "exit $rc: $out"
-out=$("$RECORD" --mode wall -q -o "$TMP/nf.trace" -- /nonexistent/cmd 2>&1); rc=$?
+out=$("$RECORD" $WALL -q -o "$TMP/nf.trace" -- /nonexistent/cmd 2>&1); rc=$?
 [ $rc -eq 127 ] && echo "$out" | grep -q '/nonexistent/cmd' && ok "error-command-not-found" || fail "error-command-not-found" "exit $rc: $out"
 
 # --- -t restricts to threads; --max-depth truncates and says so
@@ -126,7 +129,7 @@ out=$("$RECORD" --mode wall -q -o "$TMP/nf.trace" -- /nonexistent/cmd 2>&1); rc=
 pid=$!
 sleep 0.3
 tid=$(for t in /proc/$pid/task/*; do [ "$(cat $t/comm)" = sleeper ] && basename $t; done)
-"$RECORD" --mode wall -q -o "$TMP/tid.trace" -p $pid -t "$tid" -d 0.5
+"$RECORD" $WALL -q -o "$TMP/tid.trace" -p $pid -t "$tid" -d 0.5
 wait $pid
 # the other threads may be listed, but only the chosen one has samples
 others=$("$REPORT" threads "$TMP/tid.trace" | awk -v tid="$tid" 'NF >= 5 && $1 ~ /^[0-9]+$/ && $1 != tid { s += $3 } END { print s + 0 }')
@@ -137,7 +140,7 @@ mine=$("$REPORT" threads "$TMP/tid.trace" | awk -v tid="$tid" '$1 == tid { print
 
 # --max-depth counts addresses; an address can be several inline frames,
 # so the depth is counted with --no-inline.
-"$RECORD" --mode wall -q -o "$TMP/depth.trace" --max-depth 3 -- "$FIX/split" 0.5 > /dev/null
+"$RECORD" $WALL -q -o "$TMP/depth.trace" --max-depth 3 -- "$FIX/split" 0.5 > /dev/null
 depth=$("$REPORT" folded --no-inline "$TMP/depth.trace" | awk '{ n = split($1, f, ";"); if (n > m) m = n } END { print m }')
 "$REPORT" info "$TMP/depth.trace" > "$TMP/depth.info"
 [ "$depth" -le 4 ] && grep -qi 'trunc' "$TMP/depth.info" && ok "max-depth-truncates (depth $depth)" || fail "max-depth-truncates" "depth $depth"
@@ -145,11 +148,14 @@ depth=$("$REPORT" folded --no-inline "$TMP/depth.trace" | awk '{ n = split($1, f
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 	sleep 5 &
 	pid=$!
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$RECORD" --mode wall -f -o /dev/null -p $pid 2>&1); rc=$?
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$RECORD" $WALL -f -o /dev/null -p $pid 2>&1); rc=$?
 	kill $pid; wait $pid 2> /dev/null
 	[ $rc -eq 1 ] && echo "$out" | grep -q 'ptrace_scope' && echo "$out" | grep -q 'CAP_SYS_PTRACE' \
 		&& ok "error-ptrace-eperm-names-fix" || fail "error-ptrace-eperm-names-fix" "exit $rc: $out"
 else
 	skip "error-ptrace-eperm-names-fix" "needs root and setpriv to run prof-record as another user"
+fi
+if [ -z "${SAMPLER:-}" ] && "$RECORD" -q -f --mode wall --sampler perf -o "$TMP/probe.trace" -- true > /dev/null 2>&1; then
+	SAMPLER=ptrace CASE_PREFIX=ptrace- bash "$0"
 fi
 exit 0
