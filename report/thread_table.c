@@ -105,17 +105,18 @@ static void set_span(const struct trace *t, const struct stacks_filter *f, struc
 	}
 }
 
-/* The counter of s's state among running, waiting and preempted, or
- * NULL for a state that is none of them. */
-static uint64_t *state_count(struct thread_table_row *r, const struct trace_sample *s)
+/* The column a sample's state counts in, as the filter's states say. */
+enum column { COLUMN_RUNNING, COLUMN_WAITING, COLUMN_PREEMPTED, COLUMN_UNKNOWN };
+
+static enum column column_of(const struct trace_sample *s)
 {
 	if (stacks_state_match(STACKS_STATE_RUNNING, s->state))
-		return &r->running;
+		return COLUMN_RUNNING;
 	if (stacks_state_match(STACKS_STATE_IDLE, s->state))
-		return &r->waiting;
+		return COLUMN_WAITING;
 	if (stacks_state_match(STACKS_STATE_PREEMPTED, s->state))
-		return &r->preempted;
-	return NULL;
+		return COLUMN_PREEMPTED;
+	return COLUMN_UNKNOWN;
 }
 
 static void add_to_bin(struct thread_table *tt, struct thread_table_row *r,
@@ -133,14 +134,7 @@ static void add_to_bin(struct thread_table *tt, struct thread_table_row *r,
 	if (i >= tt->nbins)
 		i = tt->nbins - 1;
 	b = &r->bins[i];
-	if (stacks_state_match(STACKS_STATE_RUNNING, s->state))
-		c = &b->running;
-	else if (stacks_state_match(STACKS_STATE_IDLE, s->state))
-		c = &b->waiting;
-	else if (stacks_state_match(STACKS_STATE_PREEMPTED, s->state))
-		c = &b->preempted;
-	else
-		c = &b->unknown;
+	c = (uint32_t *[]){ &b->running, &b->waiting, &b->preempted, &b->unknown }[column_of(s)];
 	if (*c < UINT32_MAX)
 		(*c)++;
 }
@@ -174,7 +168,8 @@ void thread_table_build(struct stacks *st, const struct thread_table_opts *o,
 		if (!r->samples || s->time > r->last)
 			r->last = s->time;
 		r->samples++;
-		if ((c = state_count(r, s)))
+		c = (uint64_t *[]){ &r->running, &r->waiting, &r->preempted, NULL }[column_of(s)];
+		if (c)
 			(*c)++;
 		if (out->nbins)
 			add_to_bin(out, r, s);

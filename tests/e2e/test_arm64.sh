@@ -113,10 +113,11 @@ oracle() {
 	local name=$1
 	"$REPORT" folded --addresses "$dev/$name.trace" > "$TMP/$name.addrs" 2>&1
 	# Each distinct frame as "IMAGE ADDRESS": return addresses (all but
-	# the leaf) looked up at address - 1, as prof-report does.
-	awk '{ line = $0; sub(/ [0-9]+$/, "", line); n = split(line, f, ";");
+	# the leaf) looked up at address - 1, as prof-report does. A tick in
+	# the kernel ends in a [kernel] frame, above the leaf.
+	awk '{ line = $0; sub(/ [0-9]+$/, "", line); n = split(line, f, ";"); leaf = f[n] == "[kernel]" ? n - 1 : n;
 	       for (k = 2; k <= n; k++) { i = index(f[k], "+0x"); if (!i) continue;
-	           print substr(f[k], 1, i - 1), substr(f[k], i + 1), (k == n ? 0 : 1) } }' \
+	           print substr(f[k], 1, i - 1), substr(f[k], i + 1), (k == leaf ? 0 : 1) } }' \
 		"$TMP/$name.addrs" | sort -u > "$TMP/$name.frames"
 	: > "$TMP/$name.names"
 	local img
@@ -151,7 +152,8 @@ oracle() {
 	# The --addresses stacks in names, merged as folded merges them.
 	awk 'FILENAME == ARGV[1] { split($0, p, "\t"); name[p[1] "\t" p[2]] = p[3]; next }
 	     { n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, f, ";"); s = f[1];
-	       for (j = 2; j <= k; j++) s = s ";" name[f[j] "\t" (j == k ? 0 : 1)];
+	       leaf = f[k] == "[kernel]" ? k - 1 : k;
+	       for (j = 2; j <= k; j++) s = s ";" (j > leaf ? f[j] : name[f[j] "\t" (j == leaf ? 0 : 1)]);
 	       count[s] += n }
 	     END { for (s in count) print s " " count[s] }' "$TMP/$name.names" "$TMP/$name.addrs" \
 		| LC_ALL=C sort > "$TMP/$name.want"
@@ -223,9 +225,10 @@ for mode in $MODES; do
 		# Of the samples in the recursion, those cut at 300 addresses
 		# (and the process name) or, in cpu mode, where the kernel's
 		# callchain past the stack copy ends (kernel.perf_event_max_stack):
-		# "CUT DEEP LONGEST".
+		# "CUT DEEP LONGEST", not counting the [kernel] leaf of a tick in
+		# the kernel.
 		set -- $(awk -v lo=$([ $mode = cpu ] && echo 100 || echo 301) '{ n = $NF; line = $0;
-			sub(/ [0-9]+$/, "", line); k = split(line, a, ";"); if (k > m) m = k
+			sub(/ [0-9]+$/, "", line); k = split(line, a, ";"); k -= a[k] == "[kernel]"; if (k > m) m = k
 			if (line ~ /;deep_down;/) { deep += n; if (k >= lo && k <= 301) cut += n } }
 			END { print cut + 0, deep + 0, m + 0 }' "$TMP/$name.folded")
 		if [ "$2" -ge 20 ] && [ $(($1 * 100)) -ge $(($2 * 90)) ] && [ "${trunc:-0}" -ge "$1" ] && [ "$3" -le 301 ]; then
