@@ -183,6 +183,12 @@ info() {
 	fi
 }
 
+# sampler_of NAME: what took NAME's samples, as info names it (perf or
+# tick).
+sampler_of() {
+	"$REPORT" info "$dev/$1.trace" | awk '$1 == "sampler:" { print $2 }'
+}
+
 # callers CASE WITH PAT FIXTURE...: in each FIXTURE's trace of this mode,
 # the samples matching WITH that match PAT, then info and the names.
 callers() {
@@ -223,11 +229,12 @@ for mode in $MODES; do
 	if recorded "$name" "arm64-deep-recursion-truncated-$name"; then
 		trunc=$("$REPORT" info "$dev/$name.trace" | awk '/^truncated stacks:/ { print $3 }')
 		# Of the samples in the recursion, those cut at 300 addresses
-		# (and the process name) or, in cpu mode, where the kernel's
-		# callchain past the stack copy ends (kernel.perf_event_max_stack):
-		# "CUT DEEP LONGEST", not counting the [kernel] leaf of a tick in
-		# the kernel.
-		set -- $(awk -v lo=$([ $mode = cpu ] && echo 100 || echo 301) '{ n = $NF; line = $0;
+		# (and the process name) or, where perf_event took them (cpu
+		# mode, and wall mode where the kernel allows), where the
+		# kernel's callchain past the stack copy ends
+		# (kernel.perf_event_max_stack): "CUT DEEP LONGEST", not
+		# counting the [kernel] leaf of a tick in the kernel.
+		set -- $(awk -v lo=$([ "$(sampler_of "$name")" = perf ] && echo 100 || echo 301) '{ n = $NF; line = $0;
 			sub(/ [0-9]+$/, "", line); k = split(line, a, ";"); k -= a[k] == "[kernel]"; if (k > m) m = k
 			if (line ~ /;deep_down;/) { deep += n; if (k >= lo && k <= 301) cut += n } }
 			END { print cut + 0, deep + 0, m + 0 }' "$TMP/$name.folded")
@@ -250,7 +257,7 @@ for mode in $MODES; do
 			idle=$("$REPORT" folded --thread '^blocked$' --state idle "$dev/$name.trace" |
 				awk '{ n += $NF } END { print n + 0 }')
 			waiting=$((all ? idle * 100 / all : -1))
-			sampler=$("$REPORT" info "$dev/$name.trace" | awk '$1 == "sampler:" { print $2 }')
+			sampler=$(sampler_of "$name")
 			if [ "$sampler" = perf ]; then
 				share_ok "arm64-blocked-waiting-$name" "$(grep -w blocked "$TMP/$name.threads")" "$waiting" "$all"
 			else
