@@ -17,12 +17,9 @@
 #include "report/cmds.h"
 #include "report/diff.h"
 #include "report/export.h"
-#include "report/stacks.h"
 
 /* The exit status of --check when a change is significant. */
 #define EXIT_CHANGED 3
-/* The slices a side of one trace is cut into. */
-#define DIFF_SLICES 10
 
 static const char *const normalize_words[] = { "share", "none", "duration", NULL };
 static const char *const subtitles[] = {
@@ -39,46 +36,6 @@ static double window_seconds(const struct cli_report *r, const struct trace *t)
 	double to = r->to.set && (double)r->to.ns / 1e9 < s ? (double)r->to.ns / 1e9 : s;
 
 	return to > from ? to - from : 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Cuts the samples of ct that r keeps into up to DIFF_SLICES profiles of
- * about as many samples each, in time order, into slices. Returns how
- * many have samples: 0 if there are too few samples to cut (two a slice). */
-static size_t slice(const struct cli_report *r, struct cli_trace *ct, struct profile **slices)
-{
-	struct profile_opts po = cli_profile_opts(r);
-	const struct trace *t = ct->t;
-	uint64_t start = t->session.start_monotonic_ns;
-	uint64_t *times = xcalloc(t->nsamples + 1, sizeof(*times));
-	size_t n = 0, made = 0;
-
-	for (size_t i = 0; i < t->nsamples; i++)
-		if (stacks_keep(ct->stacks, &po.filter, &t->samples[i]))
-			times[n++] = t->samples[i].time > start ? t->samples[i].time - start : 0;
-	qsort(times, n, sizeof(*times), cmp_u64);
-	for (size_t k = 0; n >= 2 * DIFF_SLICES && k < DIFF_SLICES; k++) {
-		struct profile_opts so = po;
-
-		so.filter.from = times[k * n / DIFF_SLICES];
-		if (k + 1 < DIFF_SLICES) {
-			so.filter.to = times[(k + 1) * n / DIFF_SLICES];
-			so.filter.has_to = 1;
-		}
-		slices[made] = profile_build(ct->stacks, &so);
-		if (slices[made]->samples)
-			made++;
-		else
-			profile_free(slices[made]);
-	}
-	free(times);
-	return made;
 }
 
 /* The profiles of one side, and what diff_side points at. */
@@ -109,7 +66,11 @@ static void open_side(const struct cli_report *r, int normalize, char **paths, s
 			die("'%s' has no duration; compare it by share (--normalize share)", paths[i]);
 	}
 	side->s = (struct diff_side){ runs, seconds, part, n, n };
-	side->nslices = n == 1 ? slice(r, &ct[0], side->slices) : 0;
+	if (n == 1) {
+		struct profile_opts po = cli_profile_opts(r);
+
+		side->nslices = diff_slice(ct[0].stacks, ct[0].t, &po, side->slices);
+	}
 }
 
 /* Makes the runs of a side of one trace its slices. */

@@ -3,11 +3,13 @@
  *
  * Every run is a sorted list of stacks, so all the runs of both sides are
  * sorted together and equal stacks collapsed into one, which keeps each
- * run's count. Everything after that is a test per item: the functions'
- * self and total (one top table per run, joined by name) and the frames of
- * the flame graph, whose frames are as wide as the larger of their two
- * normalised counts, so that what vanished stays visible, and coloured by
- * how much their subtree changed where that is significant. A frame is
+ * run's count (a side of one trace comes as the slices diff_slice() cuts
+ * by its samples' times). Everything after that is a test per item: the
+ * functions' self and total (one top table per run, joined by name) and
+ * the frames of the flame graph, whose frames are as wide as the larger
+ * of their two normalised counts, so that what vanished stays visible,
+ * and coloured by how much their subtree changed where that is
+ * significant. A frame is
  * found again from its path in the flame graph's callbacks by a hash of
  * the names from the base up, the same hash this file computes for every
  * prefix of every stack beforehand.
@@ -25,6 +27,7 @@
 #include "common/diag.h"
 #include "common/hmap.h"
 #include "report/folded.h"
+#include "report/stacks.h"
 #include "report/text.h"
 #include "report/top.h"
 
@@ -68,6 +71,42 @@ static double exposure(int normalize, const struct diff_side *s, size_t i)
 {
 	return normalize == DIFF_SHARE ? (double)s->runs[i]->samples
 	       : normalize == DIFF_DURATION ? s->seconds[i] : s->part[i];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t diff_slice(struct stacks *st, const struct trace *t, const struct profile_opts *o,
+		  struct profile **slices)
+{
+	uint64_t start = t->session.start_monotonic_ns;
+	uint64_t *times = xcalloc(t->nsamples + 1, sizeof(*times));
+	size_t n = 0, made = 0;
+
+	for (size_t i = 0; i < t->nsamples; i++)
+		if (stacks_keep(st, &o->filter, &t->samples[i]))
+			times[n++] = t->samples[i].time > start ? t->samples[i].time - start : 0;
+	qsort(times, n, sizeof(*times), cmp_u64);
+	for (size_t k = 0; n >= 2 * DIFF_SLICES && k < DIFF_SLICES; k++) {
+		struct profile_opts so = *o;
+
+		so.filter.from = times[k * n / DIFF_SLICES];
+		if (k + 1 < DIFF_SLICES) {
+			so.filter.to = times[(k + 1) * n / DIFF_SLICES];
+			so.filter.has_to = 1;
+		}
+		slices[made] = profile_build(st, &so);
+		if (slices[made]->samples)
+			made++;
+		else
+			profile_free(slices[made]);
+	}
+	free(times);
+	return made;
 }
 
 void diff_build(const struct diff_side *base, const struct diff_side *new, int normalize,

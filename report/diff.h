@@ -67,6 +67,17 @@ struct diff {
 	const char **pool;         /* frames of base-only stacks, rooted anew */
 };
 
+/* The slices a side of one trace is cut into. */
+#define DIFF_SLICES 10
+
+/* Cuts the samples of st's trace t that o keeps into up to DIFF_SLICES
+ * profiles of about as many samples each, in time order, into slices
+ * (which borrow from st as profile_build's do; the caller frees each).
+ * Returns how many have samples: 0 if there are too few samples to cut
+ * (two a slice). */
+size_t diff_slice(struct stacks *st, const struct trace *t, const struct profile_opts *o,
+		  struct profile **slices);
+
 /* Merges the runs of base and new (which must outlive d) into d, each
  * side with at least one run, every run with samples and, for
  * DIFF_DURATION, a length. Sides of one trace each and as many runs

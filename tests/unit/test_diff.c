@@ -1,7 +1,8 @@
 /*
  * test_diff.c: merging runs by name, with the root frame taken as equal,
  * and the base scaled to the new side's total; the tests of functions and
- * what the table and the summary line print of them.
+ * what the table and the summary line print of them; a trace cut into
+ * slices of as many samples in time order.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -9,6 +10,10 @@
 #include <string.h>
 
 #include "report/diff.h"
+#include "report/stacks.h"
+#include "report/symbolize.h"
+
+#include "hand_trace.h"
 
 static const char *a1[] = { "old", "main", "a" }, *b1[] = { "old", "main", "b" },
 		  *b2[] = { "new", "main", "b" }, *c2[] = { "new", "main", "c" };
@@ -160,4 +165,43 @@ Test(diff, empty_base_scales_to_nothing)
 	cr_assert_eq(d.nstacks, 1);
 	cr_assert_eq(diff_scaled_base(&d, 5), 0);
 	diff_release(&d);
+}
+
+Test(diff, slices_of_as_many_samples_in_time_order)
+{
+	/* 45 samples of thread 10, 10 ns apart, a then b in turn, given out
+	 * of time order: slices of 4 or 5 samples, which add up to the whole;
+	 * 19 samples are too few to cut. */
+	struct trace_sample many[45];
+	struct profile *slices[DIFF_SLICES];
+	struct profile_opts o = { 0 };
+	struct symbolize *sym;
+	struct stacks *st;
+	struct trace t;
+	uint64_t sum = 0;
+	size_t n;
+
+	for (size_t i = 0; i < 45; i++) {
+		size_t k = (i * 7) % 45; /* a permutation of 0..44 */
+
+		many[i] = (struct trace_sample){ 1000 + 10 * k, 10, k % 2 ? 3 : 2, TRACE_STATE_RUNNING, 0 };
+	}
+	make_trace(&t);
+	t.samples = many;
+	t.nsamples = 45;
+	sym = symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "" });
+	st = stacks_new(&t, sym);
+	n = diff_slice(st, &t, &o, slices);
+	cr_assert_eq(n, DIFF_SLICES);
+	for (size_t k = 0; k < n; k++) {
+		cr_assert(slices[k]->samples == 4 || slices[k]->samples == 5, "slice %zu has %llu", k,
+			  (unsigned long long)slices[k]->samples);
+		sum += slices[k]->samples;
+		profile_free(slices[k]);
+	}
+	cr_assert_eq(sum, 45);
+	t.nsamples = 19;
+	cr_assert_eq(diff_slice(st, &t, &o, slices), 0);
+	stacks_free(st);
+	symbolize_free(sym);
 }
