@@ -228,15 +228,18 @@ for mode in $MODES; do
 	name=$mode-deep
 	if recorded "$name" "arm64-deep-recursion-truncated-$name"; then
 		trunc=$("$REPORT" info "$dev/$name.trace" | awk '/^truncated stacks:/ { print $3 }')
-		# Of the samples in the recursion, those cut at 300 addresses
-		# (and the process name) or, where perf_event took them (cpu
-		# mode, and wall mode where the kernel allows), where the
-		# kernel's callchain past the stack copy ends
+		# Of the samples in the recursion, those cut (their outermost
+		# frame is deep_down, not _start) at 300 addresses (and the
+		# process name) or, where perf_event took them (cpu mode, and
+		# wall mode where the kernel allows), where the kernel's
+		# callchain past the stack copy ends
 		# (kernel.perf_event_max_stack): "CUT DEEP LONGEST", not
-		# counting the [kernel] leaf of a tick in the kernel.
+		# counting the [kernel] leaf of a tick in the kernel. A sample
+		# in the recursion's first levels, on its way down or up, is
+		# whole and not cut, however many frames it has.
 		set -- $(awk -v lo=$([ "$(sampler_of "$name")" = perf ] && echo 100 || echo 301) '{ n = $NF; line = $0;
 			sub(/ [0-9]+$/, "", line); k = split(line, a, ";"); k -= a[k] == "[kernel]"; if (k > m) m = k
-			if (line ~ /;deep_down;/) { deep += n; if (k >= lo && k <= 301) cut += n } }
+			if (line ~ /;deep_down;/) { deep += n; if (a[2] == "deep_down" && k >= lo && k <= 301) cut += n } }
 			END { print cut + 0, deep + 0, m + 0 }' "$TMP/$name.folded")
 		if [ "$2" -ge 20 ] && [ $(($1 * 100)) -ge $(($2 * 90)) ] && [ "${trunc:-0}" -ge "$1" ] && [ "$3" -le 301 ]; then
 			ok "arm64-deep-recursion-truncated-$name ($1 of the recursion's $2 samples cut, $trunc truncated, $3 frames at most)"
