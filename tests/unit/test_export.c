@@ -2,8 +2,9 @@
  * test_export.c: the export model on the hand-built trace: every sample
  * kept in recording order with its thread's name then, each recorded stack
  * once with its locations leaf first, each (address, leaf) resolved once,
- * functions by name, and the filters, --focus and --exclude as the profile
- * model applies them.
+ * functions by name, the filters, --focus and --exclude as the profile
+ * model applies them, and the one [kernel] location of ticks in the
+ * kernel.
  */
 #include <criterion/criterion.h>
 #include <regex.h>
@@ -121,4 +122,45 @@ Test(export, period_and_duration)
 	t.has_end = 1;
 	t.end.time = 1000;
 	cr_assert_eq(export_duration(&t), 1000);     /* to the end record */
+}
+
+Test(export, a_tick_in_the_kernel_is_one_kernel_location_above_the_leaf)
+{
+	struct trace_sample s[] = {
+		{ 100, 10, 2, TRACE_STATE_RUNNING, 0 },
+		{ 110, 10, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
+		{ 120, 10, 3, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
+		{ 130, 10, 0, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
+		{ 140, 10, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
+	};
+	struct trace t;
+	struct export *e;
+	const struct export_location *k;
+	char out[256];
+
+	make_trace(&t);
+	t.samples = s;
+	t.nsamples = 5;
+	e = build(&t, &(struct stacks_filter){ 0 });
+	cr_assert_eq(e->nsamples, 5);
+	cr_assert_eq(e->nstacks, 4, "a stack with and without the flag are two");
+	cr_assert_eq(e->samples[1].stack, e->samples[4].stack);
+	cr_assert_neq(e->samples[0].stack, e->samples[1].stack);
+	cr_assert_str_eq(stack_names(e, 0, out, sizeof(out)), "libfake.so+0x200 libfake.so+0x100");
+	cr_assert_str_eq(stack_names(e, 1, out, sizeof(out)), "[kernel] libfake.so+0x200 libfake.so+0x100");
+	cr_assert_str_eq(stack_names(e, 2, out, sizeof(out)), "[kernel] libfake.so+0x300 libfake.so+0x100");
+	cr_assert_str_eq(stack_names(e, 3, out, sizeof(out)), "[kernel]");
+	/* one location for every [kernel] frame, of no address or image */
+	k = &e->locs[e->stack_locs[e->stacks[e->samples[1].stack].first]];
+	cr_assert_eq(e->stack_locs[e->stacks[e->samples[2].stack].first],
+		     e->stack_locs[e->stacks[e->samples[1].stack].first]);
+	cr_assert_eq(e->stack_locs[e->stacks[e->samples[3].stack].first],
+		     e->stack_locs[e->stacks[e->samples[1].stack].first]);
+	cr_assert_eq(k->addr, 0);
+	cr_assert_eq(k->image, -1);
+	cr_assert_eq(k->nframes, 1);
+	/* the user leaf under it is looked up as a leaf, as without the flag */
+	cr_assert_eq(e->stack_locs[e->stacks[e->samples[1].stack].first + 1],
+		     e->stack_locs[e->stacks[e->samples[0].stack].first]);
+	done(e);
 }
