@@ -1,14 +1,14 @@
 /*
  * perf.h: the records of a perf_event ring buffer, parsed from bytes.
  *
- * cpu mode (sampler_perf_linux.c) opens one perf_event per thread with a
- * fixed sample layout, and this module reads the records it finds in the
- * ring buffers: samples (tid, time, the kernel's user callchain, the user
- * registers the unwinder starts from and a copy of the stack from sp),
- * lost-record
- * notices, executable mappings (MMAP2), renames and execs (COMM), thread
- * starts (FORK) and ends (EXIT), and context switches (SWITCH). It never touches the OS, so the unit
- * tests feed it synthetic buffers. The numbers are the kernel's ABI
+ * The perf_event sampler (sampler_perf_linux.c) opens its events, per CPU,
+ * with one fixed sample layout, and this module reads the records it finds
+ * in the ring buffers: samples (tid, time, the kernel's user callchain, the
+ * user registers the unwinder starts from and a copy of the stack from
+ * sp), lost-record notices, executable mappings (MMAP2), renames and execs
+ * (COMM), thread starts (FORK) and ends (EXIT), and context switches
+ * (SWITCH). It never touches the OS, so the unit tests feed it synthetic
+ * buffers. The numbers are the kernel's ABI
  * (include/uapi/linux/perf_event.h), restated here so that the parser
  * builds on any system.
  *

@@ -30,6 +30,17 @@
  * Records of other processes (children inherit the events too) are
  * dropped.
  *
+ * In wall mode each CPU also has a context-switch event (sample_period 1)
+ * with a ring of its own: its samples are the user stack at each switch
+ * out, and its SWITCH records say when a thread left the CPU (preempted
+ * or blocked) and when it came back. offcpu.c turns each such interval
+ * into sleeping or preempted samples at the ticks of the grid, written
+ * in time order with the on-CPU samples. The samples are taken in the
+ * kernel, so wall mode needs kernel sampling rights (engine_linux.c falls
+ * back to the ptrace sampler without them). With -p, the threads already
+ * blocked are read once at the start through a traced target
+ * (snapshot()), the one ptrace of a perf_event recording.
+ *
  * Between drains the loop (sampler.c) sleeps in ppoll() for
  * drain_period(), or until SIGCHLD says a launched command ended; each
  * drain reads every ring, sorts the round's records by time (the rings
