@@ -626,10 +626,11 @@ static int perf_target_event(struct sampler_source *src, struct sampler *s, cons
 
 /*
  * -p in wall mode: the threads blocked at the start would be seen only
- * once they next ran, so each is stopped once, read and let go through a
- * traced target (the only ptrace of a perf_event recording), and is off
- * the CPU from now with that stack. A process that cannot be traced is
- * not an error: its blocked threads are seen from their next switch.
+ * once they next ran, so each one not running is stopped once, read and
+ * let go through a traced target (the only ptrace of a perf_event
+ * recording), and is off the CPU from now with that stack. A process
+ * that cannot be traced is not an error: its blocked threads are seen
+ * from their next switch.
  */
 static int snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
 {
@@ -651,7 +652,9 @@ static int snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
 		size_t nf;
 		int stop;
 
-		if (!sampler_thread_known(s, tids[i]) || target_stop_thread(tt, tids[i], &ts) < 0)
+		/* A thread on a CPU is seen by its switch out: not stopped. */
+		if (!sampler_thread_known(s, tids[i]) || target_thread_state(tt, tids[i]) == TRACE_STATE_RUNNING ||
+		    target_stop_thread(tt, tids[i], &ts) < 0)
 			continue;
 		if (ts.state != TRACE_STATE_RUNNING) {
 			memset(&rg, 0, sizeof(rg));

@@ -90,6 +90,9 @@ int target_interrupt_thread(struct target *t, uint32_t tid);
  * Returns 0 (the thread is then stopped until target_resume_thread()),
  * -ESRCH when the thread exited, or -EAGAIN when it did not stop in time. */
 int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s);
+/* Linux: thread tid's run state now (enum trace_state), from /proc,
+ * without stopping it; TRACE_STATE_UNKNOWN for a thread not known. */
+uint8_t target_thread_state(struct target *t, uint32_t tid);
 /* Reads target memory of a stopped thread's process; the
  * unwind_memory read callback (ctx is the struct target). */
 int target_read(void *ctx, uint64_t addr, void *buf, size_t len);

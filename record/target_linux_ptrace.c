@@ -545,6 +545,12 @@ int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
 	return 0;
 }
 
+uint8_t target_thread_state(struct target *t, uint32_t tid)
+{
+	struct thread *th = find(t, tid);
+	return th ? read_state(t, th) : TRACE_STATE_UNKNOWN;
+}
+
 int target_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct target *t = ctx;
@@ -845,24 +851,30 @@ int target_launch_exec(struct target *t, int *exec_errno)
 }
 
 /* Brings one thread into a ptrace-stop and detaches it, delivering any
- * signal it was about to receive. */
-static void detach_one(struct target *t, pid_t tid)
+ * signal it was about to receive. Returns 1 when it is detached or gone,
+ * 0 when it did not stop in time (on a loaded machine a runnable thread
+ * may wait that long for a CPU): it is still traced, to be tried again. */
+static int detach_one(struct target *t, pid_t tid)
 {
 	struct thread *th = find(t, (uint32_t)tid);
 
 	if (th && th->held) {
 		th->held = 0;
 		ptrace(PTRACE_DETACH, tid, 0L, 0L);
-		return;
+		return 1;
 	}
 	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) < 0)
-		return;
+		return 1;
 	arm(1);
 	for (;;) {
 		int status;
 		pid_t r = waitpid(tid, &status, __WALL);
+		if (r < 0 && errno == EINTR) {
+			arm(0);
+			return 0;
+		}
 		if (r < 0)
-			break;  /* gone, or stuck: the kernel detaches when we exit */
+			break;  /* gone */
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			int gone, sig;
 			classify(t, r, status, &gone, &sig);
@@ -883,6 +895,7 @@ static void detach_one(struct target *t, pid_t tid)
 		break;
 	}
 	arm(0);
+	return 1;
 }
 
 void target_detach(struct target *t)
@@ -903,7 +916,8 @@ void target_detach(struct target *t)
 		for (size_t i = 0; i < n; i++)
 			tids[i] = t->threads[i].tid;
 		for (size_t i = 0; i < n; i++) {
-			detach_one(t, (pid_t)tids[i]);
+			if (!detach_one(t, (pid_t)tids[i]))
+				continue;  /* the next round tries it again */
 			struct thread *th = find(t, tids[i]);
 			if (th) {
 				if (th->stat_fd >= 0)
