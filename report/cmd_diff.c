@@ -183,7 +183,7 @@ int cmd_diff(int argc, char **argv)
 		struct diff_changes c;
 		struct diff_table_opts o = { (size_t)limit, all, threshold };
 
-		diff_changes(&d, &base.s, &new.s, r.thread_frames ? 2 : 1, &c);
+		diff_changes(&d, r.thread_frames ? 2 : 1, &c);
 		flagged = check ? diff_write_summary(stdout, &c, threshold)
 				: diff_write_table(stdout, &c, &o);
 		if (flagged < 0)

@@ -31,6 +31,10 @@
 #include "report/text.h"
 #include "report/top.h"
 
+/* The frame report/stacks.c puts above a sample whose tick landed in
+ * the kernel. */
+#define KERNEL_FRAME "[kernel]"
+
 /* The fill of a frame whose change is not significant. */
 #define GREY_FILL 0xdcdcdcu
 
@@ -48,17 +52,27 @@ static int cmp_frames(const char *const *x, size_t nx, const char *const *y, siz
 
 struct entry {
 	const struct profile_stack *s;
+	size_t nframes;            /* s's, without a [kernel] leaf */
 	size_t run;                /* base runs first, then new runs */
 	int base;
 };
+
+/* The frames of s that are compared: all but a [kernel] leaf, whose
+ * ticks count to the user function under it. */
+static size_t user_frames(const struct profile_stack *s)
+{
+	size_t n = s->nframes;
+
+	return n > 1 && !strcmp(s->frames[n - 1], KERNEL_FRAME) ? n - 1 : n;
+}
 
 /* Equal stacks together, the new side's first, so that a stack of both
  * sides takes the new side's names (its root is the new process). */
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
-	int c = cmp_frames((const char *const *)x->s->frames, x->s->nframes,
-			   (const char *const *)y->s->frames, y->s->nframes);
+	int c = cmp_frames((const char *const *)x->s->frames, x->nframes,
+			   (const char *const *)y->s->frames, y->nframes);
 
 	if (c)
 		return c;
@@ -148,7 +162,8 @@ void diff_build(const struct diff_side *base, const struct diff_side *new, int n
 			const struct profile *p = sides[side]->runs[i];
 
 			for (size_t j = 0; j < p->nstacks; j++)
-				e[nentries++] = (struct entry){ &p->stacks[j], run, side == 0 };
+				e[nentries++] = (struct entry){ &p->stacks[j], user_frames(&p->stacks[j]),
+								run, side == 0 };
 		}
 	qsort(e, nentries, sizeof(*e), cmp_entry);
 
@@ -161,20 +176,20 @@ void diff_build(const struct diff_side *base, const struct diff_side *new, int n
 		const struct profile_stack *first = e[i].s;
 
 		s->frames = (const char *const *)first->frames;
-		s->nframes = first->nframes;
+		s->nframes = e[i].nframes;
 		s->runs = counts;
-		if (e[i].base && root && first->nframes) {
+		if (e[i].base && root && s->nframes) {
 			/* only in the base: rooted under the new process, so
 			 * that a renamed program still has one root */
 			const char **f = d->pool + used;
 
-			memcpy(f, first->frames, first->nframes * sizeof(*f));
+			memcpy(f, first->frames, s->nframes * sizeof(*f));
 			f[0] = root;
-			used += first->nframes;
+			used += s->nframes;
 			s->frames = f;
 		}
 		for (; i < nentries && !cmp_frames(s->frames, s->nframes, (const char *const *)e[i].s->frames,
-						   e[i].s->nframes);
+						   e[i].nframes);
 		     i++) {
 			counts[e[i].run] += e[i].s->count;
 			*(e[i].base ? &s->base : &s->new) += e[i].s->count;
@@ -290,21 +305,30 @@ static int cmp_change(const void *a, const void *b)
 	return flip * strcmp(x->name, y->name);
 }
 
-void diff_changes(const struct diff *d, const struct diff_side *base,
-		  const struct diff_side *new, size_t skip, struct diff_changes *out)
+void diff_changes(const struct diff *d, size_t skip, struct diff_changes *out)
 {
-	const struct diff_side *sides[2] = { base, new };
 	struct top_opts o = { .group = TOP_GROUP_NAME, .sort = TOP_SORT_NAME, .skip = skip };
 	size_t nruns = d->nbase + d->nnew, nentries = 0, run = 0, f = 0;
 	struct top *tops = xcalloc(nruns, sizeof(*tops));
+	struct profile p = { xcalloc(d->nstacks + 1, sizeof(*p.stacks)), 0, 0 };
 	struct func_entry *e;
 	double *x = xcalloc(2 * nruns, sizeof(*x)), largest = 0;
 
-	for (int side = 0; side < 2; side++)
-		for (size_t i = 0; i < sides[side]->n; i++, run++) {
-			top_build(sides[side]->runs[i], &o, &tops[run]);
-			nentries += tops[run].nrows;
-		}
+	/* each run's profile again from d's stacks, as they are compared */
+	for (run = 0; run < nruns; run++) {
+		p.nstacks = p.samples = 0;
+		for (size_t i = 0; i < d->nstacks; i++)
+			if (d->stacks[i].runs[run]) {
+				p.stacks[p.nstacks++] = (struct profile_stack){
+					(const char **)d->stacks[i].frames, d->stacks[i].nframes,
+					d->stacks[i].runs[run]
+				};
+				p.samples += d->stacks[i].runs[run];
+			}
+		top_build(&p, &o, &tops[run]);
+		nentries += tops[run].nrows;
+	}
+	free(p.stacks);
 	e = xcalloc(nentries + 1, sizeof(*e));
 	nentries = 0;
 	for (run = 0; run < nruns; run++)

@@ -5,7 +5,12 @@
  * never by address, so a rebuilt or relocated program still matches; the
  * root frame (the process name) is taken as equal whatever it is, so a
  * renamed binary still matches too. A stack of only one side is kept,
- * with 0 in the other.
+ * with 0 in the other. A tick that landed in the kernel counts to the
+ * user stack under it, without its [kernel] leaf: how much of a busy
+ * loop's ticks land in the kernel (interrupts, preemption) follows the
+ * machine's load, which differs from run to run, so it is not compared
+ * apart; a change in system calls still shows in the functions that make
+ * them.
  *
  * Every item compared, each function's self and total and each frame of
  * the differential flame graph, is tested for whether it changed by more
@@ -114,12 +119,11 @@ struct diff_changes {
 	                            * largest standard error) */
 };
 
-/* Tests the self and total of every function of d's runs (skipping the
- * root and, with skip 2, the thread frames) into out, sorted by change,
+/* Tests the self and total of every function of d's runs, in d's stacks
+ * (skipping the root and, with skip 2, the thread frames), into out, sorted by change,
  * largest growth first, then total before self, then by name. Names are
  * borrowed from the runs. Release with diff_changes_release(). */
-void diff_changes(const struct diff *d, const struct diff_side *base,
-		  const struct diff_side *new, size_t skip, struct diff_changes *out);
+void diff_changes(const struct diff *d, size_t skip, struct diff_changes *out);
 void diff_changes_release(struct diff_changes *c);
 
 struct diff_table_opts {

@@ -52,6 +52,37 @@ Test(diff, merged_by_name_under_the_new_root)
 	diff_release(&d);
 }
 
+static const char *k1[] = { "old", "main", "a", "[kernel]" }, *k2[] = { "new", "main", "a", "[kernel]" },
+		  *a2[] = { "new", "main", "a" };
+
+Test(diff, a_kernel_leaf_counts_to_the_user_stack_under_it)
+{
+	/* 30 + 10 in the kernel of 40 against 78 + 2 of 80: main;a is all of
+	 * both, and [kernel] (25% against 2.5%) is no item of its own */
+	struct profile_stack bs[] = { { a1, 3, 30 }, { k1, 4, 10 } };
+	struct profile_stack ns[] = { { a2, 3, 78 }, { k2, 4, 2 } };
+	struct profile base = { bs, 2, 40 }, new = { ns, 2, 80 };
+	const struct profile *bp = &base, *np = &new;
+	double one = 1;
+	struct diff_side bside = { &bp, &one, &one, 1, 1 }, nside = { &np, &one, &one, 1, 1 };
+	struct diff_changes c;
+	struct diff d;
+
+	diff_build(&bside, &nside, DIFF_SHARE, &d);
+	cr_assert_eq(d.nstacks, 1);
+	cr_assert_eq(d.stacks[0].nframes, 3);
+	cr_assert_eq(d.stacks[0].base, 40);
+	cr_assert_eq(d.stacks[0].new, 80);
+	diff_changes(&d, 1, &c);
+	cr_assert_eq(c.functions, 2);
+	for (size_t i = 0; i < c.n; i++) {
+		cr_assert_str_neq(c.v[i].name, "[kernel]");
+		cr_assert_eq(c.v[i].r.change, 0);
+	}
+	diff_changes_release(&c);
+	diff_release(&d);
+}
+
 static const char *x1[] = { "p", "main", "x" }, *y1[] = { "p", "main", "y" };
 
 /* A profile of x and y samples of main;x and main;y. */
@@ -80,7 +111,7 @@ static char *table(const struct profile *const *b, size_t nb, const struct profi
 	FILE *f = open_memstream(&out, &len);
 
 	diff_build(&bs, &ns, DIFF_SHARE, &d);
-	diff_changes(&d, &bs, &ns, 1, &c);
+	diff_changes(&d, 1, &c);
 	*flagged = check ? diff_write_summary(f, &c, 0) : diff_write_table(f, &c, &o);
 	fclose(f);
 	diff_changes_release(&c);
