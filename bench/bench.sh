@@ -28,7 +28,9 @@
 #             cpu mode and by perf --call-graph dwarf: the share each gives
 #             its calling function, next to the measured one.
 #
-# It prints a table and writes bench/results.json (keys in a fixed order).
+# It prints a table on stdout, with a line "STEP: not run (BENCH_STEPS)" for
+# each step left out, and writes bench/results.json (keys in a fixed order),
+# naming the file on stderr with its progress.
 # A tool that cannot run here (no perf, perf_event refused, no ptrace) is
 # skipped with the reason, and its figures are null. The settings:
 #
@@ -415,7 +417,9 @@ target() {
 	awk -v n="$1" -v v="$2" -v op="$3" -v l="$4" 'BEGIN { if (v == "null") m = "null";
 		else m = (op == "<=" ? v <= l : v >= l) ? "true" : "false"; print n, v, op, l, m }' >> "$TMP/targets"
 }
-worst() { printf '%s\n' "$@" | awk -v pick="$W_PICK" '$1 == "null" { bad = 1 }
+# worst VALUE...: the largest (W_PICK=max) or smallest of the values; null
+# if one is null or there are none (a workload left out of BENCH_WORKLOADS).
+worst() { printf '%s\n' "$@" | awk -v pick="$W_PICK" 'NF == 0 { next } $1 == "null" { bad = 1 }
 	$1 != "null" { if (!n++ || (pick == "max" ? $1 > v : $1 < v)) v = $1 }
 	END { print (bad || !n) ? "null" : v }'; }
 # nest FN: {"WORKLOAD": {"HZ": (what FN WORKLOAD HZ prints), ...}, ...}
@@ -580,93 +584,116 @@ target recorder_rss_mib "$rss_mib" "<=" 32
 } > "$TMP/results.json"
 mv "$TMP/results.json" "$OUT"
 
-# The table: the same figures, for people.
+# The table: the same figures, for people, a part for each step that ran
+# and one line for each that did not.
 cell() { stats "$1" | awk '$1 == "null" { printf "%-22s", "-"; next }
 	{ printf "%-22s", sprintf("%.3f [%.3f-%.3f]", $1, $2, $3) }'; }
 num() { awk -v v="$1" -v f="${2:-%.1f}" 'BEGIN { if (v == "null") printf "%10s", "-"; else printf "%10s", sprintf(f, v) }'; }
+# fig KEY: the median of KEY as it was put, or "-".
+fig() { median "$1" | sed 's/^null$/-/'; }
+# kib KEY: the median of KEY in whole KiB, or "-".
+kib() { num "$(median "$1")" %d | tr -d ' '; }
+# part STEP: the blank line before a step's part; false, with the line
+# saying so, where the step did not run.
+part() {
+	echo
+	step "$1" && return 0
+	echo "$1: not run (BENCH_STEPS)"
+	return 1
+}
+# times PREFIX NAME...: one line for each NAME, PREFIX.NAME's seconds and peak RSS.
+times() {
+	local p=$1 k
+	shift
+	for k; do
+		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "$p.$k.seconds")" "$(kib "$p.$k.rss_kib")"
+	done
+}
 {
-	echo
-	echo "slowdown: time under the tool / bare time, median [min-max] of $REPS interleaved runs"
-	printf '%-9s %6s %9s  %-22s%-22s%-22s%-22s\n' workload Hz "bare s" "prof cpu" "prof wall" "perf -g" "perf dwarf"
-	for w in $WORKLOADS; do
-		for hz in $RATES; do
-			printf '%-9s %6s %9.3f  ' "$w" "$hz" "$(median "bare.$w.$hz")"
-			for tool in $TOOLS; do cell "slowdown.$w.$hz.$tool"; done
-			echo
-		done
-	done
-	echo
-	echo "bytes per sample, median"
-	printf '%-9s %6s %10s %10s %10s %10s %10s\n' workload Hz "prof cpu" "prof wall" "perf -g" "perf dwarf" "perf -g -z"
-	for w in $WORKLOADS; do
-		for hz in $RATES; do
-			printf '%-9s %6s' "$w" "$hz"
-			for tool in $TOOLS perf-fp-z; do printf ' %s' "$(num "$(median "bps.$w.$hz.$tool")")"; done
-			echo
-		done
-	done
-	echo
-	printf 'report: prof %s samples (%s unique folded stacks, %s B/sample), perf %s samples; median [min-max] of %s\n' \
-		"$(median report.prof.samples)" "$(median report.prof.unique_stacks)" "$(median report.prof.bps)" \
-		"$(median report.perf.samples)" "$REPORT_REPS"
-	for k in prof_folded prof_svg perf_folded; do
-		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "report.$k.seconds")" "$(num "$(median "report.$k.rss_kib")" %d | tr -d ' ')"
-	done
-	printf '  folded is %sx faster than perf report\n' "$(num "$speedup" %.1f | tr -d ' ')"
-	echo
-	printf 'small: the Rust fixture for %s s at %s Hz, prof %s samples (%s unique folded stacks), perf %s samples; median [min-max] of %s\n' \
-		"$SMALL_SECS" "$SMALL_HZ" "$(median small.prof.samples)" "$(median small.prof.unique_stacks)" \
-		"$(median small.perf.samples)" "$SMALL_REPS"
-	for k in prof_folded perf_folded; do
-		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "small.$k.seconds")" "$(num "$(median "small.$k.rss_kib")" %d | tr -d ' ')"
-	done
-	printf '  folded is %sx the speed of perf report\n' "$(num "$small_speedup" %.2f | tr -d ' ')"
-	printf 'loop: %s traces of %s s (median %s samples, perf %s) reported in a row; the whole loop, median [min-max] of %s\n' \
-		"$LOOP_TRACES" "$LOOP_SECS" "$(median loop.prof.samples)" "$(median loop.perf.samples)" "$REPORT_REPS"
-	for k in prof_folded perf_folded; do
-		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "loop.$k.seconds")" "$(num "$(median "loop.$k.rss_kib")" %d | tr -d ' ')"
-	done
-	printf '  folded is %sx the speed of perf report\n' "$(num "$loop_speedup" %.2f | tr -d ' ')"
-	printf 'symbolize: %s addresses of libc and the Rust fixture (%s unresolved); median [min-max] of %s\n' \
-		"$(median symbolize.addresses)" "$(median symbolize.unresolved)" "$REPORT_REPS"
-	for k in prof llvm; do
-		printf '  %-12s %s s, peak RSS %s KiB\n' "$([ $k = prof ] && echo prof_folded || echo llvm-symbolizer)" \
-			"$(cell "symbolize.$k.seconds")" "$(num "$(median "symbolize.$k.rss_kib")" %d | tr -d ' ')"
-	done
-	printf '  prof-report is %sx the speed of llvm-symbolizer\n' "$(num "$sym_speedup" %.2f | tr -d ' ')"
-	echo
-	echo "recorder attached to threads8 at 997 Hz for $CAPTURE s"
-	for mode in cpu wall; do
-		printf '  %-5s %s samples, %s us CPU/sample, peak RSS %s KiB, %s B/sample\n' "$mode" \
-			"$(median "recorder.$mode.samples")" "$(median "recorder.$mode.us_per_sample")" \
-			"$(median "recorder.$mode.rss_kib")" "$(median "recorder.$mode.bps")"
-	done
-	echo
-	echo "slowdown against perf -g in the same repetition, median: points more (prof - perf), and the ratio"
-	printf '%-9s %6s  %-14s%-14s%-14s%-14s\n' workload Hz "cpu points" "wall points" "cpu ratio" "wall ratio"
-	for w in $WORKLOADS; do
-		for hz in $RATES; do
-			printf '%-9s %6s  ' "$w" "$hz"
-			for k in ptsfp.$w.$hz.prof-cpu ptsfp.$w.$hz.prof-wall vsfp.$w.$hz.prof-cpu vsfp.$w.$hz.prof-wall; do
-				printf '%-14s' "$(num "$(median "$k")" %.3f | tr -d ' ')"
+	if part overhead; then
+		echo "slowdown: time under the tool / bare time, median [min-max] of $REPS interleaved runs"
+		printf '%-9s %6s %9s  %-22s%-22s%-22s%-22s\n' workload Hz "bare s" "prof cpu" "prof wall" "perf -g" "perf dwarf"
+		for w in $WORKLOADS; do
+			for hz in $RATES; do
+				printf '%-9s %6s %9.3f  ' "$w" "$hz" "$(median "bare.$w.$hz")"
+				for tool in $TOOLS; do cell "slowdown.$w.$hz.$tool"; done
+				echo
 			done
+		done
+		echo
+		echo "slowdown against perf -g in the same repetition, median: points more (prof - perf), and the ratio"
+		printf '%-9s %6s  %-14s%-14s%-14s%-14s\n' workload Hz "cpu points" "wall points" "cpu ratio" "wall ratio"
+		for w in $WORKLOADS; do
+			for hz in $RATES; do
+				printf '%-9s %6s  ' "$w" "$hz"
+				for k in ptsfp.$w.$hz.prof-cpu ptsfp.$w.$hz.prof-wall vsfp.$w.$hz.prof-cpu vsfp.$w.$hz.prof-wall; do
+					printf '%-14s' "$(num "$(median "$k")" %.3f | tr -d ' ')"
+				done
+				echo
+			done
+		done
+		echo
+		echo "bytes per sample, median"
+		printf '%-9s %6s %10s %10s %10s %10s %10s\n' workload Hz "prof cpu" "prof wall" "perf -g" "perf dwarf" "perf -g -z"
+		for w in $WORKLOADS; do
+			for hz in $RATES; do
+				printf '%-9s %6s' "$w" "$hz"
+				for tool in $TOOLS perf-fp-z; do printf ' %s' "$(num "$(median "bps.$w.$hz.$tool")")"; done
+				echo
+			done
+		done
+	fi
+	if part report; then
+		printf 'report: prof %s samples (%s unique folded stacks, %s B/sample), perf %s samples; median [min-max] of %s\n' \
+			"$(fig report.prof.samples)" "$(fig report.prof.unique_stacks)" "$(fig report.prof.bps)" \
+			"$(fig report.perf.samples)" "$REPORT_REPS"
+		times report prof_folded prof_svg perf_folded
+		printf '  folded is %sx faster than perf report\n' "$(num "$speedup" %.1f | tr -d ' ')"
+	fi
+	if part small; then
+		printf 'small: the Rust fixture for %s s at %s Hz, prof %s samples (%s unique folded stacks), perf %s samples; median [min-max] of %s\n' \
+			"$SMALL_SECS" "$SMALL_HZ" "$(fig small.prof.samples)" "$(fig small.prof.unique_stacks)" \
+			"$(fig small.perf.samples)" "$SMALL_REPS"
+		times small prof_folded perf_folded
+		printf '  folded is %sx the speed of perf report\n' "$(num "$small_speedup" %.2f | tr -d ' ')"
+		printf 'loop: %s traces of %s s (median %s samples, perf %s) reported in a row; the whole loop, median [min-max] of %s\n' \
+			"$LOOP_TRACES" "$LOOP_SECS" "$(fig loop.prof.samples)" "$(fig loop.perf.samples)" "$REPORT_REPS"
+		times loop prof_folded perf_folded
+		printf '  folded is %sx the speed of perf report\n' "$(num "$loop_speedup" %.2f | tr -d ' ')"
+	fi
+	if part symbolize; then
+		printf 'symbolize: %s addresses of libc and the Rust fixture (%s unresolved); median [min-max] of %s\n' \
+			"$(fig symbolize.addresses)" "$(fig symbolize.unresolved)" "$REPORT_REPS"
+		for k in prof llvm; do
+			printf '  %-12s %s s, peak RSS %s KiB\n' "$([ $k = prof ] && echo prof_folded || echo llvm-symbolizer)" \
+				"$(cell "symbolize.$k.seconds")" "$(kib "symbolize.$k.rss_kib")"
+		done
+		printf '  prof-report is %sx the speed of llvm-symbolizer\n' "$(num "$sym_speedup" %.2f | tr -d ' ')"
+	fi
+	if part recorder; then
+		echo "recorder attached to threads8 at 997 Hz for $CAPTURE s"
+		for mode in cpu wall; do
+			printf '  %-5s %s samples, %s us CPU/sample, peak RSS %s KiB, %s B/sample\n' "$mode" \
+				"$(fig "recorder.$mode.samples")" "$(fig "recorder.$mode.us_per_sample")" \
+				"$(fig "recorder.$mode.rss_kib")" "$(fig "recorder.$mode.bps")"
+		done
+	fi
+	if part syscall; then
+		echo "syscall: read_chunk's share of the CPU time (it calls read(2)), median [min-max] of $REPS"
+		printf '  measured by the workload %s prof cpu %s perf dwarf %s\n' "$(cell syscall.own)" "$(cell syscall.prof-cpu)" \
+			"$(cell syscall.perf-dwarf)"
+	fi
+	if part maxrate; then
+		echo "max rate: the highest rate at which cpu mode lost < 0.1% of samples, in $SECS s runs"
+		for w in cpu1 threads8; do
+			printf '  %-9s %s Hz;' "$w" "$(fig "maxrate.$w")"
+			awk -v w="$w" '$1 == w { printf " %s Hz: %s lost of %s;", $2, $4, $3 + $4 }' "$TMP/maxrate"
 			echo
 		done
-	done
-	echo
-	echo "syscall: read_chunk's share of the CPU time (it calls read(2)), median [min-max] of $REPS"
-	printf '  measured by the workload %s prof cpu %s perf dwarf %s\n' "$(cell syscall.own)" "$(cell syscall.prof-cpu)" \
-		"$(cell syscall.perf-dwarf)"
-	echo
-	echo "max rate: the highest rate at which cpu mode lost < 0.1% of samples, in $SECS s runs"
-	for w in cpu1 threads8; do
-		printf '  %-9s %s Hz;' "$w" "$(median "maxrate.$w")"
-		awk -v w="$w" '$1 == w { printf " %s Hz: %s lost of %s;", $2, $4, $3 + $4 }' "$TMP/maxrate"
-		echo
-	done
+	fi
 	echo
 	echo "targets"
-	awk '{ printf "  %-32s %-10s %-6s %s\n", $1, $2, $3 " " $4, $5 == "null" ? "not measured" : $5 == "true" ? "met" : "MISSED" }' \
+	awk '{ printf "  %-32s %-10s %-6s %s\n", $1, $2 == "null" ? "-" : $2, $3 " " $4, $5 == "null" ? "not measured" : $5 == "true" ? "met" : "MISSED" }' \
 		"$TMP/targets"
 	if [ -s "$TMP/skipped" ]; then
 		echo
@@ -674,5 +701,6 @@ num() { awk -v v="$1" -v f="${2:-%.1f}" 'BEGIN { if (v == "null") printf "%10s",
 		sed 's/^/  /; s/\t/: /' "$TMP/skipped"
 	fi
 	echo
-	echo "load average before $load_before, after $load_after; $elapsed s; wrote $OUT"
+	echo "load average before $load_before, after $load_after; $elapsed s"
 }
+say "wrote $OUT"
