@@ -676,8 +676,8 @@ static int snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
 	return r;
 }
 
-/* Wall mode's grid starts now; what the rings hold from before goes
- * first. */
+/* Wall mode: what the rings hold from before goes first, then with -p
+ * the threads already blocked. */
 static int perf_start(struct sampler_source *src, struct sampler *s)
 {
 	struct perf_src *p = (struct perf_src *)src;
@@ -685,9 +685,6 @@ static int perf_start(struct sampler_source *src, struct sampler *s)
 
 	if (!p->o.wall)
 		return 0;
-	p->origin = p->next_tick = sampler_now();
-	p->period = 1000000000ull / (p->o.rate_hz ? p->o.rate_hz : 1);
-	p->off = offcpu_new(p->period, p->origin);
 	r = drain_all(p, s);
 	if (r == 0 && !p->o.launched)
 		r = snapshot(p, s, sampler_now());
@@ -815,6 +812,14 @@ int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, str
 	sigprocmask(SIG_BLOCK, &block, &p->old_mask);
 	p->wait_mask = p->old_mask;
 	sigdelset(&p->wait_mask, SIGCHLD);
+	/* Wall mode's grid starts with the events: the loop may drain them
+	 * before its start (a command that exits at once is reported so,
+	 * with its switches in the rings). */
+	if (o->wall) {
+		p->origin = p->next_tick = sampler_now();
+		p->period = 1000000000ull / (o->rate_hz ? o->rate_hz : 1);
+		p->off = offcpu_new(p->period, p->origin);
+	}
 	*out = &p->src;
 	return 0;
 }
