@@ -558,7 +558,8 @@ static int handle_pending(struct perf_src *p, struct sampler *s, uint64_t draine
 {
 	int r = 0;
 
-	qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
+	if (p->npend)   /* an empty round may have no array yet */
+		qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
 	for (size_t i = 0; i < p->npend && r == 0; i++)
 		r = handle(p, s, i);
 	p->npend = p->npool = p->nnames = 0;
