@@ -254,6 +254,7 @@ int session_run(const struct session_options *o)
 		r = target_launch_exec(t, &exec_errno);
 		if (r == TARGET_E_EXEC) {
 			error("cannot run '%s': %s", o->argv[0], strerror(exec_errno));
+			sampler_source_free(src);
 			trace_writer_free(w);
 			discard_output(fd, o->out_path);
 			close(fd);
