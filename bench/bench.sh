@@ -13,10 +13,13 @@
 #   size      bytes per sample of those runs' traces and perf.data files,
 #             and of perf.data written with -z where this perf has zstd;
 #   report    prof-report folded and svg against perf report, on recordings
-#             of the same deep-stack workload, with their peak RSS;
+#             of the same deep-stack workload, with their peak RSS, and
+#             one more prof-report folded's time by stage (open, locate,
+#             decompress, DWARF index, lookups, output...: PROF_REPORT_TIMING);
 #   small     prof-report folded against perf report on a small trace of
 #             the Rust fixture (what a user opens while working), and on
-#             a loop of reports of small traces of it, one after another;
+#             a loop of reports of small traces of it, one after another,
+#             and the small report's time by stage, as report's;
 #   symbolize bench/symbolize.sh: prof-report against llvm-symbolizer on
 #             the same addresses of the same debug files;
 #   recorder  prof-record's own CPU time per sample and peak RSS while
@@ -182,6 +185,10 @@ tm() { # tm KEY COMMAND...: wall time and peak RSS of one run, its output in $TM
 	put "$key.rss_kib" "$rss"
 }
 SMALL=$BUILD/testdata/rust/shapes
+stages() { # stages STEP TRACE: one more prof-report folded of TRACE, its time by stage (PROF_REPORT_TIMING)
+	PROF_REPORT_TIMING=1 "$REPORT" folded "$2" 2>&1 > /dev/null |
+		sed -n 's/^prof-report: timing: //p' > "$TMP/stages.$1"
+}
 
 # --- overhead and size
 if step overhead; then
@@ -251,6 +258,7 @@ if step report; then
 			tm report.perf_folded $PERF_FOLDED "$TMP/r.data"
 		fi
 	done
+	usable "$rmode" && stages report "$TMP/r.trace"
 fi
 
 # --- small traces: what a user opens while working, one after another.
@@ -289,6 +297,7 @@ if step small; then
 			[ "$rep" -gt 1 ] || put small.prof.unique_stacks "$(wc -l < "$TMP/tm.out")"
 			usable perf-fp && tm small.perf_folded $PERF_FOLDED "$TMP/s.data"
 		done
+		stages small "$TMP/s.trace"
 		say "small: recording $LOOP_TRACES traces of $LOOP_SECS s"
 		for i in $(seq "$LOOP_TRACES"); do
 			put loop.prof.samples "$(record_small prof "$LOOP_SECS" "$TMP/l$i.trace")"
@@ -602,6 +611,10 @@ part() {
 	return 1
 }
 # times PREFIX NAME...: one line for each NAME, PREFIX.NAME's seconds and peak RSS.
+print_stages() { # print_stages STEP: the stages of its last prof-report folded, if it ran one
+	[ -s "$TMP/stages.$1" ] && printf '  prof_folded by stage, one run: %s\n' "$(cat "$TMP/stages.$1")"
+	return 0
+}
 times() {
 	local p=$1 k
 	shift
@@ -648,6 +661,7 @@ times() {
 			"$(fig report.prof.samples)" "$(fig report.prof.unique_stacks)" "$(fig report.prof.bps)" \
 			"$(fig report.perf.samples)" "$REPORT_REPS"
 		times report prof_folded prof_svg perf_folded
+		print_stages report
 		printf '  folded is %sx faster than perf report\n' "$(num "$speedup" %.1f | tr -d ' ')"
 	fi
 	if part small; then
@@ -655,6 +669,7 @@ times() {
 			"$SMALL_SECS" "$SMALL_HZ" "$(fig small.prof.samples)" "$(fig small.prof.unique_stacks)" \
 			"$(fig small.perf.samples)" "$SMALL_REPS"
 		times small prof_folded perf_folded
+		print_stages small
 		printf '  folded is %sx the speed of perf report\n' "$(num "$small_speedup" %.2f | tr -d ' ')"
 		printf 'loop: %s traces of %s s (median %s samples, perf %s) reported in a row; the whole loop, median [min-max] of %s\n' \
 			"$LOOP_TRACES" "$LOOP_SECS" "$(fig loop.prof.samples)" "$(fig loop.perf.samples)" "$REPORT_REPS"
