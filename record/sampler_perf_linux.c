@@ -45,7 +45,10 @@
  * drain_period(), or until SIGCHLD says a launched command ended; each
  * drain reads every ring, sorts the round's records by time (the rings
  * are per CPU, and a thread's fork, samples and exit may be in several)
- * and then handles them in that order.
+ * and then handles them in that order. A sample's stack is walked then,
+ * not as its ring is read, so that the images its round maps before it
+ * (libc's, in a command's first drain) are in the table and their CFI
+ * walks it.
  */
 #include "sampler_perf.h"
 #include "offcpu.h"
@@ -111,8 +114,7 @@ struct pending {
 	uint16_t misc;
 	uint32_t pid, tid;
 	uint8_t flags;          /* SAMPLE: TRACE_SAMPLE_* */
-	int stop;               /* SAMPLE: enum unwind_stop */
-	size_t off, n;          /* SAMPLE: frames in pool; COMM: name in names */
+	size_t off, len;        /* SAMPLE: the record in raw; COMM: name in names */
 	uint64_t value;         /* LOST: count; MMAP2: prot */
 };
 
@@ -131,8 +133,8 @@ struct perf_src {
 	size_t nfds, fds_cap;
 	struct pending *pend;
 	size_t npend, pend_cap;
-	uint64_t *pool;
-	size_t npool, pool_cap;
+	uint8_t *raw;           /* the round's samples, as the ring had them */
+	size_t nraw, raw_cap;
 	char *names;
 	size_t nnames, names_cap;
 	uint64_t *chain;
@@ -391,29 +393,31 @@ static struct pending *queue(struct perf_src *p, const struct perf_record *rec)
 	return q;
 }
 
-static void queue_record(struct perf_src *p, struct sampler *s, int kind, const struct perf_record *rec)
+/* Record rec, whose len bytes are at bytes, joins the round. A sample is
+ * kept as it is and walked when the round is handled in time order
+ * (walk()): walked now, it would miss the images that records of this
+ * round map before it (the rings are drained one after the other, then
+ * sorted), such as libc's while a launched command starts. */
+static void queue_record(struct perf_src *p, int kind, const struct perf_record *rec, const uint8_t *bytes,
+			 size_t len)
 {
 	struct pending *q;
-	const uint64_t *frames;
 	size_t n;
-	int stop;
 
 	switch (rec->type) {
 	case PERF_REC_SAMPLE:
 		if (rec->pid != p->pid)
 			return;
-		frames = build_stack(p, s, rec, &n, &stop);
-		p->pool = xgrow(p->pool, &p->pool_cap, p->npool + n + 1, sizeof(*p->pool));
-		memcpy(p->pool + p->npool, frames, n * sizeof(*p->pool));
+		p->raw = xgrow(p->raw, &p->raw_cap, p->nraw + len, 1);
+		memcpy(p->raw + p->nraw, bytes, len);
 		q = queue(p, rec);
-		q->stop = stop;
-		q->off = p->npool;
-		q->n = n;
+		q->off = p->nraw;
+		q->len = len;
 		if (kind == RING_SWITCH)
 			q->type = PEND_SWITCH_STACK;
 		else if ((rec->misc & PERF_MISC_CPUMODE_MASK) == PERF_MISC_KERNEL)
 			q->flags |= TRACE_SAMPLE_KERNEL;
-		p->npool += n;
+		p->nraw += len;
 		return;
 	case PERF_REC_SWITCH:
 		if (rec->pid == p->pid)
@@ -447,6 +451,18 @@ static void queue_record(struct perf_src *p, struct sampler *s, int kind, const 
 	default:
 		return;
 	}
+}
+
+/* The stack of queued sample q, with the image table as the records
+ * before it in the round left it. */
+static const uint64_t *walk(struct perf_src *p, struct sampler *s, const struct pending *q, size_t *n,
+			    int *stop)
+{
+	struct perf_record rec;
+
+	/* It parsed when it was queued, from the same bytes. */
+	(void)perf_parse_record(p->raw + q->off, q->len, PERF_ARCH, &rec);
+	return build_stack(p, s, &rec, n, stop);
 }
 
 static int cmp_pending(const void *a, const void *b)
@@ -491,9 +507,12 @@ static int advance(struct perf_src *p, struct sampler *s, uint64_t now)
 /* A switch out of q's thread, with the stack its switch sample took just
  * before in the same ring (so earlier in the sorted round). Without one
  * (it was drained in the round before), the interval is not known. */
-static int switch_out(struct perf_src *p, size_t i)
+static int switch_out(struct perf_src *p, struct sampler *s, size_t i)
 {
 	const struct pending *q = &p->pend[i];
+	const uint64_t *frames;
+	size_t n;
+	int stop;
 
 	for (size_t j = i; j-- > 0;) {
 		const struct pending *x = &p->pend[j];
@@ -501,8 +520,9 @@ static int switch_out(struct perf_src *p, size_t i)
 			continue;
 		if (x->type != PEND_SWITCH_STACK)
 			return 0;
-		return went_out(p, q->tid, q->time, (q->misc & PERF_MISC_SWITCH_OUT_PREEMPT) != 0,
-				p->pool + x->off, x->n, x->stop);
+		frames = walk(p, s, x, &n, &stop);
+		return went_out(p, q->tid, q->time, (q->misc & PERF_MISC_SWITCH_OUT_PREEMPT) != 0, frames, n,
+				stop);
 	}
 	return 0;
 }
@@ -511,7 +531,9 @@ static int switch_out(struct perf_src *p, size_t i)
 static int handle(struct perf_src *p, struct sampler *s, size_t i)
 {
 	const struct pending *q = &p->pend[i];
-	int r = advance(p, s, q->time);
+	const uint64_t *frames;
+	size_t n;
+	int stop, r = advance(p, s, q->time);
 
 	if (r < 0)
 		return r;
@@ -519,8 +541,8 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 	case PERF_REC_SAMPLE:
 		if (!sampler_thread_known(s, q->tid))
 			return 0;
-		return sampler_sample(s, q->time, q->tid, TRACE_STATE_RUNNING, q->flags, p->pool + q->off,
-				      q->n, q->stop);
+		frames = walk(p, s, q, &n, &stop);
+		return sampler_sample(s, q->time, q->tid, TRACE_STATE_RUNNING, q->flags, frames, n, stop);
 	case PERF_REC_LOST:
 		sampler_lost(s, q->value);
 		return 0;
@@ -543,7 +565,7 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		if (!sampler_thread_known(s, q->tid))
 			return 0;
 		if (q->misc & PERF_MISC_SWITCH_OUT)
-			return switch_out(p, i);
+			return switch_out(p, s, i);
 		p->s = s;
 		return offcpu_in(p->off, q->tid, q->time, emit, p);
 	default:
@@ -562,12 +584,12 @@ static int handle_pending(struct perf_src *p, struct sampler *s, uint64_t draine
 		qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
 	for (size_t i = 0; i < p->npend && r == 0; i++)
 		r = handle(p, s, i);
-	p->npend = p->npool = p->nnames = 0;
+	p->npend = p->nraw = p->nnames = 0;
 	return r ? r : advance(p, s, drained);
 }
 
 /* Reads every complete record of one ring into the round. */
-static void drain(struct perf_src *p, struct sampler *s, int kind, struct ring *rg)
+static void drain(struct perf_src *p, int kind, struct ring *rg)
 {
 	struct perf_event_mmap_page *pg = (struct perf_event_mmap_page *)rg->base;
 	const uint8_t *data = rg->base + pg->data_offset;
@@ -598,7 +620,7 @@ static void drain(struct perf_src *p, struct sampler *s, int kind, struct ring *
 			rec_p = p->scratch;
 		}
 		if (perf_parse_record(rec_p, len, PERF_ARCH, &rec) > 0)
-			queue_record(p, s, kind, &rec);
+			queue_record(p, kind, &rec, rec_p, len);
 		tail += len;
 	}
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
@@ -610,7 +632,7 @@ static int drain_all(struct perf_src *p, struct sampler *s)
 
 	for (size_t i = 0; i < RING__COUNT * p->ncpus; i++)
 		if (p->rings[i].base)
-			drain(p, s, (int)(i / p->ncpus), &p->rings[i]);
+			drain(p, (int)(i / p->ncpus), &p->rings[i]);
 	return handle_pending(p, s, now);
 }
 
@@ -744,7 +766,7 @@ static void perf_release(struct sampler_source *src)
 	free(p->rings);
 	free(p->fds);
 	free(p->pend);
-	free(p->pool);
+	free(p->raw);
 	free(p->names);
 	free(p->chain);
 	free(p->scratch);
