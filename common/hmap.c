@@ -1,8 +1,9 @@
 /*
  * hmap.c: linear-probing hash map keyed by two 64-bit words.
  *
- * The table stays at most half full, so probes are short; it never deletes,
- * which every user in prof (dedup tables, caches) is content with.
+ * The table stays at most half full, so probes are short. Deletion shifts
+ * the entries after the hole back into it where their probe allows, so no
+ * tombstones pile up in a table whose keys come and go (thread ids).
  */
 #include "hmap.h"
 #include "diag.h"
@@ -78,4 +79,27 @@ uint64_t *hmap_put(struct hmap *m, uint64_t a, uint64_t b, uint64_t init, int *a
 		m->count++;
 	}
 	return &s->value;
+}
+
+int hmap_del(struct hmap *m, uint64_t a, uint64_t b)
+{
+	size_t mask = m->cap - 1, hole, j;
+	struct hmap_slot *s;
+
+	if (!m->cap || !(s = find(m, a, b))->used)
+		return 0;
+	hole = (size_t)(s - m->slots);
+	for (j = (hole + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
+		size_t home = hash(m->slots[j].a, m->slots[j].b) & mask;
+
+		/* The entry at j may fill the hole unless its home lies
+		 * (cyclically) after the hole and up to j. */
+		if (hole < j ? home > hole && home <= j : home > hole || home <= j)
+			continue;
+		m->slots[hole] = m->slots[j];
+		hole = j;
+	}
+	m->slots[hole].used = 0;
+	m->count--;
+	return 1;
 }

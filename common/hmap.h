@@ -31,5 +31,9 @@ uint64_t *hmap_get(const struct hmap *m, uint64_t a, uint64_t b);
 /* Returns the value slot for (a, b), inserting it with value `init` if it was
  * absent; *added (if non-NULL) says which. Borrowed until the next insertion. */
 uint64_t *hmap_put(struct hmap *m, uint64_t a, uint64_t b, uint64_t init, int *added);
+/* Removes (a, b) if present, so that a table of live things (threads) stays
+ * as large as what is alive, not as all it ever held. Returns 1 if it was
+ * there, else 0. Pointers from hmap_get() and hmap_put() are invalid after. */
+int hmap_del(struct hmap *m, uint64_t a, uint64_t b);
 
 #endif

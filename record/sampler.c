@@ -39,7 +39,7 @@ struct sampler {
 	struct images *images;
 	struct sthread *th;     /* the live threads */
 	size_t nth, th_cap;
-	struct hmap th_index;   /* (tid, 0) -> index into th + 1; 0: gone */
+	struct hmap th_index;   /* (tid, 0) -> index into th + 1, of the live ones */
 	uint64_t *frames;       /* max_depth of them */
 	size_t max_depth;
 	uint64_t next_refresh;  /* the earliest unknown-code re-read of the map */
@@ -77,7 +77,7 @@ int sampler_selected(const struct sampler *s, uint32_t tid)
 static struct sthread *find(const struct sampler *s, uint32_t tid)
 {
 	uint64_t *slot = hmap_get(&s->th_index, tid, 0);
-	return slot && *slot ? &s->th[*slot - 1] : NULL;
+	return slot ? &s->th[*slot - 1] : NULL;
 }
 
 int sampler_thread_known(const struct sampler *s, uint32_t tid) { return find(s, tid) != NULL; }
@@ -128,10 +128,10 @@ int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time)
 	uint64_t *slot = hmap_get(&s->th_index, tid, 0);
 	size_t i;
 
-	if (!slot || !*slot)
+	if (!slot)
 		return 0;
 	i = *slot - 1;
-	*slot = 0;
+	hmap_del(&s->th_index, tid, 0);
 	if (i != --s->nth) {
 		s->th[i] = s->th[s->nth];
 		*hmap_get(&s->th_index, s->th[i].tid, 0) = i + 1;

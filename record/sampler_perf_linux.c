@@ -126,7 +126,8 @@ struct perf_src {
 	struct ring *rings;     /* RING__COUNT per CPU, kind-major */
 	size_t ncpus;
 	struct offcpu *off;     /* wall mode: the threads off the CPU */
-	struct hmap off_stop;   /* (tid, 0) -> why its switch-out walk stopped + 1 */
+	struct hmap off_stop;   /* (tid, 0) -> why its switch-out walk stopped + 1;
+				 * live threads only */
 	struct sampler *s;      /* the loop, while a round is handled */
 	uint64_t period, origin, next_tick;
 	int *fds;               /* every event, rings' included */
@@ -558,8 +559,10 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 	case PERF_REC_FORK:
 		return sampler_thread_start(s, q->tid, q->time);
 	case PERF_REC_EXIT:
-		if (p->off)
+		if (p->off) {
 			offcpu_forget(p->off, q->tid);
+			hmap_del(&p->off_stop, q->tid, 0);
+		}
 		return sampler_thread_end(s, q->tid, q->time);
 	case PERF_REC_SWITCH:
 		if (!sampler_thread_known(s, q->tid))

@@ -170,6 +170,23 @@ nm=$(thread_col "$TMP/pb.trace" threads 3)
 	&& ok "attach-blocked-from-start (blocked: $n samples from ${first} s; main: $nm)" \
 	|| fail "attach-blocked-from-start" "exit $rc, blocked '$n' from '$first', main '$nm': $(head -5 "$TMP/pb.folded")"
 
+# --- thread churn: the per-thread state of wall mode (off-CPU tracking,
+# the loop's thread table) is dropped when a thread ends, so the recorder's
+# peak memory does not grow with the threads a process has had. Measured
+# before the fix: 3.5 MB for 1000 threads, 5.1 MB for 8000 (+1.5 MB);
+# after: +0.02 to +0.5 MB.
+if [ -x /usr/bin/time ]; then
+	for n in 1000 8000; do
+		/usr/bin/time -f %M -o "$TMP/rss.$n" "$RECORD" -q --mode wall -f -o "$TMP/churn.trace" -- "$FIX/faults" churn $n > /dev/null
+	done
+	a=$(tail -1 "$TMP/rss.1000"); b=$(tail -1 "$TMP/rss.8000")
+	[ -n "$a" ] && [ -n "$b" ] && [ $((b - a)) -lt 1000 ] \
+		&& ok "wall-churn-memory-bounded (peak ${a} KB for 1000 threads, ${b} KB for 8000)" \
+		|| fail "wall-churn-memory-bounded" "peak '${a}' KB for 1000 threads, '${b}' KB for 8000"
+else
+	skip "wall-churn-memory-bounded" "needs /usr/bin/time (GNU time) to read the recorder's peak memory"
+fi
+
 # --- without kernel sampling rights: wall mode falls back to the ptrace
 # sampler, announced with the setting, its value and the fix; with
 # --sampler perf forced it is an error instead.
