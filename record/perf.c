@@ -88,7 +88,7 @@ static uint64_t reg_at(const uint64_t *v, uint64_t mask, int bit)
 	return bit < 0 ? 0 : v[__builtin_popcountll(mask & ((1ull << bit) - 1))];
 }
 
-static int parse_sample(struct cursor *c, int arch, struct perf_record *rec)
+static int parse_sample(struct cursor *c, int arch, int chained, struct perf_record *rec)
 {
 	uint64_t nr, abi, size, mask = perf_regs_mask(arch), v[4];
 	const uint8_t *chain;
@@ -97,6 +97,8 @@ static int parse_sample(struct cursor *c, int arch, struct perf_record *rec)
 	rec->pid = take32(c);
 	rec->tid = take32(c);
 	rec->time = take64(c);
+	if (!chained)
+		goto regs;
 	nr = take64(c);
 	if (!c->ok || nr > c->left / 8)
 		return -1;
@@ -134,7 +136,7 @@ regs:
 	return !c->ok ? -1 : 0;
 }
 
-int perf_parse_record(const uint8_t *p, size_t n, int arch, struct perf_record *rec)
+static int parse_record(const uint8_t *p, size_t n, int arch, int chained, struct perf_record *rec)
 {
 	struct cursor c;
 	size_t size;
@@ -155,7 +157,7 @@ int perf_parse_record(const uint8_t *p, size_t n, int arch, struct perf_record *
 
 	switch (rec->type) {
 	case PERF_REC_SAMPLE:
-		if (parse_sample(&c, arch, rec) < 0)
+		if (parse_sample(&c, arch, chained, rec) < 0)
 			return PERF_E_CORRUPT;
 		break;
 	case PERF_REC_LOST:
@@ -209,4 +211,14 @@ int perf_parse_record(const uint8_t *p, size_t n, int arch, struct perf_record *
 		break;  /* other types are skipped by their size */
 	}
 	return (int)size;
+}
+
+int perf_parse_record(const uint8_t *p, size_t n, int arch, struct perf_record *rec)
+{
+	return parse_record(p, n, arch, 1, rec);
+}
+
+int perf_parse_record_unchained(const uint8_t *p, size_t n, int arch, struct perf_record *rec)
+{
+	return parse_record(p, n, arch, 0, rec);
 }

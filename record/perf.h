@@ -94,6 +94,9 @@ uint64_t perf_regs_mask(int arch);
  * PERF_E_CORRUPT. The record's u64 callchain entries are read with
  * perf_ip(). */
 int perf_parse_record(const uint8_t *p, size_t n, int arch, struct perf_record *rec);
+/* The same for a ring whose samples have no callchain (sample_type
+ * without PERF_SAMPLE_CALLCHAIN: wall mode's switch outs); nips is 0. */
+int perf_parse_record_unchained(const uint8_t *p, size_t n, int arch, struct perf_record *rec);
 /* The size field of the record header at p (8 bytes readable). */
 size_t perf_record_size(const uint8_t *p);
 /* The i-th callchain address of a parsed sample. */

@@ -108,6 +108,43 @@ Test(perf, sample)
 	}
 }
 
+/* A switch out's sample has no callchain: the registers follow the time. */
+Test(perf, sample_unchained)
+{
+	struct rb r;
+	struct perf_record rec;
+
+	header(&r, PERF_REC_SAMPLE, 1);
+	u32(&r, 100);
+	u32(&r, 101);
+	u64(&r, 123456789);
+	u64(&r, 2);  /* PERF_SAMPLE_REGS_ABI_64 */
+	u64(&r, 0x7ffd0010);
+	u64(&r, 0x7ffd0000);
+	u64(&r, 0x401000);
+	u64(&r, 16);
+	u64(&r, 0x1111111111111111ull);
+	u64(&r, 0x2222222222222222ull);
+	u64(&r, 16);
+	size_t n = finish(&r);
+	cr_assert_eq(perf_parse_record_unchained(r.b, n, UNWIND_ARCH_X86_64, &rec), (int)n);
+	cr_assert_eq(rec.tid, 101);
+	cr_assert_eq(rec.time, 123456789);
+	cr_assert_eq(rec.nips, 0);
+	cr_assert(rec.has_regs);
+	cr_assert_eq(rec.regs.sp, 0x7ffd0000);
+	cr_assert_eq(rec.regs.pc, 0x401000);
+	cr_assert_eq(rec.stack_len, 16);
+	cr_assert_eq(get_le64(rec.stack + 8), 0x2222222222222222ull);
+	/* Read as a chained sample, the abi would be a callchain's length. */
+	cr_assert_eq(perf_parse_record(r.b, n, UNWIND_ARCH_X86_64, &rec), PERF_E_CORRUPT);
+	for (size_t cut = PERF_HEADER_BYTES; cut < n; cut += 8) {
+		put_le16(r.b + 6, (uint16_t)cut);
+		cr_assert_eq(perf_parse_record_unchained(r.b, cut, UNWIND_ARCH_X86_64, &rec), PERF_E_CORRUPT,
+			     "cut at %zu", cut);
+	}
+}
+
 /* The bits of x86_64's registers as the kernel's header numbers them.
  * arm64's (PERF_REG_ARM64_X29 29, _LR 30, _SP 31, _PC 32), whose header
  * this build does not have, are checked end to end by the arm64 suite:
