@@ -48,10 +48,12 @@
  * drain_period(), or until SIGCHLD says a launched command ended; each
  * drain reads every ring, sorts the round's records by time (the rings
  * are per CPU, and a thread's fork, samples and exit may be in several)
- * and then handles them in that order. A sample's stack is walked then,
- * not as its ring is read, so that the images its round maps before it
- * (libc's, in a command's first drain) are in the table and their CFI
- * walks it.
+ * and then handles them in that order up to the time the drain began:
+ * what was written while it read the rings waits for the next round
+ * (next_round()), as does a switch-out stack whose SWITCH record had not
+ * been written yet. A sample's stack is walked then, not as its ring is
+ * read, so that the images its round maps before it (libc's, in a
+ * command's first drain) are in the table and their CFI walks it.
  */
 #include "sampler_perf.h"
 #include "offcpu.h"
@@ -130,6 +132,7 @@ struct pending {
 	uint16_t misc;
 	uint32_t pid, tid;
 	uint8_t flags;          /* SAMPLE: TRACE_SAMPLE_* */
+	uint8_t ring_last;      /* the last record read from its ring */
 	size_t off, len;        /* SAMPLE: the record in raw; COMM: name in names */
 	uint64_t value;         /* LOST: count; MMAP2: prot */
 };
@@ -154,6 +157,10 @@ struct perf_src {
 	size_t nraw, raw_cap;
 	char *names;
 	size_t nnames, names_cap;
+	uint8_t *spare_raw;     /* next_round()'s, then swapped with raw */
+	size_t spare_raw_cap;
+	char *spare_names;      /* likewise with names */
+	size_t spare_names_cap;
 	uint64_t *chain;
 	size_t chain_cap;
 	uint8_t *scratch;       /* a record that wraps the ring's end */
@@ -550,8 +557,8 @@ static int advance(struct perf_src *p, struct sampler *s, uint64_t now)
 }
 
 /* A switch out of q's thread, with the stack its switch sample took just
- * before in the same ring (so earlier in the sorted round). Without one
- * (it was drained in the round before), the interval is not known. */
+ * before in the same ring (so earlier in the sorted round, or carried from
+ * the round before). Without one (lost), the interval is not known. */
 static int switch_out(struct perf_src *p, struct sampler *s, size_t i)
 {
 	const struct pending *q = &p->pend[i];
@@ -620,18 +627,75 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 	}
 }
 
-/* The round's records in time order; then, in wall mode, the ticks
- * before drained (every switch in before it has been read) of the threads
- * still off the CPU. */
-static int handle_pending(struct perf_src *p, struct sampler *s, uint64_t drained)
+/*
+ * Ends a round, carrying to the next one what it could not handle yet:
+ * - a record of drained or later: written while the rings were read, so
+ *   an earlier record of another ring may only come in the next drain (a
+ *   thread's fork in a ring read before its first switch in one read
+ *   after);
+ * - a switch-out stack that was the last record its ring held: its SWITCH
+ *   record is still to come (the kernel writes the two one after the
+ *   other, with nothing between them in that ring, and the drain read the
+ *   ring in between). It is carried once; a stack whose SWITCH record
+ *   never comes (lost) is dropped at the end of the next round.
+ * The bytes and names carried move to the spare buffers, which become the
+ * round's.
+ */
+static void next_round(struct perf_src *p, size_t from)
 {
+	size_t k = 0, nraw = 0, nnames = 0, cap;
+	uint8_t *raw = p->raw;
+	char *names = p->names;
+
+	for (size_t i = 0; i < p->npend; i++) {
+		struct pending q = p->pend[i];
+
+		if (i < from && !(q.type == PEND_SWITCH_STACK && q.ring_last))
+			continue;
+		if (q.type == PERF_REC_SAMPLE || q.type == PEND_SWITCH_STACK) {
+			p->spare_raw = xgrow(p->spare_raw, &p->spare_raw_cap, nraw + q.len, 1);
+			memcpy(p->spare_raw + nraw, p->raw + q.off, q.len);
+			q.off = nraw;
+			nraw += q.len;
+		} else if (q.type == PERF_REC_COMM) {
+			size_t n = strlen(p->names + q.off) + 1;
+			p->spare_names = xgrow(p->spare_names, &p->spare_names_cap, nnames + n, 1);
+			memcpy(p->spare_names + nnames, p->names + q.off, n);
+			q.off = nnames;
+			nnames += n;
+		}
+		q.seq = k;
+		q.ring_last = 0;
+		p->pend[k++] = q;
+	}
+	p->raw = p->spare_raw;
+	p->spare_raw = raw;
+	cap = p->raw_cap;
+	p->raw_cap = p->spare_raw_cap;
+	p->spare_raw_cap = cap;
+	p->names = p->spare_names;
+	p->spare_names = names;
+	cap = p->names_cap;
+	p->names_cap = p->spare_names_cap;
+	p->spare_names_cap = cap;
+	p->npend = k;
+	p->nraw = nraw;
+	p->nnames = nnames;
+}
+
+/* The round's records from before drained (all of them if last) in time
+ * order; then, in wall mode, the ticks before drained (every switch in
+ * before it has been read) of the threads still off the CPU. */
+static int handle_pending(struct perf_src *p, struct sampler *s, uint64_t drained, int last)
+{
+	size_t i = 0;
 	int r = 0;
 
 	if (p->npend)   /* an empty round may have no array yet */
 		qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
-	for (size_t i = 0; i < p->npend && r == 0; i++)
+	for (; i < p->npend && (last || p->pend[i].time < drained) && r == 0; i++)
 		r = handle(p, s, i);
-	p->npend = p->nraw = p->nnames = 0;
+	next_round(p, i);
 	return r ? r : advance(p, s, drained);
 }
 
@@ -643,6 +707,7 @@ static void drain(struct perf_src *p, int kind, struct ring *rg)
 	size_t size = rg->data_size;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = pg->data_tail;
+	size_t last = SIZE_MAX;         /* the round's record of the ring's last one */
 
 	if (pg->data_size)
 		size = (size_t)pg->data_size;
@@ -666,21 +731,26 @@ static void drain(struct perf_src *p, int kind, struct ring *rg)
 			memcpy(p->scratch + first, data, len - first);
 			rec_p = p->scratch;
 		}
+		last = p->npend;
 		if (parse(kind, rec_p, len, &rec) > 0)
 			queue_record(p, kind, &rec, rec_p, len);
 		tail += len;
 	}
+	if (last < p->npend)
+		p->pend[last].ring_last = 1;
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 }
 
-static int drain_all(struct perf_src *p, struct sampler *s)
+/* Reads every ring and handles what was written before the drain began
+ * (or, last, everything). */
+static int drain_all(struct perf_src *p, struct sampler *s, int last)
 {
 	uint64_t now = sampler_now();
 
 	for (size_t i = 0; i < RING__COUNT * p->ncpus; i++)
 		if (p->rings[i].base)
 			drain(p, (int)(i / p->ncpus), &p->rings[i]);
-	return handle_pending(p, s, now);
+	return handle_pending(p, s, now, last);
 }
 
 /* The process is gone, or a thread the target knew: what the rings hold
@@ -690,7 +760,7 @@ static int perf_target_event(struct sampler_source *src, struct sampler *s, cons
 {
 	(void)now;
 	if (ev->kind == TARGET_EVENT_THREAD_END || ev->kind == TARGET_EVENT_EXIT)
-		return drain_all((struct perf_src *)src, s);
+		return drain_all((struct perf_src *)src, s, 0);
 	return 0;
 }
 
@@ -755,7 +825,7 @@ static int perf_start(struct sampler_source *src, struct sampler *s)
 
 	if (!p->o.wall)
 		return 0;
-	r = drain_all(p, s);
+	r = drain_all(p, s, 0);
 	if (r == 0 && !p->o.launched)
 		r = snapshot(p, s, sampler_now());
 	return r;
@@ -798,7 +868,13 @@ static void perf_wait(struct sampler_source *src, uint64_t deadline, const volat
 static int perf_take(struct sampler_source *src, struct sampler *s, uint64_t now)
 {
 	(void)now;
-	return drain_all((struct perf_src *)src, s);
+	return drain_all((struct perf_src *)src, s, 0);
+}
+
+static int perf_finish(struct sampler_source *src, struct sampler *s, uint64_t now)
+{
+	(void)now;
+	return drain_all((struct perf_src *)src, s, 1);
 }
 
 static void perf_release(struct sampler_source *src)
@@ -814,6 +890,8 @@ static void perf_release(struct sampler_source *src)
 	free(p->fds);
 	free(p->pend);
 	free(p->raw);
+	free(p->spare_raw);
+	free(p->spare_names);
 	free(p->names);
 	free(p->chain);
 	free(p->scratch);
@@ -826,7 +904,7 @@ static const struct sampler_source_ops perf_ops = {
 	.wait = perf_wait,
 	.take = perf_take,
 	.target_event = perf_target_event,
-	.finish = perf_take,
+	.finish = perf_finish,
 	.release = perf_release,
 };
 

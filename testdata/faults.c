@@ -16,7 +16,11 @@
  *                 calls exit(0) while they run;
  *   segv S        the same, but the main thread then dies of SIGSEGV;
  *   garbage-fp S  spins for S seconds in garbage_fp with the frame
- *                 pointer (x86_64 rbp) set to an unmapped address.
+ *                 pointer (x86_64 rbp) set to an unmapped address;
+ *   naps S        a thread named "napper" sleeps 10 ms and spins 2 ms in
+ *                 turn for S seconds, and prints how long it was asleep
+ *                 ("faults: naps done, asleep A s of W s"): the time
+ *                 wall mode must count it waiting.
  *
  * Each prints "faults: MODE done" when its work is done (for "segv", just
  * before the fault), so a test can tell a target that finished from one
@@ -166,6 +170,36 @@ NOINLINE static void garbage_fp(void)
 	printf("faults: garbage-fp done\n");
 }
 
+/* The time asleep, measured around each nanosleep: the thread is off
+ * the CPU from just after the first clock read to just before the
+ * second, so this is its time off the CPU within a few microseconds a
+ * nap. */
+static void *napper(void *arg)
+{
+	uint64_t start = fixture_now_ns(), until = start + (uint64_t)(seconds * 1e9), asleep = 0;
+	struct timespec nap = { 0, 10 * 1000000 };
+
+	pthread_setname_np(pthread_self(), "napper");
+	while (fixture_now_ns() < until) {
+		uint64_t t0 = fixture_now_ns();
+		nanosleep(&nap, NULL);
+		asleep += fixture_now_ns() - t0;
+		spin_for(0.002);
+	}
+	printf("faults: naps done, asleep %.6f s of %.6f s\n", asleep / 1e9, (fixture_now_ns() - start) / 1e9);
+	return arg;
+}
+
+NOINLINE static int naps(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, napper, NULL) != 0)
+		return 1;
+	pthread_join(t, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -188,8 +222,10 @@ int main(int argc, char **argv)
 		garbage_fp();
 		return 0;
 	}
+	if (!strcmp(mode, "naps"))
+		return naps();
 	if (!strcmp(mode, "exit") || !strcmp(mode, "segv"))
 		main_dies(!strcmp(mode, "segv"));
-	fprintf(stderr, "usage: faults churn|fork|thread-exec|after|exit|segv|garbage-fp [N|SECONDS]\n");
+	fprintf(stderr, "usage: faults churn|fork|thread-exec|after|exit|segv|garbage-fp|naps [N|SECONDS]\n");
 	return 2;
 }

@@ -170,6 +170,25 @@ nm=$(thread_col "$TMP/pb.trace" threads 3)
 	&& ok "attach-blocked-from-start (blocked: $n samples from ${first} s; main: $nm)" \
 	|| fail "attach-blocked-from-start" "exit $rc, blocked '$n' from '$first', main '$nm': $(head -5 "$TMP/pb.folded")"
 
+# --- known intervals off the CPU: the fixture's napper thread sleeps 10 ms
+# and spins 2 ms in turn, measuring its time asleep itself; its waiting
+# ticks must be that time at 997 Hz within 2% (plus two ticks), in every
+# one of three runs. A switch out is two records in its CPU's ring, the
+# stack and then the SWITCH record; a drain that reads the ring between
+# the two must not lose the interval.
+bad= runs=
+for i in 1 2 3; do
+	"$RECORD" -q --mode wall -f -o "$TMP/naps.trace" -- "$FIX/faults" naps 2 > "$TMP/naps.out"
+	asleep=$(sed -n 's/.*asleep \([0-9.]*\) s.*/\1/p' "$TMP/naps.out")
+	n=$(thread_col "$TMP/naps.trace" napper 3); w=$(thread_col "$TMP/naps.trace" napper 5)
+	got=$(awk -v n="${n:-0}" -v w="${w:-0}" 'BEGIN { printf "%d", n * w / 100 + 0.5 }')
+	want=$(awk -v a="${asleep:-0}" 'BEGIN { printf "%d", a * 997 + 0.5 }')
+	runs="$runs run $i: $got waiting, $want asleep;"
+	within "$got" "$want" $((want / 50 + 2)) && [ "$want" -gt 1000 ] || bad=1
+done
+[ -z "$bad" ] && ok "wall-naps-waiting-as-measured (ticks waiting, ticks asleep:$runs)" \
+	|| fail "wall-naps-waiting-as-measured" "$runs"
+
 # --- thread churn: the per-thread state of wall mode (off-CPU tracking,
 # the loop's thread table) is dropped when a thread ends, so the recorder's
 # peak memory does not grow with the threads a process has had. Measured
