@@ -122,7 +122,12 @@ struct ring {
 	int fd;                 /* the event the ring is mapped from */
 	uint8_t *base;          /* the mmapped control page and ring, or NULL */
 	size_t map_len, data_size;
+	uint64_t read;          /* data_head as drained, released to the kernel
+				 * (data_tail) once the round is handled */
 };
+
+/* A sample's bytes are in its ring, not in raw. */
+#define IN_RING SIZE_MAX
 
 /* One record of a round, kept until the round is sorted. */
 struct pending {
@@ -133,7 +138,8 @@ struct pending {
 	uint32_t pid, tid;
 	uint8_t flags;          /* SAMPLE: TRACE_SAMPLE_* */
 	uint8_t ring_last;      /* the last record read from its ring */
-	size_t off, len;        /* SAMPLE: the record in raw; COMM: name in names */
+	const uint8_t *bytes;   /* SAMPLE: the record in its ring, or NULL */
+	size_t off, len;        /* SAMPLE: else the record in raw; COMM: name in names */
 	uint64_t value;         /* LOST: count; MMAP2: prot */
 };
 
@@ -153,7 +159,8 @@ struct perf_src {
 	size_t nfds, fds_cap;
 	struct pending *pend;
 	size_t npend, pend_cap;
-	uint8_t *raw;           /* the round's samples, as the ring had them */
+	uint8_t *raw;           /* the round's samples that wrapped a ring's end,
+				 * or carried from the round before */
 	size_t nraw, raw_cap;
 	char *names;
 	size_t nnames, names_cap;
@@ -163,8 +170,6 @@ struct perf_src {
 	size_t spare_names_cap;
 	uint64_t *chain;
 	size_t chain_cap;
-	uint8_t *scratch;       /* a record that wraps the ring's end */
-	size_t scratch_cap;
 	size_t kernel_max_stack;
 	size_t ring_pages;
 	struct sigaction old_sa;
@@ -445,13 +450,14 @@ static int parse(int kind, const uint8_t *bytes, size_t len, struct perf_record 
 	return perf_parse_record(bytes, len, PERF_ARCH, rec);
 }
 
-/* Record rec, whose len bytes are at bytes, joins the round. A sample is
- * kept as it is and walked when the round is handled in time order
- * (walk()): walked now, it would miss the images that records of this
- * round map before it (the rings are drained one after the other, then
- * sorted), such as libc's while a launched command starts. */
+/* Record rec, whose len bytes are at bytes (in its ring, or at raw_off
+ * in raw), joins the round. A sample is kept as it is, in the ring until
+ * the round is handled, and walked then in time order (walk()): walked
+ * now, it would miss the images that records of this round map before it
+ * (the rings are drained one after the other, then sorted), such as
+ * libc's while a launched command starts. */
 static void queue_record(struct perf_src *p, int kind, const struct perf_record *rec, const uint8_t *bytes,
-			 size_t len)
+			 size_t len, size_t raw_off)
 {
 	struct pending *q;
 	size_t n;
@@ -460,16 +466,14 @@ static void queue_record(struct perf_src *p, int kind, const struct perf_record 
 	case PERF_REC_SAMPLE:
 		if (rec->pid != p->pid)
 			return;
-		p->raw = xgrow(p->raw, &p->raw_cap, p->nraw + len, 1);
-		memcpy(p->raw + p->nraw, bytes, len);
 		q = queue(p, rec);
-		q->off = p->nraw;
+		q->bytes = raw_off == IN_RING ? bytes : NULL;
+		q->off = raw_off;
 		q->len = len;
 		if (kind == RING_SWITCH)
 			q->type = PEND_SWITCH_STACK;
 		else if ((rec->misc & PERF_MISC_CPUMODE_MASK) == PERF_MISC_KERNEL)
 			q->flags |= TRACE_SAMPLE_KERNEL;
-		p->nraw += len;
 		return;
 	case PERF_REC_SWITCH:
 		if (rec->pid == p->pid)
@@ -513,7 +517,8 @@ static const uint64_t *walk(struct perf_src *p, struct sampler *s, const struct 
 	struct perf_record rec;
 
 	/* It parsed when it was queued, from the same bytes. */
-	(void)parse(q->type == PEND_SWITCH_STACK ? RING_SWITCH : RING_CLOCK, p->raw + q->off, q->len, &rec);
+	(void)parse(q->type == PEND_SWITCH_STACK ? RING_SWITCH : RING_CLOCK, q->bytes ? q->bytes : p->raw + q->off,
+		    q->len, &rec);
 	return build_stack(p, s, &rec, n, stop);
 }
 
@@ -638,8 +643,8 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
  *   other, with nothing between them in that ring, and the drain read the
  *   ring in between). It is carried once; a stack whose SWITCH record
  *   never comes (lost) is dropped at the end of the next round.
- * The bytes and names carried move to the spare buffers, which become the
- * round's.
+ * The bytes (from the ring or raw) and names carried move to the spare
+ * buffers, which become the round's.
  */
 static void next_round(struct perf_src *p, size_t from)
 {
@@ -653,8 +658,10 @@ static void next_round(struct perf_src *p, size_t from)
 		if (i < from && !(q.type == PEND_SWITCH_STACK && q.ring_last))
 			continue;
 		if (q.type == PERF_REC_SAMPLE || q.type == PEND_SWITCH_STACK) {
+			/* Its ring's space is given back when this round ends. */
 			p->spare_raw = xgrow(p->spare_raw, &p->spare_raw_cap, nraw + q.len, 1);
-			memcpy(p->spare_raw + nraw, p->raw + q.off, q.len);
+			memcpy(p->spare_raw + nraw, q.bytes ? q.bytes : p->raw + q.off, q.len);
+			q.bytes = NULL;
 			q.off = nraw;
 			nraw += q.len;
 		} else if (q.type == PERF_REC_COMM) {
@@ -699,7 +706,8 @@ static int handle_pending(struct perf_src *p, struct sampler *s, uint64_t draine
 	return r ? r : advance(p, s, drained);
 }
 
-/* Reads every complete record of one ring into the round. */
+/* Reads every complete record of one ring into the round; the kernel
+ * has their space back when the round is handled (release()). */
 static void drain(struct perf_src *p, int kind, struct ring *rg)
 {
 	struct perf_event_mmap_page *pg = (struct perf_event_mmap_page *)rg->base;
@@ -715,6 +723,7 @@ static void drain(struct perf_src *p, int kind, struct ring *rg)
 		size_t off = (size_t)(tail % size), len;
 		uint8_t hdr[PERF_HEADER_BYTES];
 		const uint8_t *rec_p;
+		size_t raw_off;
 		struct perf_record rec;
 
 		/* Records are 8-byte aligned, so a header never wraps. */
@@ -724,21 +733,35 @@ static void drain(struct perf_src *p, int kind, struct ring *rg)
 			break;  /* the kernel never writes this: drop the rest */
 		if (off + len <= size) {
 			rec_p = data + off;
+			raw_off = IN_RING;
 		} else {
 			size_t first = size - off;
-			p->scratch = xgrow(p->scratch, &p->scratch_cap, len, 1);
-			memcpy(p->scratch, data + off, first);
-			memcpy(p->scratch + first, data, len - first);
-			rec_p = p->scratch;
+			p->raw = xgrow(p->raw, &p->raw_cap, p->nraw + len, 1);
+			raw_off = p->nraw;
+			memcpy(p->raw + raw_off, data + off, first);
+			memcpy(p->raw + raw_off + first, data, len - first);
+			rec_p = p->raw + raw_off;
+			p->nraw += len;
 		}
 		last = p->npend;
 		if (parse(kind, rec_p, len, &rec) > 0)
-			queue_record(p, kind, &rec, rec_p, len);
+			queue_record(p, kind, &rec, rec_p, len, raw_off);
 		tail += len;
 	}
 	if (last < p->npend)
 		p->pend[last].ring_last = 1;
-	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+	rg->read = head;
+}
+
+/* The rings' records of the round handled, their space is the kernel's. */
+static void release(struct perf_src *p)
+{
+	for (size_t i = 0; i < RING__COUNT * p->ncpus; i++) {
+		struct ring *rg = &p->rings[i];
+		if (rg->base)
+			__atomic_store_n(&((struct perf_event_mmap_page *)rg->base)->data_tail, rg->read,
+					 __ATOMIC_RELEASE);
+	}
 }
 
 /* Reads every ring and handles what was written before the drain began
@@ -746,11 +769,14 @@ static void drain(struct perf_src *p, int kind, struct ring *rg)
 static int drain_all(struct perf_src *p, struct sampler *s, int last)
 {
 	uint64_t now = sampler_now();
+	int r;
 
 	for (size_t i = 0; i < RING__COUNT * p->ncpus; i++)
 		if (p->rings[i].base)
 			drain(p, (int)(i / p->ncpus), &p->rings[i]);
-	return handle_pending(p, s, now, last);
+	r = handle_pending(p, s, now, last);
+	release(p);
+	return r;
 }
 
 /* The process is gone, or a thread the target knew: what the rings hold
@@ -894,7 +920,6 @@ static void perf_release(struct sampler_source *src)
 	free(p->spare_names);
 	free(p->names);
 	free(p->chain);
-	free(p->scratch);
 	free(p);
 }
 
