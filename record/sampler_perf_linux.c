@@ -357,16 +357,27 @@ static void close_all(struct perf_src *p)
 	p->nfds = 0;
 }
 
-/* The walk asked for stack above the copy (ctx: the copy's end, and set
- * to 0 then): the stack goes on past what the sample holds. */
+/* A read this far above a full stack copy is the stack going on (no
+ * frame is that large); one further is a broken walk's (a garbage frame
+ * pointer). */
+#define FRAME_MAX (64 * 1024)
+
+/* A read of the walk outside the copy: it fails, and sets *past if the
+ * stack goes on past the copy's end (ctx: that end, 0 if the kernel
+ * copied less than it was asked, so the stack ended there). */
+struct copy_end {
+	uint64_t end;
+	int past;
+};
+
 static int past_copy(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	uint64_t *end = ctx;
+	struct copy_end *c = ctx;
 
 	(void)buf;
 	(void)len;
-	if (*end && addr >= *end)
-		*end = 0;
+	if (c->end && addr >= c->end && addr - c->end < FRAME_MAX)
+		c->past = 1;
 	return -1;
 }
 
@@ -374,8 +385,8 @@ static int past_copy(void *ctx, uint64_t addr, void *buf, size_t len)
  * The stack of one sample: the walk of the copied window, continued with
  * the kernel's callchain from the last frame the walk found, if the
  * kernel's chain has it. Without a window, the kernel's chain alone; a
- * sample without a chain (a switch out's) whose walk left the copy is cut
- * there, truncated. *stop is the enum unwind_stop to count.
+ * sample without a chain (a switch out's) whose walk went on past a full
+ * copy is cut there, truncated. *stop is the enum unwind_stop to count.
  */
 static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const struct perf_record *rec,
 				   size_t *np, int *stop)
@@ -388,10 +399,10 @@ static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const 
 		p->chain[i] = perf_ip(rec, i);
 	*stop = UNWIND_STOP_END;
 	if (rec->has_regs && rec->stack_len >= 8) {
-		uint64_t end = rec->regs.sp + rec->stack_len;
+		struct copy_end c = { rec->stack_len == SWITCH_WINDOW ? rec->regs.sp + rec->stack_len : 0, 0 };
 		struct sampler_regs r = { .arch = PERF_ARCH, .regs = rec->regs,
 					  .window_addr = rec->regs.sp, .window = rec->stack,
-					  .window_len = rec->stack_len, .read = past_copy, .read_ctx = &end };
+					  .window_len = rec->stack_len, .read = past_copy, .read_ctx = &c };
 
 		frames = sampler_walk(s, &r, &n, stop);
 		if (*stop == UNWIND_STOP_END || *stop == UNWIND_STOP_DEPTH || n == 0)
@@ -408,7 +419,7 @@ static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const 
 			*stop = j < nk || nk >= p->kernel_max_stack ? UNWIND_STOP_DEPTH : UNWIND_STOP_END;
 			goto out;
 		}
-		if (!nk && !end)
+		if (!nk && c.past)
 			*stop = UNWIND_STOP_DEPTH;
 		/* No frame in common, so the walks disagree: the kernel's
 		 * frame-pointer chain is the one to trust when it is longer. */
