@@ -28,8 +28,10 @@
  *
  * Untraced (target_*_untraced(), for the perf_event source) none of this
  * happens: the threads are listed once from /proc/PID/task, a launched
- * child is only reaped, and a process we did not launch is watched with
- * kill(2) and its /proc state until it is gone.
+ * child is only reaped, and a process we did not launch is watched
+ * through a pidfd (pidfd_open(2)), which polls readable once it has ended:
+ * one system call a look, where kill(2) and reading /proc/PID/stat, the
+ * way left where pidfds are refused, took four.
  */
 #include "target.h"
 #include "format/trace.h"
@@ -45,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -96,6 +99,7 @@ struct target {
 	int launched;
 	int traced;             /* 0: watched only (target_*_untraced()) */
 	int go_fd, err_fd;      /* launch handshake pipes, or -1 */
+	int pid_fd;             /* untraced and not launched: its pidfd, or -1 */
 	int exited, exit_status;
 	int detached;
 	pid_t mem_pid;          /* a live thread, for memory reads: the leader
@@ -189,7 +193,7 @@ static struct target *target_new(pid_t pid)
 
 	t->pid = pid;
 	t->mem_pid = pid;
-	t->go_fd = t->err_fd = -1;
+	t->go_fd = t->err_fd = t->pid_fd = -1;
 	/* No SA_RESTART: the alarm must break a waitpid() that waits too long. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
@@ -316,7 +320,8 @@ static void settle(struct target *t, pid_t tid, int kind)
 }
 
 /* An untraced process: a launched child is reaped by us; another
- * process is gone when kill(2) finds none or it is a zombie (its parent
+ * process is gone when its pidfd polls readable (every thread ended),
+ * or without one when kill(2) finds none or it is a zombie (its parent
  * has not reaped it yet). */
 static void watch(struct target *t)
 {
@@ -328,6 +333,12 @@ static void watch(struct target *t)
 	if (t->launched) {
 		if (waitpid(t->pid, &status, WNOHANG) == t->pid)
 			process_gone(t, status);
+		return;
+	}
+	if (t->pid_fd >= 0) {
+		struct pollfd pf = { .fd = t->pid_fd, .events = POLLIN };
+		if (poll(&pf, 1, 0) > 0)
+			process_gone(t, 0);
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
@@ -736,6 +747,8 @@ static int attach(pid_t pid, int traced, struct target **out)
 		return -ESRCH;
 	t = target_new(pid);
 	t->traced = traced;
+	if (!traced)
+		t->pid_fd = (int)syscall(SYS_pidfd_open, pid, 0);
 	r = seize_all(t);
 	if (r < 0) {
 		target_detach(t);
@@ -986,6 +999,8 @@ void target_free(struct target *t)
 		close(t->go_fd);
 	if (t->err_fd >= 0)
 		close(t->err_fd);
+	if (t->pid_fd >= 0)
+		close(t->pid_fd);
 	free(t->threads);
 	free(t->tids);
 	free(t->events);
