@@ -95,15 +95,35 @@ int offcpu_out(struct offcpu *o, uint32_t tid, uint64_t time, int preempted,
 		o->threads[i].tid = tid;
 	}
 	th = &o->threads[i];
+	th->out = 1;
+	th->state = preempted ? TRACE_STATE_PREEMPTED : TRACE_STATE_SLEEPING;
+	th->next = tick_after(o, time);
+	offcpu_stack(o, tid, addrs, n, flags);
+	return 0;
+}
+
+void offcpu_stack(struct offcpu *o, uint32_t tid, const uint64_t *addrs, size_t n, uint8_t flags)
+{
+	int found;
+	size_t i = find(o, tid, &found);
+	struct off_thread *th;
+
+	if (!found || !o->threads[i].out)
+		return;
+	th = &o->threads[i];
 	th->addrs = xgrow(th->addrs, &th->cap, n ? n : 1, sizeof(*th->addrs));
 	if (n)
 		memcpy(th->addrs, addrs, n * sizeof(*addrs));
 	th->n = n;
-	th->out = 1;
-	th->state = preempted ? TRACE_STATE_PREEMPTED : TRACE_STATE_SLEEPING;
 	th->flags = flags;
-	th->next = tick_after(o, time);
-	return 0;
+}
+
+int offcpu_due(const struct offcpu *o, uint32_t tid, uint64_t until)
+{
+	int found;
+	size_t i = find(o, tid, &found);
+
+	return found && o->threads[i].out && o->threads[i].next < until;
 }
 
 /* Emits th's pending ticks before until. */

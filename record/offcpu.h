@@ -41,6 +41,14 @@ void offcpu_free(struct offcpu *o);
  * when it came back is not known. Returns 0. */
 int offcpu_out(struct offcpu *o, uint32_t tid, uint64_t time, int preempted,
 	       const uint64_t *addrs, size_t n, uint8_t flags);
+/* Sets the stack and flags of the interval thread tid is off the CPU in
+ * (copied), as offcpu_out() does: so a caller may give that none and walk
+ * the stack only once offcpu_due() says a tick needs it. A thread not off
+ * the CPU is left alone. */
+void offcpu_stack(struct offcpu *o, uint32_t tid, const uint64_t *addrs, size_t n, uint8_t flags);
+/* Whether thread tid is off the CPU with a grid tick before until that
+ * is not emitted yet. */
+int offcpu_due(const struct offcpu *o, uint32_t tid, uint64_t until);
 /* Thread tid came back on the CPU at time: emits the grid ticks after its
  * switch out and before time that offcpu_advance() has not emitted yet.
  * A thread not off the CPU emits nothing. Returns 0 or emit's error; after

@@ -143,6 +143,13 @@ struct pending {
 	uint64_t value;         /* LOST: count; MMAP2: prot */
 };
 
+/* A thread off the CPU since a switch out of this round whose stack
+ * sample (pend[idx]) is walked only if one of its ticks needs it. */
+struct lazy {
+	uint32_t tid;
+	size_t idx;
+};
+
 struct perf_src {
 	struct sampler_source src;
 	struct target *t;
@@ -153,6 +160,8 @@ struct perf_src {
 	struct offcpu *off;     /* wall mode: the threads off the CPU */
 	struct hmap off_stop;   /* (tid, 0) -> why its switch-out walk stopped + 1;
 				 * live threads only */
+	struct lazy *lazy;      /* the round's switch outs not walked yet */
+	size_t nlazy, lazy_cap;
 	struct sampler *s;      /* the loop, while a round is handled */
 	uint64_t period, origin, next_tick;
 	int *fds;               /* every event, rings' included */
@@ -561,6 +570,39 @@ static int went_out(struct perf_src *p, uint32_t tid, uint64_t time, int preempt
 			  stop == UNWIND_STOP_DEPTH ? TRACE_SAMPLE_TRUNCATED : 0);
 }
 
+/* The index of tid's lazy entry, or nlazy. */
+static size_t lazy_find(const struct perf_src *p, uint32_t tid)
+{
+	size_t k = 0;
+
+	while (k < p->nlazy && p->lazy[k].tid != tid)
+		k++;
+	return k;
+}
+
+/* Lazy entry k's stack walked and given to its interval (now or never:
+ * the sample's bytes last until the round ends), and the entry dropped. */
+static void walk_lazy(struct perf_src *p, struct sampler *s, size_t k)
+{
+	const uint64_t *frames;
+	size_t n;
+	int stop;
+
+	frames = walk(p, s, &p->pend[p->lazy[k].idx], &n, &stop);
+	*hmap_put(&p->off_stop, p->lazy[k].tid, 0, 0, NULL) = (uint64_t)stop + 1;
+	offcpu_stack(p->off, p->lazy[k].tid, frames, n, stop == UNWIND_STOP_DEPTH ? TRACE_SAMPLE_TRUNCATED : 0);
+	p->lazy[k] = p->lazy[--p->nlazy];
+}
+
+/* The lazy entries whose interval has a tick before until walked (all of
+ * them if until is UINT64_MAX, at the round's end). */
+static void walk_due(struct perf_src *p, struct sampler *s, uint64_t until)
+{
+	for (size_t k = p->nlazy; k-- > 0;)
+		if (until == UINT64_MAX || offcpu_due(p->off, p->lazy[k].tid, until))
+			walk_lazy(p, s, k);
+}
+
 /* Wall mode: the ticks of threads off the CPU before now, once now has
  * passed the next tick of the grid. */
 static int advance(struct perf_src *p, struct sampler *s, uint64_t now)
@@ -568,19 +610,21 @@ static int advance(struct perf_src *p, struct sampler *s, uint64_t now)
 	if (!p->off || now <= p->next_tick)
 		return 0;
 	p->next_tick = p->origin + (now - p->origin + p->period - 1) / p->period * p->period;
+	walk_due(p, s, now);
 	p->s = s;
 	return offcpu_advance(p->off, now, emit, p);
 }
 
 /* A switch out of q's thread, with the stack its switch sample took just
  * before in the same ring (so earlier in the sorted round, or carried from
- * the round before). Without one (lost), the interval is not known. */
-static int switch_out(struct perf_src *p, struct sampler *s, size_t i)
+ * the round before). Without one (lost), the interval is not known. The
+ * stack is walked only once a tick of the interval needs it: most
+ * switches of a busy server are back on the CPU before the next tick. */
+static int switch_out(struct perf_src *p, size_t i)
 {
 	const struct pending *q = &p->pend[i];
-	const uint64_t *frames;
-	size_t n;
-	int stop;
+	size_t k;
+	int r;
 
 	for (size_t j = i; j-- > 0;) {
 		const struct pending *x = &p->pend[j];
@@ -588,11 +632,31 @@ static int switch_out(struct perf_src *p, struct sampler *s, size_t i)
 			continue;
 		if (x->type != PEND_SWITCH_STACK)
 			return 0;
-		frames = walk(p, s, x, &n, &stop);
-		return went_out(p, q->tid, q->time, (q->misc & PERF_MISC_SWITCH_OUT_PREEMPT) != 0, frames, n,
-				stop);
+		r = offcpu_out(p->off, q->tid, q->time, (q->misc & PERF_MISC_SWITCH_OUT_PREEMPT) != 0, NULL, 0, 0);
+		k = lazy_find(p, q->tid);
+		if (k == p->nlazy)
+			p->lazy = xgrow(p->lazy, &p->lazy_cap, ++p->nlazy, sizeof(*p->lazy));
+		p->lazy[k].tid = q->tid;
+		p->lazy[k].idx = j;
+		return r;
 	}
 	return 0;
+}
+
+/* q's thread is back on the CPU: its switch-out stack is walked if a tick
+ * of the interval needs it. */
+static int switch_in(struct perf_src *p, struct sampler *s, const struct pending *q)
+{
+	size_t k = lazy_find(p, q->tid);
+
+	if (k < p->nlazy) {
+		if (offcpu_due(p->off, q->tid, q->time))
+			walk_lazy(p, s, k);
+		else
+			p->lazy[k] = p->lazy[--p->nlazy];
+	}
+	p->s = s;
+	return offcpu_in(p->off, q->tid, q->time, emit, p);
 }
 
 /* What record i of the round means to the loop, in time order. */
@@ -600,7 +664,7 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 {
 	const struct pending *q = &p->pend[i];
 	const uint64_t *frames;
-	size_t n;
+	size_t n, k;
 	int stop, r = advance(p, s, q->time);
 
 	if (r < 0)
@@ -629,15 +693,16 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		if (p->off) {
 			offcpu_forget(p->off, q->tid);
 			hmap_del(&p->off_stop, q->tid, 0);
+			if ((k = lazy_find(p, q->tid)) < p->nlazy)
+				p->lazy[k] = p->lazy[--p->nlazy];
 		}
 		return sampler_thread_end(s, q->tid, q->time);
 	case PERF_REC_SWITCH:
 		if (!sampler_thread_known(s, q->tid))
 			return 0;
 		if (q->misc & PERF_MISC_SWITCH_OUT)
-			return switch_out(p, s, i);
-		p->s = s;
-		return offcpu_in(p->off, q->tid, q->time, emit, p);
+			return switch_out(p, i);
+		return switch_in(p, s, q);
 	default:
 		return 0;
 	}
@@ -713,6 +778,7 @@ static int handle_pending(struct perf_src *p, struct sampler *s, uint64_t draine
 		qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
 	for (; i < p->npend && (last || p->pend[i].time < drained) && r == 0; i++)
 		r = handle(p, s, i);
+	walk_due(p, s, UINT64_MAX);
 	next_round(p, i);
 	return r ? r : advance(p, s, drained);
 }
@@ -926,6 +992,7 @@ static void perf_release(struct sampler_source *src)
 	free(p->rings);
 	free(p->fds);
 	free(p->pend);
+	free(p->lazy);
 	free(p->raw);
 	free(p->spare_raw);
 	free(p->spare_names);

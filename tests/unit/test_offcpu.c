@@ -2,7 +2,8 @@
  * test_offcpu.c: switch-out intervals to samples on the tick grid: exact
  * tick counts on and off the grid, the state of preempted and blocked
  * threads, ticks reached by advance and then by the switch in emitted once,
- * forgetting, many threads, and an emission error left pending.
+ * forgetting, many threads, an emission error left pending, and a stack
+ * given after the switch out, once a tick is due.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -96,6 +97,39 @@ Test(offcpu, ticks_strictly_inside_the_interval)
 	one_interval(250, 250, 2250, (uint64_t[]){ 1250 }, 1);
 	one_interval(5000000000ull, 5000000001ull, 5000004000ull,
 		     (uint64_t[]){ 5000001000ull, 5000002000ull, 5000003000ull }, 3);
+}
+
+/* An interval given no stack is due once a tick before the time asked
+ * is pending, and its ticks carry the stack set later. */
+Test(offcpu, due_then_stack_set_later)
+{
+	struct offcpu *o = offcpu_new(1000, 0);
+	struct sink *s = sink_new();
+	uint64_t stack[] = { 0x401000, 0x400500 };
+
+	cr_assert_not(offcpu_due(o, 7, 5000), "a thread never out");
+	cr_assert_eq(offcpu_out(o, 7, 1500, 1, NULL, 0, 0), 0);
+	cr_assert_not(offcpu_due(o, 7, 2000), "its first tick is 2000, not before");
+	cr_assert(offcpu_due(o, 7, 2001));
+	offcpu_stack(o, 7, stack, 2, TRACE_SAMPLE_TRUNCATED);
+	cr_assert_eq(offcpu_advance(o, 2500, record_emit, s), 0);
+	cr_assert_not(offcpu_due(o, 7, 2500), "2000 was emitted");
+	cr_assert_eq(offcpu_in(o, 7, 3500, record_emit, s), 0);
+	assert_times(s, (uint64_t[]){ 2000, 3000 }, 2, "out 1500, in 3500");
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert_eq(s->e[i].n, 2);
+		cr_assert_eq(s->e[i].addrs[1], 0x400500);
+		cr_assert_eq(s->e[i].flags, TRACE_SAMPLE_TRUNCATED);
+		cr_assert_eq(s->e[i].state, TRACE_STATE_PREEMPTED);
+	}
+	cr_assert_not(offcpu_due(o, 7, 9000), "back on the CPU");
+	offcpu_stack(o, 7, stack, 1, 0);  /* not out: left alone */
+	cr_assert_eq(offcpu_out(o, 7, 4200, 0, NULL, 0, 0), 0);
+	cr_assert_eq(offcpu_in(o, 7, 5100, record_emit, s), 0);
+	cr_assert_eq(s->n, 3);
+	cr_assert_eq(s->e[2].n, 0, "a stack never set is empty, not the last one");
+	offcpu_free(o);
+	free(s);
 }
 
 Test(offcpu, preempted_and_blocked_keep_their_stack_and_flags)
