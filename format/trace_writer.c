@@ -51,6 +51,9 @@ struct trace_writer {
 	struct hmap tree;
 	uint32_t next_node;    /* ids are dense; 0 is the root */
 	uint32_t first_new;    /* first node id not yet written */
+	uint64_t *last;        /* the last sample's stack, and its node: a */
+	size_t nlast, cap_last; /* thread off the CPU repeats it tick after */
+	uint32_t last_node;    /* tick, and blocked threads share theirs */
 	struct buf new_parent; /* per new node: 0 (root) or id - parent */
 	struct buf new_addr;   /* per new node: zigzag(addr - parent addr) */
 
@@ -415,6 +418,8 @@ static uint32_t stack_node(struct trace_writer *w, const uint64_t *addrs, size_t
 	uint32_t node = 0;
 	uint64_t parent_addr = 0;
 
+	if (n && n == w->nlast && !memcmp(addrs, w->last, n * sizeof(*addrs)))
+		return w->last_node;
 	for (size_t i = n; i-- > 0;) {
 		int added;
 		uint64_t *slot = hmap_put(&w->tree, node, addrs[i], w->next_node, &added);
@@ -426,6 +431,11 @@ static uint32_t stack_node(struct trace_writer *w, const uint64_t *addrs, size_t
 		node = (uint32_t)*slot;
 		parent_addr = addrs[i];
 	}
+	w->last = xgrow(w->last, &w->cap_last, n ? n : 1, sizeof(*w->last));
+	if (n)
+		memcpy(w->last, addrs, n * sizeof(*addrs));
+	w->nlast = n;
+	w->last_node = node;
 	return node;
 }
 
@@ -575,6 +585,7 @@ void trace_writer_free(struct trace_writer *w)
 	buf_release(&w->c_state);
 	buf_release(&w->c_flags);
 	hmap_release(&w->tree);
+	free(w->last);
 	hmap_release(&w->tid_index);
 	hmap_release(&w->stack_index);
 	free(w->tids);
