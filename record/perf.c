@@ -106,13 +106,20 @@ static int parse_sample(struct cursor *c, int arch, int chained, struct perf_rec
 	if (!chain || !nr)
 		goto regs;
 	/* User-only callchains start with PERF_CONTEXT_USER; a marker later
-	 * on would start another context, which is not ours: stop there. */
+	 * on would start another context, which is not ours: stop there. A
+	 * 0 is no code's address but the end of the frames the kernel found
+	 * (a return address of 0 ends a loader-phase stack): stop there too. */
 	while (i < nr && get_le64(chain + 8 * i) >= PERF_CONTEXT_MAX_ADDR)
 		i++;
 	rec->ips = chain + 8 * i;
 	rec->nips = 0;
-	while (i + rec->nips < nr && get_le64(rec->ips + 8 * rec->nips) < PERF_CONTEXT_MAX_ADDR)
+	while (i + rec->nips < nr) {
+		uint64_t ip = get_le64(rec->ips + 8 * rec->nips);
+
+		if (!ip || ip >= PERF_CONTEXT_MAX_ADDR)
+			break;
 		rec->nips++;
+	}
 regs:
 	abi = take64(c);
 	if (abi) {

@@ -202,6 +202,31 @@ Test(perf, sample_callchain_stops_at_a_second_context)
 	cr_assert_eq(rec.nips, 1);
 }
 
+/* A 0 in the user callchain ends it (no frame of [unknown]+0x0): the
+ * kernel's walk of a loader-phase stack can end on a return address 0. */
+Test(perf, sample_callchain_stops_at_a_zero)
+{
+	struct rb r;
+	struct perf_record rec;
+
+	header(&r, PERF_REC_SAMPLE, 2);
+	u32(&r, 1);
+	u32(&r, 1);
+	u64(&r, 1);
+	u64(&r, 5);
+	u64(&r, (uint64_t)-512);
+	u64(&r, 0x1000);
+	u64(&r, 0x2000);
+	u64(&r, 0);
+	u64(&r, 0x3000);
+	u64(&r, 0);
+	u64(&r, 0);
+	size_t n = finish(&r);
+	cr_assert_eq(perf_parse_record(r.b, n, UNWIND_ARCH_X86_64, &rec), (int)n);
+	cr_assert_eq(rec.nips, 2);
+	cr_assert_eq(perf_ip(&rec, 1), 0x2000);
+}
+
 Test(perf, sample_lying_lengths)
 {
 	struct rb r;
