@@ -195,8 +195,12 @@ done
 # the loop's thread table) is dropped when a thread ends, so the recorder's
 # peak memory does not grow with the threads a process has had. Measured
 # before the fix: 3.5 MB for 1000 threads, 5.1 MB for 8000 (+1.5 MB);
-# after: +0.02 to +0.5 MB.
-if [ -x /usr/bin/time ]; then
+# after: +0.02 to +0.5 MB. Under AddressSanitizer the figure is the
+# sanitizer's: its quarantine holds freed blocks back (+4.7 MB), and
+# without it its own metadata still grows by 1 to 1.4 MB.
+if [ "${BUILD%-san}" != "$BUILD" ]; then
+	skip "wall-churn-memory-bounded" "a sanitized build, whose peak memory is AddressSanitizer's; the plain suite measures the recorder's"
+elif [ -x /usr/bin/time ]; then
 	for n in 1000 8000; do
 		/usr/bin/time -f %M -o "$TMP/rss.$n" "$RECORD" -q --mode wall -f -o "$TMP/churn.trace" -- "$FIX/faults" churn $n > /dev/null
 	done
