@@ -168,6 +168,10 @@ else
 	fi
 fi
 
+# Hand-built traces: without the tool that writes them, said once here.
+# (Without go, export-pprof-go above has said so for every pprof case.)
+[ -x "$SYNTH" ] || skip "export-synthetic" "no synth_trace tool in $BUILD/tests/tools (make builds it)"
+
 # An export of no samples is still read; a Mach-O UUID is the build-id.
 if have go && [ -x "$SYNTH" ]; then
 	"$REPORT" export --format pprof --tid 999 "$TR" -o "$TMP/empty.pb.gz"
