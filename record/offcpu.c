@@ -80,8 +80,8 @@ static uint64_t tick_after(const struct offcpu *o, uint64_t time)
 	return o->origin + ((time - o->origin) / o->period + 1) * o->period;
 }
 
-int offcpu_out(struct offcpu *o, uint32_t tid, uint64_t time, int preempted,
-	       const uint64_t *addrs, size_t n, uint8_t flags)
+void offcpu_out(struct offcpu *o, uint32_t tid, uint64_t time, int preempted,
+		const uint64_t *addrs, size_t n, uint8_t flags)
 {
 	int found;
 	size_t i = find(o, tid, &found);
@@ -99,7 +99,6 @@ int offcpu_out(struct offcpu *o, uint32_t tid, uint64_t time, int preempted,
 	th->state = preempted ? TRACE_STATE_PREEMPTED : TRACE_STATE_SLEEPING;
 	th->next = tick_after(o, time);
 	offcpu_stack(o, tid, addrs, n, flags);
-	return 0;
 }
 
 void offcpu_stack(struct offcpu *o, uint32_t tid, const uint64_t *addrs, size_t n, uint8_t flags)

@@ -38,9 +38,9 @@ void offcpu_free(struct offcpu *o);
  * the user stack addrs[0..n), leaf first (copied), whose samples get
  * flags. If it was already off the CPU (its switch in was lost), the new
  * interval replaces the old one, whose ticks not yet emitted are dropped:
- * when it came back is not known. Returns 0. */
-int offcpu_out(struct offcpu *o, uint32_t tid, uint64_t time, int preempted,
-	       const uint64_t *addrs, size_t n, uint8_t flags);
+ * when it came back is not known. */
+void offcpu_out(struct offcpu *o, uint32_t tid, uint64_t time, int preempted,
+		const uint64_t *addrs, size_t n, uint8_t flags);
 /* Sets the stack and flags of the interval thread tid is off the CPU in
  * (copied), as offcpu_out() does: so a caller may give that none and walk
  * the stack only once offcpu_due() says a tick needs it. A thread not off

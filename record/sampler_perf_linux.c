@@ -562,12 +562,11 @@ static int emit(void *ctx, uint64_t time, uint32_t tid, uint8_t state, uint8_t f
 			      stop && *stop ? (int)(*stop - 1) : UNWIND_STOP_END);
 }
 
-static int went_out(struct perf_src *p, uint32_t tid, uint64_t time, int preempted, const uint64_t *frames,
-		    size_t n, int stop)
+static void went_out(struct perf_src *p, uint32_t tid, uint64_t time, int preempted, const uint64_t *frames,
+		     size_t n, int stop)
 {
 	*hmap_put(&p->off_stop, tid, 0, 0, NULL) = (uint64_t)stop + 1;
-	return offcpu_out(p->off, tid, time, preempted, frames, n,
-			  stop == UNWIND_STOP_DEPTH ? TRACE_SAMPLE_TRUNCATED : 0);
+	offcpu_out(p->off, tid, time, preempted, frames, n, stop == UNWIND_STOP_DEPTH ? TRACE_SAMPLE_TRUNCATED : 0);
 }
 
 /* The index of tid's lazy entry, or nlazy. */
@@ -620,27 +619,25 @@ static int advance(struct perf_src *p, struct sampler *s, uint64_t now)
  * the round before). Without one (lost), the interval is not known. The
  * stack is walked only once a tick of the interval needs it: most
  * switches of a busy server are back on the CPU before the next tick. */
-static int switch_out(struct perf_src *p, size_t i)
+static void switch_out(struct perf_src *p, size_t i)
 {
 	const struct pending *q = &p->pend[i];
 	size_t k;
-	int r;
 
 	for (size_t j = i; j-- > 0;) {
 		const struct pending *x = &p->pend[j];
 		if (x->tid != q->tid)
 			continue;
 		if (x->type != PEND_SWITCH_STACK)
-			return 0;
-		r = offcpu_out(p->off, q->tid, q->time, (q->misc & PERF_MISC_SWITCH_OUT_PREEMPT) != 0, NULL, 0, 0);
+			return;
+		offcpu_out(p->off, q->tid, q->time, (q->misc & PERF_MISC_SWITCH_OUT_PREEMPT) != 0, NULL, 0, 0);
 		k = lazy_find(p, q->tid);
 		if (k == p->nlazy)
 			p->lazy = xgrow(p->lazy, &p->lazy_cap, ++p->nlazy, sizeof(*p->lazy));
 		p->lazy[k].tid = q->tid;
 		p->lazy[k].idx = j;
-		return r;
+		return;
 	}
-	return 0;
 }
 
 /* q's thread is back on the CPU: its switch-out stack is walked if a tick
@@ -700,8 +697,10 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 	case PERF_REC_SWITCH:
 		if (!sampler_thread_known(s, q->tid))
 			return 0;
-		if (q->misc & PERF_MISC_SWITCH_OUT)
-			return switch_out(p, i);
+		if (q->misc & PERF_MISC_SWITCH_OUT) {
+			switch_out(p, i);
+			return 0;
+		}
 		return switch_in(p, s, q);
 	default:
 		return 0;
@@ -875,20 +874,19 @@ static int perf_target_event(struct sampler_source *src, struct sampler *s, cons
  * that cannot be traced is not an error: its blocked threads are seen
  * from their next switch.
  */
-static int snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
+static void snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
 {
 	struct target *tt;
 	const uint32_t *live;
 	uint32_t *tids;
 	size_t n;
-	int r = 0;
 
 	if (target_attach((pid_t)p->pid, &tt) < 0)
-		return 0;
+		return;
 	n = target_threads(tt, &live);
 	tids = xmalloc((n + 1) * sizeof(*tids));
 	memcpy(tids, live, n * sizeof(*tids));
-	for (size_t i = 0; i < n && r == 0; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct target_stop ts;
 		struct sampler_regs rg;
 		const uint64_t *frames;
@@ -909,14 +907,13 @@ static int snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
 			rg.read = target_read;
 			rg.read_ctx = tt;
 			frames = sampler_walk(s, &rg, &nf, &stop);
-			r = went_out(p, tids[i], now, 0, frames, nf, stop);
+			went_out(p, tids[i], now, 0, frames, nf, stop);
 		}
 		target_resume_thread(tt, tids[i]);
 	}
 	free(tids);
 	target_detach(tt);
 	target_free(tt);
-	return r;
 }
 
 /* Wall mode: what the rings hold from before goes first, then with -p
@@ -930,7 +927,7 @@ static int perf_start(struct sampler_source *src, struct sampler *s)
 		return 0;
 	r = drain_all(p, s, 0);
 	if (r == 0 && !p->o.launched)
-		r = snapshot(p, s, sampler_now());
+		snapshot(p, s, sampler_now());
 	return r;
 }
 
