@@ -115,7 +115,9 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 		return r;
 	/* Wall mode learns of the time off the CPU from context switches,
 	 * which are taken in the kernel: without kernel sampling rights,
-	 * the ptrace sampler does it. */
+	 * the ptrace sampler does it. The kernel's refusal stays the reason
+	 * kernel time is not sampled, in the summary and the trace, in this
+	 * fallback and the next, where the setting refused perf_event. */
 	if (r == 0 && c->mode == TRACE_MODE_WALL && c->kernel != TRACE_KERNEL_SAMPLED) {
 		if (o->sampler == ENGINE_SAMPLER_PERF) {
 			snprintf(msg, sizeof(msg), "wall mode with perf_event needs kernel sampling, and %s; "
@@ -125,7 +127,6 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 		}
 		warning("wall mode with perf_event needs kernel sampling, and %s; falling back to the "
 			"ptrace sampler, which stops every thread at each tick", kernel_refusal(c->paranoid));
-		c->kernel = TRACE_KERNEL_NOT_SAMPLED;
 		return 0;
 	}
 	if (r < 0 && (o->mode == SESSION_MODE_CPU || o->sampler == ENGINE_SAMPLER_PERF)) {
@@ -142,7 +143,6 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 	if (r < 0) {
 		warning("%s; falling back to wall mode with the ptrace sampler", perf_refusal(r));
 		c->mode = TRACE_MODE_WALL;
-		c->kernel = TRACE_KERNEL_NOT_SAMPLED;
 		return 0;
 	}
 	c->sampler = ENGINE_SAMPLER_PERF;

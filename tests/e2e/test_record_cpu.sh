@@ -183,7 +183,8 @@ else
 	skip "cpu-refused-names-paranoid" "needs root and setpriv to run prof-record as another user"
 fi
 # --- the default is cpu mode; where perf_event is refused, the fallback to
-# wall mode is announced. Refusal for a user's own child needs
+# wall mode is announced, and the summary gives the setting as the reason
+# kernel time was not sampled. Refusal for a user's own child needs
 # kernel.perf_event_paranoid above 2 (a distribution patch), so the test
 # raises it for a moment where the kernel honours that, and skips if not.
 "$RECORD" -o "$TMP/default.trace" -- "$FIX/split" 0.3 > /dev/null 2> "$TMP/default.err"
@@ -198,6 +199,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ -n "$old" ] && echo
 		skip "cpu-default-fallback-announced" "this kernel lets an unprivileged user profile its own child even at perf_event_paranoid 3"
 	else
 		[ $rc -eq 0 ] && echo "$out" | grep -q 'kernel.perf_event_paranoid' && echo "$out" | grep -q 'falling back to wall mode' \
+			&& echo "$out" | grep -q '; kernel time not sampled: kernel.perf_event_paranoid is 3 ' \
 			&& ok "cpu-default-fallback-announced" || fail "cpu-default-fallback-announced" "exit $rc: $out"
 	fi
 else
@@ -231,12 +233,15 @@ n=$(samples_of "$TMP/tracer-p.trace")
 	|| fail "cpu-attached-not-traced" "exit $rc, TracerPid '$tp', $n samples; under --sampler ptrace '$tpt', want $rec"
 
 # --- the forced fallback: --sampler ptrace records wall mode with the tick
-# sampler; with --mode cpu it is bad usage, named.
+# sampler, whose kernel time is not sampled because it cannot be, not for
+# a setting; with --mode cpu it is bad usage, named.
 "$RECORD" -q --sampler ptrace -o "$TMP/forced.trace" -- "$FIX/split" 0.3 > /dev/null
 rc=$?
 mode=$("$REPORT" info "$TMP/forced.trace" | awk '$1 == "mode:" { print $2 }')
-[ $rc -eq 0 ] && [ "$mode" = wall ] && ok "sampler-ptrace-forced (mode $mode)" \
-	|| fail "sampler-ptrace-forced" "exit $rc, mode '$mode'"
+kern=$("$REPORT" info "$TMP/forced.trace" | sed -n 's/^kernel time: //p')
+[ $rc -eq 0 ] && [ "$mode" = wall ] && [ "$kern" = "not sampled by this sampler" ] \
+	&& ok "sampler-ptrace-forced (mode $mode, kernel time $kern)" \
+	|| fail "sampler-ptrace-forced" "exit $rc, mode '$mode', kernel time '$kern'"
 out=$("$RECORD" -q --sampler ptrace --mode cpu -o "$TMP/bad.trace" -- true 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "wall mode only" && [ ! -e "$TMP/bad.trace" ] \
 	&& ok "sampler-ptrace-cpu-refused" || fail "sampler-ptrace-cpu-refused" "exit $rc: $out"

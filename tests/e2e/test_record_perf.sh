@@ -153,8 +153,11 @@ wpi=${wp%.*}; wti=${wt%.*}
 [ "${np:-0}" -ge 1800 ] && [ "${wpi:-0}" -ge 99 ] && [ "${np:-0}" -ge "${nt:-0}" ] && [ "${wpi:-0}" -ge $((${wti:-0} - 1)) ] \
 	&& ok "wall-blocked-waiting-share (perf $np samples ${wp}% waiting; ptrace $nt samples ${wt}% waiting)" \
 	|| fail "wall-blocked-waiting-share" "perf '$np' samples '${wp}'% waiting; ptrace '$nt' samples '${wt}'% waiting"
-"$REPORT" info "$TMP/bp.trace" | grep -Eq '^mode: +wall' && ok "wall-perf-mode-recorded" \
-	|| fail "wall-perf-mode-recorded" "$("$REPORT" info "$TMP/bp.trace" | grep '^mode')"
+# The mode and the sampler: a silent fallback to ptrace would record wall
+# mode too.
+info=$("$REPORT" info "$TMP/bp.trace")
+echo "$info" | grep -Eq '^mode: +wall$' && echo "$info" | grep -Eq '^sampler: +perf$' \
+	&& ok "wall-perf-mode-recorded" || fail "wall-perf-mode-recorded" "$(echo "$info" | grep -E '^(mode|sampler):')"
 
 # --- -p on a process whose threads are blocked from the start: seen from
 # the first tick (one snapshot at attach), with their stacks.
@@ -213,18 +216,29 @@ else
 fi
 
 # --- without kernel sampling rights: wall mode falls back to the ptrace
-# sampler, announced with the setting, its value and the fix; with
-# --sampler perf forced it is an error instead.
+# sampler, announced with the setting, its value and the fix; the
+# summary and info give the same setting as the reason kernel time was
+# not sampled (the ptrace sampler forced says it cannot sample it
+# instead: test_record_cpu.sh). With --sampler perf forced it is an error.
 para=$(cat /proc/sys/kernel/perf_event_paranoid 2> /dev/null || echo)
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "${para:-0}" -ge 2 ]; then
-	out=$(cd "$TMP" && setpriv --reuid=65534 --regid=65534 --clear-groups "$RECORD" --mode wall -f -o /dev/null -- "$FIX/split" 0.2 2>&1); rc=$?
+	mkdir "$TMP/nobody" && chown 65534:65534 "$TMP/nobody"
+	out=$(cd "$TMP/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups "$RECORD" --mode wall -o fb.trace -- "$FIX/split" 0.2 2>&1); rc=$?
 	[ $rc -eq 0 ] && echo "$out" | grep -q "kernel.perf_event_paranoid is $para" && echo "$out" | grep -q 'falling back to the ptrace sampler' \
 		&& ok "wall-fallback-announced" || fail "wall-fallback-announced" "exit $rc: $out"
+	refused="kernel.perf_event_paranoid is $para"
+	info=$("$REPORT" info "$TMP/nobody/fb.trace" 2>&1)
+	echo "$out" | grep -q "; kernel time not sampled: $refused (sysctl kernel.perf_event_paranoid=1, or run as root or with CAP_PERFMON)$" \
+		&& echo "$info" | grep -Eq '^sampler: +tick$' \
+		&& echo "$info" | grep -q "^kernel time: not sampled: $refused (needs <= 1, or root or CAP_PERFMON)$" \
+		&& ok "wall-fallback-kernel-time-names-paranoid" \
+		|| fail "wall-fallback-kernel-time-names-paranoid" "summary: $(echo "$out" | tail -1); info: $(echo "$info" | grep -E '^(sampler|kernel time):')"
 	out=$(cd "$TMP" && setpriv --reuid=65534 --regid=65534 --clear-groups "$RECORD" --mode wall --sampler perf -f -o /dev/null -- "$FIX/split" 0.2 2>&1); rc=$?
 	[ $rc -eq 1 ] && echo "$out" | grep -q "kernel.perf_event_paranoid is $para" && echo "$out" | grep -q -- '--sampler ptrace' \
 		&& ok "wall-sampler-perf-refused-names-fix" || fail "wall-sampler-perf-refused-names-fix" "exit $rc: $out"
 else
 	skip "wall-fallback-announced" "needs root, setpriv and kernel.perf_event_paranoid 2 or more (it is '$para')"
+	skip "wall-fallback-kernel-time-names-paranoid" "needs root, setpriv and kernel.perf_event_paranoid 2 or more (it is '$para')"
 	skip "wall-sampler-perf-refused-names-fix" "needs root, setpriv and kernel.perf_event_paranoid 2 or more (it is '$para')"
 fi
 exit 0
