@@ -154,9 +154,38 @@ int engine_launch(const struct engine_choice *c, char *const argv[], struct targ
 	return c->sampler == ENGINE_SAMPLER_PERF ? target_launch_untraced(argv, out) : target_launch(argv, out);
 }
 
+/* The process tracing process pid (its TracerPid), or 0: none, or not
+ * known. */
+static long tracer_of(pid_t pid)
+{
+	char path[64], line[256];
+	long tracer = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
 int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out)
 {
-	return c->sampler == ENGINE_SAMPLER_PERF ? target_attach_untraced(pid, out) : target_attach(pid, out);
+	long tracer;
+
+	if (c->sampler != ENGINE_SAMPLER_PERF)
+		return target_attach(pid, out);
+	/* Wall mode reads the threads blocked at the start through ptrace,
+	 * which a process traced already refuses: said, since a thread that
+	 * never runs again is then never sampled. */
+	if (c->mode == TRACE_MODE_WALL && (tracer = tracer_of(pid)) > 0)
+		warning("process %d is traced by process %ld, so its threads blocked now cannot be read: "
+			"each is sampled from when it next runs", (int)pid, tracer);
+	return target_attach_untraced(pid, out);
 }
 
 int engine_source(const struct engine_choice *c, struct target *t, int launched, struct sampler_source **out,

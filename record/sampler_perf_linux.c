@@ -872,7 +872,7 @@ static int perf_target_event(struct sampler_source *src, struct sampler *s, cons
  * let go through a traced target (the only ptrace of a perf_event
  * recording), and is off the CPU from now with that stack. A process
  * that cannot be traced is not an error: its blocked threads are seen
- * from their next switch.
+ * from their next switch (engine_attach() warns of one traced already).
  */
 static void snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
 {

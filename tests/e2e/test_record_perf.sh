@@ -14,7 +14,8 @@ if [ $rc -ne 0 ] && echo "$out" | grep -q 'perf_event'; then
 fi
 
 within() { [ "$1" -ge $(($2 - $3)) ] && [ "$1" -le $(($2 + $3)) ]; }
-tracer_of() { awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status" 2> /dev/null; }
+# tracers PID: the TracerPids of PID's threads, each once, each followed by a space.
+tracers() { for t in /proc/$1/task/*; do awk '$1 == "TracerPid:" { print $2 }' "$t/status" 2> /dev/null; done | sort -u | tr '\n' ' '; }
 # thread_col TRACE NAME COLUMN: a column of prof-report threads for the
 # thread of that name (3 samples, 4 running, 5 waiting, 6 first).
 thread_col() { "$REPORT" threads "$1" | awk -v n="$2" -v c="$3" '$2 == n { sub(/%$/, "", $c); print $c; exit }'; }
@@ -111,12 +112,86 @@ for mode in cpu wall; do
 		|| fail "outermost-frames-from-start-$mode" "${bad:-main $main_seen, start_thread $thread_seen samples seen}"
 done
 
+# --- strace alongside: with perf_event the target is not traced, so a
+# debugger or strace can trace it while prof-record records it, in cpu and
+# in wall mode, and each gets its data. The fixture's napper thread sleeps
+# 10 ms and spins 2 ms in turn for 2 s: strace must log its nanosleep
+# calls (about 160 in 2 s; at least 50), the trace must hold its samples
+# (cpu mode its spins, about 330; wall mode every tick, about 2000), and
+# every thread's TracerPid, read while both run, must be strace's. First
+# launched by prof-record with strace attached to it after, then strace
+# first and prof-record -p after: there wall mode cannot read the threads
+# blocked at the start (its one snapshot needs ptrace) and must say so,
+# naming strace's pid.
+#
+# traced_by PID TRACER: waits up to 5 s until every thread of PID is traced by TRACER.
+traced_by() { for _ in $(seq 100); do [ "$(tracers "$1")" = "$2 " ] && return 0; sleep 0.05; done; return 1; }
+# strace_on PID: strace -f on PID in the background (its pid in $st), its log in $TMP/st.log.
+strace_on() {
+	strace -f -qq -e trace=nanosleep,clock_nanosleep -o "$TMP/st.log" -p "$1" 2> "$TMP/st.err" &
+	st=$!
+}
+# both_got CASE MODE REC_RC MIN_SAMPLES: the verdict on a run, from $TMP/st.trace, $TMP/st.log, $tps and $st.
+both_got() {
+	local n calls
+	n=$(thread_col "$TMP/st.trace" napper 3)
+	calls=$(grep -c 'nanosleep(' "$TMP/st.log" 2> /dev/null)
+	[ "$3" -eq 0 ] && [ "${n:-0}" -ge "$4" ] && [ "${calls:-0}" -ge 50 ] && [ "$tps" = "$st " ] \
+		&& ok "$1-$2 (napper $n samples, strace $calls nanosleep calls, TracerPid ${tps% })" \
+		|| fail "$1-$2" "prof-record exit $3, napper '$n' samples (want $4), strace '$calls' calls, TracerPids '$tps' (want $st): $(head -2 "$TMP/st.err")"
+}
+for mode in cpu wall; do
+	if ! command -v strace > /dev/null || ! command -v pgrep > /dev/null; then
+		skip "strace-alongside-$mode" "needs strace and pgrep (Debian packages strace and procps)"
+		continue
+	fi
+	if [ $mode = wall ] && ! kernel_sampled; then
+		skip "strace-alongside-$mode" "wall mode with perf_event needs kernel sampling, refused here"
+		continue
+	fi
+	want=$([ $mode = cpu ] && echo 100 || echo 1000)
+	# Launched by prof-record, then strace.
+	"$RECORD" -q --mode $mode -f -o "$TMP/st.trace" -- "$FIX/faults" naps 2 > /dev/null &
+	rec=$!
+	pid=
+	for _ in $(seq 100); do pid=$(pgrep -P $rec -x faults) && break; sleep 0.05; done
+	strace_on "${pid:-0}"
+	traced_by "${pid:-0}" $st
+	tps=$(tracers "${pid:-0}")
+	wait $rec
+	rc=$?
+	wait $st
+	both_got strace-alongside-launched $mode $rc $want
+	# strace first, then prof-record -p for 1 s.
+	"$FIX/faults" naps 2 > /dev/null &
+	pid=$!
+	strace_on $pid
+	traced_by $pid $st
+	"$RECORD" -q --mode $mode -f -o "$TMP/st.trace" -p $pid -d 1 2> "$TMP/st.rec" &
+	rec=$!
+	sleep 0.5
+	tps=$(tracers $pid)
+	wait $rec
+	rc=$?
+	wait $pid $st
+	both_got strace-alongside-attached $mode $rc $((want / 2))
+	if [ $mode = wall ]; then
+		grep -q "process $pid is traced by process $st, so its threads blocked now cannot be read" "$TMP/st.rec" \
+			&& ok "strace-alongside-attached-wall-said" || fail "strace-alongside-attached-wall-said" "$(cat "$TMP/st.rec")"
+	fi
+done
+
 if ! kernel_sampled; then
 	skip "record-perf-wall" "wall mode with perf_event needs kernel sampling, refused here"
 	exit 0
 fi
 
-# --- wall mode stops nothing: TracerPid 0, launched and attached
+# --- wall mode stops nothing: TracerPid 0, launched and attached. The
+# attached case reads every thread's TracerPid 0.6 s after prof-record
+# started, so it checks that nothing is traced while the recording runs;
+# the -p snapshot's stop of the blocked threads at the start, the one
+# ptrace of a perf_event recording, is over by then and is not what it
+# checks.
 "$RECORD" -q --mode wall -o "$TMP/wt.trace" -- sh -c 'sleep 0.3; cat /proc/$$/status' > "$TMP/wt.out"
 tp=$(awk '$1 == "TracerPid:" { print $2 }' "$TMP/wt.out")
 [ "$tp" = 0 ] && ok "wall-launched-not-traced (TracerPid $tp)" || fail "wall-launched-not-traced" "TracerPid '$tp'"
@@ -126,7 +201,7 @@ sleep 0.3
 "$RECORD" -q --mode wall -o "$TMP/wp.trace" -p $pid -d 1 &
 rec=$!
 sleep 0.6
-tps=$(for t in /proc/$pid/task/*; do awk '$1 == "TracerPid:" { print $2 }' "$t/status"; done | sort -u | tr '\n' ' ')
+tps=$(tracers $pid)
 wait $rec
 rc=$?
 wait $pid
