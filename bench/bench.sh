@@ -12,6 +12,9 @@
 #             the same repetition, at each rate;
 #   size      bytes per sample of those runs' traces and perf.data files,
 #             and of perf.data written with -z where this perf has zstd;
+#   attach    what -p costs: at 997 Hz, the workload's slowdown with prof
+#             (each mode) and perf -g attached to it with -p, next to the
+#             same tool launching it, in the same repetitions;
 #   report    prof-report folded and svg against perf report, on recordings
 #             of the same deep-stack workload, with their peak RSS, and
 #             one more prof-report folded's time by stage (open, locate,
@@ -42,9 +45,11 @@
 #   BENCH_SECONDS          bare length of each overhead run (default 1.5)
 #   BENCH_RATES            sampling rates of the overhead runs ("997 9973")
 #   BENCH_WORKLOADS        which workloads ("cpu1 threads8 deep200 server50")
-#   BENCH_STEPS            which steps run (default all: "overhead report small
-#                          symbolize recorder maxrate syscall"); the figures of
-#                          the others are null
+#   BENCH_ATTACH_WORKLOADS which workloads the attach step runs ("server50":
+#                          fifty threads there when -p attaches)
+#   BENCH_STEPS            which steps run (default all: "overhead attach report
+#                          small symbolize recorder maxrate syscall"); the
+#                          figures of the others are null
 #   BENCH_REPORT_SAMPLES   samples in the report-speed recordings (1000000)
 #   BENCH_REPORT_HZ        their rate, with two threads (default 9973)
 #   BENCH_REPORT_REPS      repetitions of each report (default 3)
@@ -82,7 +87,8 @@ else
 fi
 SMALL_HZ=${BENCH_SMALL_HZ:-4999}
 WORKLOADS=${BENCH_WORKLOADS:-"cpu1 threads8 deep200 server50"}
-STEPS=${BENCH_STEPS:-"overhead report small symbolize recorder maxrate syscall"}
+ATTACH_WORKLOADS=${BENCH_ATTACH_WORKLOADS:-server50}
+STEPS=${BENCH_STEPS:-"overhead attach report small symbolize recorder maxrate syscall"}
 REPORT_HZ=${BENCH_REPORT_HZ:-9973}
 OUT=${BENCH_OUT:-bench/results.json}
 TOOLS="prof-cpu prof-wall perf-fp perf-dwarf"
@@ -115,7 +121,7 @@ step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "null" || b == "null" || b == 0) print "null"; else printf "%.6g\n", a / b }'; }
 
 for p in "$RECORD" "$REPORT"; do [ -x "$p" ] || die "missing $p: run make first"; done
-for w in $WORKLOADS syscall; do [ -x "$W/$w" ] || die "missing $W/$w: run 'make bench'"; done
+for w in $WORKLOADS $ATTACH_WORKLOADS syscall; do [ -x "$W/$w" ] || die "missing $W/$w: run 'make bench'"; done
 [ -x /usr/bin/time ] || die "missing /usr/bin/time: install the Debian package 'time'"
 
 # --- which tools can run here
@@ -133,11 +139,51 @@ elif ! out=$(perf record -q -o "$TMP/probe.data" -- true 2>&1); then
 elif ! perf version --build-options 2> /dev/null | grep -Eq 'zstd: \[ on'; then
 	skip_tool perf-fp-z "this perf has no zstd (-z)"
 fi
-for tool in perf-fp perf-dwarf perf-fp-z; do
+if [ -z "$why" ]; then
+	sleep 2 &
+	probe=$!
+	if ! out=$(perf record -q -o "$TMP/probe.data" -p $probe -- sleep 0.1 2>&1); then
+		skip_tool perf-fp-p "perf record -p refused: $(echo "$out" | head -1)"
+	fi
+	kill $probe 2> /dev/null
+	wait $probe 2> /dev/null || true
+fi
+for tool in perf-fp perf-dwarf perf-fp-z perf-fp-p; do
 	[ -z "$why" ] || skip_tool "$tool" "$why"
 done
 
-# --- one run: run TOOL HZ OUTFILE COMMAND...; leaves "SECONDS CPU SAMPLES LOST" in $TMP/run
+# settle PID NAME: waits until process PID runs NAME (the exec is done)
+# and its thread count has held for 10 ms, so that the threads it starts
+# with are there; or until it is gone.
+settle() {
+	local n=-1 comm tasks
+	while [ -d "/proc/$1" ]; do
+		read -r comm < "/proc/$1/comm" || return 0
+		tasks=(/proc/$1/task/*)
+		[ "$comm" = "$2" ] && [ ${#tasks[@]} = "$n" ] && return 0
+		[ "$comm" = "$2" ] && n=${#tasks[@]}
+		sleep 0.01
+	done
+}
+# attached TOOL HZ OUTFILE COMMAND...: starts COMMAND, and once its threads
+# are started TOOL (prof-cpu-p, prof-wall-p, perf-fp-p) attaches to it with
+# -p until it ends; fails if either fails.
+attached() {
+	local tool=$1 hz=$2 out=$3 pid rc=0
+	shift 3
+	"$@" &
+	pid=$!
+	settle "$pid" "$(basename "$1" | cut -c1-15)"
+	case $tool in
+	prof-cpu-p)  "$RECORD" -f --mode cpu -F "$hz" -o "$out" -p "$pid" ;;
+	prof-wall-p) "$RECORD" -f --mode wall -F "$hz" -o "$out" -p "$pid" ;;
+	perf-fp-p)   perf record -F "$hz" -g -o "$out" -p "$pid" ;;
+	esac || rc=$?
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+# --- one run: run TOOL HZ OUTFILE COMMAND...; leaves "SECONDS CPU SAMPLES LOST" in $TMP/run.
+# A TOOL ending in -p attaches to COMMAND (attached()).
 run() {
 	local tool=$1 hz=$2 out=$3 log=$TMP/run.err
 	shift 3
@@ -149,6 +195,7 @@ run() {
 	perf-fp)    perf record -F "$hz" -g -o "$out" -- "$@" ;;
 	perf-fp-z)  perf record -z -F "$hz" -g -o "$out" -- "$@" ;;
 	perf-dwarf) perf record -F "$hz" --call-graph dwarf -o "$out" -- "$@" ;;
+	*-p)        attached "$tool" "$hz" "$out" "$@" ;;
 	esac > "$TMP/run.out" 2> "$log" || die "$tool $*: failed: $(tail -3 "$log")"
 	local secs cpu samples=null lost=0
 	secs=$(sed -n 's/.*work took \([0-9.]*\) s.*/\1/p' "$TMP/run.out")
@@ -224,6 +271,50 @@ if step overhead; then
 				read -r _ _ samples _ < "$TMP/run"
 				put "bps.$w.$hz.perf-fp-z" "$(bps "$TMP/z.data" "$samples")"
 			fi
+		done
+	done
+fi
+
+# --- attach: what -p costs. At 997 Hz, in each repetition: the bare run,
+# then for each tool (prof in each mode, perf -g) the workload launched by
+# it and the workload attached to with -p once its threads are started.
+# Each time over the bare time; attached over launched; and prof attached
+# against perf -g attached, in points and as a ratio. An attaching tool
+# starts while the workload runs: its start-up counts against the
+# workload, and what runs before its events are open is not sampled, which
+# the sample counts, attached against launched, show.
+ATTACH_TOOLS="prof-cpu prof-wall perf-fp"
+if step attach; then
+	# At least 1 s, so that a tool starting on a loaded machine attaches
+	# well before the workload ends (BENCH_SMOKE's runs are 0.4 s).
+	asecs=$(awk -v s="$SECS" 'BEGIN { print s < 1 ? 1 : s }')
+	for w in $ATTACH_WORKLOADS; do
+		run bare 0 "$TMP/none" "$W/$w" "$asecs"
+		units=$(sed -n 's/.*: \([0-9]*\) units.*/\1/p' "$TMP/run.out")
+		say "attach: $w at 997 Hz ($units units), launched and attached to"
+		for rep in $(seq "$REPS"); do
+			run bare 997 "$TMP/none" "$W/$w" -n "$units"
+			read -r base _ < "$TMP/run"
+			put "attach.bare.$w" "$base"
+			rm -f "$TMP"/asecs.*
+			for tool in $ATTACH_TOOLS; do
+				for t in "$tool" "$tool-p"; do
+					usable "$tool" && usable "$t" || continue
+					run "$t" 997 "$TMP/a.out" "$W/$w" -n "$units"
+					read -r secs _ samples _ < "$TMP/run"
+					echo "$secs" > "$TMP/asecs.$t"
+					put "attach.slowdown.$w.$t" "$(ratio "$secs" "$base")"
+					put "attach.samples.$w.$t" "$samples"
+				done
+				[ -s "$TMP/asecs.$tool-p" ] || continue
+				put "attach.vslaunch.$w.$tool" "$(ratio "$(cat "$TMP/asecs.$tool-p")" "$(cat "$TMP/asecs.$tool")")"
+			done
+			for tool in prof-cpu prof-wall; do
+				[ -s "$TMP/asecs.$tool-p" ] && [ -s "$TMP/asecs.perf-fp-p" ] || continue
+				a=$(cat "$TMP/asecs.$tool-p") b=$(cat "$TMP/asecs.perf-fp-p")
+				put "attach.vsfp.$w.$tool" "$(ratio "$a" "$b")"
+				put "attach.ptsfp.$w.$tool" "$(awk -v a="$a" -v b="$b" -v c="$base" 'BEGIN { printf "%.6g\n", (a - b) / c * 100 }')"
+			done
 		done
 	done
 fi
@@ -451,6 +542,31 @@ overhead_entry() {
 	for tool in $TOOLS; do printf ',\n        "%s": %s' "$tool" "$(jstat "slowdown.$1.$2.$tool")"; done
 	printf '\n      }'
 }
+# attach_entry WORKLOAD: the attach step's figures for it, as JSON.
+attach_entry() {
+	local w=$1 k key tool sep
+	printf '{\n      "bare_seconds": %s' "$(jstat "attach.bare.$w")"
+	for k in launched attached attached_vs_launched samples_launched samples_attached points_over_perf_fp vs_perf_fp; do
+		printf ',\n      "%s": {' "$k"
+		sep=""
+		for tool in $ATTACH_TOOLS; do
+			case $k in
+			launched) key=attach.slowdown.$w.$tool ;;
+			attached) key=attach.slowdown.$w.$tool-p ;;
+			attached_vs_launched) key=attach.vslaunch.$w.$tool ;;
+			samples_launched) key=attach.samples.$w.$tool ;;
+			samples_attached) key=attach.samples.$w.$tool-p ;;
+			points_over_perf_fp) key=attach.ptsfp.$w.$tool ;;
+			vs_perf_fp) key=attach.vsfp.$w.$tool ;;
+			esac
+			case $k:$tool in *_perf_fp:perf-fp) continue ;; esac
+			printf '%s"%s": %s' "$sep" "$tool" "$(jstat "$key")"
+			sep=", "
+		done
+		printf '}'
+	done
+	printf '\n    }'
+}
 size_entry() {
 	local sep="" tool
 	printf '{'
@@ -514,6 +630,7 @@ target recorder_rss_mib "$rss_mib" "<=" 32
 	echo "    \"seconds\": $SECS,"
 	echo "    \"rates\": [$(jlist $RATES)],"
 	echo "    \"workloads\": [$(jlist $(printf '"%s"\n' $WORKLOADS))],"
+	echo "    \"attach_workloads\": [$(jlist $(printf '"%s"\n' $ATTACH_WORKLOADS))],"
 	echo "    \"report_hz\": $REPORT_HZ,"
 	echo "    \"report_reps\": $REPORT_REPS,"
 	echo "    \"capture_seconds\": $CAPTURE"
@@ -531,6 +648,10 @@ target recorder_rss_mib "$rss_mib" "<=" 32
 	echo '  },'
 	echo '  "bytes_per_sample": {'
 	nest size_entry
+	echo '  },'
+	echo '  "attach": {'
+	for w in $ATTACH_WORKLOADS; do printf '    "%s": %s,\n' "$w" "$(attach_entry "$w")"; done
+	echo '    "hz": 997'
 	echo '  },'
 	echo '  "report": {'
 	echo "    \"prof_mode\": $(jstr "${rmode#prof-}"),"
@@ -654,6 +775,23 @@ times() {
 				for tool in $TOOLS perf-fp-z; do printf ' %s' "$(num "$(median "bps.$w.$hz.$tool")")"; done
 				echo
 			done
+		done
+	fi
+	if part attach; then
+		echo "attach: at 997 Hz, the tool attached with -p to the running workload once its threads are started, against launching it"
+		echo "slowdown: time / bare time, median [min-max] of $REPS interleaved runs; attached / launched time"
+		printf '%-9s %-10s %-22s%-22s%-22s%s\n' workload tool launched "attached (-p)" "attached/launched" \
+			"samples launched/attached"
+		for w in $ATTACH_WORKLOADS; do
+			for tool in $ATTACH_TOOLS; do
+				case $tool in perf-fp) name="perf -g" ;; *) name=${tool/-/ } ;; esac
+				printf '%-9s %-10s ' "$w" "$name"
+				for k in "slowdown.$w.$tool" "slowdown.$w.$tool-p" "vslaunch.$w.$tool"; do cell "attach.$k"; done
+				echo "$(fig "attach.samples.$w.$tool")/$(fig "attach.samples.$w.$tool-p")"
+			done
+			printf '  attached, against perf -g attached in the same repetition, median: prof cpu %s points (ratio %s), prof wall %s points (ratio %s)\n' \
+				$(for k in ptsfp.$w.prof-cpu vsfp.$w.prof-cpu ptsfp.$w.prof-wall vsfp.$w.prof-wall; do
+					num "$(median "attach.$k")" %.3f | tr -d ' '; echo; done)
 		done
 	fi
 	if part report; then

@@ -42,7 +42,8 @@ const want = (path, tool) => {
 	else if (v === null && !(tool && skipped.has(tool))) bad.push("null " + path);
 };
 for (const k of ["date", "elapsed_seconds", "cpus", "kernel", "perf", "load_before", "load_after",
-		 "smoke", "reps", "seconds", "rates", "workloads", "report_hz", "report_reps", "capture_seconds"])
+		 "smoke", "reps", "seconds", "rates", "workloads", "attach_workloads", "report_hz", "report_reps",
+		 "capture_seconds"])
 	want("run/" + k);
 const tools = ["prof-cpu", "prof-wall", "perf-fp", "perf-dwarf"];
 for (const w of ["cpu1", "threads8", "deep200", "server50"])
@@ -53,6 +54,22 @@ for (const w of ["cpu1", "threads8", "deep200", "server50"])
 		}
 		for (const t of tools) want(`bytes_per_sample/${w}/${hz}/${t}`, t);
 		want(`bytes_per_sample/${w}/${hz}/perf-fp-z`, skipped.has("perf-fp") ? "perf-fp" : "perf-fp-z");
+	}
+/* -p against a launch: perf -g attached needs perf record -p ("perf-fp-p") */
+want("attach/hz");
+if (!(r.run.attach_workloads || []).length) bad.push("no attach workloads");
+for (const w of r.run.attach_workloads || [])
+	for (const s of ["median", "min", "max"]) {
+		want(`attach/${w}/bare_seconds/${s}`);
+		for (const t of ["prof-cpu", "prof-wall", "perf-fp"]) {
+			const tp = t === "perf-fp" && skipped.has("perf-fp-p") ? "perf-fp-p" : t;
+			want(`attach/${w}/launched/${t}/${s}`, t);
+			want(`attach/${w}/samples_launched/${t}/${s}`, t);
+			for (const k of ["attached", "attached_vs_launched", "samples_attached"]) want(`attach/${w}/${k}/${t}/${s}`, tp);
+		}
+		for (const t of ["prof-cpu", "prof-wall"])
+			for (const k of ["points_over_perf_fp", "vs_perf_fp"])
+				want(`attach/${w}/${k}/${t}/${s}`, skipped.has(t) ? t : "perf-fp-p");
 	}
 const rep = skipped.has("prof-cpu") ? "prof-wall" : "prof-cpu";
 for (const k of ["prof_mode", "prof_samples", "prof_unique_stacks", "prof_bytes_per_sample"]) want("report/" + k, rep);
