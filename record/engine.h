@@ -51,8 +51,9 @@ const char *engine_usage(const struct session_options *o);
 int engine_choose(const struct session_options *o, pid_t pid, struct engine_choice *c,
 		  const char **why);
 /* Launches argv or attaches to pid as c samples: traced for a tick
- * source, untraced for perf_event. Returns as target_launch() and
- * target_attach() do. */
+ * source, untraced for perf_event (in wall mode with a warning if pid is
+ * traced already, so that its blocked threads cannot be read at the
+ * start). Returns as target_launch() and target_attach() do. */
 int engine_launch(const struct engine_choice *c, char *const argv[], struct target **out);
 int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out);
 /* The source of samples for c on target t, launched (before its exec) or
