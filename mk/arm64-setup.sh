@@ -17,8 +17,13 @@
 # unpacked with dpkg-deb into build/arm64/pkg. build/arm64/packages lists
 # what was fetched, name and version.
 #
-# Exits 1, saying why, when something cannot be had: not root and a host
-# package missing (the apt-get line to run is printed), or a download failed.
+# Exits 1, saying why, when something cannot be had. Where this machine
+# cannot have it at all, the message begins "arm64-setup: unavailable:",
+# and the arm64 tests skip with it: not root and a host package missing
+# (the apt-get line to run is printed), a host package that the system's
+# apt sources do not offer, or no arm64 package list reachable from them.
+# Anything else (an installation or a download that fails, lists that name
+# no kernel) is a failure of the set-up, and of the tests.
 set -eu
 
 out=${1:-build/arm64}
@@ -34,18 +39,31 @@ check file /usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross
 check cmd  qemu-system-aarch64      qemu-system-arm
 check cmd  cpio                     cpio
 
+# unavailable WHY FIX: this machine cannot have what the set-up needs.
+unavailable() {
+	echo "arm64-setup: unavailable: $1" >&2
+	echo "arm64-setup: $2" >&2
+	exit 1
+}
+
 if [ -n "$need" ]; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "arm64-setup: missing Debian packages:$need" >&2
-		echo "arm64-setup: run 'sudo apt-get install --no-install-recommends$need' or run make as root" >&2
-		exit 1
-	fi
+	[ "$(id -u)" = 0 ] ||
+		unavailable "missing Debian packages:$need" \
+			"run 'sudo apt-get install --no-install-recommends$need' or run make as root"
 	echo "arm64-setup: installing$need"
-	apt-get update -qq
+	apt-get update -qq || echo "arm64-setup: 'apt-get update' failed; installing from the lists there are" >&2
+	for p in $need; do
+		apt-cache policy "$p" 2>/dev/null | grep -q '^ *Candidate: [^(]' ||
+			unavailable "the system's apt sources offer no $p" \
+				"add a Debian source that has it (deb.debian.org's main does) and run make again"
+	done
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need ||
 		{ echo "arm64-setup: cannot install$need" >&2; exit 1; }
 fi
 
+# Lists of our own from this run only, so that none fetched before stands
+# for an archive that cannot be reached now.
+rm -rf "$out/apt/lists"
 mkdir -p "$out/apt/lists/partial" "$out/apt/cache/archives/partial" "$out/debs"
 apt=$(cd "$out/apt" && pwd)
 : > "$apt/status"
@@ -59,8 +77,14 @@ apt_arm64() { # apt_arm64 COMMAND ARGS...: apt-get or apt-cache for arm64, in ou
 }
 
 echo "arm64-setup: fetching Debian's arm64 lists"
-apt_arm64 apt-get update -qq ||
-	{ echo "arm64-setup: 'apt-get update' for arm64 failed" >&2; exit 1; }
+if ! apt_arm64 apt-get update -qq > "$apt/update.log" 2>&1; then
+	# apt-get fails when any source fails; the lists that came are used.
+	sed 's/^/  /' "$apt/update.log" >&2
+fi
+if ! ls "$apt"/lists/*_binary-arm64_Packages* > /dev/null 2>&1; then
+	unavailable "no arm64 package list could be fetched from the system's apt sources ($(grep -m1 -e '^E:' -e '^W:' "$apt/update.log" || echo 'apt-get update said nothing'))" \
+		"give apt a reachable source that carries arm64, such as deb.debian.org (Ubuntu's is ports.ubuntu.com)"
+fi
 # linux-image-arm64 only depends on the current kernel's package.
 kernel=$(apt_arm64 apt-cache depends linux-image-arm64 | sed -n 's/^ *Depends: \(linux-image-[^ ]*-arm64\)$/\1/p' | head -1)
 if [ -z "$kernel" ]; then

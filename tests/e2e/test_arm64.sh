@@ -32,10 +32,17 @@ ARM64=$TOP/build/arm64
 MODES="wall cpu ptrace"
 export MAKEFLAGS=
 
-# What cannot be had here is a skip with the reason; what fails to build
-# from it is a failure.
+# What this machine cannot have is a skip with the reason: the set-up's
+# "unavailable" (not root and a host package missing, no arm64 package
+# list reachable), or a qemu that can run nothing. Any other failure of
+# the set-up (an installation or a download that fails as root) or of
+# the build is a failure.
 if ! out=$(make -s arm64-setup 2>&1); then
-	skip "arm64" "$(echo "$out" | grep 'arm64-setup:' | tail -2 | tr '\n' ' ')"
+	if echo "$out" | grep -q '^arm64-setup: unavailable:'; then
+		skip "arm64" "$(echo "$out" | grep '^arm64-setup:' | tail -2 | tr '\n' ' ')"
+	else
+		fail "arm64-setup" "$(echo "$out" | tail -5 | tr '\n' ' ')"
+	fi
 	exit 0
 fi
 if ! qemu-system-aarch64 -accel help 2>/dev/null | grep -qx -e tcg -e kvm; then
