@@ -2,22 +2,23 @@
 # emulated arm64 machine (busybox sh), in the directory that holds
 # prof-record and the static fixtures. Every fixture is recorded in each
 # mode given: cpu, wall, or ptrace (wall mode with --sampler ptrace); the
-# traces, and "NAME EXIT-STATUS" lines in recorded.txt, are left for the
-# host to report on.
+# traces, and "NAME EXIT-STATUS SECONDS" lines in recorded.txt, are left
+# for the host to report on.
 #   sh arm64_guest.sh MODE...
 set -u
-# Seconds from the kernel's start to here, and what the CPU offers
-# (pointer authentication: paca, pacg).
-cut -d' ' -f1 /proc/uptime > boot-seconds.txt
+# What the CPU offers (pointer authentication: paca, pacg).
 grep -m1 '^Features' /proc/cpuinfo > cpu-features.txt
 : > recorded.txt
 
-# record NAME OPTIONS... -- COMMAND...: one prof-record run, NAME.trace
+# record NAME OPTIONS... -- COMMAND...: one prof-record run, NAME.trace.
+# A run that hangs is ended after 30 s (exit status 124), five times the
+# longest (split's 6 s), and the others still run.
 record() {
 	name=$1
 	shift
-	timeout 120 ./prof-record -q -f -o "$name.trace" "$@" > "$name.out" 2> "$name.err"
-	echo "$name $?" >> recorded.txt
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	timeout 30 ./prof-record -q -f -o "$name.trace" "$@" > "$name.out" 2> "$name.err"
+	echo "$name $? $(awk -v t0="$t0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)" >> recorded.txt
 }
 
 for mode in "$@"; do
