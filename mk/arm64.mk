@@ -5,7 +5,8 @@
 #                        executable, the one file to copy to a device
 #   make arm64-fixtures  the fixture programs, static for aarch64, in
 #                        build/arm64/testdata (frameless and qsort_cmp also
-#                        with pointer authentication: NAME-pac)
+#                        with pointer authentication: NAME-pac; qsort_cmp
+#                        also without frame records: qsort_cmp-nofp)
 #   make arm64-vm        the machine that tests/vm/run-arm64 boots:
 #                        build/arm64/vm/Image and initramfs.cpio
 #
@@ -26,7 +27,7 @@ ARM64_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(REQ_CFLAGS)) 
 ARM64_LIBS := -L$(ARM64_PKG)/usr/lib/aarch64-linux-gnu -lzstd -lxxhash -lm
 ARM64_SRC := $(COMMON_SRC) $(FORMAT_SRC) $(filter-out $(DARWIN_SRC_PATTERNS),$(wildcard record/*.c))
 ARM64_FIXTURES := $(addprefix $(ARM64)/testdata/,split frameless qsort_cmp deep threads \
-		    frameless-pac qsort_cmp-pac)
+		    frameless-pac qsort_cmp-pac qsort_cmp-nofp)
 
 $(ARM64_STAMP): mk/arm64-setup.sh
 	$(Q)sh mk/arm64-setup.sh $(ARM64)
@@ -54,6 +55,14 @@ $(ARM64)/testdata/%-pac: testdata/%.c testdata/fixture.h $(ARM64_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(ARM64_CC) $(FIXTURE_CFLAGS) -mbranch-protection=pac-ret+leaf -static -Wl,--build-id -o $@ $< -lm
+
+# No frame records in the program's own functions: aarch64's C library
+# keeps them in qsort, so only this build needs CFI to walk from qsort's
+# caller to main.
+$(ARM64)/testdata/%-nofp: testdata/%.c testdata/fixture.h $(ARM64_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(ARM64_CC) $(FIXTURE_CFLAGS) -fomit-frame-pointer -static -Wl,--build-id -o $@ $< -lm
 
 # testdata/arm64/pacret: an aarch64 program that is only read, for the
 # cross-check of record/cfi.c with readelf (tests/unit/test_cfi.c):

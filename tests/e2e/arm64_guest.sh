@@ -29,7 +29,7 @@ for mode in "$@"; do
 	# split runs longer: its share is held to a bound that narrows with
 	# its sample count (test_arm64.sh).
 	record "$mode-split" $opts -- ./split 6
-	for f in frameless qsort_cmp threads frameless-pac qsort_cmp-pac; do
+	for f in frameless qsort_cmp threads frameless-pac qsort_cmp-pac qsort_cmp-nofp; do
 		record "$mode-$f" $opts -- "./$f" 2
 	done
 	record "$mode-deep" $opts --max-depth 300 -- ./deep 1

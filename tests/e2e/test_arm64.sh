@@ -7,8 +7,10 @@
 # --symbols pointing at the fixtures' build, as a user would after
 # bringing traces back from a device. Checked:
 #   - the frameless leaf's caller (in lr, not in any frame record) and
-#     qsort's caller (through the C library's CFI) in >= 95% of those
-#     samples, with and without pointer authentication (NAME-pac);
+#     qsort's caller in >= 95% of those samples, with and without
+#     pointer authentication (NAME-pac), and without frame records in
+#     the program's own functions (qsort_cmp-nofp: main and run are
+#     reached only through CFI);
 #   - the thread blocked in read(2) with its blocked path in wall mode,
 #     and waiting in >= 95% of its samples where they come from
 #     perf_event; the threads followed and named in cpu mode;
@@ -75,6 +77,19 @@ signers=$(aarch64-linux-gnu-objdump -d "$ARM64/testdata/frameless-pac" |
 	awk '/^[0-9a-f]+ <.*>:$/ { fn = $2 } /[[:space:]]paciasp$/ && fn ~ /^<frameless_(leaf|caller)/ { print fn }' | sort -u | wc -l)
 [ "$signers" -eq 2 ] && ok "arm64-pac-fixture-signs-return-addresses" \
 	|| fail "arm64-pac-fixture-signs-return-addresses" "paciasp in $signers of frameless_leaf and frameless_caller"
+# aarch64's C library keeps frame records in qsort (__qsort_r, which
+# qsort jumps to, and msort_with_tmp begin with stp x29, x30 and mov
+# x29, sp), and the comparator's caller is in lr, so qsort_cmp's walk
+# needs no CFI. In qsort_cmp-nofp no instruction of main, run or
+# sort_keys names x29: the record __qsort_r pushes holds x29 as they
+# left it, __libc_start_call_main's, and a frame-pointer walk goes from
+# sort_keys straight there. run and main are found only through the CFI
+# of sort_keys and run, whose rows take the CFA from sp, an sp that only
+# the rows of every frame below, the C library's too, give.
+framed=$(aarch64-linux-gnu-objdump -d "$ARM64/testdata/qsort_cmp-nofp" |
+	awk '/^[0-9a-f]+ <.*>:$/ { fn = $2 } /x29/ && fn ~ /^<(main|run|sort_keys)>:$/ { print fn }' | sort -u | tr '\n' ' ')
+[ -z "$framed" ] && ok "arm64-nofp-fixture-keeps-no-frame-records" \
+	|| fail "arm64-nofp-fixture-keeps-no-frame-records" "x29 in $framed"
 
 # among FOLDED WITH PAT: "P N": N samples match the regex WITH, and P
 # percent (integer) of them also match PAT; P is -1 if N is 0.
@@ -214,7 +229,7 @@ callers() {
 for mode in $MODES; do
 	callers frameless-leaf-caller ';frameless_leaf(\.[a-z0-9.]+)?$' ';run;frameless_caller;frameless_leaf' \
 		frameless frameless-pac
-	callers qsort-caller ';qsort_compare$' ';main;run;sort_keys;[^;]*qsort' qsort_cmp qsort_cmp-pac
+	callers qsort-caller ';qsort_compare$' ';main;run;sort_keys;[^;]*qsort' qsort_cmp qsort_cmp-pac qsort_cmp-nofp
 	name=$mode-split
 	if recorded "$name" "arm64-split-$name"; then
 		# path_a's share of N samples, P, and the bound B on P - 75:
