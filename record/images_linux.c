@@ -75,6 +75,7 @@ struct images {
 	struct image_cfi *cfi;
 	size_t ncfi, cfi_cap;
 	size_t last;               /* the known image of the last lookup */
+	unsigned va_bits;          /* arm64: the user address bits, from the map's top */
 	struct row_slot *rows;     /* ROW_CACHE slots */
 };
 
@@ -189,7 +190,7 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 {
 	struct maps_group *g = NULL;
 	size_t n = 0;
-	uint64_t h;
+	uint64_t h, top;
 	int r = 0;
 
 	/* An exited process shows an empty map: that is no unload. */
@@ -198,8 +199,12 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 	h = XXH3_64bits(im->text.data, im->text.len);
 	if (im->have_hash && h == im->hash)
 		return 0;
-	if (maps_group((const char *)im->text.data, im->text.len, &g, &n) < 0)
+	if (maps_group((const char *)im->text.data, im->text.len, &g, &n, &top) < 0)
 		return 0;  /* a torn read: try again next time */
+	/* Pointer authentication signs above the user address space, whose
+	 * size the kernel chose (48 bits, or 39 as on many Android devices):
+	 * the stack sits at its top. No code address needs a bit above. */
+	im->va_bits = unwind_va_bits(top);
 	im->hash = h;
 	im->have_hash = 1;
 	if (im->rows)
@@ -398,4 +403,5 @@ void images_unwind_hooks(struct images *im, struct unwind_config *cfg)
 	cfg->is_return_ctx = im;
 	cfg->cfi = cfi_lookup;
 	cfg->cfi_ctx = im;
+	cfg->va_bits = im->va_bits;
 }

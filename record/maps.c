@@ -109,6 +109,7 @@ struct grouping {
 	struct maps_group *g;
 	size_t n, cap;
 	int open;  /* g[n - 1] may still grow */
+	uint64_t top;
 };
 
 static int same_file(const struct maps_group *g, const struct maps_entry *e)
@@ -124,6 +125,8 @@ static int on_entry(void *ctx, const struct maps_entry *e)
 	int is_vdso = e->path_len == 6 && memcmp(e->path, "[vdso]", 6) == 0;
 	struct maps_group *g;
 
+	if (e->end >> 56 == 0 && e->end > gr->top)
+		gr->top = e->end;
 	if (!is_file && !is_vdso) {
 		/* Anonymous memory may sit between a file's segments; named
 		 * pseudo-files ([heap], [stack]) end the group. */
@@ -153,9 +156,9 @@ static int on_entry(void *ctx, const struct maps_entry *e)
 	return 0;
 }
 
-int maps_group(const char *text, size_t len, struct maps_group **out, size_t *n)
+int maps_group(const char *text, size_t len, struct maps_group **out, size_t *n, uint64_t *top)
 {
-	struct grouping gr = { NULL, 0, 0, 0 };
+	struct grouping gr = { NULL, 0, 0, 0, 0 };
 	int r = maps_parse(text, len, on_entry, &gr);
 
 	if (r < 0) {
@@ -164,6 +167,7 @@ int maps_group(const char *text, size_t len, struct maps_group **out, size_t *n)
 	}
 	*out = gr.g;
 	*n = gr.n;
+	*top = gr.top;
 	return 0;
 }
 

@@ -45,8 +45,11 @@ int maps_parse(const char *text, size_t len, int (*cb)(void *ctx, const struct m
  * maps_group per mapped file, in address order, plus [vdso]. Anonymous
  * mappings between the segments of one file (.bss, guard gaps) do not split
  * it. On success *out is a new array of *n groups, freed with
- * maps_groups_free(). */
-int maps_group(const char *text, size_t len, struct maps_group **out, size_t *n);
+ * maps_groups_free(), and *top is the end of the highest mapping of any
+ * kind in the user half of the address space (top byte clear, so not
+ * x86_64's [vsyscall]): usually the stack's, near the top of the address
+ * space; 0 if there is none. */
+int maps_group(const char *text, size_t len, struct maps_group **out, size_t *n, uint64_t *top);
 void maps_groups_free(struct maps_group *g, size_t n);
 
 /* The load bias (runtime address - link-time address) of an ELF file that

@@ -71,6 +71,11 @@ uint64_t unwind_strip_pac(uint64_t addr, unsigned va_bits)
 	return addr & ((UINT64_C(1) << va_bits) - 1);
 }
 
+unsigned unwind_va_bits(uint64_t top)
+{
+	return top > 1 ? 64 - (unsigned)__builtin_clzll(top - 1) : 0;
+}
+
 static uint64_t fix_ret(const struct unwind_config *cfg, uint64_t ret)
 {
 	if (cfg->arch == UNWIND_ARCH_ARM64)

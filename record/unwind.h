@@ -92,6 +92,9 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 /* Clears arm64 pointer-authentication (and top-byte-ignore) bits above
  * va_bits from a user-space code address. va_bits 0 means 48. */
 uint64_t unwind_strip_pac(uint64_t addr, unsigned va_bits);
+/* The va_bits of a user address space whose highest mapping ends at top
+ * (exclusive): the bits an address below top needs; 0 if top is 0. */
+unsigned unwind_va_bits(uint64_t top);
 
 /* Whether the 7 code bytes before an address (before[6] is the last) end
  * with an x86_64 call instruction (direct, or indirect through a register

@@ -56,7 +56,8 @@ Test(maps, group_files)
 {
 	struct maps_group *g;
 	size_t n;
-	cr_assert_eq(maps_group(sample, strlen(sample), &g, &n), 0);
+	uint64_t top;
+	cr_assert_eq(maps_group(sample, strlen(sample), &g, &n, &top), 0);
 	cr_assert_eq(n, 4);
 	cr_assert_str_eq(g[0].path, "/usr/bin/prog");
 	cr_assert_eq(g[0].start, 0x5581c4a00000);
@@ -68,6 +69,24 @@ Test(maps, group_files)
 	cr_assert_str_eq(g[2].path, "/tmp/with space (deleted)");
 	cr_assert_not(g[2].executable);
 	cr_assert_str_eq(g[3].path, "[vdso]");
+	cr_assert_eq(top, 0x7ffd5b8f8000, "the top is [vdso]'s end, not [vsyscall]'s");
+	maps_groups_free(g, n);
+}
+
+/* An arm64 process of a kernel with 39-bit user addresses (as on many
+ * Android devices): the top of its map, its stack, says so. */
+Test(maps, top_of_a_39_bit_address_space)
+{
+	static const char t[] =
+		"5580000000-5580001000 r-xp 00000000 08:01 5 /system/bin/app\n"
+		"7fb8a00000-7fb8a01000 r-xp 00000000 08:01 6 /apex/lib64/libc.so\n"
+		"7ff4b24000-7ff4b45000 rw-p 00000000 00:00 0 [stack]\n";
+	struct maps_group *g;
+	size_t n;
+	uint64_t top;
+	cr_assert_eq(maps_group(t, strlen(t), &g, &n, &top), 0);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(top, 0x7ff4b45000, "the stack, which is no group, is the top");
 	maps_groups_free(g, n);
 }
 
@@ -81,7 +100,8 @@ Test(maps, same_file_twice_is_two_images)
 		"5000-6000 rw-p 00001000 08:01 5 /lib/a.so\n";
 	struct maps_group *g;
 	size_t n;
-	cr_assert_eq(maps_group(t, strlen(t), &g, &n), 0);
+	uint64_t top;
+	cr_assert_eq(maps_group(t, strlen(t), &g, &n, &top), 0);
 	cr_assert_eq(n, 3);
 	cr_assert_eq(g[2].start, 0x3000);
 	cr_assert_eq(g[2].end, 0x6000, "an anonymous gap does not split a file");
@@ -97,14 +117,15 @@ Test(maps, malformed)
 	};
 	struct maps_group *g;
 	size_t n;
+	uint64_t top;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_eq(maps_group(bad[i], strlen(bad[i]), &g, &n), MAPS_E_PARSE, "%s", bad[i]);
-	cr_assert_eq(maps_group("", 0, &g, &n), 0);
+		cr_assert_eq(maps_group(bad[i], strlen(bad[i]), &g, &n, &top), MAPS_E_PARSE, "%s", bad[i]);
+	cr_assert_eq(maps_group("", 0, &g, &n, &top), 0);
 	cr_assert_eq(n, 0);
 	maps_groups_free(g, n);
 	/* every prefix of the sample: an error or a result, never a crash */
 	for (size_t k = 0; k < strlen(sample); k++)
-		if (maps_group(sample, k, &g, &n) == 0)
+		if (maps_group(sample, k, &g, &n, &top) == 0)
 			maps_groups_free(g, n);
 }
 

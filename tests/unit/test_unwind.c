@@ -295,6 +295,22 @@ Test(unwind, strip_pac_va_bits)
 	cr_assert_eq(unwind_strip_pac(UINT64_C(0x1234), 64), UINT64_C(0x1234));
 }
 
+/* The address bits from the top of a process's map: its stack's end. */
+Test(unwind, va_bits_from_the_top_of_the_map)
+{
+	cr_assert_eq(unwind_va_bits(UINT64_C(0x7ff4b45000)), 39, "a 39-bit address space (Android)");
+	cr_assert_eq(unwind_va_bits(UINT64_C(0x8000000000)), 39, "its very end");
+	cr_assert_eq(unwind_va_bits(UINT64_C(0x8000001000)), 40);
+	cr_assert_eq(unwind_va_bits(UINT64_C(0xfffff7fff000)), 48, "a 48-bit arm64 one");
+	cr_assert_eq(unwind_va_bits(UINT64_C(0x7ffd5b8f8000)), 47, "x86_64's");
+	cr_assert_eq(unwind_va_bits(0), 0, "no map: the default");
+	/* A return address signed above bit 39 loses its signature, which a
+	 * 48-bit mask would keep in bits 39 to 47. */
+	cr_assert_eq(unwind_strip_pac(UINT64_C(0x0047807fb8a00a10), unwind_va_bits(UINT64_C(0x7ff4b45000))),
+		     UINT64_C(0x7fb8a00a10));
+	cr_assert_neq(unwind_strip_pac(UINT64_C(0x0047807fb8a00a10), 0), UINT64_C(0x7fb8a00a10));
+}
+
 Test(unwind, arm64_va_bits_config)
 {
 	static struct fake f;
