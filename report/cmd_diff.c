@@ -113,8 +113,9 @@ int cmd_diff(int argc, char **argv)
 			     "(BASE scaled to NEW's total)"),
 		CLI_OPT_FLAG(0, "all", &all, "also the changes that are not significant, marked"),
 		CLI_OPT_FLAG(0, "check", &check,
-			     "print one line instead of the table, and exit 3 if a\n"
-			     "change is significant (0 if none)"),
+			     "print one line instead of the table (to standard error\n"
+			     "with --folded), and exit 3 if a change is significant\n"
+			     "(0 if none)"),
 		CLI_OPT_DECIMAL(0, "threshold", "PP", &threshold, 1e12,
 				"ignore significant changes smaller than this (points\n"
 				"of share, or the unit of --normalize)"),
@@ -176,16 +177,16 @@ int cmd_diff(int argc, char **argv)
 		if (diff_write_svg(f, &d, &fo, negate, threshold) < 0 || fclose(f) != 0)
 			die_errno("cannot write '%s'", output);
 	}
-	if (folded) {
-		if (diff_write_folded(stdout, &d) < 0)
-			die_errno("cannot write to standard output");
-	} else {
+	if (folded && diff_write_folded(stdout, &d) < 0)
+		die_errno("cannot write to standard output");
+	if (check || !folded) {
 		struct diff_changes c;
 		struct diff_table_opts o = { (size_t)limit, all, threshold };
 
 		diff_changes(&d, r.thread_frames ? 2 : 1, &c);
-		flagged = check ? diff_write_summary(stdout, &c, threshold)
-				: diff_write_table(stdout, &c, &o);
+		/* with --folded, standard output is the stacks' alone */
+		flagged = !check ? diff_write_table(stdout, &c, &o)
+			  : diff_write_summary(folded ? stderr : stdout, &c, threshold);
 		if (flagged < 0)
 			die_errno("cannot write to standard output");
 		diff_changes_release(&c);

@@ -263,19 +263,21 @@ static void test_item(const struct diff *d, const double *x, struct signif_resul
 	r->se *= unit;
 }
 
-/* Benjamini-Hochberg over every stride-th result from r. */
-static void adjust(struct diff_change *v, size_t n, size_t first, size_t stride)
+/* Benjamini-Hochberg over the n changes of v, one family: --check
+ * looks at them all, so the false discovery rate is bounded over them
+ * all. Returns how many were counted (signif_adjust). */
+static size_t adjust(struct diff_change *v, size_t n)
 {
-	struct signif_result *r = xcalloc(n / stride + 1, sizeof(*r));
-	size_t m = 0;
+	struct signif_result *r = xcalloc(n + 1, sizeof(*r));
+	size_t m;
 
-	for (size_t i = first; i < n; i += stride)
-		r[m++] = v[i].r;
-	signif_adjust(r, m);
-	m = 0;
-	for (size_t i = first; i < n; i += stride)
-		v[i].r.q = r[m++].q;
+	for (size_t i = 0; i < n; i++)
+		r[i] = v[i].r;
+	m = signif_adjust(r, n, DIFF_Q);
+	for (size_t i = 0; i < n; i++)
+		v[i].r.q = r[i].q;
 	free(r);
+	return m;
 }
 
 struct func_entry {
@@ -312,7 +314,7 @@ void diff_changes(const struct diff *d, size_t skip, struct diff_changes *out)
 	struct top *tops = xcalloc(nruns, sizeof(*tops));
 	struct profile p = { xcalloc(d->nstacks + 1, sizeof(*p.stacks)), 0, 0 };
 	struct func_entry *e;
-	double *x = xcalloc(2 * nruns, sizeof(*x)), largest = 0;
+	double *x = xcalloc(2 * nruns, sizeof(*x));
 
 	/* each run's profile again from d's stacks, as they are compared */
 	for (run = 0; run < nruns; run++) {
@@ -352,13 +354,17 @@ void diff_changes(const struct diff *d, size_t skip, struct diff_changes *out)
 			c->name = name;
 			c->total = total;
 			test_item(d, x + (size_t)total * nruns, &c->r);
-			if (c->r.se > largest)
-				largest = c->r.se;
 		}
 	}
 	out->n = 2 * f;
-	adjust(out->v, out->n, 0, 2);
-	adjust(out->v, out->n, 1, 2);
+	out->tests = adjust(out->v, out->n);
+	for (size_t i = 0; i < out->n; i++) {
+		const struct signif_result *r = &out->v[i].r;
+		double least = r->least_p < DIFF_Q ? signif_detectable(r->se, r->df, DIFF_Q, out->tests) : 0;
+
+		if (least > out->detectable)
+			out->detectable = least;
+	}
 	qsort(out->v, out->n, sizeof(*out->v), cmp_change);
 	out->functions = f;
 	out->traces[0] = d->traces[0];
@@ -366,7 +372,6 @@ void diff_changes(const struct diff *d, size_t skip, struct diff_changes *out)
 	out->samples[0] = d->base_samples;
 	out->samples[1] = d->new_samples;
 	out->normalize = d->normalize;
-	out->detectable = signif_detectable(largest);
 	for (run = 0; run < nruns; run++)
 		top_release(&tops[run]);
 	free(tops);
@@ -428,17 +433,86 @@ static const char *const what_words[] = {
 	[DIFF_DURATION] = "samples per second",
 };
 
-static int write_none(FILE *f, const struct diff_changes *c)
+static int cmp_size(const void *a, const void *b)
 {
+	const struct diff_change *x = *(const struct diff_change *const *)a;
+	const struct diff_change *y = *(const struct diff_change *const *)b;
+
+	int c;
+
+	if (fabs(x->r.change) != fabs(y->r.change))
+		return fabs(x->r.change) > fabs(y->r.change) ? -1 : 1;
+	if (x->total != y->total)
+		return y->total - x->total;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	return x->r.change > y->r.change ? -1 : x->r.change < y->r.change;
+}
+
+/* The changes of c flagged at threshold, largest first, into *out (caller
+ * frees). Returns how many. */
+static size_t by_size(const struct diff_changes *c, double threshold,
+		      const struct diff_change ***out)
+{
+	size_t n = 0;
+
+	*out = xcalloc(c->n + 1, sizeof(**out));
+	for (size_t i = 0; i < c->n; i++)
+		if (is_flagged(&c->v[i].r, threshold))
+			(*out)[n++] = &c->v[i];
+	qsort(*out, n, sizeof(**out), cmp_size);
+	return n;
+}
+
+/* "path_a total -8.99pp [-12.36pp, -5.62pp]" */
+static void add_change(struct buf *b, int normalize, const struct diff_change *x)
+{
+	text_escape(b, x->name);
+	buf_addstr(b, x->total ? " total " : " self ");
+	add_value(b, normalize, x->r.change, CHANGE);
+	buf_addch(b, ' ');
+	add_interval(b, normalize, &x->r);
+}
+
+/* "no significant change", and "of THRESHOLD or more" if there is one */
+static void add_held(struct buf *b, int normalize, double threshold)
+{
+	buf_addstr(b, "no significant change");
+	if (threshold > 0) {
+		buf_addstr(b, " of ");
+		add_value(b, normalize, threshold, SIZE);
+		buf_addstr(b, " or more");
+	}
+}
+
+/* The line for no change flagged at threshold: the significant changes
+ * that threshold hid, if any, else the smallest change detectable. */
+static int write_none(FILE *f, const struct diff_changes *c, double threshold)
+{
+	const struct diff_change **small;
+	size_t n = by_size(c, 0, &small);
 	struct buf b;
 
 	buf_init(&b);
-	add_value(&b, c->normalize, c->detectable, SIZE);
-	fprintf(f, "no significant change (q < %.2f) in the self or total %s of %zu function%s; "
-		   "the smallest change detectable at this sample size is %s (80%% power at alpha 0.05)\n",
-		DIFF_Q, what_words[c->normalize], c->functions, c->functions == 1 ? "" : "s",
-		(char *)b.data);
+	add_held(&b, c->normalize, n ? threshold : 0);
+	buf_addf(&b, " (q < %.2f) in the self or total %s of %zu function%s; ", DIFF_Q,
+		 what_words[c->normalize], c->functions, c->functions == 1 ? "" : "s");
+	if (n) {
+		buf_addf(&b, "%zu significant change%s below --threshold, the largest ", n,
+			 n == 1 ? " is" : "s are");
+		add_change(&b, c->normalize, small[0]);
+	} else if (c->tests) {
+		buf_addstr(&b, "the smallest change detectable at this sample size is ");
+		add_value(&b, c->normalize, c->detectable, SIZE);
+		buf_addf(&b, " (80%% power for a lone change among %zu test%s)", c->tests,
+			 c->tests == 1 ? "" : "s");
+	} else {
+		buf_addstr(&b, "no change in them could be significant "
+			       "(too few samples, or all or none of every run)");
+	}
+	fprintf(f, "%s\n", (char *)b.data);
 	buf_release(&b);
+	free(small);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -498,7 +572,7 @@ int diff_write_table(FILE *f, const struct diff_changes *c, const struct diff_ta
 	size_t limit = o->limit ? o->limit : o->all ? SIZE_MAX : 10;
 
 	if (!flagged && !o->all)
-		return write_none(f, c) < 0 ? -EIO : 0;
+		return write_none(f, c, o->threshold);
 	fprintf(f, "base: %zu run%s, %llu samples; new: %zu run%s, %llu samples; by %s, "
 		   "significant at q < %.2f\n\n",
 		c->traces[0], c->traces[0] == 1 ? "" : "s", (unsigned long long)c->samples[0], c->traces[1],
@@ -512,56 +586,33 @@ int diff_write_table(FILE *f, const struct diff_changes *c, const struct diff_ta
 		write_section(f, c, o, "held:", 0, limit);
 		if (!flagged) {
 			fputc('\n', f);
-			write_none(f, c);
+			write_none(f, c, o->threshold);
 		}
 	}
 	return ferror(f) ? -EIO : (int)flagged;
 }
 
-static int cmp_size(const void *a, const void *b)
-{
-	const struct diff_change *x = *(const struct diff_change *const *)a;
-	const struct diff_change *y = *(const struct diff_change *const *)b;
-
-	int c;
-
-	if (fabs(x->r.change) != fabs(y->r.change))
-		return fabs(x->r.change) > fabs(y->r.change) ? -1 : 1;
-	if (x->total != y->total)
-		return y->total - x->total;
-	if ((c = strcmp(x->name, y->name)))
-		return c;
-	return x->r.change > y->r.change ? -1 : x->r.change < y->r.change;
-}
-
 int diff_write_summary(FILE *f, const struct diff_changes *c, double threshold)
 {
-	const struct diff_change **by_size;
-	size_t flagged = count_flagged(c, threshold), n = 0;
+	const struct diff_change **v;
+	size_t n = by_size(c, threshold, &v);
 	struct buf b;
 
-	if (!flagged)
-		return write_none(f, c) < 0 ? -EIO : 0;
-	by_size = xcalloc(flagged, sizeof(*by_size));
-	for (size_t i = 0; i < c->n; i++)
-		if (is_flagged(&c->v[i].r, threshold))
-			by_size[n++] = &c->v[i];
-	qsort(by_size, n, sizeof(*by_size), cmp_size);
+	if (!n) {
+		free(v);
+		return write_none(f, c, threshold);
+	}
 	buf_init(&b);
 	buf_addf(&b, "%zu significant change%s (q < %.2f):", n, n == 1 ? "" : "s", DIFF_Q);
 	for (size_t i = 0; i < n && i < 3; i++) {
 		buf_addstr(&b, i ? ", " : " ");
-		text_escape(&b, by_size[i]->name);
-		buf_addstr(&b, by_size[i]->total ? " total " : " self ");
-		add_value(&b, c->normalize, by_size[i]->r.change, CHANGE);
-		buf_addch(&b, ' ');
-		add_interval(&b, c->normalize, &by_size[i]->r);
+		add_change(&b, c->normalize, v[i]);
 	}
 	if (n > 3)
 		buf_addf(&b, " and %zu more", n - 3);
 	fprintf(f, "%s\n", (char *)b.data);
 	buf_release(&b);
-	free(by_size);
+	free(v);
 	return ferror(f) ? -EIO : (int)n;
 }
 
@@ -669,7 +720,10 @@ static void change_details(void *ctx, const char *const *path, size_t depth, str
 	add_interval(out, normalize, &n->r);
 	buf_addstr(out, ", q ");
 	add_q(out, n->r.q);
-	buf_addstr(out, is_flagged(&n->r, g->threshold) ? ", significant" : ", not significant");
+	/* as the table's SIG column says it */
+	buf_addstr(out, is_flagged(&n->r, g->threshold) ? ", significant"
+			: n->r.q < DIFF_Q ? ", small: significant, below --threshold"
+			: ", not significant");
 }
 
 int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *o, int negate,
@@ -680,14 +734,18 @@ int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *
 	struct graph g = { .d = d, .negate = negate, .threshold = threshold };
 	size_t nruns = d->nbase + d->nnew;
 	const char *grew = "grew, q < 0.05 (deeper: a larger change)", *shrank = "shrank, q < 0.05";
-	const struct flamegraph_legend legend[] = {
+	struct buf held;
+	struct flamegraph_legend legend[] = {
 		{ 0xff1e1eu, negate ? shrank : grew },
 		{ 0x1e1effu, negate ? grew : shrank },
-		{ GREY_FILL, "no significant change" },
+		{ GREY_FILL, NULL },
 	};
 	struct signif_result *r;
 	int err;
 
+	buf_init(&held);
+	add_held(&held, d->normalize, threshold);
+	legend[2].label = (char *)held.data;
 	hmap_init(&g.at);
 	p.stacks = xcalloc(d->nstacks + 1, sizeof(*p.stacks));
 	for (size_t i = 0; i < d->nstacks; i++) {
@@ -706,7 +764,7 @@ int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *
 	for (size_t i = 1; i < g.nnodes; i++)
 		test_item(d, g.runs + i * nruns, &r[i]);
 	if (g.nnodes > 1)
-		signif_adjust(r + 1, g.nnodes - 1);
+		signif_adjust(r + 1, g.nnodes - 1, DIFF_Q);
 	for (size_t i = 1; i < g.nnodes; i++) {
 		g.nodes[i].r = r[i];
 		if (is_flagged(&g.nodes[i].r, threshold) && fabs(r[i].change) > g.max_change)
@@ -724,5 +782,6 @@ int diff_write_svg(FILE *f, const struct diff *d, const struct flamegraph_opts *
 	free(g.nodes);
 	free(g.runs);
 	hmap_release(&g.at);
+	buf_release(&held);
 	return err;
 }

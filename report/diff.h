@@ -17,8 +17,9 @@
  * than noise (report/signif.h): per run, its count of the run's samples
  * (the default), its count, or its count per second, and the sides'
  * means compared with their sampling and run-to-run variance. The q
- * values are Benjamini and Hochberg's over the items of one kind (self,
- * total, frames), and an item is significant at q < DIFF_Q.
+ * values are Benjamini and Hochberg's over one family: every function's
+ * self and total together (all that the table and --check look at), or
+ * the graph's frames; an item is significant at q < DIFF_Q.
  */
 #ifndef REPORT_DIFF_H
 #define REPORT_DIFF_H
@@ -114,9 +115,13 @@ struct diff_changes {
 	size_t traces[2];          /* of the base and the new side */
 	uint64_t samples[2];       /* of the base and the new side */
 	int normalize;
-	double detectable;         /* the smallest change detectable for every
-	                            * function (signif_detectable of the
-	                            * largest standard error) */
+	size_t tests;              /* the changes counted for the q values,
+	                            * one family: those that could be
+	                            * significant (signif_adjust) */
+	double detectable;         /* the smallest change detectable in any
+	                            * function: the largest signif_detectable()
+	                            * of a change counted, at q < DIFF_Q among
+	                            * tests */
 };
 
 /* Tests the self and total of every function of d's runs, in d's stacks
@@ -134,7 +139,8 @@ struct diff_table_opts {
 /* Writes the changes of c: tables of those that grew, then shrank (with
  * all, then held), largest first, each with its 95% interval, the two
  * sides' values, its q value and whether it is flagged; or, when none is
- * flagged and all is not set, one line that says so with the smallest
+ * flagged and all is not set, one line that says so, with the
+ * significant changes below the threshold if any, else the smallest
  * change detectable. Returns the number flagged, or -EIO. */
 int diff_write_table(FILE *f, const struct diff_changes *c, const struct diff_table_opts *o);
 /* Writes one line: the flagged changes, largest first (the first three),

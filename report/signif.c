@@ -18,9 +18,6 @@
 
 #include "common/diag.h"
 
-/* z(0.975) + z(0.8): a two-sided 5% test, 80% power. */
-#define Z_ALPHA_POWER (1.959963984540054 + 0.8416212335729143)
-
 double signif_normal_cdf(double z)
 {
 	return 0.5 * erfc(-z / M_SQRT2);
@@ -97,9 +94,11 @@ double signif_t_quantile(double p, double df)
 	return lo / 2 + hi / 2;
 }
 
-double signif_detectable(double se)
+double signif_detectable(double se, double df, double alpha, size_t m)
 {
-	return Z_ALPHA_POWER * se;
+	/* the upper quantiles from the lower tail, where the far ones are
+	 * exact */
+	return -(signif_t_quantile(alpha / (2 * (double)m), df) + signif_t_quantile(0.2, df)) * se;
 }
 
 static double side_mean(const struct signif_side *s)
@@ -139,18 +138,42 @@ static double welch_df(double v1, double df1, double v2, double df2)
 	return den > 0 ? (v1 + v2) * (v1 + v2) / den : INFINITY;
 }
 
+/* The smallest p value that k samples of the item could give, split
+ * between exposures eb and en as unevenly as they allow (a share has at
+ * most all of a side's samples), in the model's test: the side variances
+ * that any run-to-run or paired variance may raise, and the normal that
+ * any t widens, only make p larger, so no test of those samples is
+ * below it. */
+static double least_p(int model, double k, double eb, double en)
+{
+	double pooled = k / (eb + en), least = 1;
+	double v = (model == SIGNIF_SHARE ? pooled * (1 - pooled) : pooled) * (1 / eb + 1 / en);
+
+	for (int side = 0; side < 2 && v > 0; side++) {
+		double here = side ? en : eb, there = side ? eb : en;
+		double x = model == SIGNIF_SHARE && k > here ? here : k;
+		double p = 2 * signif_normal_cdf(-fabs(x / here - (k - x) / there) / sqrt(v));
+
+		if (p < least)
+			least = p;
+	}
+	return least;
+}
+
 /* The test of base against new, with the variance of the change at
  * least floor, on floor_df degrees of freedom where that is the larger. */
 static void compare(int model, const struct signif_side *base, const struct signif_side *new,
 		    double floor, double floor_df, struct signif_result *r)
 {
-	double xs = 0, es = 0, pooled, vb, vn, dfb, dfn, df, v;
+	double xs = 0, es = 0, eb = 0, pooled, vb, vn, dfb, dfn, df, v;
 
 	for (size_t i = 0; i < base->n; i++)
-		xs += base->x[i], es += base->e[i];
+		xs += base->x[i], eb += base->e[i];
+	es = eb;
 	for (size_t i = 0; i < new->n; i++)
 		xs += new->x[i], es += new->e[i];
 	pooled = es > 0 ? xs / es : 0;
+	r->least_p = least_p(model, xs, eb, es - eb);
 	r->base = side_mean(base);
 	r->new = side_mean(new);
 	r->change = r->new - r->base;
@@ -161,7 +184,6 @@ static void compare(int model, const struct signif_side *base, const struct sign
 	df = welch_df(vb, dfb, vn, dfn);
 	if (floor > v)
 		v = floor, df = floor_df;
-	r->tested = v > 0;
 	r->p = v > 0 ? 2 * signif_t_cdf(-fabs(r->change) / sqrt(v), df) : 1;
 	if (r->p > 1)
 		r->p = 1;
@@ -174,6 +196,7 @@ static void compare(int model, const struct signif_side *base, const struct sign
 	if (floor > v)
 		v = floor, df = floor_df;
 	r->se = sqrt(v);
+	r->df = df;
 	v = signif_t_quantile(0.975, df) * r->se;
 	r->lo = r->change - v;
 	r->hi = r->change + v;
@@ -215,7 +238,7 @@ static int cmp_p(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void signif_adjust(struct signif_result *r, size_t n)
+size_t signif_adjust(struct signif_result *r, size_t n, double alpha)
 {
 	struct signif_result **by_p = xcalloc(n + 1, sizeof(*by_p));
 	double least = 1;
@@ -223,7 +246,7 @@ void signif_adjust(struct signif_result *r, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		r[i].q = 1;
-		if (r[i].tested)
+		if (r[i].least_p < alpha)
 			by_p[m++] = &r[i];
 	}
 	qsort(by_p, m, sizeof(*by_p), cmp_p);
@@ -235,4 +258,5 @@ void signif_adjust(struct signif_result *r, size_t n)
 		by_p[k - 1]->q = least;
 	}
 	free(by_p);
+	return m;
 }

@@ -23,7 +23,8 @@
  * signif_compare_paired() compares two runs cut into slices, paired by
  * position, with the variance of the slices' differences as a floor.
  * signif_adjust() turns the p values of the items compared into
- * Benjamini-Hochberg q values.
+ * Benjamini-Hochberg q values, counting only the items that could be
+ * significant.
  */
 #ifndef REPORT_SIGNIF_H
 #define REPORT_SIGNIF_H
@@ -47,8 +48,12 @@ struct signif_result {
 	double change;      /* new - base */
 	double lo, hi;      /* the change's 95% confidence interval */
 	double se;          /* the change's standard error (for the interval) */
+	double df;          /* se's degrees of freedom (INFINITY: normal) */
 	double p, q;        /* two-sided p value; q after signif_adjust() */
-	int tested;         /* 0 if nothing varies: 0 or 100% in every run */
+	double least_p;     /* the smallest p value the item's samples could
+	                     * give, split between the sides as unevenly as
+	                     * their exposures allow (1 if nothing varies:
+	                     * 0 or 100% in every run) */
 };
 
 /* Compares the item's runs of base and new under model into *r (q is set
@@ -68,14 +73,24 @@ void signif_compare_paired(int model, const struct signif_side *base,
 			   const struct signif_side *new, struct signif_result *r);
 
 /* Sets the q value of each of the n results from their p values by
- * Benjamini and Hochberg's step-up procedure over the m results tested:
- * the smallest, over the ranks k at or above the result's, of
- * p(k) * m / k, at most 1. A result not tested gets q 1. */
-void signif_adjust(struct signif_result *r, size_t n);
+ * Benjamini and Hochberg's step-up procedure over the m results whose
+ * least_p is below alpha: the smallest, over the ranks k at or above the
+ * result's, of p(k) * m / k, at most 1. Returns m. A result whose
+ * least_p is not below alpha can never be significant at alpha, and
+ * whether it is depends on its samples' total, not on their split, so it
+ * is left out of m (Tarone's rule, which Gilbert showed keeps Benjamini
+ * and Hochberg's bound) and gets q 1. */
+size_t signif_adjust(struct signif_result *r, size_t n, double alpha);
 
-/* The smallest change that a two-sided test at alpha 0.05 finds with
- * probability 0.8 when its standard error is se: (z(0.975) + z(0.8)) se. */
-double signif_detectable(double se);
+/* The smallest change that the test flags with probability 0.8 when its
+ * standard error is se, on df degrees of freedom, and it is the only
+ * change among m results adjusted together (m >= 1) and flagged at
+ * q < alpha: Benjamini and Hochberg's procedure flags a lone change
+ * when its p value is below alpha / m, which a change of
+ * (t(1 - alpha / 2m, df) + t(0.8, df)) se reaches with probability 0.8
+ * (the usual approximation, which neglects the opposite tail and the
+ * noncentral t's skew). */
+double signif_detectable(double se, double df, double alpha, size_t m);
 
 /* The normal distribution function, and Student's t distribution function
  * with df degrees of freedom (df > 0; infinite df is the normal). */

@@ -5,6 +5,7 @@
  * slices of as many samples in time order.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,7 @@ Test(diff, a_kernel_leaf_counts_to_the_user_stack_under_it)
 	diff_release(&d);
 }
 
-static const char *x1[] = { "p", "main", "x" }, *y1[] = { "p", "main", "y" };
+static const char *xs[] = { "p", "main", "x" }, *ys[] = { "p", "main", "y" };
 
 /* A profile of x and y samples of main;x and main;y. */
 static struct profile *two(struct profile_stack *st, uint64_t x, uint64_t y)
@@ -92,18 +93,20 @@ static struct profile *two(struct profile_stack *st, uint64_t x, uint64_t y)
 	static size_t next;
 	struct profile *p = &ps[next++ % 8];
 
-	st[0] = (struct profile_stack){ x1, 3, x };
-	st[1] = (struct profile_stack){ y1, 3, y };
+	st[0] = (struct profile_stack){ xs, 3, x };
+	st[1] = (struct profile_stack){ ys, 3, y };
 	*p = (struct profile){ st, 2, x + y };
 	return p;
 }
 
+/* The table of b against n (or with check, the summary line), at
+ * threshold. */
 static char *table(const struct profile *const *b, size_t nb, const struct profile *const *n,
-		   size_t nn, int check, int *flagged)
+		   size_t nn, int check, double threshold, int *flagged)
 {
 	double ones[] = { 1, 1, 1, 1 };
 	struct diff_side bs = { b, ones, ones, nb, nb }, ns = { n, ones, ones, nn, nn };
-	struct diff_table_opts o = { 0, 0, 0 };
+	struct diff_table_opts o = { 0, 0, threshold };
 	struct diff_changes c;
 	struct diff d;
 	char *out = NULL;
@@ -112,7 +115,7 @@ static char *table(const struct profile *const *b, size_t nb, const struct profi
 
 	diff_build(&bs, &ns, DIFF_SHARE, &d);
 	diff_changes(&d, 1, &c);
-	*flagged = check ? diff_write_summary(f, &c, 0) : diff_write_table(f, &c, &o);
+	*flagged = check ? diff_write_summary(f, &c, threshold) : diff_write_table(f, &c, &o);
 	fclose(f);
 	diff_changes_release(&c);
 	diff_release(&d);
@@ -127,7 +130,7 @@ Test(diff, a_real_change_is_flagged_with_its_interval)
 	struct profile_stack s1[2], s2[2];
 	const struct profile *b = two(s1, 750, 250), *n = two(s2, 670, 330);
 	int flagged;
-	char *out = table(&b, 1, &n, 1, 0, &flagged);
+	char *out = table(&b, 1, &n, 1, 0, 0, &flagged);
 
 	cr_assert_eq(flagged, 4, "%s", out);
 	cr_assert(strstr(out, "base: 1 run, 1000 samples; new: 1 run, 1000 samples; by share, "
@@ -141,7 +144,7 @@ Test(diff, a_real_change_is_flagged_with_its_interval)
 			      "   -8.00pp [-11.96pp, -4.04pp]     75.00%    67.00%  <0.0001  yes    self   x\n"),
 		  "%s", out);
 	free(out);
-	out = table(&b, 1, &n, 1, 1, &flagged);
+	out = table(&b, 1, &n, 1, 1, 0, &flagged);
 	cr_assert_eq(flagged, 4);
 	cr_assert_str_eq(out, "4 significant changes (q < 0.05): y total +8.00pp [+4.04pp, +11.96pp], "
 			      "y self +8.00pp [+4.04pp, +11.96pp], x total -8.00pp [-11.96pp, -4.04pp] "
@@ -151,18 +154,162 @@ Test(diff, a_real_change_is_flagged_with_its_interval)
 
 Test(diff, noise_is_one_line_with_the_detectable_change)
 {
-	/* 750/250 against 740/260: z = 0.51. The least precise item is at
-	 * about 25%: 2.8016 sqrt((.75 .25 + .74 .26) / 1000) = 5.46 points. */
+	/* 750/250 against 740/260: z = 0.51. Four tests (x and y, self and
+	 * total; main is all of both), so a lone change needs p < 0.05 / 4,
+	 * and the least precise item is at about 25%:
+	 * (z(1 - 0.05 / 8) + z(0.8)) sqrt((.75 .25 + .74 .26) / 1000)
+	 * = (2.4977 + 0.8416) 0.019491 = 6.51 points. */
 	struct profile_stack s1[2], s2[2];
 	const struct profile *b = two(s1, 750, 250), *n = two(s2, 740, 260);
 	int flagged;
-	char *out = table(&b, 1, &n, 1, 0, &flagged);
+	char *out = table(&b, 1, &n, 1, 0, 0, &flagged);
 
 	cr_assert_eq(flagged, 0);
 	cr_assert_str_eq(out, "no significant change (q < 0.05) in the self or total share of 3 functions; "
-			      "the smallest change detectable at this sample size is 5.46pp (80% power at "
-			      "alpha 0.05)\n");
+			      "the smallest change detectable at this sample size is 6.51pp (80% power for "
+			      "a lone change among 4 tests)\n");
 	free(out);
+}
+
+Test(diff, nothing_that_could_change_is_said)
+{
+	/* one stack, all of both runs: nothing to test */
+	struct profile_stack s1[] = { { xs, 3, 300 } }, s2[] = { { xs, 3, 200 } };
+	struct profile base = { s1, 1, 300 }, new = { s2, 1, 200 };
+	const struct profile *b = &base, *n = &new;
+	int flagged;
+	char *out = table(&b, 1, &n, 1, 0, 0, &flagged);
+
+	cr_assert_eq(flagged, 0);
+	cr_assert_str_eq(out, "no significant change (q < 0.05) in the self or total share of 2 functions; "
+			      "no change in them could be significant (too few samples, or all or none of "
+			      "every run)\n");
+	free(out);
+}
+
+Test(diff, changes_below_the_threshold_are_said_not_hidden)
+{
+	/* 750/250 against 670/330 of 1000: four significant changes of 8
+	 * points, all below --threshold 10 (the largest, by a rounding,
+	 * y's total). */
+	struct profile_stack s1[2], s2[2];
+	const struct profile *b = two(s1, 750, 250), *n = two(s2, 670, 330);
+	const char *line = "no significant change of 10.00pp or more (q < 0.05) in the self or total share "
+			   "of 3 functions; 4 significant changes are below --threshold, the largest y total "
+			   "+8.00pp [+4.04pp, +11.96pp]\n";
+	int flagged;
+	char *out = table(&b, 1, &n, 1, 0, 10, &flagged);
+
+	cr_assert_eq(flagged, 0);
+	cr_assert_str_eq(out, line);
+	free(out);
+	out = table(&b, 1, &n, 1, 1, 10, &flagged);
+	cr_assert_eq(flagged, 0);
+	cr_assert_str_eq(out, line);
+	free(out);
+}
+
+/* The differential flame graph of b against n at threshold. */
+static char *graph(const struct profile *b, const struct profile *n, double threshold)
+{
+	double one = 1;
+	struct diff_side bs = { &b, &one, &one, 1, 1 }, ns = { &n, &one, &one, 1, 1 };
+	struct flamegraph_opts o = { .width = 1000, .minwidth = 0.1 };
+	struct diff d;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	diff_build(&bs, &ns, DIFF_SHARE, &d);
+	cr_assert_eq(diff_write_svg(f, &d, &o, 0, threshold), 0);
+	fclose(f);
+	diff_release(&d);
+	return out;
+}
+
+static int begins(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The fill of the frame whose tooltip begins at title, in svg. */
+static char *fill_of(const char *title)
+{
+	const char *at = strstr(title, "fill=\"#");
+
+	cr_assert(at && at < strstr(title, "</g>"), "no fill in %s", title);
+	return strndup(at + 6, 7);
+}
+
+Test(diff, graph_marks_a_change_below_the_threshold_small_and_grey)
+{
+	/* x: 75% against 67% of 1000, significant (q < 0.0001), so blue (as
+	 * wide as its larger side, 750 of the 1080 drawn);
+	 * with --threshold 10 it is small, as the table says, and grey, as
+	 * the legend says. */
+	struct profile_stack s1[2], s2[2];
+	const struct profile *b = two(s1, 750, 250), *n = two(s2, 670, 330);
+	const char *x = "<title>x (750 samples, 69.44%)\nbase 75.00%, new 67.00%: -8.00pp "
+			"[-11.96pp, -4.04pp], q &lt;0.0001, ";
+	char *out = graph(b, n, 0), *at, *fill;
+
+	cr_assert((at = strstr(out, x)), "%s", out);
+	cr_assert(begins(at + strlen(x), "significant</title>"), "%s", at);
+	fill = fill_of(at);
+	cr_assert_str_eq(fill, "#1e1eff");
+	free(fill);
+	cr_assert(strstr(out, ">no significant change</text>"), "%s", out);
+	free(out);
+	out = graph(b, n, 10);
+	cr_assert((at = strstr(out, x)), "%s", out);
+	cr_assert(begins(at + strlen(x), "small: significant, below --threshold</title>"), "%s", at);
+	fill = fill_of(at);
+	cr_assert_str_eq(fill, "#dcdcdc");
+	free(fill);
+	cr_assert(strstr(out, ">no significant change of 10.00pp or more</text>"), "%s", out);
+	free(out);
+}
+
+static const char *ax[] = { "p", "main", "a", "x" }, *by[] = { "p", "main", "b", "y" },
+		  *cz[] = { "p", "main", "c" };
+
+Test(diff, self_and_total_are_one_family)
+{
+	/* main;a;x, main;b;y and main;c, 500/200/300 against 420/280/300 of
+	 * 1000: 8 tests, a and b by their total only (their self is 0, main
+	 * is all of both), and x's and a's p1 = 2 P(Z > 0.08 / sqrt(.46 .54
+	 * .002)), y's and b's p2 = 2 P(Z > 0.08 / sqrt(.24 .76 .002)), c's 1.
+	 * In one family of 8, sorted p2 p2 p2 p1 p1 p1 1 1: q = p2 8/3 and
+	 * p1 8/6 (as two families, self's 3 and total's 5, they would be
+	 * p2 3 and p1 3/2, p2 5/2 and p1 5/4). */
+	struct profile_stack bs[] = { { ax, 4, 500 }, { by, 4, 200 }, { cz, 3, 300 } };
+	struct profile_stack ns[] = { { ax, 4, 420 }, { by, 4, 280 }, { cz, 3, 300 } };
+	struct profile base = { bs, 3, 1000 }, new = { ns, 3, 1000 };
+	const struct profile *bp = &base, *np = &new;
+	double one = 1, p1 = 2 * signif_normal_cdf(-0.08 / sqrt(.46 * .54 * .002));
+	double p2 = 2 * signif_normal_cdf(-0.08 / sqrt(.24 * .76 * .002));
+	struct diff_side bside = { &bp, &one, &one, 1, 1 }, nside = { &np, &one, &one, 1, 1 };
+	struct diff_changes c;
+	struct diff d;
+
+	diff_build(&bside, &nside, DIFF_SHARE, &d);
+	diff_changes(&d, 1, &c);
+	cr_assert_eq(c.tests, 8);
+	for (size_t i = 0; i < c.n; i++) {
+		const struct diff_change *v = &c.v[i];
+		char who = v->name[0];
+
+		if (v->r.least_p >= 0.05)
+			cr_assert_eq(v->r.q, 1, "%s", v->name);
+		else if (who == 'x' || who == 'a')
+			cr_assert(fabs(v->r.q - p1 * 8 / 6) < 1e-9 * p1, "%s q %g", v->name, v->r.q);
+		else if (who == 'y' || who == 'b')
+			cr_assert(fabs(v->r.q - p2 * 8 / 3) < 1e-9 * p2, "%s q %g", v->name, v->r.q);
+		else
+			cr_assert(v->r.q > 0.9, "%s q %g", v->name, v->r.q);
+	}
+	diff_changes_release(&c);
+	diff_release(&d);
 }
 
 Test(diff, runs_that_vary_widen_the_test)
@@ -174,11 +321,11 @@ Test(diff, runs_that_vary_widen_the_test)
 	const struct profile *steady_n[] = { two(s[2], 670, 330), two(s[3], 670, 330) };
 	const struct profile *wild_n[] = { two(s[4], 570, 430), two(s[5], 770, 230) };
 	int flagged;
-	char *out = table(steady_b, 2, steady_n, 2, 1, &flagged);
+	char *out = table(steady_b, 2, steady_n, 2, 1, 0, &flagged);
 
 	cr_assert_eq(flagged, 4, "%s", out);
 	free(out);
-	out = table(steady_b, 2, wild_n, 2, 1, &flagged);
+	out = table(steady_b, 2, wild_n, 2, 1, 0, &flagged);
 	cr_assert_eq(flagged, 0, "%s", out);
 	free(out);
 }

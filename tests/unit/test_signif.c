@@ -3,8 +3,9 @@
  * form or from published tables: Student's t (exact for 1 and 2 degrees,
  * tabulated quantiles otherwise), the incomplete beta function (a
  * binomial sum for whole a and b), the two-proportion z test, Welch's
- * test where the runs vary more than sampling does, and Benjamini and
- * Hochberg's q values.
+ * test where the runs vary more than sampling does, the least p value
+ * samples could give, Benjamini and Hochberg's q values over the results
+ * that could be significant, and the smallest change a test detects.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -56,7 +57,30 @@ Test(signif, two_proportions_pooled_p_unpooled_interval)
 	near(r.se, 0.0209857094233, 1e-12);
 	near(r.lo, 0.0188687653403, 1e-9);
 	near(r.hi, 0.1011312346597, 1e-9);
-	near(signif_detectable(r.se), 2.801585218 * r.se, 1e-9);
+	cr_assert(isinf(r.df));
+}
+
+/* Student's t quantile in closed form for two degrees of freedom. */
+static double t2_quantile(double p)
+{
+	return (2 * p - 1) / sqrt(2 * p * (1 - p));
+}
+
+Test(signif, detectable_change_is_the_test_as_run)
+{
+	/* Normal, one test at 0.05: z(0.975) + z(0.8) standard errors. Among
+	 * 10 tests a lone change must reach p < 0.005: z(0.9975) + z(0.8).
+	 * With few degrees of freedom, t's quantiles: Cauchy's tan(pi (p -
+	 * 1/2)) for one degree, t2_quantile for two. */
+	near(signif_detectable(1, INFINITY, 0.05, 1), 1.959963984540054 + 0.8416212335729144, 1e-8);
+	near(signif_detectable(2, INFINITY, 0.05, 10), 2 * (2.8070337683438114 + 0.8416212335729144),
+	     1e-8);
+	near(signif_detectable(1, 1, 0.05, 5), tan(M_PI * (0.5 - 0.005)) + tan(M_PI * 0.3), 1e-7);
+	near(signif_detectable(3, 2, 0.05, 2), 3 * (t2_quantile(1 - 0.0125) + t2_quantile(0.8)), 1e-8);
+	/* At that change, a normal test among 10 flags with probability 0.8
+	 * (the far tail, 1e-14, aside). */
+	near(signif_normal_cdf(signif_detectable(1, INFINITY, 0.05, 10) - 2.8070337683438114), 0.8,
+	     1e-9);
 }
 
 Test(signif, poisson_counts)
@@ -90,6 +114,7 @@ Test(signif, welch_when_runs_vary_more_than_sampling)
 	near(r.p, 1 - 0.6 * sqrt(2.4), 1e-9);
 	/* t(0.975, 4) = 2.776445105 */
 	near(r.hi - r.change, 2.776445105 * sqrt(1.0 / 600), 1e-8);
+	near(r.df, 4, 1e-12);
 }
 
 Test(signif, identical_sides_are_no_change)
@@ -101,22 +126,46 @@ Test(signif, identical_sides_are_no_change)
 	signif_compare(SIGNIF_SHARE, &b, &b, &r);
 	near(r.change, 0, 0);
 	near(r.p, 1, 1e-12);
-	/* 100% in both: no variance, no change. */
-	cr_assert(r.tested);
+	cr_assert(r.least_p < 1e-100, "least p %g", r.least_p);
+	/* 100% in both: no variance, no change, and none could be seen. */
 	signif_compare(SIGNIF_SHARE, &full, &full, &r);
 	near(r.p, 1, 0);
-	cr_assert(!r.tested);
+	near(r.least_p, 1, 0);
+}
+
+Test(signif, least_p_of_the_most_uneven_split)
+{
+	/* 1 against 1 of 1000 samples: at most 2 against 0, whose pooled
+	 * z is 0.002 / sqrt(.001 .999 .002) = 1.4149; 4 samples, 2.0020. A
+	 * share of 999 against 998 of 1000 splits at most 1000 against 997.
+	 * As counts (Poisson), 2 against 1 in runs of equal length: at most
+	 * 3 against 0, z = 3 / sqrt(1.5 2). */
+	double one = 1, two = 2, x999 = 999, x998 = 998, e = 1000, unit = 1, c2 = 2, c1 = 1;
+	struct signif_side a = { &one, &e, 1 }, b = { &two, &e, 1 }, h = { &x999, &e, 1 },
+			   l = { &x998, &e, 1 }, ca = { &c2, &unit, 1 }, cb = { &c1, &unit, 1 };
+	struct signif_result r;
+
+	signif_compare(SIGNIF_SHARE, &a, &a, &r);
+	near(r.least_p, 2 * signif_normal_cdf(-0.002 / sqrt(.001 * .999 * .002)), 1e-12);
+	cr_assert(r.least_p > 0.05);
+	signif_compare(SIGNIF_SHARE, &b, &b, &r);
+	near(r.least_p, 2 * signif_normal_cdf(-0.004 / sqrt(.002 * .998 * .002)), 1e-12);
+	cr_assert(r.least_p < 0.05);
+	signif_compare(SIGNIF_SHARE, &h, &l, &r);
+	near(r.least_p, 2 * signif_normal_cdf(-0.003 / sqrt(.9985 * .0015 * .002)), 1e-12);
+	signif_compare(SIGNIF_RATE, &ca, &cb, &r);
+	near(r.least_p, 2 * signif_normal_cdf(-3 / sqrt(3.0)), 1e-12);
 }
 
 Test(signif, benjamini_hochberg)
 {
-	struct signif_result r[] = { { .p = 0.01, .tested = 1 }, { .p = 0.04, .tested = 1 },
-				     { .p = 1, .tested = 0 },    { .p = 0.03, .tested = 1 },
-				     { .p = 0.005, .tested = 1 }, { .p = 0.9, .tested = 1 } };
+	struct signif_result r[] = { { .p = 0.01 }, { .p = 0.04 }, { .p = 0.2, .least_p = 0.06 },
+				     { .p = 0.03 }, { .p = 0.005 }, { .p = 0.9 } };
 
-	/* The five tested, sorted .005 .01 .03 .04 .9: .025 .025 .05 .05 .9;
-	 * the one not tested is not counted. */
-	signif_adjust(r, 6);
+	/* Five of the six could be below 0.05, sorted .005 .01 .03 .04 .9:
+	 * .025 .025 .05 .05 .9; the one whose least p is 0.06 is not
+	 * counted. */
+	cr_assert_eq(signif_adjust(r, 6, 0.05), 5);
 	near(r[0].q, 0.025, 1e-12);
 	near(r[1].q, 0.05, 1e-12);
 	near(r[2].q, 1, 0);
@@ -156,5 +205,6 @@ Test(signif, paired_slices_cancel_a_shared_course_and_count_a_burst)
 	 * mean's variance is (0.072^2 + 9 0.008^2) / (9 10) = 0.008^2, so
 	 * t = 1 on 9 degrees */
 	near(r.p, 2 * signif_t_cdf(-1, 9), 1e-12);
+	near(r.df, 9, 0);
 	cr_assert(r.p > 0.3, "p %g", r.p);
 }
