@@ -1,14 +1,17 @@
 // tests/browser/flamegraph.mjs: the interactive flame graph, in headless
 // Chromium through playwright-core.
 //
-//   node flamegraph.mjs basic=FILE [inject=FILE] [diff=FILE] [load:LABEL=FILE]...
+//   node flamegraph.mjs [basic=FILE] [inject=FILE] [diff=FILE] [diff-same=FILE]
+//                       [diff-shift=FILE] [load:LABEL=FILE]...
 //
 // PLAYWRIGHT_DIR is the directory that holds node_modules/playwright-core,
 // CHROMIUM the browser to drive. basic is the graph of tests/e2e/test_svg.sh's
 // synthetic profile (see there for its shape); inject is a graph whose names
-// try to run a script; diff is tests/e2e/test_diff.sh's differential graph,
-// in which app+0x200 grew, app+0x100 shrank and app+0x300 held (see there);
-// each load: graph is only opened and timed. One line
+// try to run a script; diff is tests/e2e/test_diff.sh's differential graph
+// of synthetic traces, in which app+0x200 grew, app+0x100 shrank and
+// app+0x300 held (see there); diff-same and diff-shift are its graphs of
+// recorded runs of the split fixture, two alike and a shift from 75/25 to
+// 67/33; each load: graph is only opened and timed. One line
 // per case goes to stdout, "pass NAME", "fail NAME: WHY" or "skip NAME: WHY",
 // and "note TEXT" for measurements; test_svg.sh turns them into results.
 import { pathToFileURL } from 'node:url';
@@ -18,7 +21,7 @@ import { out, launch, check } from './harness.mjs';
 
 const files = { load: [] };
 for (const a of process.argv.slice(2)) {
-	const m = /^(basic|inject|diff|load:[^=]+)=(.+)$/.exec(a);
+	const m = /^(basic|inject|diff|diff-same|diff-shift|load:[^=]+)=(.+)$/.exec(a);
 	if (!m) {
 		console.error(`flamegraph.mjs: bad argument '${a}'`);
 		process.exit(2);
@@ -215,13 +218,17 @@ if (files.inject) {
 	await page.close();
 }
 
-if (files.diff) {
-	const { page, errors } = await open(files.diff);
-	// The frame whose name is name, as the browser draws it: its fill as
-	// computed, its tooltip, and the status line when hovered.
+// A differential graph: the widest frame of each name in want.grey is
+// grey, of want.red red and of want.blue blue, as the browser computes
+// the fill; the tooltip of each name in want.tooltip matches its pattern
+// and the status line shows it when hovered; the legend says what the
+// colours mean.
+async function diffChecks(label, file, want) {
+	const { page, errors } = await open(file);
 	const frame = async (name) => {
 		const el = (await page.evaluateHandle((n) => [...document.querySelectorAll('g.f')]
-			.find((g) => g.querySelector('title').textContent.startsWith(`${n} (`)), name)).asElement();
+			.filter((g) => g.querySelector('title').textContent.startsWith(`${n} (`))
+			.reduce((w, g) => (!w || +g.dataset.s > +w.dataset.s ? g : w), null), name)).asElement();
 		expect(el, `no frame called ${name}`);
 		const fill = await el.$eval('rect', (r) => getComputedStyle(r).fill);
 		const title = await el.$eval('title', (t) => t.textContent);
@@ -229,24 +236,28 @@ if (files.diff) {
 		return { fill, title, details: await page.textContent('#details') };
 	};
 	const rgb = (s) => s.match(/\d+/g).map(Number);
-	await check('browser-diff-not-significant-grey', async () => {
-		const f = await frame('app+0x300');
-		expect(f.fill === 'rgb(220, 220, 220)', `app+0x300 is ${f.fill}`);
-		expect(/, not significant$/.test(f.title), `its tooltip says '${f.title}'`);
+	const colour = async (name, what, ok) => {
+		const f = await frame(name);
+		expect(ok(...rgb(f.fill)), `${name}, which ${what}, is ${f.fill}`);
+	};
+	await check(`browser-${label}-not-significant-grey`, async () => {
+		for (const name of want.grey)
+			await colour(name, 'held', (r, g, b) => r === 220 && g === 220 && b === 220);
 	});
-	await check('browser-diff-significant-red-and-blue', async () => {
-		const [r1, g1, b1] = rgb((await frame('app+0x200')).fill);
-		const [r2, g2, b2] = rgb((await frame('app+0x100')).fill);
-		expect(r1 === 255 && g1 < 200 && b1 < 200, `app+0x200, which grew, is rgb(${r1}, ${g1}, ${b1})`);
-		expect(b2 === 255 && r2 < 200 && g2 < 200, `app+0x100, which shrank, is rgb(${r2}, ${g2}, ${b2})`);
+	await check(`browser-${label}-significant-red-and-blue`, async () => {
+		for (const name of want.red)
+			await colour(name, 'grew', (r, g, b) => r === 255 && g === b && g < 220);
+		for (const name of want.blue)
+			await colour(name, 'shrank', (r, g, b) => b === 255 && r === g && r < 220);
 	});
-	await check('browser-diff-tooltip-interval', async () => {
-		const f = await frame('app+0x200');
-		const want = /base 20\.00%, new 60\.00%: \+40\.00pp \[\+3\d\.\d\dpp, \+4\d\.\d\dpp\], q <0\.0001, significant$/;
-		expect(want.test(f.title), `the tooltip says '${f.title}'`);
-		expect(f.details.endsWith(f.title.split('\n')[1]), `the status line says '${f.details}'`);
+	await check(`browser-${label}-tooltip-interval`, async () => {
+		for (const [name, pattern] of Object.entries(want.tooltip)) {
+			const f = await frame(name);
+			expect(pattern.test(f.title), `the tooltip of ${name} says '${f.title}'`);
+			expect(f.details.endsWith(f.title.split('\n')[1]), `the status line says '${f.details}'`);
+		}
 	});
-	await check('browser-diff-legend', async () => {
+	await check(`browser-${label}-legend`, async () => {
 		const l = await page.$$eval('#legend rect', (rs) => rs.map((r) => [getComputedStyle(r).fill,
 			r.nextElementSibling.textContent]));
 		const text = l.map((x) => x.join(' ')).join('; ');
@@ -254,11 +265,38 @@ if (files.diff) {
 		expect(l[0][1].startsWith('grew') && l[1][1].startsWith('shrank') && l[2][1] === 'no significant change'
 			&& l[2][0] === 'rgb(220, 220, 220)', `the legend is '${text}'`);
 	});
-	await check('browser-diff-no-script-errors', async () => {
+	await check(`browser-${label}-no-script-errors`, async () => {
 		expect(errors.length === 0, errors.join('; '));
 	});
 	await page.close();
 }
+
+// An interval and q value, of a change and its bounds of sign s (a
+// character class), in the tooltip's words.
+const interval = (s) => `${s}\\d+\\.\\d\\dpp \\[${s}\\d+\\.\\d\\dpp, ${s}\\d+\\.\\d\\dpp\\], q <?\\d\\.\\d{4}`;
+if (files.diff)
+	await diffChecks('diff', files.diff, {
+		grey: ['app+0x300'], red: ['app+0x200'], blue: ['app+0x100'],
+		tooltip: {
+			'app+0x200': /base 20\.00%, new 60\.00%: \+40\.00pp \[\+3\d\.\d\dpp, \+4\d\.\d\dpp\], q <0\.0001, significant$/,
+			'app+0x300': /, not significant$/,
+		},
+	});
+// test_diff.sh's recorded runs of split: two alike (75/25), and one of
+// them against one shifted to 67/33
+if (files['diff-same'])
+	await diffChecks('diff-recorded-same', files['diff-same'], {
+		grey: ['path_a', 'path_b'], red: [], blue: [],
+		tooltip: { path_a: new RegExp(`base 7\\d\\.\\d\\d%, new 7\\d\\.\\d\\d%: ${interval('[-+]')}, not significant$`) },
+	});
+if (files['diff-shift'])
+	await diffChecks('diff-recorded-shift', files['diff-shift'], {
+		grey: [], red: ['path_b'], blue: ['path_a'],
+		tooltip: {
+			path_a: new RegExp(`base 7\\d\\.\\d\\d%, new 6\\d\\.\\d\\d%: ${interval('-')}, significant$`),
+			path_b: new RegExp(`base 2\\d\\.\\d\\d%, new 3\\d\\.\\d\\d%: ${interval('\\+')}, significant$`),
+		},
+	});
 
 for (const { label, file } of files.load) {
 	await check(`browser-loads-${label}`, async () => {
