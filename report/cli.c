@@ -516,11 +516,16 @@ static struct trace *load_trace(const char *path)
 	return t;
 }
 
+int cli_output_is_stdout(const char *path)
+{
+	return !path || strcmp(path, "-") == 0;
+}
+
 FILE *cli_output_open(const char *path)
 {
 	FILE *f;
 
-	if (!path)
+	if (cli_output_is_stdout(path))
 		return stdout;
 	if (!(f = fopen(path, "w")))
 		die_errno("cannot create '%s'", path);
@@ -529,7 +534,7 @@ FILE *cli_output_open(const char *path)
 
 void cli_output_close(const char *path, FILE *f)
 {
-	if (!path)
+	if (cli_output_is_stdout(path))
 		diag_close_stdout();
 	else if (fclose(f) != 0)
 		die_errno("cannot write '%s'", path);

@@ -235,8 +235,11 @@ struct profile_opts cli_profile_opts(const struct cli_report *r);
 /* The flame graph options of g (borrowed), without a subtitle. */
 struct flamegraph_opts cli_graph_opts(const struct cli_graph *g);
 
-/* The stream for path (-o), created or truncated, or standard output if
- * path is NULL; dies with a clear message if it cannot be created. */
+/* Whether -o path means standard output: no -o, or "-". */
+int cli_output_is_stdout(const char *path);
+/* The stream for path (-o), created or truncated, or standard output
+ * (cli_output_is_stdout()); dies with a clear message if it cannot be
+ * created. */
 FILE *cli_output_open(const char *path);
 /* Closes what cli_output_open(path) returned (standard output through
  * diag_close_stdout()), and dies if anything written was lost. */

@@ -106,7 +106,8 @@ int cmd_diff(int argc, char **argv)
 	double threshold = 0;
 	const struct cli_option options[] = {
 		CLI_OPT_STRING('o', "output", "FILE", &output,
-			       "also write a differential flame graph to FILE"),
+			       "also write a differential flame graph to FILE ('-':\n"
+			       "standard output, the table then to standard error)"),
 		CLI_OPT_FLAG(0, "negate", &negate, "swap the colours: blue grew, red shrank"),
 		CLI_OPT_FLAG(0, "folded", &folded,
 			     "write \"STACK BASE NEW\" lines instead of the table\n"
@@ -144,6 +145,7 @@ int cmd_diff(int argc, char **argv)
 	struct diff d;
 	size_t nbase, nnew, nafter = 0;
 	int first, flagged = 0;
+	FILE *text;     /* the table or the --check line */
 
 	/* The operands after the first "--" are the new side's. */
 	for (int i = argc - 1; i > 0; i--)
@@ -155,6 +157,10 @@ int cmd_diff(int argc, char **argv)
 	if (nafter ? !nbase : argc - first != 2)
 		cli_usage_error(&cmd, nafter ? "no BASE trace before '--'"
 				  : "give two traces, or the base traces, '--' and the new ones");
+	if (folded && output && cli_output_is_stdout(output))
+		cli_usage_error(&cmd, "options '--folded' and '-o -' both write to standard output");
+	/* standard output holds the graph, or the stacks, alone */
+	text = (folded || (output && cli_output_is_stdout(output))) ? stderr : stdout;
 	r.names_only = 1;
 	traces = xcalloc(nbase + nnew, sizeof(*traces));
 	open_side(&r, normalize, argv + first, nbase, traces, &base);
@@ -167,15 +173,15 @@ int cmd_diff(int argc, char **argv)
 	diff_build(&base.s, &new.s, normalize, &d);
 	if (output) {
 		struct flamegraph_opts fo = cli_graph_opts(&g);
-		FILE *f = fopen(output, "w");
+		FILE *f = cli_output_open(output);
 
 		if (!fo.title)
 			fo.title = "Differential Flame Graph";
 		fo.subtitle = subtitles[normalize];
-		if (!f)
-			die_errno("cannot create '%s'", output);
-		if (diff_write_svg(f, &d, &fo, negate, threshold) < 0 || fclose(f) != 0)
-			die_errno("cannot write '%s'", output);
+		if (diff_write_svg(f, &d, &fo, negate, threshold) < 0)
+			die_errno("cannot write '%s'", cli_output_is_stdout(output) ? "standard output" : output);
+		if (f != stdout)   /* standard output is closed last */
+			cli_output_close(output, f);
 	}
 	if (folded && diff_write_folded(stdout, &d) < 0)
 		die_errno("cannot write to standard output");
@@ -184,11 +190,9 @@ int cmd_diff(int argc, char **argv)
 		struct diff_table_opts o = { (size_t)limit, all, threshold };
 
 		diff_changes(&d, r.thread_frames ? 2 : 1, &c);
-		/* with --folded, standard output is the stacks' alone */
-		flagged = !check ? diff_write_table(stdout, &c, &o)
-			  : diff_write_summary(folded ? stderr : stdout, &c, threshold);
+		flagged = !check ? diff_write_table(text, &c, &o) : diff_write_summary(text, &c, threshold);
 		if (flagged < 0)
-			die_errno("cannot write to standard output");
+			die_errno("cannot write to standard %s", text == stdout ? "output" : "error");
 		diff_changes_release(&c);
 	}
 	diag_close_stdout();

@@ -54,10 +54,8 @@ int cmd_export(int argc, char **argv)
 	if (r.lines && format == FORMAT_PPROF)
 		cli_usage_error(&cmd, "option '--lines' does not apply to pprof: its locations have "
 				"their lines (try 'go tool pprof -lines')");
-	if (output && !strcmp(output, "-"))
-		output = NULL;
-	name = output ? output : "standard output";
-	if (!output && format == FORMAT_PPROF && isatty(STDOUT_FILENO))
+	name = cli_output_is_stdout(output) ? "standard output" : output;
+	if (cli_output_is_stdout(output) && format == FORMAT_PPROF && isatty(STDOUT_FILENO))
 		die("not writing binary pprof data to a terminal; use -o FILE or a pipe");
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
 	filter = cli_filter(&r);

@@ -91,6 +91,15 @@ static void write_file(const char *path, const char *trace, const struct trace_s
 	free(tmp);
 }
 
+/* Writes s, a pack file, to standard output. */
+static void write_stdout(const struct trace_syms *s, uint64_t *bytes)
+{
+	int err = trace_syms_write(STDOUT_FILENO, s, 1, 0, bytes);
+
+	if (err < 0)
+		die("cannot write to standard output: %s", prof_strerror(err));
+}
+
 /* Appends s to the trace at path, which must end where an intact chunk
  * ends. */
 static void append_to_trace(const char *path, const struct trace *t, const struct trace_syms *s,
@@ -118,7 +127,8 @@ int cmd_pack(int argc, char **argv)
 	int embed = 0;
 	const struct cli_option options[] = {
 		CLI_OPT_STRING('o', "output", "FILE", &output,
-			       "write the pack to FILE (default TRACE.syms)"),
+			       "write the pack to FILE (default TRACE.syms; '-':\n"
+			       "standard output)"),
 		CLI_OPT_FLAG(0, "embed", &embed,
 			     "append the pack to TRACE, which stays a valid trace"),
 		CLI_SYMBOL_OPTIONS(&r),
@@ -144,6 +154,8 @@ int cmd_pack(int argc, char **argv)
 	first = cli_parse(&cmd, argc, argv);
 	if (embed && output)
 		cli_usage_error(&cmd, "options '--embed' and '-o' cannot be used together");
+	if (output && cli_output_is_stdout(output) && isatty(STDOUT_FILENO))
+		die("not writing a binary symbol pack to a terminal; use -o FILE or a pipe");
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
 	if (embed && ct.t->syms) {
 		have = pack_new();
@@ -159,6 +171,9 @@ int cmd_pack(int argc, char **argv)
 	if (embed) {
 		out = xstrdup(argv[first]);
 		append_to_trace(out, ct.t, s, &bytes);
+	} else if (output && cli_output_is_stdout(output)) {
+		out = xstrdup("standard output");
+		write_stdout(s, &bytes);
 	} else {
 		out = output ? xstrdup(output) : xasprintf("%s.syms", argv[first]);
 		write_file(out, argv[first], s, &bytes);

@@ -59,6 +59,26 @@ fi
 PROF_REPORT_TIMING=0 "$REPORT" folded "$TR" > /dev/null 2> "$TMP/timed.err"
 [ ! -s "$TMP/timed.err" ] && ok "timing-off-with-0" || fail "timing-off-with-0" "$(cat "$TMP/timed.err")"
 
+# -o -: standard output, for every command that takes -o, and never a
+# file named "-"; diff's table goes to standard error then, and its
+# --folded stacks cannot share standard output with the graph.
+mkdir "$TMP/dash"
+if (cd "$TMP/dash" && "$REPORT" svg -o - "$TR" > ../svg.out && xmllint --noout ../svg.out &&
+	"$REPORT" diff -o - "$TR" "$TR" > ../diff.out 2> ../diff.err && xmllint --noout ../diff.out &&
+	grep -q '^no significant change' ../diff.err &&
+	"$REPORT" export --format speedscope -o - "$TR" > ../export.out && grep -q '^{' ../export.out &&
+	"$REPORT" pack -o - "$TR" > ../pack.out 2> /dev/null &&
+	"$REPORT" pack -o ../pack.file "$TR" 2> /dev/null && cmp -s ../pack.out ../pack.file) &&
+	[ -z "$(ls -A "$TMP/dash")" ]; then
+	ok "output-dash-is-standard-output (svg, diff, export, pack)"
+else
+	fail "output-dash-is-standard-output" "$(ls -A "$TMP/dash"; head -2 "$TMP/diff.err")"
+fi
+"$REPORT" diff --folded -o - "$TR" "$TR" > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "options '--folded' and '-o -' both write to standard output" "$TMP/err" \
+	&& ok "diff-folded-and-graph-on-standard-output-refused" \
+	|| fail "diff-folded-and-graph-on-standard-output-refused" "exit $rc: $(head -1 "$TMP/err")"
+
 if ! why=$(ptrace_ok); then
 	skip "report-cli" "$why"
 	exit 0
