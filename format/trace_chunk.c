@@ -14,10 +14,12 @@
  * written or rejected. The walk follows the sequence numbers, so that it
  * can name what is gone: numbers that never appear are missing chunks, a
  * chunk that is there but fails is damaged (and skipped by its length,
- * which its header vouches for), bytes between intact chunks are damaged
- * too, and only a chunk that the end of the file runs into is cut. What
- * the chunks hold is the business of their readers: the trace's records
- * (format/trace_reader.c) and symbol packs (format/trace_syms.c).
+ * which its header vouches for, unless its frame fails its checksums and
+ * holds the next intact header: a torn write), bytes between intact
+ * chunks are damaged too, and only a chunk that the end of the file runs
+ * into is cut. What the chunks hold is the business of their readers:
+ * the trace's records (format/trace_reader.c) and symbol packs
+ * (format/trace_syms.c).
  */
 #include "format/trace_chunk.h"
 
@@ -319,26 +321,26 @@ enum { CHUNK_USED, CHUNK_SKIPPED, CHUNK_DAMAGED };
 
 /* Reads the chunk at pos, whose header h is intact and whose frame is in
  * bounds. Returns CHUNK_USED, CHUNK_SKIPPED, or CHUNK_DAMAGED with *why
- * set to an enum trace_damage. */
+ * set to an enum trace_damage. A chunk out of place (out of sequence, or
+ * after the footer) is not used, but its frame is decompressed all the
+ * same: only a frame that passes its checksums is known to be whole, and
+ * one that is not may have been torn by the chunk after it. */
 static int walk_chunk(struct walk *k, const struct trace_chunk_header *h, size_t pos, int *why)
 {
 	const struct trace_walk *w = k->w;
 	const uint8_t *frame = k->p + pos + TRACE_CHUNK_HEADER_LEN;
+	int misplaced = 0;
 	size_t got;
 
-	if (h->seq < k->expect) {
-		*why = TRACE_DAMAGE_SEQUENCE;
-		return CHUNK_DAMAGED;
-	}
-	if (k->footer && (h->type == TRACE_CHUNK_DATA || h->type == TRACE_CHUNK_FOOTER)) {
-		*why = TRACE_DAMAGE_AFTER_FOOTER;
-		return CHUNK_DAMAGED;
-	}
+	if (h->seq < k->expect)
+		misplaced = TRACE_DAMAGE_SEQUENCE;
+	else if (k->footer && (h->type == TRACE_CHUNK_DATA || h->type == TRACE_CHUNK_FOOTER))
+		misplaced = TRACE_DAMAGE_AFTER_FOOTER;
 	if (check_frame(frame, h->comp_len, h->raw_len) < 0) {
 		*why = TRACE_DAMAGE_FRAME;
 		return CHUNK_DAMAGED;
 	}
-	if (h->type >= 32 || !(w->types & (1u << h->type)))
+	if (!misplaced && (h->type >= 32 || !(w->types & (1u << h->type))))
 		return CHUNK_SKIPPED;
 	if (h->raw_len + 1 > k->cap) {
 		free(k->raw);
@@ -348,6 +350,10 @@ static int walk_chunk(struct walk *k, const struct trace_chunk_header *h, size_t
 	got = ZSTD_decompressDCtx(k->dctx, k->raw, k->cap, frame, h->comp_len);
 	if (ZSTD_isError(got) || got != h->raw_len) {
 		*why = TRACE_DAMAGE_CONTENT;
+		return CHUNK_DAMAGED;
+	}
+	if (misplaced) {
+		*why = misplaced;
 		return CHUNK_DAMAGED;
 	}
 	if (w->fn(w->ctx, &(struct trace_chunk){ .h = *h, .offset = pos, .raw = k->raw, .len = got }) < 0) {
@@ -426,7 +432,9 @@ int trace_walk_chunks(const uint8_t *p, size_t n, const struct trace_walk *w,
 		r = walk_chunk(&k, &h, pos, &why);
 		if (r == CHUNK_DAMAGED) {
 			/* A torn write can leave an intact header inside the
-			 * frame: the chunk ends there, and the walk goes on. */
+			 * frame: the chunk ends there, and the walk goes on.
+			 * A frame that passed its checksums is whole, whatever
+			 * bytes it holds, and is skipped whole. */
 			if (why == TRACE_DAMAGE_FRAME || why == TRACE_DAMAGE_CONTENT) {
 				next = next_header(p, n, pos + 1, end - 1);
 				if (next != SIZE_MAX) {

@@ -1070,6 +1070,134 @@ Test(trace_reader, damage_named_by_sequence_numbers)
 	free_multi(&m);
 }
 
+/* A frame that fails its checksums and holds the next intact chunk
+ * header was torn, whatever else is wrong with its chunk: a chunk out of
+ * sequence is checked as any other, and the chunk after it still reads. */
+Test(trace_reader, torn_chunk_out_of_sequence_found)
+{
+	struct multi m = write_multi(4, 20, 1);
+	size_t torn = m.ends[2] - 10 - m.ends[1];
+	struct buf f;
+	struct trace *t;
+	const struct trace_loss *l;
+	char *d;
+
+	/* chunk 2 again after chunk 4, its last 10 bytes lost under the
+	 * footer: its frame still ends where the header says, inside the
+	 * footer */
+	buf_init(&f);
+	buf_add(&f, m.b.p, m.ends[4]);
+	buf_add(&f, m.b.p + m.ends[1], torn);
+	buf_add(&f, m.b.p + m.ends[4], m.b.n - m.ends[4]);
+	cr_assert_gt(m.b.n - m.ends[4], 10);
+	t = load((struct blob){ f.data, f.len });
+	l = only_loss(t, TRACE_LOSS_DAMAGED, 2, 1, "torn and out of sequence");
+	cr_assert_eq(l->damage, TRACE_DAMAGE_TORN);
+	cr_assert_eq(l->offset, m.ends[4]);
+	cr_assert_eq(l->bytes, torn);
+	cr_assert(t->status.has_footer);
+	cr_assert_eq(t->status.chunks, m.nends);
+	d = digest_str(t);
+	cr_assert_str_eq(d, m.whole);
+	free(d);
+	trace_free(t);
+	buf_release(&f);
+	free_multi(&m);
+}
+
+/* The first of the two losses of a hand-made trace that has no footer,
+ * checked as only_loss() does; the second is that. */
+static const struct trace_loss *first_loss(const struct trace *t, int kind, uint32_t seq,
+					   uint32_t nseq, const char *what)
+{
+	const struct trace_loss *l = t->status.losses;
+
+	cr_assert_eq(t->status.nlosses, 2, "%s: %zu losses", what, t->status.nlosses);
+	cr_assert_eq(l[1].kind, TRACE_LOSS_UNFINISHED, "%s: ends in kind %d", what, l[1].kind);
+	cr_assert_eq(l->kind, kind, "%s: kind %d", what, l->kind);
+	cr_assert_eq(l->seq, seq, "%s: chunk %u, not %u", what, l->seq, seq);
+	cr_assert_eq(l->nseq, nseq, "%s: %u chunks, not %u", what, l->nseq, nseq);
+	return l;
+}
+
+/* A frame that passes its checksums is whole, and is skipped whole even
+ * when the bytes it holds spell an intact chunk header, as a record's
+ * payload may: out of sequence, or with a record that does not parse. */
+Test(trace_reader, whole_frame_skipped_whole_whatever_it_holds)
+{
+	struct buf f, raw, p, name;
+	struct trace *t;
+	const struct trace_loss *l;
+	uint8_t inner[24];
+	size_t at, end;
+
+	/* a record of a type no reader knows: noise that zstd cannot
+	 * compress, with the intact header of a chunk 7 in the middle */
+	memcpy(inner, "\xd7PCK", 4);
+	put_le16(inner + 4, 1);
+	put_le16(inner + 6, 0);
+	put_le32(inner + 8, 7);
+	put_le32(inner + 12, 5);
+	put_le32(inner + 16, 30);
+	put_le32(inner + 20, XXH32(inner, 20, 0));
+	buf_init(&f);
+	buf_init(&raw);
+	buf_init(&p);
+	buf_init(&name);
+	rng_state = 11;
+	for (int i = 0; i < 3000; i++)
+		buf_addch(&p, (uint8_t)rng());
+	memcpy(p.data + 1500, inner, 24);
+	rec(&raw, 200, &p);
+	/* and a thread name, to read in the chunk after it */
+	buf_reset(&p);
+	buf_put_uvarint(&p, 31);
+	buf_put_uvarint(&p, 5);
+	buf_put_bytes(&p, "main", 4);
+	rec(&name, 5, &p);
+
+	/* chunk 1 twice */
+	hand_trace(&f, 1, 2);
+	put_chunk(&f, 1, 1, raw.data, raw.len);
+	at = f.len;
+	put_chunk(&f, 1, 1, raw.data, raw.len);
+	end = f.len;
+	cr_assert_not_null(memmem(f.data + at + 24, end - at - 24, inner, 24),
+			   "the frame does not hold the header as it is");
+	put_chunk(&f, 1, 2, name.data, name.len);
+	t = load((struct blob){ f.data, f.len });
+	l = first_loss(t, TRACE_LOSS_DAMAGED, 1, 1, "repeated");
+	cr_assert_eq(l->damage, TRACE_DAMAGE_SEQUENCE);
+	cr_assert_eq(l->offset, at);
+	cr_assert_eq(l->bytes, end - at);
+	cr_assert_eq(t->status.chunks, 3);
+	cr_assert_str_eq(trace_thread_name_at(trace_thread_find(t, 31), 5), "main");
+	trace_free(t);
+
+	/* chunk 1 once, with a nodes record from id 0 after the noise */
+	buf_reset(&p);
+	buf_put_uvarint(&p, 0);
+	buf_put_uvarint(&p, 0);
+	rec(&raw, 7, &p);
+	buf_reset(&f);
+	hand_trace(&f, 1, 2);
+	at = f.len;
+	put_chunk(&f, 1, 1, raw.data, raw.len);
+	end = f.len;
+	put_chunk(&f, 1, 2, name.data, name.len);
+	t = load((struct blob){ f.data, f.len });
+	l = first_loss(t, TRACE_LOSS_DAMAGED, 1, 1, "a record");
+	cr_assert_eq(l->damage, TRACE_DAMAGE_RECORD);
+	cr_assert_eq(l->bytes, end - at);
+	cr_assert_eq(t->status.chunks, 2);
+	cr_assert_str_eq(trace_thread_name_at(trace_thread_find(t, 31), 5), "main");
+	trace_free(t);
+	buf_release(&f);
+	buf_release(&raw);
+	buf_release(&p);
+	buf_release(&name);
+}
+
 /* The footer counts what was written before it: a file that does not
  * match, with no loss to explain it, is reported. */
 Test(trace_reader, footer_that_disagrees_reported)
