@@ -405,7 +405,7 @@ static int rec_end(struct loader *l, struct cursor *c)
 	cursor_svarint(c, &status);
 	if (!c->ok || status < INT32_MIN || status > INT32_MAX)
 		return TRACE_E_CORRUPT;
-	e.has_exit = has_exit != 0;
+	e.has_exit = has_exit == 1; /* other values: a newer minor's, not told */
 	e.exit_status = (int32_t)status;
 	l->t->end = e;
 	l->t->has_end = 1;

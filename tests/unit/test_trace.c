@@ -1795,6 +1795,39 @@ Test(trace_reader, hostile_records_rejected)
 	buf_release(&p);
 }
 
+/* The end record's exited is an enumeration: 1 says the target exited,
+ * and any value but 1 says nothing of its end. */
+Test(trace_reader, end_exited_read_as_an_enumeration)
+{
+	static const uint8_t exited[] = { 1, 0, 2, 255 };
+	struct buf f, raw, p;
+
+	buf_init(&f);
+	buf_init(&raw);
+	buf_init(&p);
+	for (size_t i = 0; i < sizeof(exited); i++) {
+		struct trace *t;
+
+		buf_reset(&f);
+		buf_reset(&raw);
+		buf_reset(&p);
+		hand_trace(&f, 1, 2);
+		buf_put_uvarint(&p, 1000);
+		buf_addch(&p, exited[i]);
+		buf_put_svarint(&p, 3 << 8);
+		rec(&raw, 10, &p);
+		put_chunk(&f, 1, 1, raw.data, raw.len);
+		t = load((struct blob){ f.data, f.len });
+		cr_assert(t->has_end);
+		cr_assert_eq(t->end.time, 1000);
+		cr_assert_eq(t->end.has_exit, exited[i] == 1, "exited %u", exited[i]);
+		trace_free(t);
+	}
+	buf_release(&f);
+	buf_release(&raw);
+	buf_release(&p);
+}
+
 /* --- images over time ---------------------------------------------------- */
 
 Test(trace_reader, image_at_follows_load_times)
