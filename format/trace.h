@@ -124,7 +124,9 @@ struct trace_session {
 
 struct trace_image {
 	uint32_t id;            /* unique within the trace */
-	uint8_t ident_kind;     /* enum trace_ident_kind */
+	uint8_t ident_kind;     /* enum trace_ident_kind; a loaded trace holds
+	                         * NONE (and length 0) for an identity that
+	                         * trace_ident_valid() refuses */
 	uint8_t ident_len;      /* bytes of ident used, <= TRACE_MAX_IDENT */
 	uint8_t ident[TRACE_MAX_IDENT];
 	uint8_t arch;           /* enum trace_arch */

@@ -166,9 +166,14 @@ static int rec_image(struct loader *l, struct cursor *c)
 		free(img.path);
 		return TRACE_E_CORRUPT;
 	}
-	img.ident_len = (uint8_t)ident_len;
-	if (ident_len)
+	/* An identity that names no build is none, for every reader of
+	 * struct trace: nothing is looked up by it, nor shown as if it were. */
+	if (trace_ident_valid(img.ident_kind, ident_len)) {
+		img.ident_len = (uint8_t)ident_len;
 		memcpy(img.ident, ident, ident_len);
+	} else {
+		img.ident_kind = TRACE_IDENT_NONE;
+	}
 	t->images = xgrow(t->images, &l->cap_images, t->nimages + 1, sizeof(*t->images));
 	slot = hmap_put(&l->images, img.id, 0, t->nimages, &added);
 	*slot = t->nimages; /* an id seen again names the newer image */

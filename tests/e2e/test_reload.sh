@@ -5,8 +5,9 @@
 # libplug_bravo.so are the same code under other names, so a stack in one
 # is, address for address, a stack in the other, and a trace writer reuses
 # its nodes. First a trace built by hand with synth_trace, whose images
-# are the real plugin files; then the real recorder on the plugins
-# fixture, which unloads alpha and loads bravo where it was.
+# are the real plugin files, and one with images of odd forms; then the
+# real recorder on the plugins fixture, which unloads alpha and loads
+# bravo where it was.
 . "$(dirname "$0")/lib.sh"
 
 SYNTH=$BUILD/tests/tools/synth_trace
@@ -48,6 +49,20 @@ grep -q "^app;app+0x1010;libplug_alpha.so+$(printf 0x%x $((run + 0x20)));libplug
 split=$(awk '/stack nodes split/ { print $4 }' "$TMP/hand.info")
 [ "$split" = 4 ] && ok "reload-hand-built-nodes-split (4)" \
 	|| fail "reload-hand-built-nodes-split" "split '$split': $(grep split "$TMP/hand.info")"
+
+# --- an identity of no valid form (an 8-byte UUID) is none, in info as
+# in the lookups (prof-trace(5) "Records")
+"$SYNTH" -o "$TMP/anon.trace" --os linux --arch x86_64 --command /nonexistent/app \
+	--image KIND=none,PATH=/nonexistent/app,START=0x400000,SIZE=0x10000,BIAS=0x400000 \
+	--image ID=7,START=0x500000,SIZE=0x1000,BIAS=0x500000 \
+	--image KIND=uuid,IDENT=0011223344556677,PATH=/nonexistent/libodd.so,START=0x600000,SIZE=0x1000,BIAS=0x600000 \
+	--thread TID=1,NAME=main --sample TID=1,STACK=0x500010:0x600020:0x401000 --count 2
+"$REPORT" info "$TMP/anon.trace" > "$TMP/anon.info" 2>&1
+odd=$(grep -A5 '^  image 3: /nonexistent/libodd.so$' "$TMP/anon.info")
+echo "$odd" | grep -qx '    ident:    none -' \
+	&& echo "$odd" | grep -qx '    symbols:  none: the trace records no build-id or UUID for this image' \
+	&& ok "identity-of-no-valid-form-is-none" \
+	|| fail "identity-of-no-valid-form-is-none" "$(echo "$odd" | tr '\n' '|')"
 
 # --- the real recorder: alpha, then bravo at the same address
 if ! why=$(ptrace_ok); then

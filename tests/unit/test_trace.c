@@ -1828,6 +1828,63 @@ Test(trace_reader, end_exited_read_as_an_enumeration)
 	buf_release(&p);
 }
 
+/* An identity is a build-id of 2 to 64 bytes or a 16-byte UUID; any other
+ * kind or length is read as none, and its bytes are not kept. */
+Test(trace_reader, identity_of_another_kind_or_length_is_none)
+{
+	static const struct { uint8_t kind, len, keep; } ids[] = {
+		{ TRACE_IDENT_GNU_BUILD_ID, 20, 1 }, { TRACE_IDENT_GNU_BUILD_ID, 2, 1 },
+		{ TRACE_IDENT_GNU_BUILD_ID, 64, 1 }, { TRACE_IDENT_MACHO_UUID, 16, 1 },
+		{ TRACE_IDENT_GNU_BUILD_ID, 1, 0 }, { TRACE_IDENT_MACHO_UUID, 8, 0 },
+		{ TRACE_IDENT_MACHO_UUID, 20, 0 }, { TRACE_IDENT_NONE, 4, 0 }, { 3, 16, 0 },
+	};
+	const size_t n = sizeof(ids) / sizeof(ids[0]);
+	uint8_t bytes[64];
+	struct buf f, raw, p;
+	struct trace *t;
+
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(0xa0 + i);
+	buf_init(&f);
+	buf_init(&raw);
+	buf_init(&p);
+	hand_trace(&f, 1, 2);
+	for (size_t i = 0; i < n; i++) {
+		buf_reset(&p);
+		buf_put_uvarint(&p, i + 1);
+		buf_addch(&p, ids[i].kind);
+		buf_put_bytes(&p, bytes, ids[i].len);
+		buf_addch(&p, TRACE_ARCH_X86_64);
+		buf_put_bytes(&p, "lib", 3);
+		buf_put_uvarint(&p, 0x1000 * (i + 1));
+		buf_put_uvarint(&p, 0x1000);
+		buf_put_uvarint(&p, 0);
+		buf_put_uvarint(&p, 0);
+		buf_put_uvarint(&p, 0);
+		rec(&raw, 2, &p);
+	}
+	put_chunk(&f, 1, 1, raw.data, raw.len);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->nimages, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_image *img = &t->images[i];
+
+		if (ids[i].keep) {
+			cr_assert_eq(img->ident_kind, ids[i].kind, "image %zu", i);
+			cr_assert_eq(img->ident_len, ids[i].len, "image %zu", i);
+			cr_assert_arr_eq(img->ident, bytes, ids[i].len, "image %zu", i);
+		} else {
+			cr_assert_eq(img->ident_kind, TRACE_IDENT_NONE, "image %zu", i);
+			cr_assert_eq(img->ident_len, 0, "image %zu", i);
+		}
+		cr_assert_eq(img->start, 0x1000 * (i + 1), "image %zu", i);
+	}
+	trace_free(t);
+	buf_release(&f);
+	buf_release(&raw);
+	buf_release(&p);
+}
+
 /* --- images over time ---------------------------------------------------- */
 
 Test(trace_reader, image_at_follows_load_times)
