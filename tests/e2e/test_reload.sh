@@ -5,7 +5,7 @@
 # libplug_bravo.so are the same code under other names, so a stack in one
 # is, address for address, a stack in the other, and a trace writer reuses
 # its nodes. First a trace built by hand with synth_trace, whose images
-# are the real plugin files, and one with images of odd forms; then the
+# are the real plugin files, and one whose frames have no names; then the
 # real recorder on the plugins fixture, which unloads alpha and loads
 # bravo where it was.
 . "$(dirname "$0")/lib.sh"
@@ -50,13 +50,18 @@ split=$(awk '/stack nodes split/ { print $4 }' "$TMP/hand.info")
 [ "$split" = 4 ] && ok "reload-hand-built-nodes-split (4)" \
 	|| fail "reload-hand-built-nodes-split" "split '$split': $(grep split "$TMP/hand.info")"
 
-# --- an identity of no valid form (an 8-byte UUID) is none, in info as
-# in the lookups (prof-trace(5) "Records")
+# --- frames without a name (prof-trace(5) "Images over time"): an image
+# with no path is named by its id, and an identity of no valid form (an
+# 8-byte UUID) is none, in info as in the lookups
 "$SYNTH" -o "$TMP/anon.trace" --os linux --arch x86_64 --command /nonexistent/app \
 	--image KIND=none,PATH=/nonexistent/app,START=0x400000,SIZE=0x10000,BIAS=0x400000 \
 	--image ID=7,START=0x500000,SIZE=0x1000,BIAS=0x500000 \
 	--image KIND=uuid,IDENT=0011223344556677,PATH=/nonexistent/libodd.so,START=0x600000,SIZE=0x1000,BIAS=0x600000 \
 	--thread TID=1,NAME=main --sample TID=1,STACK=0x500010:0x600020:0x401000 --count 2
+"$REPORT" folded "$TMP/anon.trace" > "$TMP/anon.folded" 2>&1
+[ "$(cat "$TMP/anon.folded")" = "app;app+0x1000;libodd.so+0x20;[image 7]+0x10 2" ] \
+	&& ok "image-without-path-named-by-id" \
+	|| fail "image-without-path-named-by-id" "$(tr '\n' '|' < "$TMP/anon.folded")"
 "$REPORT" info "$TMP/anon.trace" > "$TMP/anon.info" 2>&1
 odd=$(grep -A5 '^  image 3: /nonexistent/libodd.so$' "$TMP/anon.info")
 echo "$odd" | grep -qx '    ident:    none -' \
