@@ -339,7 +339,8 @@ int trace_chain_next(struct trace_chain *c, uint32_t *node);
 /* Returns the index in t->images of the image that addr names at time, or
  * -1: of the images whose range holds addr, the one loaded at time (the
  * one loaded last, if several are); if none is, the one loaded soonest
- * after time (a recorder notices a load after it happens); if none is,
+ * after time (a recorder notices a load after it happens); of several
+ * loaded at one time, the last in t->images, either way; if none is,
  * none, as an image unloaded before time no longer holds the address. A
  * loaded trace guarantees that every sample holding a stack node sees the
  * same image for its address, so a node can be named at the time of any

@@ -55,13 +55,14 @@ long trace_image_at(const struct trace *t, uint64_t addr, uint64_t time)
 
 		if (!covers(img, addr))
 			continue;
+		/* Of images loaded at one time, the one recorded last wins, as
+		 * the mapping made last is the one in place. */
 		if (loaded_at(img, time)) {
-			/* the mapping made last is the one in place */
 			if (live < 0 || img->time_loaded >= t->images[live].time_loaded)
 				live = (long)i;
 		} else if (img->time_loaded > time) {
 			/* loads are noticed late: the one noticed next */
-			if (next < 0 || img->time_loaded < t->images[next].time_loaded)
+			if (next < 0 || img->time_loaded <= t->images[next].time_loaded)
 				next = (long)i;
 		}
 	}

@@ -1909,6 +1909,29 @@ Test(trace_reader, image_at_follows_load_times)
 	cr_assert_eq(trace_image_at(&t, 0x10810, 900), 3);
 }
 
+/* Of images loaded at one time over one address, the one whose image
+ * record comes last in the file wins, loaded at the sample's time or
+ * soonest after it; two present from the start are loaded at one time. */
+Test(trace_reader, image_at_same_load_time_takes_the_last_record)
+{
+	struct trace_image img[5] = {
+		{ .id = 1, .start = 0x1000, .size = 0x1000 },
+		{ .id = 2, .start = 0x1000, .size = 0x1000 },
+		{ .id = 3, .start = 0x1800, .size = 0x1000, .time_loaded = 700 },
+		{ .id = 4, .start = 0x1800, .size = 0x1000, .time_loaded = 700 },
+		{ .id = 5, .start = 0x1800, .size = 0x800, .time_loaded = 700 },
+	};
+	struct trace t = { .nimages = 5, .images = img };
+
+	cr_assert_eq(trace_image_at(&t, 0x1100, 50), 1);   /* the second of two */
+	cr_assert_eq(trace_image_at(&t, 0x1900, 50), 1);
+	cr_assert_eq(trace_image_at(&t, 0x1900, 700), 4);  /* the third of three */
+	cr_assert_eq(trace_image_at(&t, 0x2100, 700), 3);  /* the second of two */
+	cr_assert_eq(trace_image_at(&t, 0x2100, 50), 3);   /* and the next, the same */
+	img[0].time_unloaded = img[1].time_unloaded = 100;
+	cr_assert_eq(trace_image_at(&t, 0x1900, 200), 4);
+}
+
 /* A writer that keeps its nodes across an unload and a load at the same
  * address: the reader copies them, so that each sample's frames name the
  * image of its time, and every sample of a node sees the same images. */
