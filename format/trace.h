@@ -257,7 +257,8 @@ struct trace_load_status {
 	uint64_t chunks_damaged;     /* chunks there that could not be read */
 	uint64_t bytes_damaged;      /* bytes of those, and of damage between chunks */
 	uint64_t bytes_cut;          /* bytes of the chunk the end of the file cut */
-	uint64_t samples_dropped;    /* samples read whose stacks were lost */
+	uint64_t samples_dropped;    /* samples read whose stacks were lost, or
+	                              * could not be split (trace_images.c) */
 	uint64_t samples_missing;    /* samples the footer counts beyond those read
 	                              * or dropped */
 	uint64_t nodes_split;        /* stack nodes copied because their samples

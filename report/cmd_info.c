@@ -392,7 +392,8 @@ static void print_load(const struct trace *t)
 	printf("  chunks damaged     %" PRIu64 " (%" PRIu64 " bytes)\n", st->chunks_damaged,
 	       st->bytes_damaged);
 	printf("  bytes cut          %" PRIu64 "\n", st->bytes_cut);
-	printf("  samples dropped    %" PRIu64 " (their stacks were lost)\n", st->samples_dropped);
+	printf("  samples dropped    %" PRIu64 " (their stacks were lost, or could not be split)\n",
+	       st->samples_dropped);
 	if (st->has_footer)
 		printf("  samples missing    %" PRIu64 " (of the %" PRIu64 " the footer counts)\n",
 		       st->samples_missing, st->footer[1]);

@@ -1996,6 +1996,57 @@ Test(trace_reader, nodes_split_where_an_image_is_replaced)
 	free(bl.p);
 }
 
+/* The reader copies nodes only up to a cap, 8 times the nodes read plus
+ * 2^20 in all, as man/prof-trace.5 states: past it, a sample whose stack
+ * needs a copy is dropped and counted. Here 64 images are loaded one after
+ * the other over one deep stack, and each sample needs a copy of all of
+ * it. */
+Test(trace_reader, samples_past_the_split_cap_dropped)
+{
+	enum { NIMAGES = 64, DEPTH = 20000 };
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	uint64_t *stack = malloc(DEPTH * sizeof(*stack));
+	size_t nread = 1 + DEPTH, cap = 8 * nread + (1u << 20), kept;
+	struct blob bl;
+	struct trace *t;
+
+	for (size_t i = 0; i < DEPTH; i++)
+		stack[i] = 0x10000 + 2 * i;
+	for (uint32_t k = 1; k <= NIMAGES; k++) {
+		struct trace_image img = { .id = k, .path = "lib.so", .start = 0x10000,
+					   .size = 0x10000, .time_loaded = 1000 * k };
+		cr_assert_eq(trace_writer_image(w, &img), 0);
+		cr_assert_eq(trace_writer_sample(w, 1000 * k + 500, 1, 1, 0, stack, DEPTH), 0);
+	}
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+	t = load(bl);
+	/* the first sample keeps the nodes read; each copy takes DEPTH more */
+	kept = 1 + (cap - nread) / DEPTH;
+	cr_assert_lt(kept, NIMAGES);
+	cr_assert_eq(t->nsamples, kept);
+	cr_assert_eq(t->status.samples_dropped, NIMAGES - kept);
+	cr_assert_leq(t->nnodes, cap);
+	cr_assert(t->status.complete);
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const struct trace_sample *smp = &t->samples[i];
+		uint32_t node = smp->stack;
+		size_t d = 0;
+
+		cr_assert_eq(smp->time, 1000 * (i + 1) + 500);
+		while (d < DEPTH && node && t->nodes[node].addr == stack[d])
+			d++, node = t->nodes[node].parent;
+		cr_assert(d == DEPTH && !node, "sample %zu differs at depth %zu", i, d);
+		cr_assert_eq(trace_image_at(t, stack[0], smp->time), (long)i);
+	}
+	trace_free(t);
+	free(bl.p);
+	free(stack);
+}
+
 /* --- the small functions ------------------------------------------------ */
 
 Test(trace_names, every_value_named)
