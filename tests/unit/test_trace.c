@@ -1198,47 +1198,56 @@ Test(trace_reader, whole_frame_skipped_whole_whatever_it_holds)
 	buf_release(&name);
 }
 
-/* The footer counts what was written before it: a file that does not
- * match, with no loss to explain it, is reported. */
+/* The footer counts what was written before it: chunks, samples, stack
+ * nodes, and its own offset. A file that does not match any one of them,
+ * with no loss to explain it, is reported; each is checked. */
 Test(trace_reader, footer_that_disagrees_reported)
 {
-	struct buf f, raw;
+	struct multi m = write_multi(2, 20, 1);
+	uint64_t at = m.ends[m.nends - 2], truth[4];
+	uint32_t seq;
 	struct trace *t;
-	const struct trace_loss *l;
-	size_t at;
+	struct buf f, raw;
 
+	t = load(m.b);
+	memcpy(truth, t->status.footer, sizeof(truth));
+	seq = t->status.footer_seq;
+	cr_assert_eq(truth[0], m.nends - 1);
+	cr_assert_eq(truth[1], m.samples_at[m.nends - 1]);
+	cr_assert_eq(truth[2], t->nnodes - 1);
+	cr_assert_gt(truth[2], 0);
+	cr_assert_eq(truth[3], at);
+	trace_free(t);
 	buf_init(&f);
 	buf_init(&raw);
-	hand_trace(&f, 1, 1);
-	at = f.len;
-	buf_put_uvarint(&raw, 2); /* chunks before it: there is 1 */
-	buf_put_uvarint(&raw, 0);
-	buf_put_uvarint(&raw, 0);
-	buf_put_uvarint(&raw, at);
-	put_chunk(&f, 2, 1, raw.data, raw.len);
-	t = load((struct blob){ f.data, f.len });
-	cr_assert(t->status.has_footer);
-	cr_assert(!t->status.complete);
-	l = only_loss(t, TRACE_LOSS_DAMAGED, 1, 0, "footer");
-	cr_assert_eq(l->damage, TRACE_DAMAGE_FOOTER);
-	cr_assert_eq(l->held, TRACE_HELD_FOOTER);
-	cr_assert_eq(t->status.footer[0], 2);
-	trace_free(t);
+	/* field -1 is none: the footer rebuilt as written */
+	for (int k = -1; k < 4; k++) {
+		const struct trace_loss *l;
 
-	/* the same footer, telling the truth */
-	buf_reset(&f);
-	buf_reset(&raw);
-	hand_trace(&f, 1, 1);
-	buf_put_uvarint(&raw, 1);
-	buf_put_uvarint(&raw, 0);
-	buf_put_uvarint(&raw, 0);
-	buf_put_uvarint(&raw, at);
-	put_chunk(&f, 2, 1, raw.data, raw.len);
-	t = load((struct blob){ f.data, f.len });
-	assert_whole(t);
-	trace_free(t);
+		buf_reset(&f);
+		buf_reset(&raw);
+		buf_add(&f, m.b.p, at);
+		for (int i = 0; i < 4; i++)
+			buf_put_uvarint(&raw, truth[i] + (i == k));
+		put_chunk(&f, 2, seq, raw.data, raw.len);
+		t = load((struct blob){ f.data, f.len });
+		if (k < 0) {
+			assert_whole(t);
+			trace_free(t);
+			continue;
+		}
+		cr_assert(t->status.has_footer, "field %d", k);
+		cr_assert(!t->status.complete, "field %d", k);
+		l = only_loss(t, TRACE_LOSS_DAMAGED, seq, 0, "footer");
+		cr_assert_eq(l->damage, TRACE_DAMAGE_FOOTER, "field %d", k);
+		cr_assert_eq(l->held, TRACE_HELD_FOOTER);
+		cr_assert_eq(l->offset, at);
+		cr_assert_eq(t->status.footer[k], truth[k] + 1);
+		trace_free(t);
+	}
 	buf_release(&f);
 	buf_release(&raw);
+	free_multi(&m);
 }
 
 /* However many losses a hostile file holds, each is counted, and the first
