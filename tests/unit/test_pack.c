@@ -350,6 +350,48 @@ Test(trace_syms, not_a_pack_refused)
 	cr_assert_lt(trace_syms_load("/nonexistent/x.syms", &s), 0);
 }
 
+/* A pack file's header gives the trace format's version and follows its
+ * rules: a newer major is refused with the upgrade message, any minor of
+ * this major reads, and major 0 does not exist. */
+Test(trace_syms, pack_file_of_a_newer_major_refused)
+{
+	static const uint16_t versions[][2] = { { 2, 0 }, { 1, 9 }, { 0, 3 } };
+	struct trace_syms *s = sample_pack();
+	struct blob b = write_pack(s);
+	char *want = describe(s);
+
+	trace_syms_free(s);
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		const char *msg;
+		int r;
+
+		trace_file_header_encode(b.p, TRACE_SYMS_MAGIC, versions[i][0], versions[i][1]);
+		r = trace_syms_load_mem(b.p, b.n, &s);
+		if (versions[i][0] == 1) {
+			char *got;
+
+			cr_assert_eq(r, 0, "%s", prof_strerror(r));
+			cr_assert_eq(s->status.minor, 9);
+			got = describe(s);
+			cr_assert_str_eq(got, want);
+			free(got);
+			trace_syms_free(s);
+			continue;
+		}
+		cr_assert_null(s);
+		if (versions[i][0] == 0) {
+			cr_assert_eq(r, TRACE_E_CORRUPT);
+			continue;
+		}
+		cr_assert_eq(r, TRACE_E_MAJOR);
+		msg = prof_strerror(r);
+		cr_assert_not_null(strstr(msg, "2.0"), "%s", msg);
+		cr_assert_not_null(strstr(msg, "upgrade prof"), "%s", msg);
+	}
+	free(want);
+	free(b.p);
+}
+
 /* A real trace, written by the recorder's writer, with a pack appended. */
 static struct blob trace_with_pack(const struct trace_syms *s, size_t *trace_len)
 {
