@@ -52,6 +52,11 @@ warned() {
 # info_of FILE NAME: runs info into $TMP/NAME.info and .err; its exit status.
 info_of() { "$REPORT" info "$1" > "$TMP/$2.info" 2> "$TMP/$2.err"; }
 field() { awk -v k="$2" 'index($0, "  " k " ") == 1 { print $(NF - (k == "chunks damaged" ? 2 : 0)) }' "$1"; }
+# samples INFO WHAT N: the Nth word of the line "  samples WHAT ...": the
+# count is the 3rd, the footer's the 6th of the samples missing line.
+samples() { awk -v w="$2" -v n="$3" '$1 == "samples" && $2 == w { print $n }' "$1"; }
+# number WORD: WORD, if it is a number.
+number() { case $1 in "" | *[!0-9]*) return 1 ;; esac; echo "$1"; }
 
 "$RECORD" --mode wall -q -o "$TMP/t.trace" -- "$FIX/threads" 5 > /dev/null
 chunks "$TMP/t.trace" > "$TMP/chunks"
@@ -72,8 +77,18 @@ else
 	fail "integrity-whole-trace-reads-whole" "$(losses "$TMP/whole.info") $(cat "$TMP/whole.err")"
 fi
 
-# --- each chunk taken out
+# --- each chunk taken out. The loss line gives the times of the samples
+# read on either side of the chunk, where there are any: samples before it
+# are those of the chunks before (chunk 0 holds the session alone), each
+# counted by the footer as missing when its chunk is the one taken out;
+# samples after it are the footer's count less those before, those
+# missing and those dropped (whose stacks went with the chunk).
+if ! total=$(number "$(samples "$TMP/whole.info" missing 6)"); then
+	fail "integrity-every-chunk-taken-out-is-named" "the whole trace's footer counts no samples: $(grep '^  samples' "$TMP/whole.info")"
+	exit 0
+fi
 k=0
+before=0
 bad=
 while read -r off len; do
 	without "$TMP/t.trace" "$off" "$len" "$TMP/d.trace"
@@ -89,18 +104,28 @@ while read -r off len; do
 			&& grep -q '^  finished cleanly   no$' "$TMP/d.info" \
 			&& [ "$(cat "$TMP/d.err")" = "prof-report: warning: '$TMP/d.trace' is incomplete: not finished cleanly (no footer)" ] \
 			|| bad="$bad footer $k: $l $(cat "$TMP/d.err");"
+	elif ! missing=$(number "$(samples "$TMP/d.info" missing 3)") \
+		|| ! dropped=$(number "$(samples "$TMP/d.info" dropped 3)"); then
+		bad="$bad chunk $k: no samples counted: $l $(cat "$TMP/d.err");"
 	else
-		# with no sample read on either side, no times
-		case $l in
-		"  chunk $k missing at byte $off: samples "*" lost") good=1 ;;
-		"  chunk $k missing at byte $off") good=1 ;;
-		*) good= ;;
-		esac
-		[ $rc -eq 0 ] && [ -n "$good" ] && [ "$(echo "$l" | wc -l)" = 1 ] \
+		after=$((total - before - missing - dropped))
+		t='[0-9]+\.[0-9]{3} s'
+		want="^  chunk $k missing at byte $off"
+		if [ $before -gt 0 ] && [ $after -gt 0 ]; then
+			want="$want: samples between $t and $t lost\$"
+		elif [ $before -gt 0 ]; then
+			want="$want: samples after $t lost\$"
+		elif [ $after -gt 0 ]; then
+			want="$want: samples before $t lost\$"
+		else
+			want="$want\$"
+		fi
+		[ $rc -eq 0 ] && [ "$(echo "$l" | wc -l)" = 1 ] && echo "$l" | grep -Eq "$want" \
 			&& [ "$(field "$TMP/d.info" 'chunks missing')" = 1 ] \
 			&& grep -q '^  finished cleanly   no$' "$TMP/d.info" \
 			&& warned "$TMP/d.err" "$TMP/d.trace" "chunk $k missing" \
-			|| bad="$bad chunk $k: $l $(cat "$TMP/d.err");"
+			|| bad="$bad chunk $k: '$l', not /$want/ ($before samples before, $after after), $(cat "$TMP/d.err");"
+		before=$((before + missing))
 	fi
 	k=$((k + 1))
 done < "$TMP/chunks"
