@@ -134,15 +134,33 @@ done < "$TMP/chunks"
 [ -z "$bad" ] && ok "integrity-every-chunk-taken-out-is-named ($n chunks)" \
 	|| fail "integrity-every-chunk-taken-out-is-named" "$bad"
 
-# --- each chunk damaged, in its header and in its frame
+# --- each chunk damaged, in its header and in its frame. A byte of a
+# frame can be flipped with nothing decoded changed (a match then copies
+# the same bytes from elsewhere in a run of equal ones, about 1 flip in
+# 130 of a wall trace's chunk here): the content checksum holds, and
+# nothing is lost. Such a flip must leave every report as it was, and the
+# next byte is flipped instead, up to 16 times.
+"$REPORT" folded "$TMP/t.trace" > "$TMP/whole.folded"
 bad=
+unchanged=0
 k=0
 while read -r off len; do
 	if [ $k -gt 0 ]; then
 		for at in $((off + 21)) $((off + 24 + len / 2 - 12)); do
-			flipped "$TMP/t.trace" "$at" "$TMP/f.trace"
-			info_of "$TMP/f.trace" f; rc=$?
-			l=$(losses "$TMP/f.info")
+			for try in $(seq 16); do
+				flipped "$TMP/t.trace" "$at" "$TMP/f.trace"
+				info_of "$TMP/f.trace" f; rc=$?
+				l=$(losses "$TMP/f.info")
+				[ -z "$l" ] && [ $at -gt $((off + 24)) ] && [ $rc -eq 0 ] && [ ! -s "$TMP/f.err" ] || break
+				"$REPORT" folded "$TMP/f.trace" > "$TMP/f.folded"
+				if ! cmp -s "$TMP/f.folded" "$TMP/whole.folded" \
+					|| ! cmp -s <(tail -n +2 "$TMP/f.info") <(tail -n +2 "$TMP/whole.info"); then
+					l="unnoticed, but the report changed"
+					break
+				fi
+				unchanged=$((unchanged + 1))
+				at=$((at + 1))
+			done
 			case $l in
 			"  chunk $k damaged at bytes $off-$((off + len)) ("*) good=1 ;;
 			"  chunk $k (the footer) damaged at bytes $off-$((off + len)) ("*) good=$([ $k -eq $((n - 1)) ] && echo 1) ;;
@@ -158,7 +176,7 @@ while read -r off len; do
 	fi
 	k=$((k + 1))
 done < "$TMP/chunks"
-[ -z "$bad" ] && ok "integrity-every-chunk-damaged-is-named-never-cut ($((2 * (n - 1))) cases)" \
+[ -z "$bad" ] && ok "integrity-every-chunk-damaged-is-named-never-cut ($((2 * (n - 1))) cases, $unchanged flips that changed nothing)" \
 	|| fail "integrity-every-chunk-damaged-is-named-never-cut" "$bad"
 
 # --- the last chunk damaged whole: damage, not a cut (the footer's frame)
