@@ -28,7 +28,7 @@ static const struct {
 	{ TRACE_E_CORRUPT, "trace is corrupt (a length, checksum or record is wrong)" },
 	{ TRACE_E_TOOBIG, "trace length or count exceeds a limit" },
 	{ TRACE_E_ZSTD, "zstd could not compress or decompress a trace chunk" },
-	{ TRACE_E_EMPTY, "trace holds no session: chunk 0, which holds it, is missing, damaged or cut" },
+	{ TRACE_E_EMPTY, "trace holds no session: the file is empty, or chunk 0, which holds it, is missing, damaged or cut" },
 	{ TRACE_E_USAGE, "trace API misused (internal error)" },
 
 	{ ELF_E_NOTELF, "not an ELF file" },

@@ -56,7 +56,11 @@ void trace_file_header_encode(uint8_t *p, const char *magic, uint16_t major, uin
 int trace_file_header_check(const uint8_t *p, size_t n, const char *magic, uint16_t *major,
 			    uint16_t *minor)
 {
-	if (n < TRACE_MAGIC_LEN || memcmp(p, magic, TRACE_MAGIC_LEN) != 0)
+	/* An empty file, or one cut inside the magic: a writer that stopped
+	 * before its first chunk (which goes out with the header). */
+	if (n < TRACE_MAGIC_LEN)
+		return n == 0 || memcmp(p, magic, n) == 0 ? TRACE_E_EMPTY : TRACE_E_MAGIC;
+	if (memcmp(p, magic, TRACE_MAGIC_LEN) != 0)
 		return TRACE_E_MAGIC;
 	if (n < TRACE_HEADER_LEN)
 		return TRACE_E_EMPTY;
@@ -538,12 +542,34 @@ void trace_sink_release(struct trace_sink *k)
 	memset(k, 0, sizeof(*k));
 }
 
-int trace_sink_header(struct trace_sink *k, const char *magic)
+void trace_sink_header(struct trace_sink *k, const char *magic)
 {
-	uint8_t hdr[TRACE_HEADER_LEN];
+	trace_file_header_encode(k->header, magic, TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
+	k->header_staged = 1;
+}
 
-	trace_file_header_encode(hdr, magic, TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
-	return write_all(k, hdr, sizeof(hdr));
+/* Writes k->out, all or nothing. */
+static int write_out(struct trace_sink *k)
+{
+	uint64_t before = k->bytes;
+	int r = write_all(k, k->out.data, k->out.len);
+
+	if (r < 0) {
+		if (drop_partial(k->fd, k->bytes - before))
+			k->bytes = before;
+		return r;
+	}
+	k->header_staged = 0;
+	return 0;
+}
+
+int trace_sink_flush(struct trace_sink *k)
+{
+	if (!k->header_staged)
+		return 0;
+	buf_reset(&k->out);
+	buf_add(&k->out, k->header, sizeof(k->header));
+	return write_out(k);
 }
 
 /* Compresses raw into one zstd frame, ending a zstd block at each offset in
@@ -580,8 +606,7 @@ static int compress(struct trace_sink *k, const struct buf *raw, uint8_t *dst, s
 int trace_sink_chunk(struct trace_sink *k, uint16_t type, const struct buf *raw)
 {
 	struct trace_chunk_header h = { 0 };
-	size_t bound, clen;
-	uint64_t before = k->bytes;
+	size_t bound, clen, at = k->header_staged ? sizeof(k->header) : 0;
 	int r;
 
 	if (raw->len > TRACE_MAX_CHUNK)
@@ -589,8 +614,9 @@ int trace_sink_chunk(struct trace_sink *k, uint16_t type, const struct buf *raw)
 	/* Each early block end can cost a block header beyond the bound. */
 	bound = ZSTD_compressBound(raw->len) + 8 * (k->nseg + 1);
 	buf_reset(&k->out);
-	buf_grow(&k->out, TRACE_CHUNK_HEADER_LEN + bound);
-	if ((r = compress(k, raw, k->out.data + TRACE_CHUNK_HEADER_LEN, bound, &clen)) < 0)
+	buf_grow(&k->out, at + TRACE_CHUNK_HEADER_LEN + bound);
+	memcpy(k->out.data, k->header, at);
+	if ((r = compress(k, raw, k->out.data + at + TRACE_CHUNK_HEADER_LEN, bound, &clen)) < 0)
 		return r;
 	if (clen > TRACE_MAX_CHUNK)
 		return TRACE_E_TOOBIG;
@@ -598,14 +624,10 @@ int trace_sink_chunk(struct trace_sink *k, uint16_t type, const struct buf *raw)
 	h.seq = k->seq;
 	h.raw_len = (uint32_t)raw->len;
 	h.comp_len = (uint32_t)clen;
-	trace_chunk_header_encode(k->out.data, &h);
-	k->out.len = TRACE_CHUNK_HEADER_LEN + clen;
-	r = write_all(k, k->out.data, k->out.len);
-	if (r < 0) {
-		if (drop_partial(k->fd, k->bytes - before))
-			k->bytes = before;
+	trace_chunk_header_encode(k->out.data + at, &h);
+	k->out.len = at + TRACE_CHUNK_HEADER_LEN + clen;
+	if ((r = write_out(k)) < 0)
 		return r;
-	}
 	k->seq++;
 	return 0;
 }

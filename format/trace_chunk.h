@@ -64,8 +64,8 @@ int trace_chunk_header_decode(const uint8_t *p, struct trace_chunk_header *h);
  * (TRACE_MAGIC_LEN bytes) to p. */
 void trace_file_header_encode(uint8_t *p, const char *magic, uint16_t major, uint16_t minor);
 /* Checks the file header of the n bytes at p against magic: returns 0 with
- * the version in *major and *minor, TRACE_E_MAGIC, TRACE_E_EMPTY (magic but
- * no whole header), TRACE_E_CORRUPT or TRACE_E_MAJOR (its version noted
+ * the version in *major and *minor, TRACE_E_MAGIC, TRACE_E_EMPTY (an empty
+ * file, or a magic or a header cut short), TRACE_E_CORRUPT or TRACE_E_MAJOR (its version noted
  * for prof_strerror()). */
 int trace_file_header_check(const uint8_t *p, size_t n, const char *magic, uint16_t *major,
 			    uint16_t *minor);
@@ -117,16 +117,24 @@ struct trace_sink {
 	uint32_t seq;     /* of the next chunk */
 	uint64_t bytes;   /* written to fd so far */
 	ZSTD_CCtx *cctx;
-	struct buf out;   /* chunk header + compressed frame */
+	struct buf out;   /* [file header] + chunk header + compressed frame */
 	size_t seg[8];    /* offsets in the next chunk where zstd blocks end */
 	size_t nseg;
+	uint8_t header[TRACE_HEADER_LEN];
+	int header_staged;  /* header goes out with the next write */
 };
 /* Starts a sink on fd whose first chunk gets sequence number seq. Returns
  * 0 or TRACE_E_ZSTD; release it with trace_sink_release() either way. */
 int trace_sink_init(struct trace_sink *k, int fd, uint32_t seq);
 void trace_sink_release(struct trace_sink *k);
-/* Writes a file header with this magic and the current version. */
-int trace_sink_header(struct trace_sink *k, const char *magic);
+/* A file header with this magic and the current version, written with the
+ * first chunk, in the same write(2): a writer killed in between leaves an
+ * empty file, never a header without its first chunk (a trace without its
+ * session). trace_sink_flush() writes it alone where no chunk follows. */
+void trace_sink_header(struct trace_sink *k, const char *magic);
+/* Writes a file header still staged, if any. Returns 0 or a negative
+ * error, with nothing of it left in a regular file. */
+int trace_sink_flush(struct trace_sink *k);
 /* Compresses raw into one zstd frame, ending blocks at k->seg (which it
  * then clears), and writes it behind a chunk header of this type. Returns
  * 0, or a negative error with nothing of the chunk left in a regular

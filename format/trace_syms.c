@@ -321,10 +321,12 @@ int trace_syms_write(int fd, const struct trace_syms *s, int header, uint32_t se
 	buf_init(&raw);
 	if ((r = trace_sink_init(&k, fd, seq)) < 0)
 		goto out;
-	if (header && (r = trace_sink_header(&k, TRACE_SYMS_MAGIC)) < 0)
-		goto out;
+	if (header)
+		trace_sink_header(&k, TRACE_SYMS_MAGIC);
 	for (size_t i = 0; i < s->nimages && r == 0; i++)
 		r = write_image(&k, &raw, &s->images[i]);
+	if (r == 0)
+		r = trace_sink_flush(&k);  /* a pack of no images: its header */
 out:
 	if (bytes)
 		*bytes = k.bytes;

@@ -332,10 +332,10 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 	}
 	meta_record(w, TRACE_REC_SESSION);
 
-	if ((r = trace_sink_header(&w->sink, TRACE_MAGIC)) < 0)
-		goto out;
-	/* The session goes out at once, alone: a recorder killed in its
-	 * first second still leaves a trace that loads. */
+	/* The session goes out at once, alone, with the file header: a
+	 * recorder killed in its first second still leaves a trace that
+	 * loads, or an empty file. */
+	trace_sink_header(&w->sink, TRACE_MAGIC);
 	r = flush(w);
 out:
 	if (r < 0) {

@@ -95,8 +95,10 @@ kill_at() {
 		st=$?
 	fi
 	grep -q 'work took' "$dir/out" || echo "at ${delay}s: target did not finish its work (status $st)"
-	# Killed before it opened its output: nothing to salvage, and no harm.
-	if [ ! -e "$dir/trace" ]; then
+	# Killed before its first chunk (which carries the file header): no
+	# file, or an empty one; nothing to salvage, and no harm. A header
+	# without its first chunk, a trace that holds no session, would fail.
+	if [ ! -s "$dir/trace" ]; then
 		echo nofile
 		return
 	fi
@@ -121,7 +123,7 @@ kill_series() {
 		esac
 	done
 	if [ -z "$bad" ]; then
-		echo "ok $n of $KILLS points, seed $SEED: target running, finished, trace read; $early before the trace existed"
+		echo "ok $n of $KILLS points, seed $SEED: target running, finished, trace read; $early before the trace held anything"
 	else
 		echo "fail seed $SEED${bad}"
 	fi

@@ -25,6 +25,7 @@
 #include "common/bytes.h"
 #include "common/hmap.h"
 #include "format/trace.h"
+#include "format/trace_chunk.h"
 #include "blob.h"
 
 /* --- helpers ------------------------------------------------------------ */
@@ -573,6 +574,63 @@ Test(trace_writer, write_error_is_returned_and_sticky)
 	cr_assert(!t->status.ends_whole);
 	trace_free(t);
 	free(b.p);
+}
+
+/* The file header goes out with the first chunk, in one write: a writer
+ * killed, or a disk full, between the two would leave a trace without
+ * its session, which no reader can load, where an empty file is plainly
+ * nothing recorded. */
+Test(trace_writer, header_goes_out_with_the_session)
+{
+	char path[] = "/tmp/prof-test-XXXXXX";
+	int fd = mkstemp(path);
+	struct trace_session s = test_session();
+	struct trace_writer *w;
+	struct trace_sink k;
+	struct rlimit lim, old;
+	struct buf raw;
+	struct blob b;
+
+	cr_assert_geq(fd, 0);
+	unlink(path);
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = TRACE_HEADER_LEN + 4;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	cr_assert_eq(trace_writer_new(fd, &s, &w), -EFBIG);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	b = fd_bytes(fd);
+	cr_assert_eq(b.n, 0, "a header without its session was left: %zu bytes", b.n);
+	free(b.p);
+
+	/* staged until a chunk, or trace_sink_flush(), writes it */
+	cr_assert_eq(trace_sink_init(&k, fd, 0), 0);
+	trace_sink_header(&k, TRACE_MAGIC);
+	b = fd_bytes(fd);
+	cr_assert_eq(b.n, 0);
+	free(b.p);
+	buf_init(&raw);
+	buf_add(&raw, "x", 1);
+	cr_assert_eq(trace_sink_chunk(&k, TRACE_CHUNK_DATA, &raw), 0);
+	b = fd_bytes(fd);
+	cr_assert_eq(b.n, k.bytes);
+	cr_assert_gt(b.n, TRACE_HEADER_LEN + TRACE_CHUNK_HEADER_LEN);
+	cr_assert(memcmp(b.p, TRACE_MAGIC, TRACE_MAGIC_LEN) == 0);
+	free(b.p);
+	cr_assert_eq(trace_sink_flush(&k), 0, "nothing staged: nothing written");
+	cr_assert_eq(k.bytes, (uint64_t)lseek(fd, 0, SEEK_END));
+	trace_sink_release(&k);
+	buf_release(&raw);
+
+	cr_assert_eq(ftruncate(fd, 0), 0);
+	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+	cr_assert_eq(trace_sink_init(&k, fd, 0), 0);
+	trace_sink_header(&k, TRACE_MAGIC);
+	cr_assert_eq(trace_sink_flush(&k), 0);
+	cr_assert_eq(k.bytes, TRACE_HEADER_LEN, "a header alone where no chunk follows");
+	trace_sink_release(&k);
+	close(fd);
 }
 
 /* A disk that fills in the middle of a chunk: the file is cut back to the
@@ -1432,15 +1490,17 @@ Test(trace_reader, not_a_trace)
 	struct buf f;
 	char dir[] = "/tmp/test_trace.XXXXXX";
 
-	cr_assert_eq(trace_load_mem("", 0, &t), TRACE_E_MAGIC);
-	cr_assert_eq(trace_load_mem("\x89PRO", 4, &t), TRACE_E_MAGIC);
+	/* empty, or cut in the magic: a writer stopped before its first chunk */
+	cr_assert_eq(trace_load_mem("", 0, &t), TRACE_E_EMPTY);
+	cr_assert_eq(trace_load_mem("\x89PRO", 4, &t), TRACE_E_EMPTY);
+	cr_assert_eq(trace_load_mem("\x89PRX", 4, &t), TRACE_E_MAGIC);
 	cr_assert_eq(trace_load_mem("#!/bin/sh\necho hello\n", 21, &t), TRACE_E_MAGIC);
 	cr_assert_eq(trace_load_mem("\x89PROF\r\n\x1a\x01\x00", 10, &t), TRACE_E_EMPTY);
 	cr_assert_eq(trace_load("/nonexistent/prof.trace", &t), -ENOENT);
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_eq(trace_load(dir, &t), -EISDIR);
 	rmdir(dir);
-	cr_assert_eq(trace_load("/dev/null", &t), TRACE_E_MAGIC);
+	cr_assert_eq(trace_load("/dev/null", &t), TRACE_E_EMPTY);
 
 	/* a header with no chunk after it */
 	buf_init(&f);
