@@ -19,6 +19,14 @@
  * mach_vm_read_overwrite of <mach/mach_vm.h>, which the cross-compiler's
  * headers lack: prof-record is a 64-bit program, whose vm_address_t and
  * vm_size_t are 64 bits, so the two calls are the same.
+ *
+ * A command spawned with POSIX_SPAWN_START_SUSPENDED is a process whose
+ * task the kernel suspended (task_suspend_internal in XNU's exec), and a
+ * SIGKILL alone does not end it: XNU's psignal_internal() marks the
+ * process running and aborts one of its threads, but does not resume the
+ * task, so the thread parks again before it can take the signal, and a
+ * waitpid() for it would wait forever. kill_suspended() resumes it after
+ * the signal, and bounds its wait.
  */
 #include "macos.h"
 #include "common/diag.h"
@@ -33,6 +41,7 @@
 #include <string.h>
 #include <sys/sysctl.h>
 #include <sys/wait.h>
+#include <time.h>
 
 extern char **environ;
 
@@ -105,11 +114,49 @@ int macos_attach(pid_t pid, struct macos_task **out)
 	return take_task(pid, out);
 }
 
+/* How long a killed process that was never let run may take to be
+ * reaped, and how often SIGCONT is sent meanwhile. */
+#define KILL_WAIT_MS 2000
+#define KILL_CONT_MS 50
+
+/*
+ * Kills pid, which has run nothing since its suspended spawn, and reaps
+ * it: SIGKILL, then the task resumed, with task_resume when its port is
+ * held (task) and with SIGCONT, whose default action resumes the task,
+ * in any case. The thread then takes the pending SIGKILL before it
+ * returns to user mode, so no instruction of the command runs. SIGCONT is
+ * sent again while the wait lasts: the kernel passes over a thread that
+ * the kill's abort still marks, until that thread has been woken and
+ * parked again. Returns 0 with *status set, or a negative errno
+ * (-ETIMEDOUT when it was not reaped within KILL_WAIT_MS).
+ */
+static int kill_suspended(pid_t pid, task_t task, int *status)
+{
+	struct timespec step = { 0, 1000000 };
+
+	kill(pid, SIGKILL);
+	if (task != MACH_PORT_NULL)
+		task_resume(task);
+	for (int waited = 0; waited < KILL_WAIT_MS; waited++) {
+		pid_t r;
+
+		if (waited % KILL_CONT_MS == 0)
+			kill(pid, SIGCONT);
+		r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0)
+			return -errno;
+		nanosleep(&step, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
 int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno)
 {
 	posix_spawnattr_t attr;
 	pid_t pid;
-	int r;
+	int r, status;
 
 	*out = NULL;
 	*spawn_errno = 0;
@@ -118,8 +165,10 @@ int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno)
 		return -r;
 	r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_START_SUSPENDED);
 	if (r != 0) {
+		/* Ours, not the command's: nothing was run. (Apple's libc
+		 * refuses only an object that init did not make.) */
 		posix_spawnattr_destroy(&attr);
-		return -r;   /* ours, not the command's: nothing was run */
+		return -r;
 	}
 	r = posix_spawnp(&pid, argv[0], NULL, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);
@@ -128,10 +177,11 @@ int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno)
 		return 0;
 	}
 	r = take_task(pid, out);
-	if (r < 0) {
-		/* Not ours to profile after all: it must not stay suspended. */
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+	/* Not ours to profile after all: it must not stay suspended. */
+	if (r < 0 && kill_suspended(pid, MACH_PORT_NULL, &status) < 0) {
+		prof_error_note(r, "%s; and process %d, spawned suspended, did not end within %d ms of SIGKILL "
+				"and SIGCONT: it may be left suspended (kill -KILL %d, then kill -CONT %d)",
+				strerror(-r), (int)pid, KILL_WAIT_MS, (int)pid, (int)pid);
 	}
 	return r;
 }
@@ -145,13 +195,7 @@ int macos_start(struct macos_task *t)
 
 int macos_kill(struct macos_task *t, int *status)
 {
-	kill(t->pid, SIGKILL);
-	/* A task held since its spawn handles the signal only once it
-	 * runs; it dies before its first instruction. */
-	task_resume(t->task);
-	if (waitpid(t->pid, status, 0) != t->pid)
-		return -errno;
-	return 0;
+	return kill_suspended(t->pid, t->task, status);
 }
 
 int macos_reap(struct macos_task *t, int *status)
@@ -188,11 +232,10 @@ int macos_suspend(struct macos_task *t)
 	return from_kern(task_suspend2(t->task, &t->token));
 }
 
-int macos_resume(struct macos_task *t)
+void macos_resume(struct macos_task *t)
 {
-	kern_return_t kr = task_resume2(t->token);
+	task_resume2(t->token);
 	t->token = MACH_PORT_NULL;
-	return from_kern(kr);
 }
 
 int macos_threads(struct macos_task *t, const uint64_t **ids, size_t *n)

@@ -62,14 +62,17 @@ int macos_attach(pid_t pid, struct macos_task **out);
 /* Spawns argv (borrowed; argv[0] looked up on PATH) suspended before its
  * first instruction, and takes its task. *spawn_errno is set, and 0
  * returned with *out NULL, when the command could not be executed. If
- * its task cannot be had, the process is killed and reaped. */
+ * its task cannot be had, the process is killed and reaped, with a wait
+ * bounded as macos_kill()'s: one that outlasts it is named in the
+ * error's note (prof_error_note()). */
 int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno);
 pid_t macos_pid(const struct macos_task *t);
 /* Lets a task spawned suspended run (task_resume). */
 int macos_start(struct macos_task *t);
-/* Kills a spawned process (SIGKILL, then task_resume so that a task still
- * suspended since its spawn can die) and reaps it. Returns 0 with *status
- * set, or a negative errno. */
+/* Kills a spawned process that was never let run and reaps it: SIGKILL,
+ * then task_resume and SIGCONT, as a task suspended since its spawn
+ * cannot die before it is resumed. Returns 0 with *status set, or a
+ * negative errno: -ETIMEDOUT when it was not reaped within 2 s. */
 int macos_kill(struct macos_task *t, int *status);
 /* Whether a spawned process has exited: 1 with *status set once it has
  * been reaped (waitpid, without blocking), 0 if it runs. */
@@ -78,9 +81,13 @@ int macos_reap(struct macos_task *t, int *status);
 int macos_proc_info(pid_t pid, struct macos_proc *out);
 
 /* Suspends every thread of the task (task_suspend2: the suspension ends
- * by itself if the recorder dies), or lets them go again. */
+ * by itself if the recorder dies). */
 int macos_suspend(struct macos_task *t);
-int macos_resume(struct macos_task *t);
+/* Lets them go again (task_resume2). It cannot fail in a way that leaves
+ * them suspended: the kernel uses up the suspension token whatever it
+ * answers, and refuses only a task that is gone or holds no suspension
+ * (XNU's task_resume2 and release_task_hold). */
+void macos_resume(struct macos_task *t);
 
 /* The live threads (task_threads), borrowed until the next call. */
 int macos_threads(struct macos_task *t, const uint64_t **ids, size_t *n);

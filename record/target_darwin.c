@@ -285,9 +285,8 @@ static int process_ended(struct target *t, int *status, int *known)
 	return p.state != MACOS_PROC_ALIVE;
 }
 
-/* Lets the task go if a tick left it suspended. A suspension token is
- * used up even when task_resume2 fails (the task is gone): there is
- * nothing to retry. */
+/* Lets the task go if a tick left it suspended (macos_resume() leaves
+ * nothing suspended, whatever the kernel answers). */
 static void release_task(struct target *t)
 {
 	if (t->suspended)
@@ -418,6 +417,8 @@ int target_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return macos_read(t->task, addr, buf, len);
 }
 
+/* Cannot fail: the last thread of a tick lets the task go with
+ * macos_resume(), which leaves nothing suspended. */
 int target_resume_thread(struct target *t, uint32_t tid)
 {
 	struct thread *th = find(t, tid);

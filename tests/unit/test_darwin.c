@@ -160,13 +160,12 @@ int macos_suspend(struct macos_task *t)
 	return 0;
 }
 
-int macos_resume(struct macos_task *t)
+void macos_resume(struct macos_task *t)
 {
 	if (!t->suspended)
 		t->bad_calls++;
 	t->suspended = 0;
 	t->resumes++;
-	return 0;
 }
 
 int macos_threads(struct macos_task *t, const uint64_t **ids, size_t *n)
