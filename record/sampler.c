@@ -59,6 +59,15 @@ struct target *sampler_target(const struct sampler *s) { return s->t; }
 uint64_t *sampler_counters(struct sampler *s) { return s->st->counters; }
 void sampler_exited(struct sampler *s) { s->exited = 1; }
 
+void sampler_target_failed(struct sampler *s, int err)
+{
+	if (!s->st->target_error)
+		s->st->target_error = err;
+}
+
+/* Whether the recording is over, the target gone or failed. */
+static int ended(const struct sampler *s) { return s->exited || s->st->target_error; }
+
 void sampler_lost(struct sampler *s, uint64_t n)
 {
 	s->st->counters[TRACE_COUNTER_SAMPLES_LOST] += n;
@@ -201,13 +210,17 @@ int sampler_sample(struct sampler *s, uint64_t time, uint32_t tid, uint8_t state
 
 /* Answers what the target reported since the last look. With -t, the
  * other threads are not part of the profile (sampler_thread_start()
- * leaves them out, and an end of one never started is ignored). */
+ * leaves them out, and an end of one never started is ignored). A poll
+ * that fails ends the recording once what it queued is answered. */
 static int handle_events(struct sampler *s, uint64_t now)
 {
 	struct target_event ev;
-	int r = 0;
+	int r = target_poll(s->t);
 
-	target_poll(s->t);
+	if (r < 0) {
+		sampler_target_failed(s, r);
+		r = 0;
+	}
 	while (r == 0 && target_next_event(s->t, &ev)) {
 		if (s->src->ops->target_event)
 			r = s->src->ops->target_event(s->src, s, &ev, now);
@@ -296,7 +309,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 		r = handle_events(&s, start);
 	if (r == 0)
 		r = src->ops->start(src, &s);
-	while (r == 0 && !*cfg->stop && !s.exited && now < end) {
+	while (r == 0 && !*cfg->stop && !ended(&s) && now < end) {
 		uint64_t deadline = min_u64(src->ops->next_due(src, now), end);
 
 		deadline = min_u64(deadline, min_u64(s.next_maint, s.next_flush));
@@ -307,7 +320,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 			break;
 		now = sampler_now();
 		r = handle_events(&s, now);
-		if (r == 0 && !s.exited && now < end)
+		if (r == 0 && !ended(&s) && now < end)
 			r = src->ops->take(src, &s, now);
 		if (r == 0)
 			r = book_keeping(&s, start, now);

@@ -6,8 +6,8 @@
  * table (re-read every 100 ms, and at once when a stack reaches code
  * outside every known image), the live threads and their names, the
  * counters, flushing the trace at least once a second, progress reports
- * and the end (asked to stop, the duration up, the target gone, or a
- * write error). A source only makes samples, in one of two ways:
+ * and the end (asked to stop, the duration up, the target gone or
+ * failed, or a write error). A source only makes samples, in one of two ways:
  *
  *  - the tick source (sampler_tick.c) stops each thread of the target on
  *    a clock of its own, through target.h's stop and resume calls: ptrace
@@ -40,6 +40,8 @@ struct sampler_stats {
 	uint64_t lost;          /* TRACE_COUNTER_SAMPLES_LOST */
 	uint64_t bytes;         /* trace bytes written */
 	uint64_t counters[TRACE_COUNTER__COUNT];
+	int target_error;       /* what failed on the target's side and ended
+	                         * the recording (sampler_target_failed()), or 0 */
 };
 
 struct sampler_config {
@@ -95,9 +97,11 @@ struct sampler_source {
 uint64_t sampler_now(void);
 
 /* Samples t into w with src until done; *st holds the totals afterwards.
- * Returns 0, or the negative trace_writer error that ended it. The
- * writer is left unfinished and the target attached: the caller
- * detaches, then finishes. src stays the caller's. */
+ * Returns 0, or the negative trace_writer error that ended it. A failure
+ * of the target ends it too, with 0 returned (the trace is whole) and
+ * the error in st->target_error, for the caller to report. The writer
+ * is left unfinished and the target attached: the caller detaches, then
+ * finishes. src stays the caller's. */
 int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampler_source *src,
 		struct trace_writer *w, struct sampler_stats *st);
 
@@ -137,6 +141,11 @@ int sampler_exec(struct sampler *s, uint32_t tid, uint64_t time);
 int sampler_images_changed(struct sampler *s, uint64_t time);
 /* The process is gone: the loop ends after this round. */
 void sampler_exited(struct sampler *s);
+/* The target failed in a way the recording cannot go on from (err, a
+ * negative errno or TARGET_E_*: a thread that could not be let go, its
+ * registers refused): the loop ends after this round, with the first
+ * such err in the stats' target_error. */
+void sampler_target_failed(struct sampler *s, int err);
 
 /* A thread's registers and the copy of its stack from sp (window), the
  * way a source takes them. read (may be NULL) reads the rest of the

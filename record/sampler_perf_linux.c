@@ -909,7 +909,10 @@ static void snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
 			frames = sampler_walk(s, &rg, &nf, &stop);
 			went_out(p, tids[i], now, 0, frames, nf, stop);
 		}
-		target_resume_thread(tt, tids[i]);
+		/* One that cannot be let go is held until the detach below. */
+		int e = target_resume_thread(tt, tids[i]);
+		if (e < 0)
+			sampler_target_failed(s, e);
 	}
 	free(tids);
 	target_detach(tt);

@@ -109,7 +109,11 @@ static int sample_thread(struct tick *k, struct sampler *s, uint32_t tid)
 				    .window = ts.window, .window_len = ts.window_len,
 				    .read = cached_read, .read_ctx = &k->cache };
 	frames = sampler_walk(s, &sr, &n, &stop);
-	target_resume_thread(k->t, tid);
+	/* A thread that cannot be let go stays held until the detach at
+	 * the end, which the failure brings on at once. */
+	r = target_resume_thread(k->t, tid);
+	if (r < 0)
+		sampler_target_failed(s, r);
 	return sampler_sample(s, time, tid, ts.state, 0, frames, n, stop);
 }
 

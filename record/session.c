@@ -293,6 +293,11 @@ int session_run(const struct session_options *o)
 	end.time = sampler_now();
 	if (status_shown)
 		fputs("\r\033[K", stderr);
+	if (st.target_error) {
+		error("recording of %s %d stopped: %s", launched ? "command" : "process", (int)pid,
+		      prof_strerror(st.target_error));
+		exit_code = 1;
+	}
 	if (r < 0) {
 		error("cannot write '%s': %s; the target was detached and what was written is kept",
 		      o->out_path, prof_strerror(r));

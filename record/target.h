@@ -74,7 +74,10 @@ int target_exited(const struct target *t, int *status);
 
 /* Handles whatever the target's threads reported since the last call
  * (new threads, exits, signals to pass on, job-control stops) without
- * blocking, and queues events for target_next_event(). */
+ * blocking, and queues events for target_next_event(). Returns 0, or a
+ * negative errno when the system cannot say whether the process still
+ * runs, or lets its threads no longer be listed while it does (macOS):
+ * the recording cannot go on. Linux's cannot fail. */
 int target_poll(struct target *t);
 /* Takes the oldest queued event: returns 1 with *ev set, or 0 when none. */
 int target_next_event(struct target *t, struct target_event *ev);
@@ -96,7 +99,10 @@ uint8_t target_thread_state(struct target *t, uint32_t tid);
 /* Reads target memory of a stopped thread's process; the
  * unwind_memory read callback (ctx is the struct target). */
 int target_read(void *ctx, uint64_t addr, void *buf, size_t len);
-/* Lets a thread stopped by target_stop_thread() run again. */
+/* Lets a thread stopped by target_stop_thread() run again. Returns 0
+ * once it runs or has ended, or a negative errno when it could not be
+ * let go (Linux): it is then still held, and target_detach() lets it go.
+ * macOS's cannot fail. */
 int target_resume_thread(struct target *t, uint32_t tid);
 
 /* The thread's current name, NUL-terminated into buf of n bytes. */

@@ -351,23 +351,25 @@ static void watch(struct target *t)
 		process_gone(t, 0);
 }
 
-int target_poll(struct target *t)
+/* target_poll()'s work, which cannot fail: a wait that finds no child
+ * left means the process is gone. */
+static void poll_events(struct target *t)
 {
 	if (!t->traced) {
 		watch(t);
-		return 0;
+		return;
 	}
 	for (;;) {
 		int status, gone, sig;
 		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (tid == 0)
-			return 0;
+			return;
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == ECHILD && !t->exited && !t->detached)
 				process_gone(t, 0);
-			return 0;
+			return;
 		}
 		int kind = classify(t, tid, status, &gone, &sig);
 		struct thread *th = find(t, (uint32_t)tid);
@@ -375,6 +377,12 @@ int target_poll(struct target *t)
 			th->interrupted = 0;
 		settle(t, tid, kind);
 	}
+}
+
+int target_poll(struct target *t)
+{
+	poll_events(t);
+	return 0;
 }
 
 size_t target_threads(struct target *t, const uint32_t **tids)
@@ -511,7 +519,7 @@ int target_interrupt_thread(struct target *t, uint32_t tid)
 	if (ptrace(PTRACE_INTERRUPT, (pid_t)tid, 0L, 0L) < 0) {
 		if (errno == ESRCH) {
 			/* Either gone, or its exit is waiting to be reaped. */
-			target_poll(t);
+			poll_events(t);
 			return -ESRCH;
 		}
 		return -errno;
@@ -572,16 +580,23 @@ int target_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
+/* A thread that cannot be restarted stays held, so that detach, which
+ * lets held threads go with PTRACE_DETACH, still frees it; one that is
+ * gone (ESRCH) is held no more. */
 int target_resume_thread(struct target *t, uint32_t tid)
 {
 	struct thread *th = find(t, tid);
+	int e;
+
 	if (!th || !th->held)
 		return 0;
-	th->held = 0;
-	long r = restart((pid_t)tid, th->held_kind);
-	if (r < 0 && errno == ESRCH)
-		return -ESRCH;
-	return r < 0 ? -errno : 0;
+	if (restart((pid_t)tid, th->held_kind) == 0 || errno == ESRCH) {
+		th->held = 0;
+		return 0;
+	}
+	e = errno;
+	prof_error_note(-e, "cannot let thread %u run again: %s", tid, strerror(e));
+	return -e;
 }
 
 static int read_small(const char *path, char *buf, size_t n)
@@ -729,7 +744,7 @@ static int seize_all(struct target *t)
 		}
 		closedir(d);
 		if (t->traced)
-			target_poll(t);
+			poll_events(t);
 		if (!added)
 			break;
 	}
@@ -843,7 +858,7 @@ int target_launch_exec(struct target *t, int *exec_errno)
 		int r = poll(&p, 1, 10);
 		if (r > 0)
 			break;
-		target_poll(t);
+		poll_events(t);
 		if (t->exited)
 			break;
 	}
@@ -853,13 +868,13 @@ int target_launch_exec(struct target *t, int *exec_errno)
 	if (n == (ssize_t)sizeof(e)) {
 		*exec_errno = e;
 		while (!t->exited) {
-			target_poll(t);
+			poll_events(t);
 			if (!t->exited)
 				usleep(1000);
 		}
 		return TARGET_E_EXEC;
 	}
-	target_poll(t);
+	poll_events(t);
 	return 0;
 }
 
