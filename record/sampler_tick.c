@@ -99,6 +99,12 @@ static int sample_thread(struct tick *k, struct sampler *s, uint32_t tid)
 		sampler_counters(s)[TRACE_COUNTER_THREADS_VANISHED]++;
 		return 0;
 	}
+	/* Registers refused with a thread there to give them: not one
+	 * sample lost but every one to come, which the user must hear of. */
+	if (r == TARGET_E_REGS) {
+		sampler_target_failed(s, r);
+		return 0;
+	}
 	if (r < 0) {
 		sampler_lost(s, 1);
 		return 0;

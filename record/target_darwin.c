@@ -24,10 +24,15 @@
  * architecture is compared with the recorder's (Rosetta runs x86_64 code
  * on arm64 Macs, and a thread's registers can only be read in the
  * recorder's own flavor), and one thread's registers are read, so that a
- * refusal is an error at once rather than every sample lost. An attached
- * process has ended when the system no longer has it, or has it as a
- * zombie (its parent has not collected it yet: its threads are gone, its
- * pid is not); only then is its exit status known.
+ * refusal is an error at once rather than every sample lost; a refusal
+ * later is an error too, which ends the recording. An attached process
+ * has ended when the system no longer has it, or has it as a zombie (its
+ * parent has not collected it yet: its threads are gone, its pid is not);
+ * only then is its exit status known. When the system cannot say whether
+ * the process runs, or its threads cannot be listed for long while it
+ * does (XNU gives a process that executes a new program a new task, and
+ * the one held then is dead), the recording cannot go on: target_poll()
+ * fails, with a note (prof_error_note()) that says so.
  */
 #include "macos.h"
 #include "target.h"
@@ -44,6 +49,9 @@
 
 #define WINDOW_BYTES (16u << 10)
 #define PAGE 4096u
+/* How long the threads may fail to be listed while the process runs: an
+ * ending process loses its task a moment before it is a zombie. */
+#define TASK_LOST_NS (1000 * 1000000ull)
 
 struct thread {
 	uint64_t id;
@@ -65,6 +73,7 @@ struct target {
 	size_t nev, ev_head, ev_cap;
 	int suspended;
 	size_t pending;            /* threads interrupted and not yet resumed */
+	uint64_t task_lost;        /* when listing the threads began to fail; 0 */
 	char procname[MACOS_NAME_MAX];
 	uint8_t window[WINDOW_BYTES];
 };
@@ -265,24 +274,60 @@ int target_exited(const struct target *t, int *status)
 	return t->exited && t->status_known;
 }
 
-/* Whether the process has ended: a launched one once it is reaped, an
- * attached one once the system has it as a zombie or no more. */
+/* Whether the process has ended: 1 for a launched one once it is reaped,
+ * for an attached one once the system has it as a zombie or no more
+ * (*status set if *known); 0 while it runs; a negative errno when the
+ * system cannot say. */
 static int process_ended(struct target *t, int *status, int *known)
 {
 	struct macos_proc p;
+	int r;
 
 	*known = 0;
 	if (t->launched) {
-		*known = macos_reap(t->task, status) == 1;
-		return *known;
+		r = macos_reap(t->task, status);
+		*known = r == 1;
+		return r;
 	}
-	if (macos_proc_info(macos_pid(t->task), &p) < 0)
-		return 0;
+	r = macos_proc_info(macos_pid(t->task), &p);
+	if (r < 0)
+		return r;
 	if (p.state == MACOS_PROC_ZOMBIE) {
 		*status = p.status;
 		*known = 1;
 	}
 	return p.state != MACOS_PROC_ALIVE;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The process runs: its threads are listed again. A failure is looked at
+ * again at the next polls, and is an error once it has lasted
+ * TASK_LOST_NS with the process still running. */
+static int threads_of_running(struct target *t)
+{
+	int r = refresh_threads(t);
+	uint64_t now;
+
+	if (r == 0) {
+		t->task_lost = 0;
+		return 0;
+	}
+	now = now_ns();
+	if (!t->task_lost)
+		t->task_lost = now;
+	if (now - t->task_lost < TASK_LOST_NS)
+		return 0;
+	prof_error_note(r, "process %d runs on, but its threads cannot be listed (%s): a process that "
+			"executes a new program has a new task, which prof-record does not follow on macOS; "
+			"launch the program itself rather than a script that executes it",
+			(int)macos_pid(t->task), strerror(-r));
+	return r;
 }
 
 /* Lets the task go if a tick left it suspended (macos_resume() leaves
@@ -304,19 +349,22 @@ int target_poll(struct target *t)
 	if (t->exited)
 		return 0;
 	release_task(t);
-	if (process_ended(t, &status, &known)) {
-		for (size_t i = 0; i < t->nth; i++)
-			push_event(t, TARGET_EVENT_THREAD_END, t->th[i].tid, 0);
-		t->nth = 0;
-		t->exited = 1;
-		t->status_known = known;
-		t->status = status;
-		push_event(t, TARGET_EVENT_EXIT, 0, status);
-		return 0;
+	r = process_ended(t, &status, &known);
+	if (r < 0) {
+		prof_error_note(r, "cannot tell whether process %d still runs: %s", (int)macos_pid(t->task),
+				strerror(-r));
+		return r;
 	}
-	/* A task that is gone is seen as ended at the next poll. */
-	r = refresh_threads(t);
-	return r == -ESRCH ? 0 : r;
+	if (r == 0)
+		return threads_of_running(t);
+	for (size_t i = 0; i < t->nth; i++)
+		push_event(t, TARGET_EVENT_THREAD_END, t->th[i].tid, 0);
+	t->nth = 0;
+	t->exited = 1;
+	t->status_known = known;
+	t->status = status;
+	push_event(t, TARGET_EVENT_EXIT, 0, status);
+	return 0;
 }
 
 int target_next_event(struct target *t, struct target_event *ev)
@@ -399,9 +447,15 @@ int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
 	}
 	memset(s, 0, sizeof(*s));
 	r = macos_thread_regs(t->task, th->id, &s->arch, &s->regs);
+	if (r == -EINVAL) {
+		prof_error_note(TARGET_E_REGS, "the kernel refused the registers of thread %u in the recording "
+				"(thread_get_state: invalid argument, a flavor or count it does not take for "
+				"that thread)", tid);
+		r = TARGET_E_REGS;
+	}
 	if (r < 0) {
 		done_with(t, th);
-		return r == -EINVAL ? TARGET_E_REGS : r;
+		return r;
 	}
 	s->tid = tid;
 	s->state = th->state;

@@ -66,6 +66,10 @@ struct macos_task {
 	 * with exit_status, or gone altogether. Its threads go with it, and
 	 * task_threads fails as on a dead task. */
 	int ends_at, gone, exit_status;
+	/* From tick task_lost_at on (0: never) the process runs on with a
+	 * new task (it executed a program): the one held is dead. */
+	int task_lost_at;
+	int proc_error, reap_error;  /* what macos_proc_info (for the process) and macos_reap fail with */
 };
 
 static struct macos_task *next_task;
@@ -75,9 +79,15 @@ static int ended(const struct macos_task *t)
 	return t->ends_at && t->ticks >= t->ends_at;
 }
 
+static int task_lost(const struct macos_task *t)
+{
+	return t->task_lost_at && t->ticks >= t->task_lost_at;
+}
+
 static int alive(const struct macos_task *t, const struct fake_thread *th)
 {
-	return !ended(t) && t->ticks >= th->from_tick && (th->until_tick == 0 || t->ticks < th->until_tick);
+	return !ended(t) && !task_lost(t) && t->ticks >= th->from_tick &&
+	       (th->until_tick == 0 || t->ticks < th->until_tick);
 }
 
 static struct fake_thread *thread_of(struct macos_task *t, uint64_t id)
@@ -122,6 +132,8 @@ int macos_kill(struct macos_task *t, int *status)
 
 int macos_reap(struct macos_task *t, int *status)
 {
+	if (t->reap_error)
+		return t->reap_error;
 	if (!ended(t))
 		return 0;
 	*status = t->exit_status;
@@ -135,6 +147,8 @@ int macos_proc_info(pid_t pid, struct macos_proc *out)
 	if (pid == getpid()) {
 		out->translated = next_task && next_task->self_translated;
 	} else if (next_task && pid == next_task->pid) {
+		if (next_task->proc_error)
+			return next_task->proc_error;
 		out->translated = next_task->translated;
 		if (ended(next_task))
 			out->state = next_task->gone ? MACOS_PROC_GONE : MACOS_PROC_ZOMBIE;
@@ -145,18 +159,21 @@ int macos_proc_info(pid_t pid, struct macos_proc *out)
 	return 0;
 }
 
-/* Each suspension is one tick of the sampler. */
+/* Each suspension is one tick of the sampler; a dead task refuses it,
+ * and the tick counts all the same. */
 int macos_suspend(struct macos_task *t)
 {
 	if (t->suspended)
 		t->bad_calls++;
-	t->suspended = 1;
-	t->suspends++;
 	t->ticks++;
 	if (t->on_tick)
 		t->on_tick(t);
 	if (t->ticks == t->stop_after)
 		*t->stop = 1;
+	if (task_lost(t))
+		return -ESRCH;
+	t->suspended = 1;
+	t->suspends++;
 	return 0;
 }
 
@@ -172,6 +189,8 @@ int macos_threads(struct macos_task *t, const uint64_t **ids, size_t *n)
 {
 	size_t k = 0;
 
+	if (task_lost(t))
+		return -ESRCH;
 	if (ended(t))
 		return -EIO;
 	for (size_t i = 0; i < t->nth; i++)
@@ -367,6 +386,18 @@ static const char *report_path(char *out, size_t n)
 	if (access(out, X_OK) != 0)
 		cr_skip_test("no %s to report with (make builds it)", out);
 	return out;
+}
+
+/* A new directory for a test's trace (dir, removed by task_release())
+ * and the path of the trace in it. */
+static const char *scratch_trace(char *dir, size_t dn, char *path, size_t pn)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	fake_fmt(dir, dn, "%s/test_darwin.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	cr_assert_not_null(mkdtemp(dir));
+	fake_fmt(path, pn, "%s/one.trace", dir);
+	return path;
 }
 
 /* Runs the real sampler on the task until it stops itself or ends; the
@@ -1031,10 +1062,17 @@ Test(darwin, signed_return_addresses_with_bit_47)
 	only_thread_folds_to(&t, &stop, "App;main;run;path_a;step;mix 5\n");
 }
 
+static void refuse_registers_at_3(struct macos_task *t)
+{
+	if (t->ticks == 3)
+		t->regs_error = -EINVAL;
+}
+
 /* KERN_INVALID_ARGUMENT from thread_get_state (a wrong flavor or count, or
  * a thread of another architecture) is an error that says so: at attach
  * and launch, where one thread is read first, and in a sample, where it
- * is a lost sample and not a thread that vanished. */
+ * names the thread and ends the recording, not a lost sample nor a
+ * thread that vanished. */
 Test(darwin, refused_registers_are_an_error)
 {
 	static struct macos_task t;
@@ -1062,8 +1100,36 @@ Test(darwin, refused_registers_are_an_error)
 	cr_assert_eq(target_interrupt_thread(tg, 7), 0);
 	cr_assert_eq(target_stop_thread(tg, 7, &s), TARGET_E_REGS);
 	cr_assert_not(t.suspended);
+	cr_assert_not_null(strstr(prof_strerror(TARGET_E_REGS), "the kernel refused the registers of thread 7"),
+			   "%s", prof_strerror(TARGET_E_REGS));
 	target_free(tg);
 	task_release(&t, "");
+}
+
+/* The same refusal in the middle of a recording: it ends there, with the
+ * error for prof-record to report, the two ticks before it sampled. */
+Test(darwin, refused_registers_end_the_recording)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	struct sampler_stats st;
+	int status;
+
+	task_init(&t, &stop, 50);
+	t.nth = 1;
+	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64, .regs = { .pc = 0x1000, .sp = STACK + 800 } };
+	t.on_tick = refuse_registers_at_3;
+	st = record(scratch_trace(dir, sizeof(dir), path, sizeof(path)), &stop, &status);
+	cr_assert_eq(t.ticks, 3, "the recording went on to tick %d", t.ticks);
+	cr_assert_eq(st.target_error, TARGET_E_REGS);
+	cr_assert_eq(st.samples, 2);
+	cr_assert_eq(st.lost, 0);
+	cr_assert_eq(st.counters[TRACE_COUNTER_THREADS_VANISHED], 0);
+	cr_assert_not_null(strstr(prof_strerror(st.target_error), "refused the registers of thread 7 in the recording"),
+			   "%s", prof_strerror(st.target_error));
+	cr_assert_eq(t.suspends, t.resumes);
+	task_release(&t, dir);
 }
 
 /* The recorder reads threads of its own architecture only: a process run
@@ -1099,13 +1165,10 @@ Test(darwin, zombie_ends_the_recording)
 	static struct macos_task t;
 	static volatile sig_atomic_t stop;
 	char dir[PATH_MAX], path[PATH_MAX + 16];
-	const char *tmp = getenv("TMPDIR");
 	struct sampler_stats st;
 	int status;
 
-	fake_fmt(dir, sizeof(dir), "%s/test_darwin.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	cr_assert_not_null(mkdtemp(dir));
-	fake_fmt(path, sizeof(path), "%s/zombie.trace", dir);
+	scratch_trace(dir, sizeof(dir), path, sizeof(path));
 	for (int gone = 0; gone <= 1; gone++) {
 		task_init(&t, &stop, 50);
 		stop = 0;
@@ -1122,7 +1185,93 @@ Test(darwin, zombie_ends_the_recording)
 		cr_assert_eq(st.samples, 3);
 		cr_assert_eq(st.counters[TRACE_COUNTER_THREADS_VANISHED], 1);
 		cr_assert_eq(status, gone ? -1 : 3 << 8);
+		cr_assert_eq(st.target_error, 0);
 		task_release(&t, "");
 	}
+	task_release(&t, dir);
+}
+
+static void proc_query_fails_at_4(struct macos_task *t)
+{
+	if (t->ticks == 4)
+		t->proc_error = -ENOMEM;
+}
+
+/* When the system cannot say whether the process runs, the recording
+ * does not go on as if it did: the poll fails, and the recording ends
+ * with the error. So for a launched process whose wait fails. */
+Test(darwin, unknown_process_state_ends_the_recording)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	char *argv[] = { "App", NULL };
+	struct sampler_stats st;
+	struct target *tg;
+	int status, err;
+
+	task_init(&t, &stop, 50);
+	t.nth = 1;
+	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64, .regs = { .pc = 0x1000, .sp = STACK + 800 } };
+	t.on_tick = proc_query_fails_at_4;
+	st = record(scratch_trace(dir, sizeof(dir), path, sizeof(path)), &stop, &status);
+	cr_assert_eq(t.ticks, 4, "the recording went on to tick %d", t.ticks);
+	cr_assert_eq(st.samples, 4);
+	cr_assert_eq(st.target_error, -ENOMEM);
+	cr_assert_str_eq(prof_strerror(st.target_error),
+			 "cannot tell whether process 4242 still runs: Cannot allocate memory");
+	cr_assert_eq(status, -1, "no exit status is made up");
+
+	t.proc_error = 0;
+	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch_exec(tg, &err), 0);
+	cr_assert_eq(target_poll(tg), 0);
+	t.reap_error = -ECHILD;
+	cr_assert_eq(target_poll(tg), -ECHILD);
+	cr_assert_not(target_exited(tg, &status));
+	target_free(tg);
+	task_release(&t, dir);
+}
+
+/* A process that executes a new program gets a new task from XNU, and
+ * the one held is dead while the process runs on. A moment of it is an
+ * ending process (its task goes before it is a zombie): the recording
+ * ends as the process does. If it lasts a second, the recording ends
+ * with an error that says why. */
+Test(darwin, task_lost_while_the_process_runs)
+{
+	static struct macos_task t;
+	static volatile sig_atomic_t stop;
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	struct sampler_stats st;
+	int status;
+
+	scratch_trace(dir, sizeof(dir), path, sizeof(path));
+	task_init(&t, &stop, 5000);
+	t.nth = 1;
+	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64, .regs = { .pc = 0x1000, .sp = STACK + 800 } };
+	t.task_lost_at = 4;
+	t.ends_at = 20;
+	t.exit_status = 5 << 8;
+	st = record(path, &stop, &status);
+	cr_assert_eq(t.ticks, 20, "the recording went on to tick %d", t.ticks);
+	cr_assert_eq(st.target_error, 0);
+	cr_assert_eq(status, 5 << 8);
+	task_release(&t, "");
+
+	task_init(&t, &stop, 5000);
+	stop = 0;
+	t.nth = 1;
+	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64, .regs = { .pc = 0x1000, .sp = STACK + 800 } };
+	t.task_lost_at = 4;
+	st = record(path, &stop, &status);
+	cr_assert_lt(t.ticks, 5000, "the recording went on until stopped");
+	cr_assert_geq(st.elapsed_ns, 1000000000ull);
+	cr_assert_eq(st.samples, 3);
+	cr_assert_eq(st.target_error, -ESRCH);
+	cr_assert_not_null(strstr(prof_strerror(st.target_error),
+				  "process 4242 runs on, but its threads cannot be listed (No such process)"),
+			   "%s", prof_strerror(st.target_error));
+	cr_assert_not_null(strstr(prof_strerror(st.target_error), "launch the program itself"));
 	task_release(&t, dir);
 }
