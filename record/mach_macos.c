@@ -156,7 +156,7 @@ int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno)
 {
 	posix_spawnattr_t attr;
 	pid_t pid;
-	int r, status;
+	int r, k, status;
 
 	*out = NULL;
 	*spawn_errno = 0;
@@ -177,11 +177,14 @@ int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno)
 		return 0;
 	}
 	r = take_task(pid, out);
-	/* Not ours to profile after all: it must not stay suspended. */
-	if (r < 0 && kill_suspended(pid, MACH_PORT_NULL, &status) < 0) {
-		prof_error_note(r, "%s; and process %d, spawned suspended, did not end within %d ms of SIGKILL "
-				"and SIGCONT: it may be left suspended (kill -KILL %d, then kill -CONT %d)",
-				strerror(-r), (int)pid, KILL_WAIT_MS, (int)pid, (int)pid);
+	/* Not ours to profile after all: it must not stay suspended. One
+	 * that does is the error, which must name it. */
+	if (r < 0 && (k = kill_suspended(pid, MACH_PORT_NULL, &status)) < 0) {
+		prof_error_note(k, "its task was refused (%s), and process %d, spawned suspended, was not reaped "
+				"within %d ms of SIGKILL and SIGCONT (%s): it may be left suspended; "
+				"kill -KILL %d, then kill -CONT %d", strerror(-r), (int)pid, KILL_WAIT_MS,
+				strerror(-k), (int)pid, (int)pid);
+		r = k;
 	}
 	return r;
 }

@@ -63,8 +63,8 @@ int macos_attach(pid_t pid, struct macos_task **out);
  * first instruction, and takes its task. *spawn_errno is set, and 0
  * returned with *out NULL, when the command could not be executed. If
  * its task cannot be had, the process is killed and reaped, with a wait
- * bounded as macos_kill()'s: one that outlasts it is named in the
- * error's note (prof_error_note()). */
+ * bounded as macos_kill()'s; one that outlasts it makes the error that
+ * wait's, with a note (prof_error_note()) that names the process. */
 int macos_spawn(char *const argv[], struct macos_task **out, int *spawn_errno);
 pid_t macos_pid(const struct macos_task *t);
 /* Lets a task spawned suspended run (task_resume). */
