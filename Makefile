@@ -10,7 +10,8 @@
 #
 # CFLAGS is yours; the flags prof needs are added separately. V=1 shows the
 # commands, SANITIZE=address,undefined builds with sanitizers, DEVELOPER=1
-# turns warnings into errors.
+# turns warnings into errors. Builds run as many jobs as there are CPUs
+# (-jN overrides it).
 #
 # The set-up is in sets (mk/setup.sh), each run once through a stamp:
 # `make` only checks for a C compiler and the build's libraries, and stops
@@ -18,6 +19,13 @@
 # those, check the test tools too, bench the benchmark's, deps all of
 # them. A user who is not root gets the command to run, and the tests
 # whose tools are missing are skipped, each with its reason.
+
+# Every build runs as many jobs as the machine has CPUs; -jN on the
+# command line overrides it (-j1: one at a time). A sub-make shares the
+# top one's jobs.
+ifeq ($(MAKELEVEL),0)
+MAKEFLAGS += -j$(shell nproc)
+endif
 
 CC ?= cc
 CFLAGS ?= -O2 -g

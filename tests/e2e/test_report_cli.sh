@@ -24,9 +24,9 @@ refused() { # refused NAME CMD ARGS...: exit 2, "prof-report CMD: unknown option
 commands=$("$REPORT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
 all=$(for c in $commands; do help_options "$c"; done | sort -u)
 for c in $commands; do
-	n=0 bad=0
+	n=0 bad=0 own=$(help_options "$c")
 	while read -r o arg; do
-		help_options "$c" | grep -q -- "^$o\( x\)\?$" && continue
+		grep -q -- "^$o\( x\)\?$" <<< "$own" && continue
 		n=$((n + 1))
 		refused "options-$c-refuses-$o" "$c" "$o" $arg "$TR" || bad=1
 	done <<< "$all"
