@@ -64,7 +64,7 @@ fi
 # Lists of our own from this run only, so that none fetched before stands
 # for an archive that cannot be reached now.
 rm -rf "$out/apt/lists"
-mkdir -p "$out/apt/lists/partial" "$out/apt/cache/archives/partial" "$out/debs"
+mkdir -p "$out/apt/lists/partial" "$out/apt/cache/archives/partial"
 apt=$(cd "$out/apt" && pwd)
 : > "$apt/status"
 apt_arm64() { # apt_arm64 COMMAND ARGS...: apt-get or apt-cache for arm64, in our own state
@@ -92,10 +92,18 @@ if [ -z "$kernel" ]; then
 	exit 1
 fi
 set -- libzstd-dev libxxhash-dev busybox-static "$kernel"
-rm -f "$out"/debs/*.deb
+# Into a directory of their own: a download that fails leaves the
+# packages of the last one that worked, and what was unpacked from them.
+rm -rf "$out/debs.new"
+mkdir "$out/debs.new"
 echo "arm64-setup: downloading $*"
-(cd "$out/debs" && apt_arm64 apt-get download -qq "$@") ||
-	{ echo "arm64-setup: cannot download the arm64 packages $*" >&2; exit 1; }
+(cd "$out/debs.new" && apt_arm64 apt-get download -qq "$@") || {
+	rm -rf "$out/debs.new"
+	echo "arm64-setup: cannot download the arm64 packages $* (those fetched before, if any, are kept in $out/debs)" >&2
+	exit 1
+}
+rm -rf "$out/debs"
+mv "$out/debs.new" "$out/debs"
 
 rm -rf "$out/pkg"
 mkdir -p "$out/pkg"
