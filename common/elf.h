@@ -34,12 +34,14 @@
 #define ELF_SHT_NOTE 7
 #define ELF_SHT_NOBITS 8
 #define ELF_SHT_DYNSYM 11
+#define ELF_SHF_EXECINSTR 0x4
 #define ELF_SHF_COMPRESSED 0x800
 
 #define ELF_SHN_UNDEF 0
 #define ELF_SHN_LORESERVE 0xff00
 #define ELF_SHN_XINDEX 0xffff
 
+#define ELF_STT_NOTYPE 0
 #define ELF_STT_FUNC 2
 #define ELF_STT_GNU_IFUNC 10
 

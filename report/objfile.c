@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,21 +303,27 @@ struct symbol_ctx {
 	unsigned nsect;
 };
 
+/* Functions, and the labels of code (STT_NOTYPE in an executable section)
+ * that assembly leaves, such as __wrap_main inside glibc's arm64 _start, as
+ * llvm-symbolizer and perf take them; but not ARM's mapping symbols ($x,
+ * $d), which mark code and data rather than name them. */
 static int elf_symbol(void *ctx, const struct elf_symbol *sym)
 {
 	struct symbol_ctx *c = ctx;
 	struct elf_section sec;
 	struct objfile_symbol s;
+	bool label = sym->type == ELF_STT_NOTYPE, in_section;
 
-	if (sym->type != ELF_STT_FUNC && sym->type != ELF_STT_GNU_IFUNC)
+	if (sym->type != ELF_STT_FUNC && sym->type != ELF_STT_GNU_IFUNC && !label)
 		return 0;
 	if (sym->shndx == ELF_SHN_UNDEF || sym->shndx >= ELF_SHN_LORESERVE || !sym->name[0])
 		return 0;
+	in_section = elf_section(&c->of->elf, sym->shndx, &sec) == 0 && sec.addr <= sym->value &&
+		     sym->value - sec.addr < sec.size;
+	if (label && (!in_section || !(sec.flags & ELF_SHF_EXECINSTR) || sym->name[0] == '$'))
+		return 0;
 	s = (struct objfile_symbol){ .name = sym->name, .start = sym->value, .size = sym->size,
-				     .limit = UINT64_MAX };
-	if (elf_section(&c->of->elf, sym->shndx, &sec) == 0 && sec.addr <= sym->value &&
-	    sym->value - sec.addr < sec.size)
-		s.limit = sec.addr + sec.size;
+				     .limit = in_section ? sec.addr + sec.size : UINT64_MAX };
 	c->cb(c->ctx, &s);
 	return 0;
 }

@@ -4,7 +4,22 @@
  * never run: two global functions, one calling the other twice, a static
  * one above them, and a global object, each a symbol of its own. make
  * builds it with -O1 (mk/dwarf.mk), so that none is inlined or cloned.
+ * Then code as assembly leaves it: a function of 48 bytes with a label
+ * (STT_NOTYPE) 16 bytes in, as glibc's arm64 _start holds __wrap_main,
+ * and an ARM mapping symbol ($d) 16 bytes further; and a label in
+ * read-only data. Their bytes are zeros: they are never run.
  */
+__asm__(".text\n"
+	".globl asm_entry\n"
+	".type asm_entry, %function\n"
+	"asm_entry: .skip 16\n"
+	"asm_label: .skip 16\n"
+	"\"$d\": .skip 16\n"
+	".size asm_entry, . - asm_entry\n"
+	".section .rodata\n"
+	"asm_data_label: .skip 16\n"
+	".text\n");
+
 int symbols_global = 3;
 
 __attribute__((noinline)) int alpha(int x)

@@ -267,3 +267,34 @@ Test(symtab, images_with_one_identity_share_one_file)
 	symbolize_free(s);
 	munmap(m.m.p, m.m.n);
 }
+
+/* Labels in code (STT_NOTYPE in an executable section) name the code from
+ * them on, as llvm-symbolizer names it: asm_label inside asm_entry. An ARM
+ * mapping symbol ($d) names nothing, where llvm-symbolizer gives it as it
+ * gives any symbol, and a label in read-only data names no code. */
+Test(symtab, labels_in_code_named_as_llvm_symbolizer_names_them)
+{
+	uint64_t entry = nm_addr(exe, "asm_entry"), label = nm_addr(exe, "asm_label");
+	uint64_t data = nm_addr(exe, "asm_data_label"), start = 0;
+	struct objfile of;
+	struct symtab *st;
+	char *why = NULL, want[256];
+	const char *got;
+
+	cr_assert_eq(nm_addr(exe, "$d"), label + 16);
+	cr_assert_eq(objfile_open(&of, exe, TRACE_IDENT_GNU_BUILD_ID, NULL, 0, &why), 0);
+	cr_assert_eq(symtab_new(&of, &st), 0);
+	objfile_release(&of);
+	got = symtab_lookup(st, entry + 1, NULL, NULL);
+	cr_assert_str_eq(got ? got : "(none)", "asm_entry");
+	got = symtab_lookup(st, label + 1, &start, NULL);
+	cr_assert_str_eq(got ? got : "(none)", "asm_label");
+	cr_assert_eq(start, label);
+	oracle(label + 1, want, sizeof(want));
+	if (want[0])
+		cr_assert_str_eq(got, want);
+	got = symtab_lookup(st, label + 17, NULL, NULL);
+	cr_assert_str_eq(got ? got : "(none)", "asm_label");
+	cr_assert_null(symtab_lookup(st, data + 1, NULL, NULL));
+	symtab_free(st);
+}
