@@ -111,8 +111,9 @@ pprof_folded() {
 # pprof -top as "NAME FLAT CUM", and prof-report top as "NAME SELF TOTAL".
 # pprof marks a function inlined everywhere "(inline)", and one inlined at
 # some of its places and not at others "(partial-inline)": the inline
-# fixture's fixture_now_ns when a sample falls in its own copy (about one
-# run in six).
+# fixture's fixture_now_ns when samples fall both in the copy inlined
+# into run's loop (5 runs of 12) and in its own, which main calls at its
+# start and end (none of those 12; once in a sanitized suite's run).
 pprof_top() {
 	go tool pprof -top -sample_index=samples -symbolize=none -nodecount=100000 -nodefraction=0 "$@" 2> /dev/null \
 		| awk 'f && NF >= 6 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i; sub(/ \((partial-)?inline\)$/, "", name); print name, $1, $4 } /flat%/ { f = 1 }' | sort
