@@ -20,11 +20,12 @@
 # them. A user who is not root gets the command to run, and the tests
 # whose tools are missing are skipped, each with its reason.
 
-# Every build runs as many jobs as the machine has CPUs; -jN on the
-# command line overrides it (-j1: one at a time). A sub-make shares the
-# top one's jobs.
+# Every build runs as many jobs as the machine has CPUs (getconf, which
+# Linux and macOS both have; nproc is GNU's alone); -jN on the command
+# line overrides it (-j1: one at a time). A sub-make shares the top one's
+# jobs.
 ifeq ($(MAKELEVEL),0)
-MAKEFLAGS += -j$(shell nproc)
+MAKEFLAGS += -j$(shell getconf _NPROCESSORS_ONLN 2> /dev/null || echo 1)
 endif
 
 CC ?= cc
