@@ -89,15 +89,22 @@ if ! why=$(ptrace_ok); then
 fi
 
 # --- a stripped binary and its debug link --------------------------------
+# Named through the debug file: no address of the binary left unnamed, and
+# path_a 75% of the two paths' samples (67 to 83). Of the two paths, not of
+# every sample: once in 14 runs of the suite path_a had 66% of them all,
+# the rest not shown; a failure now prints the heaviest stacks.
 "$RECORD" -q -o "$TMP/stripped.trace" -- "$FIX/stripped/split" 1 > /dev/null
 "$REPORT" folded "$TMP/stripped.trace" > "$TMP/stripped.folded"
 "$REPORT" info "$TMP/stripped.trace" > "$TMP/stripped.info"
-a=$(share "$TMP/stripped.folded" ';path_a;')
-if [ "$a" -ge 67 ] && [ "$a" -le 83 ] && grep -q 'symbols:  .*/\.debug/split\.debug (DWARF' "$TMP/stripped.info" \
+read -r na nb unnamed < <(awk '{ n = $NF } /;path_a;/ { a += n } /;path_b;/ { b += n } /;split\+0x/ { u += n }
+	END { print a + 0, b + 0, u + 0 }' "$TMP/stripped.folded")
+a=$((na + nb > 0 ? na * 100 / (na + nb) : -1))
+if [ "$a" -ge 67 ] && [ "$a" -le 83 ] && [ "$unnamed" -eq 0 ] \
+	&& grep -q 'symbols:  .*/\.debug/split\.debug (DWARF' "$TMP/stripped.info" \
 	&& grep -q 'stripped/split: it matches but has no debug information; a file with DWARF was found' "$TMP/stripped.info"; then
-	ok "elf-stripped-debuglink (path_a $a%)"
+	ok "elf-stripped-debuglink (path_a $a% of $((na + nb)) samples in the two paths)"
 else
-	fail "elf-stripped-debuglink" "path_a $a%: $(grep -A3 'stripped/split$' "$TMP/stripped.info")"
+	fail "elf-stripped-debuglink" "path_a $na, path_b $nb, $unnamed unnamed: $(awk '{ print $NF, substr($0, 1, 120) }' "$TMP/stripped.folded" | sort -rn | head -3 | tr '\n' '|') $(grep -A3 'stripped/split$' "$TMP/stripped.info" | tr '\n' '|')"
 fi
 
 # --- --lines, --no-inline, --addresses ----------------------------------
