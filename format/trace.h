@@ -23,7 +23,7 @@
 #include "common/errors.h"
 
 #define TRACE_FORMAT_MAJOR 1
-#define TRACE_FORMAT_MINOR 2
+#define TRACE_FORMAT_MINOR 3
 
 /* Caps that keep a hostile file from making the reader allocate or loop
  * without bound. */
@@ -63,6 +63,16 @@ enum trace_kernel {
 	TRACE_KERNEL_NOT_SAMPLED, /* the sampler cannot sample them */
 };
 
+/* The recorder's scheduling priority while it sampled (1.3): a busy
+ * target leaves a recorder at normal priority too little of the CPU to
+ * drain what the kernel samples. */
+enum trace_priority {
+	TRACE_PRIORITY_UNKNOWN,
+	TRACE_PRIORITY_NORMAL,    /* as asked (--realtime 0), or the platform's only */
+	TRACE_PRIORITY_REALTIME,  /* real-time, at rt_priority */
+	TRACE_PRIORITY_REFUSED,   /* real-time was refused: normal */
+};
+
 /* trace_session.kernel_paranoid when it was not read. */
 #define TRACE_PARANOID_UNKNOWN 0xff
 
@@ -80,6 +90,11 @@ enum trace_counter {
 	TRACE_COUNTER_STOP_MISALIGNED,  /* fp was misaligned */
 	TRACE_COUNTER_STOP_LOOP,        /* fp pointed at itself */
 	TRACE_COUNTER_STOP_DEPTH,       /* the --max-depth cap (stack truncated) */
+	TRACE_COUNTER_THROTTLED,        /* times the kernel held samples back (1.3) */
+	TRACE_COUNTER_CPU_NS,           /* the target's CPU time sampled, ns; 0 unknown (1.3) */
+	TRACE_COUNTER_MAX_SAMPLE_RATE,  /* kernel.perf_event_max_sample_rate at the end (1.3) */
+	TRACE_COUNTER_STACKS_READ,      /* wall mode: stacks read off the CPU (1.3) */
+	TRACE_COUNTER_STACKS_REUSED,    /* intervals given a thread's stack read before (1.3) */
 	TRACE_COUNTER__COUNT
 };
 
@@ -91,6 +106,7 @@ const char *trace_mode_name(int mode);
 const char *trace_state_name(int state);
 const char *trace_sampler_name(int sampler);   /* "tick", "perf" */
 const char *trace_kernel_name(int kernel);     /* "sampled", "refused", "not-sampled" */
+const char *trace_priority_name(int priority); /* "normal", "realtime", "refused" */
 const char *trace_ident_kind_name(int kind);
 const char *trace_counter_name(int counter);
 /* Returns why a chunk counts as damaged, as a phrase ("content checksum
@@ -120,6 +136,8 @@ struct trace_session {
 	uint8_t kernel_paranoid;     /* kernel.perf_event_paranoid at the start, 0 to
 	                              * 254, or TRACE_PARANOID_UNKNOWN (not read, or
 	                              * -1, which refuses nothing) */
+	uint8_t priority;            /* enum trace_priority */
+	uint8_t rt_priority;         /* the real-time priority asked, 0 if none */
 };
 
 struct trace_image {

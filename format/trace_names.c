@@ -57,6 +57,12 @@ const char *trace_kernel_name(int kernel)
 	return PICK(names, kernel);
 }
 
+const char *trace_priority_name(int priority)
+{
+	static const char *const names[] = { "unknown", "normal", "realtime", "refused" };
+	return PICK(names, priority);
+}
+
 const char *trace_ident_kind_name(int kind)
 {
 	static const char *const names[] = { "none", "gnu-build-id", "macho-uuid" };
@@ -68,6 +74,7 @@ const char *trace_counter_name(int counter)
 	static const char *const names[] = {
 		"samples-lost", "threads-vanished", "stop-end", "stop-unreadable",
 		"stop-not-up", "stop-misaligned", "stop-loop", "stop-depth",
+		"throttled", "cpu-ns", "max-sample-rate", "stacks-read", "stacks-reused",
 	};
 	return PICK(names, counter);
 }

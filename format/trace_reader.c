@@ -132,6 +132,13 @@ static int rec_session(struct loader *l, struct cursor *c)
 		if (!c->ok)
 			goto out;
 	}
+	/* 1.3's; before, the recorder's priority was not recorded. */
+	if (c->left) {
+		cursor_u8(c, &s.priority);
+		cursor_u8(c, &s.rt_priority);
+		if (!c->ok)
+			goto out;
+	}
 	l->t->session = s;
 	l->have_session = 1;
 	return 0;

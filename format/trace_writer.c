@@ -326,6 +326,8 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 	buf_addch(&w->rec, s->sampler);
 	buf_addch(&w->rec, s->kernel);
 	buf_addch(&w->rec, s->kernel_paranoid);
+	buf_addch(&w->rec, s->priority);
+	buf_addch(&w->rec, s->rt_priority);
 	if (w->rec.len > TRACE_MAX_CHUNK / 2) {
 		r = TRACE_E_TOOBIG; /* thousands of huge arguments */
 		goto out;

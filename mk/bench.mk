@@ -13,6 +13,7 @@ $(BUILD)/bench/%: bench/workloads/%.c bench/workloads/workload.h testdata/fixtur
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -D_GNU_SOURCE -I. -Wl,--build-id -o $@ $<
 
 $(BUILD)/bench/syscall: testdata/syscall.c
+$(BUILD)/bench/switch50: bench/workloads/server50.c
 
 FIXTURES += $(BENCH_WORKLOADS)
 

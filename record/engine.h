@@ -61,6 +61,12 @@ int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out)
  * negative error with the reason and its fix in *why (a static string). */
 int engine_source(const struct engine_choice *c, struct target *t, int launched, struct sampler_source **out,
 		  const char **why);
+/* Raises the recorder to real-time priority rt (0: leaves it at normal
+ * priority), for itself only: what it forks or launches runs at the
+ * priority it would have had. Returns the enum trace_priority it got. */
+int engine_priority(unsigned rt);
+/* The fix for a real-time priority refused, for a message. */
+const char *engine_priority_fix(void);
 /* The summary's word on kernel time: sampled, or why not and the fix. */
 const char *engine_kernel_note(const struct engine_choice *c);
 /* c's paranoid value as trace_session.kernel_paranoid has it. */

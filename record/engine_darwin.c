@@ -85,3 +85,18 @@ int engine_paranoid(const struct engine_choice *c)
 	(void)c;
 	return TRACE_PARANOID_UNKNOWN;
 }
+
+/* The Mach sampler runs at the recorder's normal priority: macOS's
+ * real-time class (thread_policy_set, THREAD_TIME_CONSTRAINT_POLICY)
+ * is for periodic work of a known length, which sampling a task of
+ * unknown size is not. */
+int engine_priority(unsigned rt)
+{
+	(void)rt;
+	return TRACE_PRIORITY_NORMAL;
+}
+
+const char *engine_priority_fix(void)
+{
+	return "macOS records at normal priority";
+}

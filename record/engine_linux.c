@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -203,6 +204,25 @@ int engine_source(const struct engine_choice *c, struct target *t, int launched,
 	if (r < 0)
 		*why = perf_refusal(r);
 	return r;
+}
+
+/* SCHED_FIFO, which the kernel lets a task take only with CAP_SYS_NICE or
+ * an RLIMIT_RTPRIO of at least rt; SCHED_RESET_ON_FORK gives a launched
+ * command the normal policy back. */
+int engine_priority(unsigned rt)
+{
+	struct sched_param sp = { .sched_priority = (int)rt };
+
+	if (!rt)
+		return TRACE_PRIORITY_NORMAL;
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0)
+		return TRACE_PRIORITY_REFUSED;
+	return TRACE_PRIORITY_REALTIME;
+}
+
+const char *engine_priority_fix(void)
+{
+	return "run as root or with CAP_SYS_NICE, or raise RLIMIT_RTPRIO (ulimit -r)";
 }
 
 const char *engine_kernel_note(const struct engine_choice *c)

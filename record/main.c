@@ -18,9 +18,10 @@
 
 static const char usage_text[] =
 	"usage: prof-record [-fqv] [-o file] [-F hz] [-d seconds] [-t tid] [--max-depth n]\n"
-	"                   [--mode wall|cpu] [--sampler perf|ptrace] -- command [arg ...]\n"
+	"                   [--mode wall|cpu] [--sampler perf|ptrace] [--realtime prio]\n"
+	"                   -- command [arg ...]\n"
 	"       prof-record [-fqv] [-o file] [-F hz] [-d seconds] [-t tid] [--max-depth n]\n"
-	"                   [--mode wall|cpu] [--sampler perf|ptrace] -p pid\n"
+	"                   [--mode wall|cpu] [--sampler perf|ptrace] [--realtime prio] -p pid\n"
 	"       prof-record -h | --help\n"
 	"       prof-record --version\n"
 	"\n"
@@ -41,6 +42,9 @@ static const char usage_text[] =
 	"                   Linux: perf (the kernel's perf_event, nothing stopped;\n"
 	"                   the default where allowed) or ptrace (stops each thread\n"
 	"                   at each tick; wall mode only)\n"
+	"  --realtime prio  the recorder's real-time priority, 1-99 (default 1,\n"
+	"                   where allowed), so that a busy target cannot starve\n"
+	"                   it; 0 for normal priority\n"
 	"  -h, --help       show this help\n"
 	"  --version        show the version and the trace format version\n";
 
@@ -54,7 +58,7 @@ static void DIAG_NORETURN usage_error(const char *fmt, const char *arg)
 	exit(2);
 }
 
-enum { OPT_MAX_DEPTH = 256, OPT_MODE, OPT_SAMPLER, OPT_VERSION };
+enum { OPT_MAX_DEPTH = 256, OPT_MODE, OPT_SAMPLER, OPT_REALTIME, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -62,11 +66,13 @@ int main(int argc, char **argv)
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "sampler", required_argument, NULL, OPT_SAMPLER },
+		{ "realtime", required_argument, NULL, OPT_REALTIME },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct session_options o = { .out_path = "prof.trace", .rate_hz = 997, .max_depth = 1024 };
+	struct session_options o = { .out_path = "prof.trace", .rate_hz = 997, .max_depth = 1024,
+				     .rt_priority = 1 };
 	uint32_t *tids = NULL;
 	size_t tids_cap = 0;
 	const char *bad;
@@ -121,6 +127,9 @@ int main(int argc, char **argv)
 				o.sampler = ENGINE_SAMPLER_PTRACE;
 			else
 				usage_error("option '--sampler': '%s' is not perf or ptrace", optarg);
+			break;
+		case OPT_REALTIME:
+			o.rt_priority = (unsigned)parse_uint_opt("--realtime", optarg, 0, 99);
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

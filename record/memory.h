@@ -11,9 +11,24 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Reads len bytes of target memory at addr into buf: 0, or negative if
  * any byte is unreadable. */
 typedef int (*memory_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/*
+ * Linux (memory_linux.c): process_vm_readv(2), which needs the rights
+ * ptrace(2) would (PTRACE_MODE_ATTACH: kernel.yama.ptrace_scope, or
+ * CAP_SYS_PTRACE), but stops nothing.
+ */
+
+/* Reads up to len bytes of process (or thread) pid's memory from addr on
+ * into buf, page by page, so that a read running off the end of a mapping
+ * (the top of a stack) still returns the pages before it. Returns the
+ * bytes read, or a negative errno when not even the first byte was. */
+long memory_read_upto(pid_t pid, uint64_t addr, void *buf, size_t len);
+/* A memory_read_fn on the process whose pid ctx points to (a pid_t). */
+int memory_read_pid(void *ctx, uint64_t addr, void *buf, size_t len);
 
 #endif

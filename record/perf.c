@@ -208,7 +208,12 @@ static int parse_record(const uint8_t *p, size_t n, int arch, int chained, struc
 			return PERF_E_CORRUPT;
 		break;
 	case PERF_REC_SWITCH:
-		/* Nothing but the sample_id trailer. */
+	case PERF_REC_SWITCH_CPU_WIDE:
+	case PERF_REC_THROTTLE:
+		/* The sample_id trailer, after nothing (SWITCH), the task
+		 * switched to or from (SWITCH_CPU_WIDE), or the time, id and
+		 * stream id (THROTTLE); the trailer's task is the one
+		 * switched out or in. */
 		if (trailer(body, blen, rec) < 0)
 			return PERF_E_CORRUPT;
 		rec->pid = get_le32(body + blen - 16);

@@ -6,8 +6,9 @@
  * in the ring buffers: samples (tid, time, the kernel's user callchain, the
  * user registers the unwinder starts from and a copy of the stack from
  * sp), lost-record notices, executable mappings (MMAP2), renames and execs
- * (COMM), thread starts (FORK) and ends (EXIT), and context switches
- * (SWITCH). It never touches the OS, so the unit tests feed it synthetic
+ * (COMM), thread starts (FORK) and ends (EXIT), context switches
+ * (SWITCH, and SWITCH_CPU_WIDE from a CPU's event) and throttling
+ * (THROTTLE). It never touches the OS, so the unit tests feed it synthetic
  * buffers. The numbers are the kernel's ABI
  * (include/uapi/linux/perf_event.h), restated here so that the parser
  * builds on any system.
@@ -36,6 +37,7 @@ enum perf_type {
 	PERF_REC_SAMPLE = 9,
 	PERF_REC_MMAP2 = 10,
 	PERF_REC_SWITCH = 14,
+	PERF_REC_SWITCH_CPU_WIDE = 15,
 };
 
 /* The sample_type that the parser expects, and with perf_regs_mask()
@@ -66,7 +68,8 @@ enum perf_type {
 struct perf_record {
 	uint32_t type;          /* enum perf_type, or anything else (skip it) */
 	uint16_t misc;
-	uint32_t pid, tid;      /* SAMPLE, COMM, FORK, EXIT, MMAP2, SWITCH */
+	uint32_t pid, tid;      /* SAMPLE, COMM, FORK, EXIT, MMAP2, SWITCH*;
+	                         * (THROTTLE: of the event's task, if any) */
 	uint64_t time;          /* 0 if the record carries none */
 	/* SAMPLE: the user callchain with the context markers removed, leaf
 	 * first (ips[0] is the sampled pc). */

@@ -3,13 +3,18 @@
  * perf_event_open(2).
  *
  * Each online CPU gets one software cpu-clock event on the target in
- * frequency mode at -F Hz, with inherit, so the kernel follows every
- * thread the process creates, and one ring buffer (perf_mmap refuses an
- * inherited event of cpu -1). A launched command's events are opened
- * before it is let go, disabled until its exec (enable_on_exec); with -p,
- * each thread there at the start has its own events on every CPU, whose
- * records go to that CPU's ring (PERF_EVENT_IOC_SET_OUTPUT), and what
- * they create inherits them. Nothing is ptraced.
+ * frequency mode at -F Hz, and one ring buffer. A launched command's
+ * events are opened with inherit before it is let go, disabled until its
+ * exec (enable_on_exec), so the kernel follows every thread it creates
+ * (perf_mmap refuses an inherited event of cpu -1, hence one per CPU).
+ * With -p, where the kernel lets us sample the whole CPU (perf_event
+ * paranoid 0 or less, CAP_PERFMON, root), the events are the CPU's and
+ * the records of other processes are dropped: a handful of events
+ * however many threads the process has, every thread sampled from the
+ * first tick. Otherwise each thread there at the start has its own events
+ * on every CPU, whose records go to that CPU's ring
+ * (PERF_EVENT_IOC_SET_OUTPUT), opened a batch per round while the others
+ * are sampled, and what they create inherits them. Nothing is ptraced.
  *
  * A sample carries the tid, a CLOCK_MONOTONIC time, the kernel's
  * user-space frame-pointer callchain, the registers of perf_regs_mask(),
@@ -26,41 +31,48 @@
  * The events also ask for FORK, EXIT, COMM and MMAP2 records: FORK starts
  * a thread, EXIT ends one, COMM records renames and execs, MMAP2 of
  * executable code brings the image table up to date (images_linux.c reads
- * the build-id). PERF_RECORD_LOST adds to the samples-lost counter.
- * Records of other processes (children inherit the events too) are
- * dropped.
+ * the build-id). PERF_RECORD_LOST adds to the samples-lost counter, and
+ * PERF_RECORD_THROTTLE, the kernel holding back samples that cost it too
+ * much, to the throttle counter. Records of other processes are dropped;
+ * a sample of the process from a thread not known yet starts it.
  *
  * In wall mode each CPU also has a context-switch event (sample_period 1)
- * with a ring of its own: its samples are the user registers and a larger
- * copy of the user stack at each switch out (SWITCH_WINDOW bytes, without
- * the kernel's callchain, which cost the target more than the copy; a
- * walk that leaves the copy is a truncated stack), and its SWITCH records
- * say when a thread left the CPU (preempted or blocked) and when it came
- * back. offcpu.c turns each such interval into sleeping or preempted
- * samples at the ticks of the grid, written in time order with the on-CPU
- * samples. The samples are taken in the
- * kernel, so wall mode needs kernel sampling rights (engine_linux.c falls
- * back to the ptrace sampler without them). With -p, the threads already
- * blocked are read once at the start through a traced target
- * (snapshot()), the one ptrace of a perf_event recording.
+ * with a ring of its own: its SWITCH records say when a thread left the
+ * CPU (preempted or blocked) and when it came back, and its samples give
+ * the user registers at each switch out. offcpu.c turns each such
+ * interval into sleeping or preempted samples at the ticks of the grid,
+ * with the stack read from the registers at the first tick the thread is
+ * still out (process_vm_readv(2), read_stack()): a server switches tens
+ * of thousands of times a second, mostly for less than a tick, and a copy
+ * of the stack at each switch cost the target more than perf's own
+ * context-switch samples and filled the rings faster than they drained.
+ * So in wall mode the loop wakes just after each tick (at most every
+ * READ_NS), reads the stacks due, then drains. Where the process's memory
+ * cannot be read (kernel.yama.ptrace_scope), each switch out's sample
+ * copies SWITCH_WINDOW bytes of stack instead, walked as a tick needs it
+ * within the round. The samples are taken in the kernel, so wall mode
+ * needs kernel sampling rights (engine_linux.c falls back to the ptrace
+ * sampler without them). With -p, the threads already blocked are read
+ * once at the start through a traced target (snapshot()), the one ptrace
+ * of a perf_event recording.
  *
  * Between drains the loop (sampler.c) sleeps in ppoll() for
- * drain_period(), or until SIGCHLD says a launched command ended; each
+ * perf_next_due(), or until SIGCHLD says a launched command ended; each
  * drain reads every ring, sorts the round's records by time (the rings
  * are per CPU, and a thread's fork, samples and exit may be in several)
  * and then handles them in that order up to the time the drain began:
  * what was written while it read the rings waits for the next round
- * (next_round()), as does a switch-out stack whose SWITCH record had not
- * been written yet. A sample's stack is walked then, not as its ring is
- * read, so that the images its round maps before it (libc's, in a
+ * (next_round()), as does a switch-out sample whose SWITCH record had
+ * not been written yet. A sample's stack is walked then, not as its ring
+ * is read, so that the images its round maps before it (libc's, in a
  * command's first drain) are in the table and their CFI walks it.
  */
 #include "sampler_perf.h"
+#include "memory.h"
 #include "offcpu.h"
 #include "perf.h"
 #include "unwind.h"
 #include "common/diag.h"
-#include "common/hmap.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -71,6 +83,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,29 +106,37 @@
 #define PERF_ARCH UNWIND_ARCH_X86_64
 #endif
 /*
- * Bytes of stack copied per switch-out sample, which has no callchain:
- * the kernel's walk of the frame pointers cost the target about 0.7 us
- * of each switch (two threads waking each other through a futex, 100000
- * times on one CPU: 9.4 us of CPU per round trip with the callchain and a
- * 2 KiB copy, 7.8-8.5 us without it, with a 2 or 8 KiB copy alike; 6.0 us
- * in cpu mode), while a copy of 8 KiB costs no more than one of 2 KiB and
- * holds what the callchain gave: 256 frames of 32 bytes, such as
- * deep200's recursion, or printf's frames, which pass 2 KiB.
+ * Bytes of stack read at once for a thread off the CPU, and copied per
+ * switch-out sample where the stack cannot be read later: 256 frames of
+ * 32 bytes, such as deep200's recursion, or printf's frames, which pass
+ * 2 KiB. A read walks on past it, a page at a time; a copy cannot.
  */
 #define SWITCH_WINDOW 8192
 #define RING_PAGES 32           /* data pages per CPU; halved when refused */
-/* A context switch's ring: at most one sample with a stack copy per
- * switch, which a server may make thousands of times a second per CPU;
- * 16 times a cpu-clock ring holds as many of them (each about 8.3 KiB,
- * 10 ms of server50's switches on one CPU filling about a quarter). */
-#define SWITCH_RING_FACTOR 16
+/* A context switch's ring, as a multiple of a cpu-clock ring: about 120
+ * bytes a switch with the registers only (a server's 30,000 switches a
+ * second on one CPU fill a quarter of it in 70 ms), 8.3 KiB with the
+ * stack copy (16 times: 10 ms of server50's switches then fill about a
+ * quarter). */
+#define SWITCH_RING_FACTOR_READ 4
+#define SWITCH_RING_FACTOR_COPY 16
 #define DRAIN_NS (10 * 1000000ull)  /* the longest sleep between drains */
+/* Wall mode, stacks read: the loop wakes this long after a tick of the
+ * grid, and at most once per READ_NS (a grid of 9973 Hz is read every
+ * tenth tick; a shorter interval that covers a tick is not read, and
+ * takes the thread's last stack if it held twice). */
+#define READ_LAG_NS 2000ull
+#define READ_NS 1000000ull
+/* -p, a thread at a time: the threads whose events are opened in one
+ * round before the rings are drained again. */
+#define OPEN_BATCH 64
 
 /* The events of a CPU: its cpu-clock samples and side-band records, and
  * in wall mode its context switches (their samples and SWITCH records). */
 enum ring_kind { RING_CLOCK, RING_SWITCH, RING__COUNT };
 
-/* A pending SAMPLE from a RING_SWITCH ring: the stack at a switch out. */
+/* A pending SAMPLE from a RING_SWITCH ring: the registers (and stack
+ * copy) at a switch out. */
 #define PEND_SWITCH_STACK 0x10000u
 
 struct ring {
@@ -143,11 +164,18 @@ struct pending {
 	uint64_t value;         /* LOST: count; MMAP2: prot */
 };
 
-/* A thread off the CPU since a switch out of this round whose stack
- * sample (pend[idx]) is walked only if one of its ticks needs it. */
+/* Copy mode: a thread off the CPU since a switch out of this round whose
+ * stack sample (pend[idx]) is walked only if one of its ticks needs it. */
 struct lazy {
 	uint32_t tid;
 	size_t idx;
+};
+
+/* The rest of a stack read beyond SWITCH_WINDOW, a page at a time. */
+struct remote {
+	pid_t tid;
+	uint64_t base;          /* the page held, or 1 if none */
+	uint8_t page[4096];
 };
 
 struct perf_src {
@@ -155,17 +183,26 @@ struct perf_src {
 	struct target *t;
 	struct sampler_perf_options o;
 	uint32_t pid;
+	int cpu_wide;           /* -p with the CPUs' events, filtered to pid */
+	int read_stacks;        /* wall mode: stacks read, not copied */
 	struct ring *rings;     /* RING__COUNT per CPU, kind-major */
+	int *cpus;
 	size_t ncpus;
 	struct offcpu *off;     /* wall mode: the threads off the CPU */
-	struct hmap off_stop;   /* (tid, 0) -> why its switch-out walk stopped + 1;
-				 * live threads only */
-	struct lazy *lazy;      /* the round's switch outs not walked yet */
+	struct lazy *lazy;      /* copy mode: the round's switch outs not walked yet */
 	size_t nlazy, lazy_cap;
 	struct sampler *s;      /* the loop, while a round is handled */
-	uint64_t period, origin, next_tick;
+	uint64_t period, origin, next_tick, read_step;
 	int *fds;               /* every event, rings' included */
 	size_t nfds, fds_cap;
+	int *clock_fds;         /* the cpu-clock events, whose counts are CPU time */
+	size_t nclock, clock_cap;
+	struct target *peek;    /* -p, wall mode: threads off the CPU at the start */
+	uint32_t *peek_tids;    /* those still to stop, 0 for one that cannot */
+	size_t npeek;
+	uint64_t peek_asked;    /* when they were asked to stop */
+	uint32_t *to_open;      /* -p, a thread at a time: threads still to open */
+	size_t nto_open, open_next;
 	struct pending *pend;
 	size_t npend, pend_cap;
 	uint8_t *raw;           /* the round's samples that wrapped a ring's end,
@@ -179,6 +216,10 @@ struct perf_src {
 	size_t spare_names_cap;
 	uint64_t *chain;
 	size_t chain_cap;
+	uint8_t window[SWITCH_WINDOW];
+	struct remote remote;
+	uint64_t lost_ticks;    /* offcpu's ticks lost, as counted so far */
+	uint64_t cpu_ns_start;  /* cpu_wide: the process's CPU time at the start */
 	size_t kernel_max_stack;
 	size_t ring_pages;
 	struct sigaction old_sa;
@@ -223,17 +264,18 @@ static void attr_init(struct perf_event_attr *a, const struct sampler_perf_optio
 	a->clockid = CLOCK_MONOTONIC;
 }
 
-/* Wall mode's context-switch event: a sample with the user stack at each
- * switch out (it is taken in the kernel, so kernel sampling rights are
- * needed), and SWITCH records, out (preempted or not) and in. */
-static void switch_attr_init(struct perf_event_attr *a, const struct sampler_perf_options *o)
+/* Wall mode's context-switch event: a sample with the user registers
+ * (and, where the stack cannot be read later, copy_len bytes of it) at
+ * each switch out (it is taken in the kernel, so kernel sampling rights
+ * are needed), and SWITCH records, out (preempted or not) and in. */
+static void switch_attr_init(struct perf_event_attr *a, const struct sampler_perf_options *o, size_t copy_len)
 {
 	attr_init(a, o);
 	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 	a->freq = 0;
 	a->sample_period = 1;
 	a->sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
-	a->sample_stack_user = SWITCH_WINDOW;
+	a->sample_stack_user = (uint32_t)copy_len;
 	a->exclude_kernel = 0;
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 0;
 	a->context_switch = 1;
@@ -312,10 +354,11 @@ static size_t online_cpus(int **cpus)
 static int map_ring(struct perf_src *p, int fd, int kind, struct ring *rg)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t factor = kind != RING_SWITCH ? 1 : p->read_stacks ? SWITCH_RING_FACTOR_READ : SWITCH_RING_FACTOR_COPY;
 
 	for (;;) {
 		rg->fd = fd;
-		rg->data_size = p->ring_pages * page * (kind == RING_SWITCH ? SWITCH_RING_FACTOR : 1);
+		rg->data_size = p->ring_pages * page * factor;
 		rg->map_len = rg->data_size + page;
 		rg->base = mmap(NULL, rg->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (rg->base != MAP_FAILED)
@@ -327,24 +370,31 @@ static int map_ring(struct perf_src *p, int fd, int kind, struct ring *rg)
 	}
 }
 
-/* Opens the events of thread tid (or, launched, of the process) on each
- * CPU; the first ones opened on a CPU own its ring, the later ones write
- * to it. A thread gone meanwhile (-ESRCH) is not an error. */
-static int open_thread(struct perf_src *p, uint32_t tid, const int *cpus)
+/* Opens the events of thread tid on each CPU (tid -1: the CPUs' own
+ * events; launched: the process's); the first ones opened on a CPU own
+ * its ring, the later ones write to it. A thread gone meanwhile (-ESRCH)
+ * is not an error. */
+static int open_thread(struct perf_src *p, pid_t tid)
 {
 	struct perf_event_attr a[RING__COUNT];
 
 	attr_init(&a[RING_CLOCK], &p->o);
-	switch_attr_init(&a[RING_SWITCH], &p->o);
+	switch_attr_init(&a[RING_SWITCH], &p->o, p->read_stacks ? 0 : SWITCH_WINDOW);
+	if (tid == -1)
+		a[RING_CLOCK].inherit = a[RING_SWITCH].inherit = 0;
 	for (int kind = 0; kind < (p->o.wall ? RING__COUNT : 1); kind++) {
 		for (size_t i = 0; i < p->ncpus; i++) {
 			struct ring *rg = &p->rings[(size_t)kind * p->ncpus + i];
-			int fd = event_open(&a[kind], (pid_t)tid, cpus[i]), r;
+			int fd = event_open(&a[kind], tid, p->cpus[i]), r;
 
 			if (fd < 0)
 				return fd;
 			p->fds = xgrow(p->fds, &p->fds_cap, p->nfds + 1, sizeof(*p->fds));
 			p->fds[p->nfds++] = fd;
+			if (kind == RING_CLOCK) {
+				p->clock_fds = xgrow(p->clock_fds, &p->clock_cap, p->nclock + 1, sizeof(*p->clock_fds));
+				p->clock_fds[p->nclock++] = fd;
+			}
 			if (rg->base)
 				r = ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rg->fd) < 0 ? -errno : 0;
 			else
@@ -356,6 +406,21 @@ static int open_thread(struct perf_src *p, uint32_t tid, const int *cpus)
 	return 0;
 }
 
+/* -p, a thread at a time: opens the events of up to max threads still
+ * to open; a thread gone meanwhile is skipped. Returns 0, or the first
+ * error of a thread still there. */
+static int open_more(struct perf_src *p, size_t max)
+{
+	int r = 0;
+
+	for (size_t k = 0; k < max && p->open_next < p->nto_open && r == 0; k++) {
+		r = open_thread(p, (pid_t)p->to_open[p->open_next++]);
+		if (r == -ESRCH)
+			r = 0;
+	}
+	return r;
+}
+
 static void close_all(struct perf_src *p)
 {
 	for (size_t i = 0; i < RING__COUNT * p->ncpus; i++)
@@ -364,6 +429,7 @@ static void close_all(struct perf_src *p)
 	for (size_t i = 0; i < p->nfds; i++)
 		close(p->fds[i]);
 	p->nfds = 0;
+	p->nclock = 0;
 }
 
 /* A read this far above a full stack copy is the stack going on (no
@@ -444,6 +510,47 @@ out:
 	return frames;
 }
 
+/* A read of the walk past the window: a page at a time, the last one
+ * kept (a deep stack is walked upward, page after page). */
+static int read_remote(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct remote *rm = ctx;
+	uint64_t base = addr & ~(uint64_t)(sizeof(rm->page) - 1);
+
+	if (addr - base + len > sizeof(rm->page))
+		return memory_read_pid(&rm->tid, addr, buf, len);
+	if (rm->base != base) {
+		rm->base = 1;
+		if (memory_read_pid(&rm->tid, base, rm->page, sizeof(rm->page)) < 0)
+			return -1;
+		rm->base = base;
+	}
+	memcpy(buf, rm->page + (addr - base), len);
+	return 0;
+}
+
+/* offcpu's read: thread tid's stack now, from its switch-out registers,
+ * SWITCH_WINDOW bytes from sp at once and the rest as the walk needs it. */
+static int read_stack(void *ctx, uint32_t tid, const struct unwind_regs *regs, const uint64_t **addrs,
+		      size_t *n, int *stop, uint64_t *end)
+{
+	struct perf_src *p = ctx;
+	long got = memory_read_upto((pid_t)tid, regs->sp, p->window, sizeof(p->window));
+	struct sampler_regs r = { .arch = PERF_ARCH, .regs = *regs, .window_addr = regs->sp, .window = p->window,
+				  .read = read_remote, .read_ctx = &p->remote };
+
+	if (got < 0) {
+		*end = sampler_now();
+		return (int)got;
+	}
+	r.window_len = (size_t)got;
+	p->remote.tid = (pid_t)tid;
+	p->remote.base = 1;
+	*addrs = sampler_walk(p->s, &r, n, stop);
+	*end = sampler_now();
+	return 0;
+}
+
 /* A round's record, its bytes copied out of the ring as needed. */
 static struct pending *queue(struct perf_src *p, const struct perf_record *rec)
 {
@@ -468,6 +575,13 @@ static int parse(int kind, const uint8_t *bytes, size_t len, struct perf_record 
 	if (kind == RING_SWITCH)
 		return perf_parse_record_unchained(bytes, len, PERF_ARCH, rec);
 	return perf_parse_record(bytes, len, PERF_ARCH, rec);
+}
+
+/* q's sample, parsed again from its bytes (it parsed when it was queued). */
+static void parse_pending(const struct perf_src *p, const struct pending *q, struct perf_record *rec)
+{
+	(void)parse(q->type == PEND_SWITCH_STACK ? RING_SWITCH : RING_CLOCK, q->bytes ? q->bytes : p->raw + q->off,
+		    q->len, rec);
 }
 
 /* Record rec, whose len bytes are at bytes (in its ring, or at raw_off
@@ -496,11 +610,18 @@ static void queue_record(struct perf_src *p, int kind, const struct perf_record 
 			q->flags |= TRACE_SAMPLE_KERNEL;
 		return;
 	case PERF_REC_SWITCH:
-		if (rec->pid == p->pid)
-			queue(p, rec);
+	case PERF_REC_SWITCH_CPU_WIDE:
+		if (rec->pid == p->pid) {
+			q = queue(p, rec);
+			q->type = PERF_REC_SWITCH;
+		}
 		return;
 	case PERF_REC_LOST:
 		queue(p, rec)->value = rec->lost;
+		return;
+	case PERF_REC_THROTTLE:
+		/* The CPU's event in cpu-wide mode, the process's otherwise. */
+		queue(p, rec);
 		return;
 	case PERF_REC_MMAP2:
 		if (rec->pid == p->pid && (rec->prot & PROT_EXEC))
@@ -536,9 +657,7 @@ static const uint64_t *walk(struct perf_src *p, struct sampler *s, const struct 
 {
 	struct perf_record rec;
 
-	/* It parsed when it was queued, from the same bytes. */
-	(void)parse(q->type == PEND_SWITCH_STACK ? RING_SWITCH : RING_CLOCK, q->bytes ? q->bytes : p->raw + q->off,
-		    q->len, &rec);
+	parse_pending(p, q, &rec);
 	return build_stack(p, s, &rec, n, stop);
 }
 
@@ -550,23 +669,23 @@ static int cmp_pending(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* A tick off the CPU, counted for why its switch-out walk stopped, as
- * every sample is. */
-static int emit(void *ctx, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
-		const uint64_t *addrs, size_t n)
+/* A tick off the CPU, counted for why its stack's walk stopped, as every
+ * sample is. */
+static int emit(void *ctx, uint64_t time, uint32_t tid, uint8_t state, const uint64_t *addrs, size_t n, int stop)
 {
 	struct perf_src *p = ctx;
-	uint64_t *stop = hmap_get(&p->off_stop, tid, 0);
 
-	return sampler_sample(p->s, time, tid, state, flags, addrs, n,
-			      stop && *stop ? (int)(*stop - 1) : UNWIND_STOP_END);
+	return sampler_sample(p->s, time, tid, state, 0, addrs, n, stop);
 }
 
-static void went_out(struct perf_src *p, uint32_t tid, uint64_t time, int preempted, const uint64_t *frames,
-		     size_t n, int stop)
+/* The ticks offcpu lost since the last look, to the loop's counter. */
+static void count_lost_ticks(struct perf_src *p)
 {
-	*hmap_put(&p->off_stop, tid, 0, 0, NULL) = (uint64_t)stop + 1;
-	offcpu_out(p->off, tid, time, preempted, frames, n, stop == UNWIND_STOP_DEPTH ? TRACE_SAMPLE_TRUNCATED : 0);
+	struct offcpu_stats st;
+
+	offcpu_stats(p->off, &st);
+	sampler_lost(p->s, st.ticks_lost - p->lost_ticks);
+	p->lost_ticks = st.ticks_lost;
 }
 
 /* The index of tid's lazy entry, or nlazy. */
@@ -588,8 +707,7 @@ static void walk_lazy(struct perf_src *p, struct sampler *s, size_t k)
 	int stop;
 
 	frames = walk(p, s, &p->pend[p->lazy[k].idx], &n, &stop);
-	*hmap_put(&p->off_stop, p->lazy[k].tid, 0, 0, NULL) = (uint64_t)stop + 1;
-	offcpu_stack(p->off, p->lazy[k].tid, frames, n, stop == UNWIND_STOP_DEPTH ? TRACE_SAMPLE_TRUNCATED : 0);
+	offcpu_stack(p->off, p->lazy[k].tid, frames, n, stop);
 	p->lazy[k] = p->lazy[--p->nlazy];
 }
 
@@ -606,22 +724,115 @@ static void walk_due(struct perf_src *p, struct sampler *s, uint64_t until)
  * passed the next tick of the grid. */
 static int advance(struct perf_src *p, struct sampler *s, uint64_t now)
 {
+	int r;
+
 	if (!p->off || now <= p->next_tick)
 		return 0;
 	p->next_tick = p->origin + (now - p->origin + p->period - 1) / p->period * p->period;
 	walk_due(p, s, now);
 	p->s = s;
-	return offcpu_advance(p->off, now, emit, p);
+	r = offcpu_advance(p->off, now, emit, p);
+	count_lost_ticks(p);
+	return r;
 }
 
-/* A switch out of q's thread, with the stack its switch sample took just
- * before in the same ring (so earlier in the sorted round, or carried from
- * the round before). Without one (lost), the interval is not known. The
- * stack is walked only once a tick of the interval needs it: most
- * switches of a busy server are back on the CPU before the next tick. */
+/*
+ * -p in wall mode: the threads off the CPU at the start would be seen only
+ * once they next ran, so each is off the CPU from the start with its
+ * stack to be had through a target that traces just them (the only
+ * ptrace of a perf_event recording): each is asked to stop at once, and
+ * a blocked thread stops at once, a thread waiting for a CPU once it gets
+ * one, before it runs any code of its own; so the stack it stops with is
+ * the one it had since the start, if it did not run before it was asked
+ * (offcpu_read_done() with that time). Each round takes the threads that
+ * have stopped, reads them and lets them go, so none is held longer than
+ * a round; a thread coming back on the CPU is looked at first. A thread
+ * on a CPU at the start stops too, and its next switch out replaces the
+ * interval. A process that cannot be traced is not an error: its threads
+ * off the CPU at the start are lost until they run (engine_attach() warns
+ * of one traced already).
+ */
+static void snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
+{
+	const uint32_t *live;
+	size_t n = target_threads(p->t, &live);
+
+	p->peek_tids = xmalloc((n + 1) * sizeof(*p->peek_tids));
+	for (size_t i = 0; i < n; i++) {
+		if (!sampler_thread_known(s, live[i]))
+			continue;
+		offcpu_out_regs(p->off, live[i], now,
+				target_thread_state(p->t, live[i]) == TRACE_STATE_RUNNING, NULL);
+		p->peek_tids[p->npeek++] = live[i];
+	}
+	if (!p->npeek || target_attach_threads((pid_t)p->pid, p->peek_tids, p->npeek, &p->peek) < 0) {
+		p->npeek = 0;
+		return;
+	}
+	p->peek_asked = sampler_now();
+	for (size_t i = 0; i < p->npeek; i++)
+		if (target_interrupt_thread(p->peek, p->peek_tids[i]) < 0)
+			p->peek_tids[i] = 0;
+}
+
+/* Takes thread tid's stop, if it has stopped: its stack to offcpu, the
+ * thread let go. Returns 1 while it is still to stop. */
+static int peek_take(struct perf_src *p, struct sampler *s, uint32_t tid)
+{
+	struct target_stop ts;
+	struct sampler_regs rg;
+	const uint64_t *frames;
+	size_t nf;
+	int stop, r = target_stopped_thread(p->peek, tid, &ts);
+
+	if (r == -EAGAIN)
+		return 1;
+	if (r == 0) {
+		memset(&rg, 0, sizeof(rg));
+		rg.arch = ts.arch;
+		rg.regs = ts.regs;
+		rg.window_addr = ts.window_addr;
+		rg.window = ts.window;
+		rg.window_len = ts.window_len;
+		rg.read = target_read;
+		rg.read_ctx = p->peek;
+		frames = sampler_walk(s, &rg, &nf, &stop);
+		offcpu_read_done(p->off, tid, frames, nf, stop, p->peek_asked);
+		target_release_thread(p->peek, tid);
+	}
+	return 0;
+}
+
+/* The threads stopped since the last round (or just tid, if not 0)
+ * taken; once none is left, the traced target is let go. */
+static void peek_round(struct perf_src *p, struct sampler *s, uint32_t tid)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->npeek; i++) {
+		uint32_t t = p->peek_tids[i];
+		if (t && (tid && t != tid ? 1 : peek_take(p, s, t)))
+			p->peek_tids[k++] = t;
+	}
+	p->npeek = k;
+	if (!k && p->peek) {
+		target_detach(p->peek);
+		target_free(p->peek);
+		p->peek = NULL;
+	}
+}
+
+/* A switch out of q's thread, with the registers (and in copy mode the
+ * stack) its switch sample took just before in the same ring (so earlier
+ * in the sorted round, or carried from the round before). Without one
+ * (lost), the interval is not known. The stack is read, or walked, only
+ * once a tick of the interval needs it: most switches of a busy server
+ * are back on the CPU before the next tick. */
 static void switch_out(struct perf_src *p, size_t i)
 {
 	const struct pending *q = &p->pend[i];
+	int preempted = (q->misc & PERF_MISC_SWITCH_OUT_PREEMPT) != 0;
+	struct perf_record rec;
 	size_t k;
 
 	for (size_t j = i; j-- > 0;) {
@@ -630,7 +841,13 @@ static void switch_out(struct perf_src *p, size_t i)
 			continue;
 		if (x->type != PEND_SWITCH_STACK)
 			return;
-		offcpu_out(p->off, q->tid, q->time, (q->misc & PERF_MISC_SWITCH_OUT_PREEMPT) != 0, NULL, 0, 0);
+		if (p->read_stacks) {
+			parse_pending(p, x, &rec);
+			if (rec.has_regs)
+				offcpu_out_regs(p->off, q->tid, q->time, preempted, &rec.regs);
+			return;
+		}
+		offcpu_out(p->off, q->tid, q->time, preempted, NULL, 0, UNWIND_STOP_END);
 		k = lazy_find(p, q->tid);
 		if (k == p->nlazy)
 			p->lazy = xgrow(p->lazy, &p->lazy_cap, ++p->nlazy, sizeof(*p->lazy));
@@ -640,11 +857,15 @@ static void switch_out(struct perf_src *p, size_t i)
 	}
 }
 
-/* q's thread is back on the CPU: its switch-out stack is walked if a tick
- * of the interval needs it. */
+/* q's thread is back on the CPU: in copy mode its switch-out stack is
+ * walked if a tick of the interval needs it. */
 static int switch_in(struct perf_src *p, struct sampler *s, const struct pending *q)
 {
 	size_t k = lazy_find(p, q->tid);
+	int r;
+
+	if (p->npeek)
+		peek_round(p, s, q->tid);
 
 	if (k < p->nlazy) {
 		if (offcpu_due(p->off, q->tid, q->time))
@@ -653,7 +874,9 @@ static int switch_in(struct perf_src *p, struct sampler *s, const struct pending
 			p->lazy[k] = p->lazy[--p->nlazy];
 	}
 	p->s = s;
-	return offcpu_in(p->off, q->tid, q->time, emit, p);
+	r = offcpu_in(p->off, q->tid, q->time, emit, p);
+	count_lost_ticks(p);
+	return r;
 }
 
 /* What record i of the round means to the loop, in time order. */
@@ -668,12 +891,17 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		return r;
 	switch (q->type) {
 	case PERF_REC_SAMPLE:
-		if (!sampler_thread_known(s, q->tid))
-			return 0;
+		/* Started between the threads' listing and the events. */
+		if (!sampler_thread_known(s, q->tid) &&
+		    ((r = sampler_thread_start(s, q->tid, q->time)) < 0 || !sampler_thread_known(s, q->tid)))
+			return r;
 		frames = walk(p, s, q, &n, &stop);
 		return sampler_sample(s, q->time, q->tid, TRACE_STATE_RUNNING, q->flags, frames, n, stop);
 	case PERF_REC_LOST:
 		sampler_lost(s, q->value);
+		return 0;
+	case PERF_REC_THROTTLE:
+		sampler_counters(s)[TRACE_COUNTER_THROTTLED]++;
 		return 0;
 	case PERF_REC_MMAP2:
 		return sampler_images_changed(s, q->time);
@@ -689,7 +917,6 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 	case PERF_REC_EXIT:
 		if (p->off) {
 			offcpu_forget(p->off, q->tid);
-			hmap_del(&p->off_stop, q->tid, 0);
 			if ((k = lazy_find(p, q->tid)) < p->nlazy)
 				p->lazy[k] = p->lazy[--p->nlazy];
 		}
@@ -713,11 +940,11 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
  *   an earlier record of another ring may only come in the next drain (a
  *   thread's fork in a ring read before its first switch in one read
  *   after);
- * - a switch-out stack that was the last record its ring held: its SWITCH
- *   record is still to come (the kernel writes the two one after the
- *   other, with nothing between them in that ring, and the drain read the
- *   ring in between). It is carried once; a stack whose SWITCH record
- *   never comes (lost) is dropped at the end of the next round.
+ * - a switch-out sample that was the last record its ring held: its
+ *   SWITCH record is still to come (the kernel writes the two one after
+ *   the other, with nothing between them in that ring, and the drain read
+ *   the ring in between). It is carried once; a sample whose SWITCH
+ *   record never comes (lost) is dropped at the end of the next round.
  * The bytes (from the ring or raw) and names carried move to the spare
  * buffers, which become the round's.
  */
@@ -767,7 +994,8 @@ static void next_round(struct perf_src *p, size_t from)
 
 /* The round's records from before drained (all of them if last) in time
  * order; then, in wall mode, the ticks before drained (every switch in
- * before it has been read) of the threads still off the CPU. */
+ * before it has been read) of the threads still off the CPU, and at the
+ * end every tick of the threads still off the CPU. */
 static int handle_pending(struct perf_src *p, struct sampler *s, uint64_t drained, int last)
 {
 	size_t i = 0;
@@ -777,9 +1005,17 @@ static int handle_pending(struct perf_src *p, struct sampler *s, uint64_t draine
 		qsort(p->pend, p->npend, sizeof(*p->pend), cmp_pending);
 	for (; i < p->npend && (last || p->pend[i].time < drained) && r == 0; i++)
 		r = handle(p, s, i);
-	walk_due(p, s, UINT64_MAX);
+	if (p->off)
+		walk_due(p, s, UINT64_MAX);
 	next_round(p, i);
-	return r ? r : advance(p, s, drained);
+	if (r == 0)
+		r = advance(p, s, drained);
+	if (r == 0 && last && p->off) {
+		p->s = s;
+		r = offcpu_finish(p->off, drained, emit, p);
+		count_lost_ticks(p);
+	}
+	return r;
 }
 
 /* Reads every complete record of one ring into the round; the kernel
@@ -841,17 +1077,26 @@ static void release(struct perf_src *p)
 }
 
 /* Reads every ring and handles what was written before the drain began
- * (or, last, everything). */
+ * (or, last, everything); then, in wall mode with stacks read, reads the
+ * stacks due of the threads that were off the CPU then, most of which
+ * still are. */
 static int drain_all(struct perf_src *p, struct sampler *s, int last)
 {
-	uint64_t now = sampler_now();
+	uint64_t now;
 	int r;
 
+	if (p->npeek)
+		peek_round(p, s, 0);
+	now = sampler_now();
 	for (size_t i = 0; i < RING__COUNT * p->ncpus; i++)
 		if (p->rings[i].base)
 			drain(p, (int)(i / p->ncpus), &p->rings[i]);
 	r = handle_pending(p, s, now, last);
 	release(p);
+	if (r == 0 && p->read_stacks && !last) {
+		p->s = s;
+		offcpu_read(p->off, sampler_now(), read_stack, p);
+	}
 	return r;
 }
 
@@ -864,59 +1109,6 @@ static int perf_target_event(struct sampler_source *src, struct sampler *s, cons
 	if (ev->kind == TARGET_EVENT_THREAD_END || ev->kind == TARGET_EVENT_EXIT)
 		return drain_all((struct perf_src *)src, s, 0);
 	return 0;
-}
-
-/*
- * -p in wall mode: the threads blocked at the start would be seen only
- * once they next ran, so each one not running is stopped once, read and
- * let go through a traced target (the only ptrace of a perf_event
- * recording), and is off the CPU from now with that stack. A process
- * that cannot be traced is not an error: its blocked threads are seen
- * from their next switch (engine_attach() warns of one traced already).
- */
-static void snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
-{
-	struct target *tt;
-	const uint32_t *live;
-	uint32_t *tids;
-	size_t n;
-
-	if (target_attach((pid_t)p->pid, &tt) < 0)
-		return;
-	n = target_threads(tt, &live);
-	tids = xmalloc((n + 1) * sizeof(*tids));
-	memcpy(tids, live, n * sizeof(*tids));
-	for (size_t i = 0; i < n; i++) {
-		struct target_stop ts;
-		struct sampler_regs rg;
-		const uint64_t *frames;
-		size_t nf;
-		int stop;
-
-		/* A thread on a CPU is seen by its switch out: not stopped. */
-		if (!sampler_thread_known(s, tids[i]) || target_thread_state(tt, tids[i]) == TRACE_STATE_RUNNING ||
-		    target_stop_thread(tt, tids[i], &ts) < 0)
-			continue;
-		if (ts.state != TRACE_STATE_RUNNING) {
-			memset(&rg, 0, sizeof(rg));
-			rg.arch = ts.arch;
-			rg.regs = ts.regs;
-			rg.window_addr = ts.window_addr;
-			rg.window = ts.window;
-			rg.window_len = ts.window_len;
-			rg.read = target_read;
-			rg.read_ctx = tt;
-			frames = sampler_walk(s, &rg, &nf, &stop);
-			went_out(p, tids[i], now, 0, frames, nf, stop);
-		}
-		/* One that cannot be let go is held until the detach below. */
-		int e = target_resume_thread(tt, tids[i]);
-		if (e < 0)
-			sampler_target_failed(s, e);
-	}
-	free(tids);
-	target_detach(tt);
-	target_free(tt);
 }
 
 /* Wall mode: what the rings hold from before goes first, then with -p
@@ -941,7 +1133,9 @@ static int perf_start(struct sampler_source *src, struct sampler *s)
  * kernel's callchain and about 100 bytes more; with 32 pages that is about
  * 40 samples a ring. A fixed 10 ms lost samples from 5 kHz up with one
  * busy thread (100 samples of 2-3 KiB every 10 ms at 9973 Hz overflow 128
- * KiB).
+ * KiB). In wall mode with stacks read, just after the next tick of the
+ * grid to read (see READ_NS); with -p a thread at a time, at once while
+ * threads are still to open.
  */
 static uint64_t perf_next_due(struct sampler_source *src, uint64_t now)
 {
@@ -949,8 +1143,17 @@ static uint64_t perf_next_due(struct sampler_source *src, uint64_t now)
 	size_t sample_max = STACK_WINDOW + 8 * p->kernel_max_stack + 128;
 	size_t per_ring = p->ring_pages * (size_t)sysconf(_SC_PAGESIZE) / sample_max;
 	uint64_t ns = (uint64_t)(per_ring / 4 + 1) * 1000000000ull / (p->o.rate_hz ? p->o.rate_hz : 1);
+	uint64_t due = now + (ns < DRAIN_NS ? ns : DRAIN_NS);
 
-	return now + (ns < DRAIN_NS ? ns : DRAIN_NS);
+	if (p->open_next < p->nto_open)
+		return now;
+	if (p->read_stacks && now >= p->origin + READ_LAG_NS) {
+		uint64_t k = (now - p->origin - READ_LAG_NS) / p->read_step + 1;
+		uint64_t tick = p->origin + k * p->read_step + READ_LAG_NS;
+		if (tick < due)
+			due = tick;
+	}
+	return due;
 }
 
 static void perf_wait(struct sampler_source *src, uint64_t deadline, const volatile sig_atomic_t *stop)
@@ -970,14 +1173,81 @@ static void perf_wait(struct sampler_source *src, uint64_t deadline, const volat
 
 static int perf_take(struct sampler_source *src, struct sampler *s, uint64_t now)
 {
+	struct perf_src *p = (struct perf_src *)src;
+	int r = 0;
+
 	(void)now;
-	return drain_all((struct perf_src *)src, s, 0);
+	if (p->open_next < p->nto_open)
+		r = open_more(p, OPEN_BATCH);
+	if (r < 0) {
+		sampler_target_failed(s, r);
+		return 0;
+	}
+	return drain_all(p, s, 0);
 }
 
+/* The process's CPU time in nanoseconds (all its threads, live or
+ * ended), from /proc/PID/stat's utime and stime; 0 if unknown. */
+static uint64_t proc_cpu_ns(uint32_t pid)
+{
+	char path[64], buf[1024], *q;
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* Fields 14 and 15, after the name's closing parenthesis and 11 more. */
+	if (!(q = strrchr(buf, ')')) ||
+	    sscanf(q + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2 || hz <= 0)
+		return 0;
+	return (ut + st) * (1000000000ull / (unsigned long long)hz);
+}
+
+/* The target's time on a CPU while it was sampled, for the rate
+ * achieved: the count of each cpu-clock event of the process's (its CPU
+ * nanoseconds, inherited threads' included), or with the CPUs' events
+ * the process's own account since the start. */
+static uint64_t sampled_cpu_ns(struct perf_src *p)
+{
+	uint64_t sum = 0, v;
+
+	if (p->cpu_wide) {
+		v = proc_cpu_ns(p->pid);
+		return v > p->cpu_ns_start ? v - p->cpu_ns_start : 0;
+	}
+	for (size_t i = 0; i < p->nclock; i++)
+		if (read(p->clock_fds[i], &v, sizeof(v)) == (ssize_t)sizeof(v))
+			sum += v;
+	return sum;
+}
+
+/* What was left in the rings, and the counters only the end knows: the
+ * CPU time sampled, and the kernel's sample-rate limit, which it lowers
+ * when sampling takes too long. */
 static int perf_finish(struct sampler_source *src, struct sampler *s, uint64_t now)
 {
+	struct perf_src *p = (struct perf_src *)src;
+	uint64_t *c = sampler_counters(s);
+	int r;
+
 	(void)now;
-	return drain_all((struct perf_src *)src, s, 1);
+	r = drain_all(p, s, 1);
+	c[TRACE_COUNTER_CPU_NS] = sampled_cpu_ns(p);
+	c[TRACE_COUNTER_MAX_SAMPLE_RATE] = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+	if (p->off) {
+		struct offcpu_stats st;
+
+		offcpu_stats(p->off, &st);
+		c[TRACE_COUNTER_STACKS_READ] = st.reads;
+		c[TRACE_COUNTER_STACKS_REUSED] = st.reused;
+	}
+	return r;
 }
 
 static void perf_release(struct sampler_source *src)
@@ -986,11 +1256,18 @@ static void perf_release(struct sampler_source *src)
 
 	close_all(p);
 	offcpu_free(p->off);
-	hmap_release(&p->off_stop);
+	if (p->peek) {
+		target_detach(p->peek);
+		target_free(p->peek);
+	}
+	free(p->peek_tids);
 	sigprocmask(SIG_SETMASK, &p->old_mask, NULL);
 	sigaction(SIGCHLD, &p->old_sa, NULL);
 	free(p->rings);
+	free(p->cpus);
 	free(p->fds);
+	free(p->clock_fds);
+	free(p->to_open);
 	free(p->pend);
 	free(p->lazy);
 	free(p->raw);
@@ -1011,43 +1288,85 @@ static const struct sampler_source_ops perf_ops = {
 	.release = perf_release,
 };
 
+/* Whether the kernel lets us sample a whole CPU (with -p, the CPUs'
+ * events filtered to the process stand for one per thread): as
+ * kernel.perf_event_paranoid 0 or less, CAP_PERFMON or root allow. */
+static int cpu_wide_allowed(const struct sampler_perf_options *o)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	attr_init(&a, o);
+	a.inherit = 0;
+	a.disabled = 1;
+	fd = event_open(&a, -1, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* Whether the memory of process pid can be read (kernel.yama.ptrace_scope
+ * and the capabilities decide): tried on the first mapping its maps list. */
+static int memory_readable(uint32_t pid)
+{
+	char path[64];
+	unsigned long long start;
+	uint8_t byte;
+	pid_t id = (pid_t)pid;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	ok = fscanf(f, "%llx-", &start) == 1;
+	fclose(f);
+	return ok && memory_read_pid(&id, start, &byte, 1) == 0;
+}
+
 int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, struct sampler_source **out)
 {
 	struct perf_src *p = xcalloc(1, sizeof(*p));
 	struct sigaction sa;
 	sigset_t block;
 	const uint32_t *tids;
-	size_t ntids = target_threads(t, &tids), opened = 0;
-	int *cpus, r = 0;
+	size_t ntids = target_threads(t, &tids);
+	int r = 0;
 
 	p->src.ops = &perf_ops;
 	p->t = t;
 	p->o = *o;
 	p->pid = (uint32_t)target_pid(t);
 	p->ring_pages = RING_PAGES;
-	hmap_init(&p->off_stop);
 	p->kernel_max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
-	p->ncpus = online_cpus(&cpus);
+	p->ncpus = online_cpus(&p->cpus);
 	p->rings = xcalloc(RING__COUNT * p->ncpus, sizeof(*p->rings));
+	p->read_stacks = o->wall && memory_readable(p->pid);
+	p->cpu_wide = !o->launched && cpu_wide_allowed(o);
+	if (p->cpu_wide)
+		p->cpu_ns_start = proc_cpu_ns(p->pid);
 	/* A launched command has one thread yet: its events, inherited,
-	 * cover the rest. With -p, each thread's. */
-	for (size_t i = 0; i < ntids && r == 0; i++) {
-		r = open_thread(p, o->launched ? p->pid : tids[i], cpus);
-		if (r == 0)
-			opened++;
-		else if (r == -ESRCH)
-			r = 0;
-		if (o->launched)
-			break;
+	 * cover the rest. With -p, the CPUs', or each thread's: as many as
+	 * fit in a batch now, the rest between drains. */
+	if (o->launched || p->cpu_wide) {
+		r = open_thread(p, o->launched ? (pid_t)p->pid : -1);
+	} else {
+		p->to_open = xmalloc((ntids + 1) * sizeof(*p->to_open));
+		memcpy(p->to_open, tids, ntids * sizeof(*tids));
+		p->nto_open = ntids;
+		while (r == 0 && !p->nfds && p->open_next < p->nto_open)
+			r = open_more(p, OPEN_BATCH);
+		if (r == 0 && !p->nfds)
+			r = -ESRCH;
 	}
-	free(cpus);
-	if (r == 0 && !opened)
-		r = -ESRCH;
 	if (r < 0) {
 		close_all(p);
-		hmap_release(&p->off_stop);
 		free(p->rings);
+		free(p->cpus);
 		free(p->fds);
+		free(p->clock_fds);
+		free(p->to_open);
 		free(p);
 		return r;
 	}
@@ -1065,11 +1384,14 @@ int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, str
 	sigdelset(&p->wait_mask, SIGCHLD);
 	/* Wall mode's grid starts with the events: the loop may drain them
 	 * before its start (a command that exits at once is reported so,
-	 * with its switches in the rings). */
+	 * with its switches in the rings). Its wake-ups come on time: the
+	 * kernel's default slack of 50 us is a twentieth of a tick. */
 	if (o->wall) {
 		p->origin = p->next_tick = sampler_now();
 		p->period = 1000000000ull / (o->rate_hz ? o->rate_hz : 1);
+		p->read_step = p->period * ((READ_NS + p->period - 1) / p->period);
 		p->off = offcpu_new(p->period, p->origin);
+		prctl(PR_SET_TIMERSLACK, 1UL);
 	}
 	*out = &p->src;
 	return 0;

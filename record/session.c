@@ -149,10 +149,17 @@ static struct target *attach(const struct session_options *o, const struct engin
 	return t;
 }
 
-static void summary(const struct session_options *o, const struct engine_choice *ch,
+static void summary(const struct session_options *o, const struct engine_choice *ch, int priority,
 		    const struct sampler_stats *st, struct trace_writer *w, const struct trace_end *end)
 {
 	uint64_t bytes = trace_writer_bytes(w);
+
+	/* Losses are what a recorder at normal priority risks: said when it
+	 * was asked for more and refused. */
+	if (priority == TRACE_PRIORITY_REFUSED && st->lost)
+		warning("%llu samples lost while the recorder ran at normal priority, real-time priority %u "
+			"having been refused: %s (or --realtime 0 to ask for normal priority)",
+			(unsigned long long)st->lost, o->rt_priority, engine_priority_fix());
 
 	if (!o->quiet)
 		fprintf(stderr, "%s: %llu samples, %llu thread%s, %llu images, %llu lost, %.1f bytes/sample, wrote '%s'; %s\n",
@@ -162,6 +169,16 @@ static void summary(const struct session_options *o, const struct engine_choice 
 			engine_kernel_note(ch));
 	if (!o->verbose)
 		return;
+	if (priority == TRACE_PRIORITY_REALTIME)
+		fprintf(stderr, "%s: recorder priority: real-time %u (SCHED_FIFO)\n", diag_progname(),
+			o->rt_priority);
+	else
+		fprintf(stderr, "%s: recorder priority: normal%s\n", diag_progname(),
+			priority == TRACE_PRIORITY_REFUSED ? " (real-time refused)" : "");
+	if (ch->mode == TRACE_MODE_WALL && ch->sampler == ENGINE_SAMPLER_PERF)
+		fprintf(stderr, "%s: stacks read off the CPU: %llu; intervals given the stack of an earlier one: %llu\n",
+			diag_progname(), (unsigned long long)st->counters[TRACE_COUNTER_STACKS_READ],
+			(unsigned long long)st->counters[TRACE_COUNTER_STACKS_REUSED]);
 	fprintf(stderr, "%s: threads vanished mid-sample: %llu\n", diag_progname(),
 		(unsigned long long)st->counters[TRACE_COUNTER_THREADS_VANISHED]);
 	for (int k = TRACE_COUNTER_STOP_END; k <= TRACE_COUNTER_STOP_DEPTH; k++)
@@ -185,9 +202,12 @@ int session_run(const struct session_options *o)
 	char **cmd_argv = NULL, *host;
 	uint32_t cmd_argc = 0;
 	const char *why = NULL;
-	int launched = o->argv != NULL, exec_errno = 0, status = 0, exit_code = 0, fd, r;
+	int launched = o->argv != NULL, exec_errno = 0, status = 0, exit_code = 0, fd, r, priority;
 	pid_t pid = o->pid;
 
+	/* First: a process of hundreds of busy threads leaves a recorder at
+	 * normal priority a sliver of the CPU, even to open its events. */
+	priority = engine_priority(o->rt_priority);
 	fd = open_output(o->out_path, o->force);
 	r = engine_choose(o, launched ? 0 : pid, &ch, &why);
 	if (r < 0) {
@@ -236,6 +256,8 @@ int session_run(const struct session_options *o)
 	sess.sampler = ch.sampler == ENGINE_SAMPLER_PERF ? TRACE_SAMPLER_PERF : TRACE_SAMPLER_TICK;
 	sess.kernel = (uint8_t)ch.kernel;
 	sess.kernel_paranoid = (uint8_t)engine_paranoid(&ch);
+	sess.priority = (uint8_t)priority;
+	sess.rt_priority = (uint8_t)o->rt_priority;
 	sess.start_realtime_ns = realtime_ns();
 	sess.start_monotonic_ns = sampler_now();
 	host = uname(&un) == 0 ? xasprintf("%s %s %s", un.sysname, un.release, un.machine) : xstrdup("");
@@ -312,7 +334,7 @@ int session_run(const struct session_options *o)
 			exit_code = 1;
 		}
 	}
-	summary(o, &ch, &st, w, &end);
+	summary(o, &ch, priority, &st, w, &end);
 	trace_writer_free(w);
 	if (fd >= 0)
 		close(fd);

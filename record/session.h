@@ -32,6 +32,8 @@ struct session_options {
 	uint32_t argc;
 	int mode;                   /* enum session_mode */
 	int sampler;                /* enum engine_sampler (engine.h) */
+	unsigned rt_priority;       /* --realtime: the recorder's real-time
+	                             * priority, 0 for normal */
 };
 
 /* Records as o says. Returns prof-record's exit status: the launched

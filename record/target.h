@@ -66,6 +66,10 @@ int target_launch_exec(struct target *t, int *exec_errno);
  * status too, as its parent), and no thread can be stopped. */
 int target_attach_untraced(pid_t pid, struct target **out);
 int target_launch_untraced(char *const argv[], struct target **out);
+/* Linux: attaches to just these n threads of process pid (borrowed), as
+ * target_attach() does to all; a thread gone meanwhile is left out. Also
+ * -ESRCH when none is left. */
+int target_attach_threads(pid_t pid, const uint32_t *tids, size_t n, struct target **out);
 
 pid_t target_pid(const struct target *t);
 /* 1 when the process has exited and its wait(2) status, then in *status,
@@ -104,6 +108,12 @@ int target_read(void *ctx, uint64_t addr, void *buf, size_t len);
  * let go (Linux): it is then still held, and target_detach() lets it go.
  * macOS's cannot fail. */
 int target_resume_thread(struct target *t, uint32_t tid);
+/* Linux: target_stop_thread() for a thread already asked to stop
+ * (target_interrupt_thread()), without waiting: -EAGAIN while it has not
+ * stopped yet (a thread waiting for a CPU stops once it gets one). */
+int target_stopped_thread(struct target *t, uint32_t tid, struct target_stop *s);
+/* Linux: lets a thread held stopped go and stops tracing it, at once. */
+void target_release_thread(struct target *t, uint32_t tid);
 
 /* The thread's current name, NUL-terminated into buf of n bytes. */
 int target_thread_name(struct target *t, uint32_t tid, char *buf, size_t n);

@@ -34,6 +34,7 @@
  * way left where pidfds are refused, took four.
  */
 #include "target.h"
+#include "memory.h"
 #include "format/trace.h"
 #include "common/diag.h"
 
@@ -49,7 +50,6 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
-#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,7 +57,6 @@
 
 #define WINDOW_BYTES (16u << 10)
 #define WAIT_TIMEOUT_US 20000
-#define PAGE 4096u
 
 enum stop_kind { STOP_NONE, STOP_INTERRUPT, STOP_GROUP };
 
@@ -440,20 +439,26 @@ static void arm(int on)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-/* Waits for tid to reach a stop we may hold, answering everything else.
- * Returns STOP_INTERRUPT or STOP_GROUP, -ESRCH, or -EAGAIN on timeout. */
-static int wait_stop(struct target *t, pid_t tid)
+/* Waits for tid to reach a stop we may hold, answering everything else;
+ * with nohang, only takes what is there. Returns STOP_INTERRUPT or
+ * STOP_GROUP, -ESRCH, or -EAGAIN on timeout (or when nothing is there). */
+static int wait_stop(struct target *t, pid_t tid, int nohang)
 {
 	int ret;
 
-	arm(1);
+	if (!nohang)
+		arm(1);
 	for (;;) {
 		int status, gone, sig;
 		if (alarm_fired) {  /* before the wait, or between two statuses */
 			ret = -EAGAIN;
 			break;
 		}
-		pid_t r = waitpid(tid, &status, __WALL);
+		pid_t r = waitpid(tid, &status, __WALL | (nohang ? WNOHANG : 0));
+		if (r == 0) {
+			ret = -EAGAIN;
+			break;
+		}
 		if (r < 0) {
 			if (errno == EINTR && !alarm_fired)
 				continue;
@@ -477,31 +482,15 @@ static int wait_stop(struct target *t, pid_t tid)
 			break;
 		}
 	}
-	arm(0);
+	if (!nohang)
+		arm(0);
 	return ret;
 }
 
 static size_t read_window(struct target *t, uint64_t sp)
 {
-	/* Page-sized pieces, so a read that runs off the top of the stack
-	 * still returns the pages before it. */
-	struct iovec local[WINDOW_BYTES / PAGE + 1], remote[WINDOW_BYTES / PAGE + 1];
-	size_t n = 0, total = 0;
-	uint64_t at = sp;
+	long got = memory_read_upto(t->mem_pid, sp, t->window, WINDOW_BYTES);
 
-	while (total < WINDOW_BYTES && n < sizeof(local) / sizeof(local[0])) {
-		size_t len = PAGE - (size_t)(at % PAGE);
-		if (len > WINDOW_BYTES - total)
-			len = WINDOW_BYTES - total;
-		local[n].iov_base = t->window + total;
-		local[n].iov_len = len;
-		remote[n].iov_base = (void *)(uintptr_t)at;
-		remote[n].iov_len = len;
-		n++;
-		total += len;
-		at += len;
-	}
-	ssize_t got = process_vm_readv(t->mem_pid, local, n, remote, n, 0);
 	return got > 0 ? (size_t)got : 0;
 }
 
@@ -528,29 +517,28 @@ int target_interrupt_thread(struct target *t, uint32_t tid)
 	return 0;
 }
 
-int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
+/* The stop of tid, asked for already, taken (waited for unless nohang),
+ * its registers and stack read, and the thread held. */
+static int take_stop(struct target *t, uint32_t tid, struct target_stop *s, int nohang)
 {
-	struct thread *th;
+	struct thread *th = find(t, tid);
 	struct user_regs_struct regs;
 	struct iovec iov = { &regs, sizeof(regs) };
-	int kind, r;
+	int kind;
 
-	r = target_interrupt_thread(t, tid);
-	if (r < 0)
-		return r;
-	th = find(t, tid);
-	th->interrupted = 0;
+	if (!th || th->exiting)
+		return -ESRCH;
 	memset(s, 0, sizeof(*s));
 	s->tid = tid;
 	s->state = th->state;
-	kind = wait_stop(t, (pid_t)tid);
+	kind = wait_stop(t, (pid_t)tid, nohang);
 	if (kind < 0)
 		return kind;
 	th = find(t, tid);
+	th->interrupted = 0;
 	if (ptrace(PTRACE_GETREGSET, (pid_t)tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) < 0) {
 		int e = errno;
-		if (th)
-			settle(t, (pid_t)tid, kind);
+		settle(t, (pid_t)tid, kind);
 		return e == ESRCH ? -ESRCH : -e;
 	}
 	th->held = 1;
@@ -564,6 +552,32 @@ int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
 	return 0;
 }
 
+int target_stop_thread(struct target *t, uint32_t tid, struct target_stop *s)
+{
+	int r = target_interrupt_thread(t, tid);
+
+	if (r < 0)
+		return r;
+	find(t, tid)->interrupted = 0;
+	return take_stop(t, tid, s, 0);
+}
+
+int target_stopped_thread(struct target *t, uint32_t tid, struct target_stop *s)
+{
+	return take_stop(t, tid, s, 1);
+}
+
+void target_release_thread(struct target *t, uint32_t tid)
+{
+	struct thread *th = find(t, tid);
+
+	if (!th || !th->held)
+		return;
+	th->held = 0;
+	ptrace(PTRACE_DETACH, (pid_t)tid, 0L, 0L);
+	drop_thread(t, tid);
+}
+
 uint8_t target_thread_state(struct target *t, uint32_t tid)
 {
 	struct thread *th = find(t, tid);
@@ -573,11 +587,9 @@ uint8_t target_thread_state(struct target *t, uint32_t tid)
 int target_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct target *t = ctx;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(t->mem_pid ? t->mem_pid : t->pid, &local, 1, &remote, 1, 0);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
+	pid_t pid = t->mem_pid ? t->mem_pid : t->pid;
+
+	return memory_read_pid(&pid, addr, buf, len);
 }
 
 /* A thread that cannot be restarted stays held, so that detach, which
@@ -753,7 +765,29 @@ static int seize_all(struct target *t)
 	return 0;
 }
 
-static int attach(pid_t pid, int traced, struct target **out)
+/* Seizes the n threads listed; one gone meanwhile is left out. */
+static int seize_list(struct target *t, const uint32_t *tids, size_t n)
+{
+	int first_err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (find(t, tids[i]))
+			continue;
+		if (seize((pid_t)tids[i]) < 0) {
+			if (!first_err && errno != ESRCH)
+				first_err = -errno;
+			continue;
+		}
+		add_thread(t, tids[i]);
+	}
+	poll_events(t);
+	if (!t->nthreads)
+		return first_err ? first_err : -ESRCH;
+	return 0;
+}
+
+/* Attaches to process pid: to the threads listed if tids, else to all. */
+static int attach(pid_t pid, int traced, const uint32_t *tids, size_t n, struct target **out)
 {
 	struct target *t;
 	int r;
@@ -764,7 +798,7 @@ static int attach(pid_t pid, int traced, struct target **out)
 	t->traced = traced;
 	if (!traced)
 		t->pid_fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	r = seize_all(t);
+	r = tids ? seize_list(t, tids, n) : seize_all(t);
 	if (r < 0) {
 		target_detach(t);
 		target_free(t);
@@ -774,8 +808,13 @@ static int attach(pid_t pid, int traced, struct target **out)
 	return 0;
 }
 
-int target_attach(pid_t pid, struct target **out) { return attach(pid, 1, out); }
-int target_attach_untraced(pid_t pid, struct target **out) { return attach(pid, 0, out); }
+int target_attach(pid_t pid, struct target **out) { return attach(pid, 1, NULL, 0, out); }
+int target_attach_untraced(pid_t pid, struct target **out) { return attach(pid, 0, NULL, 0, out); }
+
+int target_attach_threads(pid_t pid, const uint32_t *tids, size_t n, struct target **out)
+{
+	return attach(pid, 1, tids, n, out);
+}
 
 static int launch(char *const argv[], int traced, struct target **out)
 {

@@ -65,6 +65,60 @@ static void print_kernel(const struct trace_session *s)
 	}
 }
 
+/* The recorder's priority while it sampled (1.3). */
+static void print_priority(const struct trace_session *s)
+{
+	fputs("recorder:   ", stdout);
+	switch (s->priority) {
+	case TRACE_PRIORITY_REALTIME:
+		printf("real-time priority %u\n", s->rt_priority);
+		break;
+	case TRACE_PRIORITY_REFUSED:
+		printf("normal priority (real-time priority %u was refused)\n", s->rt_priority);
+		break;
+	case TRACE_PRIORITY_NORMAL:
+		puts("normal priority");
+		break;
+	default:
+		puts("-");
+	}
+}
+
+/* The rate asked and the rate achieved: the samples over the CPU time the
+ * kernel counted (cpu mode), or over the time the threads were alive (wall
+ * mode, which samples every thread at every tick); and what held it back,
+ * from the counters of 1.3. */
+static void print_rate(const struct trace *t, uint64_t end)
+{
+	const struct trace_session *s = &t->session;
+	const uint64_t *c = t->counters;
+	double secs = 0;
+
+	if (s->mode == TRACE_MODE_CPU) {
+		secs = (double)c[TRACE_COUNTER_CPU_NS] / 1e9;
+	} else {
+		for (size_t i = 0; i < t->nthreads; i++) {
+			const struct trace_thread *th = &t->threads[i];
+			uint64_t from = th->time_start > s->start_monotonic_ns ? th->time_start : s->start_monotonic_ns;
+			uint64_t to = th->time_end ? th->time_end : end;
+			if (to > from)
+				secs += (double)(to - from) / 1e9;
+		}
+	}
+	printf("rate:       %" PRIu32 " Hz asked", s->rate_hz);
+	if (secs > 0)
+		printf(", %.0f Hz achieved (%zu samples over %.3f s of %s time)", (double)t->nsamples / secs,
+		       t->nsamples, secs, s->mode == TRACE_MODE_CPU ? "CPU" : "thread");
+	putchar('\n');
+	if (c[TRACE_COUNTER_THROTTLED])
+		printf("throttled:  %" PRIu64 " times: the kernel held samples back that cost it more than "
+		       "kernel.perf_cpu_time_max_percent allows (kernel.perf_event_max_sample_rate was %" PRIu64
+		       " at the end)\n", c[TRACE_COUNTER_THROTTLED], c[TRACE_COUNTER_MAX_SAMPLE_RATE]);
+	else if (c[TRACE_COUNTER_MAX_SAMPLE_RATE] && c[TRACE_COUNTER_MAX_SAMPLE_RATE] < s->rate_hz)
+		printf("capped:     kernel.perf_event_max_sample_rate was %" PRIu64 " at the end, below the rate "
+		       "asked\n", c[TRACE_COUNTER_MAX_SAMPLE_RATE]);
+}
+
 static void print_session(const struct trace *t, const char *path)
 {
 	const struct trace_session *s = &t->session;
@@ -81,7 +135,8 @@ static void print_session(const struct trace *t, const char *path)
 	       trace_os_name(s->os), trace_arch_name(s->arch), trace_mode_name(s->mode),
 	       trace_sampler_name(s->sampler));
 	print_kernel(s);
-	printf("rate:       %" PRIu32 " Hz\npid:        %" PRIu32 "\n", s->rate_hz, s->pid);
+	print_priority(s);
+	printf("pid:        %" PRIu32 "\n", s->pid);
 	fputs("command:   ", stdout);
 	if (!s->argc)
 		fputs(" -", stdout);
@@ -109,6 +164,7 @@ static void print_session(const struct trace *t, const char *path)
 		       t->has_end ? "" : " (to the last sample; no end record)");
 	else
 		printf("duration:   -\n");
+	print_rate(t, end);
 	if (t->has_end && t->end.has_exit) {
 		int st = t->end.exit_status;
 		if (WIFEXITED(st))

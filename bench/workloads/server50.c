@@ -1,12 +1,21 @@
 /*
  * server50: a mostly idle server. Fifty worker threads ("-j" to change)
  * wait on one request queue; a client sends one request at a time, waits
- * for its answer and pauses 300 us before the next. A request is about 100 us of work for
- * whichever worker takes it. So at any moment at most one thread runs and
- * the rest are blocked, which is what a wall-mode profiler must still
- * visit at every tick. A unit is one request.
+ * for its answer and pauses 300 us before the next. A request is about
+ * 100 us of work for whichever worker takes it. So at any moment at most
+ * one thread runs and the rest are blocked, which is what a wall-mode
+ * profiler must still visit at every tick. A unit is one request.
+ *
+ * switch50.c builds the same server with SERVER_PAUSE_NS and SERVER_WORK
+ * of its own.
  */
 #include "workload.h"
+
+#ifndef SERVER_NAME
+#define SERVER_NAME "server50"
+#define SERVER_PAUSE_NS 300000  /* the client's pause between requests */
+#define SERVER_WORK 80000       /* fixture_spin rounds of a request */
+#endif
 
 #include <sys/prctl.h>
 
@@ -15,7 +24,7 @@ static pthread_cond_t asked = PTHREAD_COND_INITIALIZER, answered = PTHREAD_COND_
 static uint64_t requests, taken, finished;
 static int closing;
 
-NOINLINE static uint64_t handle_request(uint64_t x) { return fixture_spin(80000, x); }
+NOINLINE static uint64_t handle_request(uint64_t x) { return fixture_spin(SERVER_WORK, x); }
 
 static void *worker(void *arg)
 {
@@ -42,8 +51,9 @@ static void *worker(void *arg)
 
 NOINLINE static void client_pause(void)
 {
-	struct timespec ts = { 0, 300000 };
-	nanosleep(&ts, NULL);
+	struct timespec ts = { 0, SERVER_PAUSE_NS };
+	if (SERVER_PAUSE_NS)
+		nanosleep(&ts, NULL);
 }
 
 int main(int argc, char **argv)
@@ -52,7 +62,7 @@ int main(int argc, char **argv)
 	pthread_t th[WORKLOAD_MAX_THREADS];
 	uint64_t done = 0;
 
-	prctl(PR_SET_TIMERSLACK, 1UL);  /* the pause is 300 us, not 350 */
+	prctl(PR_SET_TIMERSLACK, 1UL);  /* a pause of 300 us is not 350 */
 	workload_start(&w, argc, argv, 50);
 	if (w.threads > WORKLOAD_MAX_THREADS)
 		w.threads = WORKLOAD_MAX_THREADS;
@@ -69,7 +79,7 @@ int main(int argc, char **argv)
 		done++;
 		client_pause();
 	}
-	workload_done(&w, "server50", done);
+	workload_done(&w, SERVER_NAME, done);
 	pthread_mutex_lock(&lock);
 	closing = 1;
 	pthread_cond_broadcast(&asked);

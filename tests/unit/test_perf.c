@@ -395,6 +395,52 @@ Test(perf, switch)
 	}
 }
 
+/* A CPU's event writes SWITCH_CPU_WIDE: the task switched to or from,
+ * then the trailer, whose task is the one switching. */
+Test(perf, switch_cpu_wide)
+{
+	struct rb r;
+	struct perf_record rec;
+	size_t n;
+
+	header(&r, PERF_REC_SWITCH_CPU_WIDE, PERF_MISC_SWITCH_OUT);
+	u32(&r, 300);   /* next_prev_pid, tid: the task it switched to */
+	u32(&r, 301);
+	sample_id(&r, 100, 104, 4343);
+	n = finish(&r);
+	cr_assert_eq(perf_parse_record(r.b, n, UNWIND_ARCH_X86_64, &rec), (int)n);
+	cr_assert_eq(rec.type, PERF_REC_SWITCH_CPU_WIDE);
+	cr_assert_eq(rec.misc, PERF_MISC_SWITCH_OUT);
+	cr_assert_eq(rec.pid, 100);
+	cr_assert_eq(rec.tid, 104);
+	cr_assert_eq(rec.time, 4343);
+	for (size_t cut = PERF_HEADER_BYTES; cut < 16 + PERF_HEADER_BYTES; cut += 4) {
+		put_le16(r.b + 6, (uint16_t)cut);
+		cr_assert_eq(perf_parse_record(r.b, cut, UNWIND_ARCH_X86_64, &rec), PERF_E_CORRUPT, "cut at %zu", cut);
+	}
+}
+
+/* THROTTLE: time, id and stream id, then the trailer. */
+Test(perf, throttle)
+{
+	struct rb r;
+	struct perf_record rec;
+	size_t n;
+
+	header(&r, PERF_REC_THROTTLE, 0);
+	u64(&r, 5555);
+	u64(&r, 7);
+	u64(&r, 7);
+	sample_id(&r, 100, 101, 5556);
+	n = finish(&r);
+	cr_assert_eq(perf_parse_record(r.b, n, UNWIND_ARCH_X86_64, &rec), (int)n);
+	cr_assert_eq(rec.type, PERF_REC_THROTTLE);
+	cr_assert_eq(rec.pid, 100);
+	cr_assert_eq(rec.time, 5556);
+	put_le16(r.b + 6, 12);
+	cr_assert_eq(perf_parse_record(r.b, 12, UNWIND_ARCH_X86_64, &rec), PERF_E_CORRUPT);
+}
+
 Test(perf, unknown_types_are_skipped_by_size)
 {
 	struct rb r;

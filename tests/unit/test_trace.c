@@ -1384,7 +1384,7 @@ Test(trace_reader, newer_major_refused_with_upgrade_message)
 	buf_release(&f);
 }
 
-Test(trace_writer, version_1_2_session_state_and_flag)
+Test(trace_writer, session_fields_state_and_flag)
 {
 	static char *argv[] = { "./a" };
 	struct trace_session s = { .os = TRACE_OS_LINUX, .mode = TRACE_MODE_WALL, .argc = 1,
@@ -1402,6 +1402,8 @@ Test(trace_writer, version_1_2_session_state_and_flag)
 		s.sampler = (uint8_t)(k % 3);
 		s.kernel = kernels[k];
 		s.kernel_paranoid = k == 3 ? TRACE_PARANOID_UNKNOWN : (uint8_t)(k + 1);
+		s.priority = (uint8_t)k;
+		s.rt_priority = (uint8_t)(k * 30);
 		cr_assert_eq(trace_writer_new(fd, &s, &w), 0);
 		cr_assert_eq(trace_writer_sample(w, 10, 7, TRACE_STATE_PREEMPTED, 0, a, 2), 0);
 		cr_assert_eq(trace_writer_sample(w, 20, 7, TRACE_STATE_RUNNING,
@@ -1411,8 +1413,10 @@ Test(trace_writer, version_1_2_session_state_and_flag)
 		b = fd_bytes(fd);
 		close(fd);
 		t = load(b);
-		cr_assert_eq(t->status.minor, 2);
+		cr_assert_eq(t->status.minor, 3);
 		cr_assert_eq(t->session.sampler, k % 3);
+		cr_assert_eq(t->session.priority, k);
+		cr_assert_eq(t->session.rt_priority, k * 30);
 		cr_assert_eq(t->session.kernel, kernels[k]);
 		cr_assert_eq(t->session.kernel_paranoid, k == 3 ? 0xff : k + 1);
 		cr_assert_str_eq(t->session.argv[0], "./a");
@@ -1452,7 +1456,34 @@ Test(trace_reader, session_of_1_1_reads_sampler_and_kernel_unknown)
 	cr_assert_eq(t->session.sampler, TRACE_SAMPLER_PERF);
 	cr_assert_eq(t->session.kernel, TRACE_KERNEL_SAMPLED);
 	cr_assert_eq(t->session.kernel_paranoid, 0);
+	cr_assert_eq(t->session.priority, 'm', "1.3's fields come next");
 	trace_free(t);
+
+	/* a 1.2 session says nothing of the recorder's priority */
+	buf_reset(&f);
+	buf_reset(&raw);
+	buf_reset(&p);
+	put_header(&f, 1, 2);
+	session_payload(&p);
+	buf_add(&p, "\x02\x01\x00", 3);
+	rec(&raw, 1, &p);
+	put_chunk(&f, 1, 0, raw.data, raw.len);
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->session.kernel, TRACE_KERNEL_SAMPLED);
+	cr_assert_eq(t->session.priority, TRACE_PRIORITY_UNKNOWN);
+	cr_assert_eq(t->session.rt_priority, 0);
+	trace_free(t);
+
+	/* a session cut inside the 1.3 fields does not parse */
+	buf_reset(&f);
+	buf_reset(&raw);
+	buf_reset(&p);
+	put_header(&f, 1, 3);
+	session_payload(&p);
+	buf_add(&p, "\x02\x01\x00\x02", 4);
+	rec(&raw, 1, &p);
+	put_chunk(&f, 1, 0, raw.data, raw.len);
+	cr_assert_eq(trace_load_mem(f.data, f.len, &t), TRACE_E_EMPTY);
 
 	/* a session cut inside the 1.2 fields does not parse */
 	buf_reset(&f);
