@@ -109,6 +109,14 @@ const char *trace_kernel_name(int kernel);     /* "sampled", "refused", "not-sam
 const char *trace_priority_name(int priority); /* "normal", "realtime", "refused" */
 const char *trace_ident_kind_name(int kind);
 const char *trace_counter_name(int counter);
+/* Fills buf (n bytes) with what held a recording back from the rate it
+ * asked for, as a phrase for a message, from its sampler (enum
+ * trace_sampler), counters (TRACE_COUNTER__COUNT of them), and samples
+ * over secs of CPU (cpu mode) or thread time (wall mode): the kernel's
+ * throttling, its sample-rate limit, samples lost, or none of these.
+ * Returns buf. */
+const char *trace_rate_note(int sampler, const uint64_t *counters, uint32_t rate_hz, uint64_t samples, double secs,
+			    char *buf, size_t n);
 /* Returns why a chunk counts as damaged, as a phrase ("content checksum
  * mismatch"), for each enum trace_damage value. */
 const char *trace_damage_name(int damage);

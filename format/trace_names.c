@@ -107,3 +107,30 @@ int trace_ident_same(int kind, size_t len, const uint8_t *ident, int kind2, size
 {
 	return kind == kind2 && len == len2 && len <= TRACE_MAX_IDENT && !memcmp(ident, ident2, len);
 }
+
+const char *trace_rate_note(int sampler, const uint64_t *counters, uint32_t rate_hz, uint64_t samples, double secs,
+			    char *buf, size_t n)
+{
+	unsigned long long throttled = counters[TRACE_COUNTER_THROTTLED];
+	unsigned long long limit = counters[TRACE_COUNTER_MAX_SAMPLE_RATE];
+	unsigned long long lost = counters[TRACE_COUNTER_SAMPLES_LOST];
+
+	if (sampler != TRACE_SAMPLER_PERF)
+		snprintf(buf, n, "the sampler could not keep up, and the ticks it missed are counted lost; "
+			 "lower -F");
+	else if (throttled)
+		snprintf(buf, n, "the kernel throttled sampling %llu times, holding back samples that cost it "
+			 "more than kernel.perf_cpu_time_max_percent allows (kernel.perf_event_max_sample_rate "
+			 "was %llu at the end); lower -F", throttled, limit);
+	else if (limit && limit < rate_hz)
+		snprintf(buf, n, "kernel.perf_event_max_sample_rate was %llu at the end; lower -F or raise "
+			 "the sysctl", limit);
+	else if (secs > 0 && (double)(samples + lost) / secs >= 0.9 * rate_hz)
+		snprintf(buf, n, "%llu samples were lost, the recorder not draining the kernel's buffers in "
+			 "time (see its priority)", lost);
+	else
+		snprintf(buf, n, "no kernel setting held it back (no throttling recorded, "
+			 "kernel.perf_event_max_sample_rate %llu): each sample took the kernel about as long "
+			 "as the period asked; lower -F", limit);
+	return buf;
+}

@@ -27,6 +27,7 @@
 
 struct sthread {
 	uint32_t tid;
+	uint64_t start;         /* when it started, or the recording did */
 	char name[NAME_BYTES];
 };
 
@@ -42,6 +43,7 @@ struct sampler {
 	struct hmap th_index;   /* (tid, 0) -> index into th + 1, of the live ones */
 	uint64_t *frames;       /* max_depth of them */
 	size_t max_depth;
+	uint64_t start;         /* when the loop started */
 	uint64_t next_refresh;  /* the earliest unknown-code re-read of the map */
 	uint64_t next_maint, next_progress, next_flush;
 	int exited;
@@ -55,6 +57,7 @@ uint64_t sampler_now(void)
 }
 
 const struct sampler_config *sampler_config(const struct sampler *s) { return s->cfg; }
+uint64_t sampler_started(const struct sampler *s) { return s->start; }
 struct target *sampler_target(const struct sampler *s) { return s->t; }
 uint64_t *sampler_counters(struct sampler *s) { return s->st->counters; }
 void sampler_exited(struct sampler *s) { s->exited = 1; }
@@ -126,6 +129,7 @@ int sampler_thread_start(struct sampler *s, uint32_t tid, uint64_t time)
 	th = &s->th[s->nth++];
 	memset(th, 0, sizeof(*th));
 	th->tid = tid;
+	th->start = time;
 	*hmap_put(&s->th_index, tid, 0, 0, NULL) = s->nth;
 	s->st->threads++;
 	r = trace_writer_thread_start(s->w, tid, time);
@@ -140,6 +144,8 @@ int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time)
 	if (!slot)
 		return 0;
 	i = *slot - 1;
+	if (time > s->th[i].start)
+		s->st->thread_ns += time - s->th[i].start;
 	hmap_del(&s->th_index, tid, 0);
 	if (i != --s->nth) {
 		s->th[i] = s->th[s->nth];
@@ -290,8 +296,8 @@ static int book_keeping(struct sampler *s, uint64_t start, uint64_t now)
 int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampler_source *src,
 		struct trace_writer *w, struct sampler_stats *st)
 {
-	struct sampler s = { .cfg = cfg, .t = t, .src = src, .w = w, .st = st };
 	uint64_t start = sampler_now(), now = start;
+	struct sampler s = { .cfg = cfg, .t = t, .src = src, .w = w, .st = st, .start = start };
 	uint64_t end = cfg->duration_ns ? start + cfg->duration_ns : UINT64_MAX;
 	int r;
 
@@ -331,7 +337,11 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 		r = handle_events(&s, sampler_now());
 	if (r == 0)
 		r = trace_writer_counters(w, st->counters);
-	fill_stats(&s, start, sampler_now());
+	now = sampler_now();
+	for (size_t i = 0; i < s.nth; i++)
+		if (now > s.th[i].start)
+			st->thread_ns += now - s.th[i].start;
+	fill_stats(&s, start, now);
 	images_free(s.images);
 	hmap_release(&s.th_index);
 	free(s.th);

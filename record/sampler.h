@@ -36,6 +36,7 @@ struct sampler_stats {
 	uint64_t samples;
 	uint64_t threads;       /* threads seen */
 	uint64_t live_threads;
+	uint64_t thread_ns;     /* the threads' time alive while recorded, summed */
 	uint64_t images;
 	uint64_t lost;          /* TRACE_COUNTER_SAMPLES_LOST */
 	uint64_t bytes;         /* trace bytes written */
@@ -118,6 +119,8 @@ void sampler_source_free(struct sampler_source *src);
 
 /* The configuration and target of the run, borrowed. */
 const struct sampler_config *sampler_config(const struct sampler *s);
+/* When the loop started: the start of the threads there already. */
+uint64_t sampler_started(const struct sampler *s);
 struct target *sampler_target(const struct sampler *s);
 /* The counters, which a source may add to (TRACE_COUNTER_*). */
 uint64_t *sampler_counters(struct sampler *s);

@@ -47,14 +47,15 @@
  * of the stack at each switch cost the target more than perf's own
  * context-switch samples and filled the rings faster than they drained.
  * So in wall mode the loop wakes just after each tick (at most every
- * READ_NS), reads the stacks due, then drains. Where the process's memory
- * cannot be read (kernel.yama.ptrace_scope), each switch out's sample
- * copies SWITCH_WINDOW bytes of stack instead, walked as a tick needs it
- * within the round. The samples are taken in the kernel, so wall mode
- * needs kernel sampling rights (engine_linux.c falls back to the ptrace
- * sampler without them). With -p, the threads already blocked are read
- * once at the start through a traced target (snapshot()), the one ptrace
- * of a perf_event recording.
+ * READ_NS), drains, then reads the stacks due of the threads still out.
+ * Where the process's memory cannot be read (kernel.yama.ptrace_scope),
+ * each switch out's sample copies SWITCH_WINDOW bytes of stack instead,
+ * walked as a tick needs it within the round. The samples are taken in
+ * the kernel, so wall mode needs kernel sampling rights (engine_linux.c
+ * falls back to the ptrace sampler without them). With -p, the threads
+ * off the CPU at the start are each stopped once, as soon as each can be,
+ * through a target that traces just them (snapshot()), the one ptrace of
+ * a perf_event recording.
  *
  * Between drains the loop (sampler.c) sleeps in ppoll() for
  * perf_next_due(), or until SIGCHLD says a launched command ended; each
@@ -752,7 +753,7 @@ static int advance(struct perf_src *p, struct sampler *s, uint64_t now)
  * off the CPU at the start are lost until they run (engine_attach() warns
  * of one traced already).
  */
-static void snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
+static void snapshot(struct perf_src *p, struct sampler *s, uint64_t start)
 {
 	const uint32_t *live;
 	size_t n = target_threads(p->t, &live);
@@ -761,7 +762,7 @@ static void snapshot(struct perf_src *p, struct sampler *s, uint64_t now)
 	for (size_t i = 0; i < n; i++) {
 		if (!sampler_thread_known(s, live[i]))
 			continue;
-		offcpu_out_regs(p->off, live[i], now,
+		offcpu_out_regs(p->off, live[i], start,
 				target_thread_state(p->t, live[i]) == TRACE_STATE_RUNNING, NULL);
 		p->peek_tids[p->npeek++] = live[i];
 	}
@@ -1122,7 +1123,7 @@ static int perf_start(struct sampler_source *src, struct sampler *s)
 		return 0;
 	r = drain_all(p, s, 0);
 	if (r == 0 && !p->o.launched)
-		snapshot(p, s, sampler_now());
+		snapshot(p, s, sampler_started(s));
 	return r;
 }
 

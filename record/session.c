@@ -153,13 +153,13 @@ static void summary(const struct session_options *o, const struct engine_choice 
 		    const struct sampler_stats *st, struct trace_writer *w, const struct trace_end *end)
 {
 	uint64_t bytes = trace_writer_bytes(w);
-
-	/* Losses are what a recorder at normal priority risks: said when it
-	 * was asked for more and refused. */
-	if (priority == TRACE_PRIORITY_REFUSED && st->lost)
-		warning("%llu samples lost while the recorder ran at normal priority, real-time priority %u "
-			"having been refused: %s (or --realtime 0 to ask for normal priority)",
-			(unsigned long long)st->lost, o->rt_priority, engine_priority_fix());
+	/* The rate achieved: over the CPU time in cpu mode, the threads' time
+	 * alive in wall mode. */
+	double secs = ch->mode == TRACE_MODE_CPU ? (double)st->counters[TRACE_COUNTER_CPU_NS] / 1e9
+						 : (double)st->thread_ns / 1e9;
+	double achieved = secs > 0 ? (double)st->samples / secs : 0;
+	int sampler = ch->sampler == ENGINE_SAMPLER_PERF ? TRACE_SAMPLER_PERF : TRACE_SAMPLER_TICK;
+	char note[320];
 
 	if (!o->quiet)
 		fprintf(stderr, "%s: %llu samples, %llu thread%s, %llu images, %llu lost, %.1f bytes/sample, wrote '%s'; %s\n",
@@ -167,8 +167,25 @@ static void summary(const struct session_options *o, const struct engine_choice 
 			st->threads == 1 ? "" : "s", (unsigned long long)st->images, (unsigned long long)st->lost,
 			st->samples ? (double)bytes / (double)st->samples : 0.0, o->out_path,
 			engine_kernel_note(ch));
+	/* A rate short of the one asked is said, with what held it back;
+	 * judged on 100 ticks due or more, as a short run's few samples say
+	 * little of the rate. */
+	if (secs * o->rate_hz >= 100 &&
+	    (achieved < 0.9 * o->rate_hz || st->counters[TRACE_COUNTER_THROTTLED]))
+		warning("sampled at %.0f Hz of the %u Hz asked: %s", achieved, o->rate_hz,
+			trace_rate_note(sampler, st->counters, o->rate_hz, st->samples, secs, note, sizeof(note)));
+	/* Losses are what a recorder at normal priority risks: said when it
+	 * was asked for more and refused. */
+	if (priority == TRACE_PRIORITY_REFUSED && st->lost)
+		warning("%llu samples lost while the recorder ran at normal priority, real-time priority %u "
+			"having been refused: %s (or --realtime 0 to ask for normal priority)",
+			(unsigned long long)st->lost, o->rt_priority, engine_priority_fix());
+
 	if (!o->verbose)
 		return;
+	if (achieved)
+		fprintf(stderr, "%s: rate: %u Hz asked, %.0f Hz achieved over %.3f s of %s time\n", diag_progname(),
+			o->rate_hz, achieved, secs, ch->mode == TRACE_MODE_CPU ? "CPU" : "thread");
 	if (priority == TRACE_PRIORITY_REALTIME)
 		fprintf(stderr, "%s: recorder priority: real-time %u (SCHED_FIFO)\n", diag_progname(),
 			o->rt_priority);

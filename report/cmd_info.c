@@ -92,6 +92,7 @@ static void print_rate(const struct trace *t, uint64_t end)
 {
 	const struct trace_session *s = &t->session;
 	const uint64_t *c = t->counters;
+	char note[320];
 	double secs = 0;
 
 	if (s->mode == TRACE_MODE_CPU) {
@@ -110,13 +111,10 @@ static void print_rate(const struct trace *t, uint64_t end)
 		printf(", %.0f Hz achieved (%zu samples over %.3f s of %s time)", (double)t->nsamples / secs,
 		       t->nsamples, secs, s->mode == TRACE_MODE_CPU ? "CPU" : "thread");
 	putchar('\n');
-	if (c[TRACE_COUNTER_THROTTLED])
-		printf("throttled:  %" PRIu64 " times: the kernel held samples back that cost it more than "
-		       "kernel.perf_cpu_time_max_percent allows (kernel.perf_event_max_sample_rate was %" PRIu64
-		       " at the end)\n", c[TRACE_COUNTER_THROTTLED], c[TRACE_COUNTER_MAX_SAMPLE_RATE]);
-	else if (c[TRACE_COUNTER_MAX_SAMPLE_RATE] && c[TRACE_COUNTER_MAX_SAMPLE_RATE] < s->rate_hz)
-		printf("capped:     kernel.perf_event_max_sample_rate was %" PRIu64 " at the end, below the rate "
-		       "asked\n", c[TRACE_COUNTER_MAX_SAMPLE_RATE]);
+	/* As the recorder's summary judges it: on 100 ticks due or more. */
+	if (c[TRACE_COUNTER_THROTTLED] ||
+	    (secs * s->rate_hz >= 100 && (double)t->nsamples / secs < 0.9 * s->rate_hz))
+		printf("held back:  %s\n", trace_rate_note(s->sampler, c, s->rate_hz, t->nsamples, secs, note, sizeof(note)));
 }
 
 static void print_session(const struct trace *t, const char *path)
