@@ -3,18 +3,24 @@
 #
 # Every figure is a comparison made in the same run, because the machines
 # this runs on are shared and noisy: runs of the tools being compared are
-# interleaved (bare, prof cpu, prof wall, perf fp, perf dwarf, then again),
-# and each figure is the median of the repetitions with their min and max.
+# interleaved (bare, prof cpu, prof wall, perf fp, perf dwarf, perf with
+# context-switch samples, then again), and each figure is the median of the
+# repetitions with their min and max.
 # The workloads (bench/workloads/*.c) time their own work, so start-up and
 # post-processing do not count. The steps:
 #
 #   overhead  each workload's time under each tool over its bare time, in
-#             the same repetition, at each rate;
+#             the same repetition, at each rate, and the share of samples
+#             each tool lost;
 #   size      bytes per sample of those runs' traces and perf.data files,
 #             and of perf.data written with -z where this perf has zstd;
 #   attach    what -p costs: at 997 Hz, the workload's slowdown with prof
 #             (each mode) and perf -g attached to it with -p, next to the
 #             same tool launching it, in the same repetitions;
+#   many      -p on a process of many busy threads (busy -j N): the wall
+#             time of prof (each mode) with -d 3 and of perf -g -p for 3 s,
+#             their samples, losses and threads seen, and prof's first
+#             sample's time;
 #   report    prof-report folded and svg against perf report, on recordings
 #             of the same deep-stack workload, with their peak RSS, and
 #             one more prof-report folded's time by stage (open, locate,
@@ -44,12 +50,15 @@
 #   BENCH_REPS             repetitions of each interleaved run (default 5)
 #   BENCH_SECONDS          bare length of each overhead run (default 1.5)
 #   BENCH_RATES            sampling rates of the overhead runs ("997 9973")
-#   BENCH_WORKLOADS        which workloads ("cpu1 threads8 deep200 server50")
+#   BENCH_WORKLOADS        which workloads ("cpu1 threads8 deep200 server50
+#                          switch50")
 #   BENCH_ATTACH_WORKLOADS which workloads the attach step runs ("server50":
 #                          fifty threads there when -p attaches)
-#   BENCH_STEPS            which steps run (default all: "overhead attach report
-#                          small symbolize recorder maxrate syscall"); the
-#                          figures of the others are null
+#   BENCH_STEPS            which steps run (default all: "overhead attach many
+#                          report small symbolize recorder maxrate syscall");
+#                          the figures of the others are null
+#   BENCH_MANY             the many step's thread counts ("500 1000")
+#   BENCH_MANY_SECONDS     how long each tool records them (default 3)
 #   BENCH_REPORT_SAMPLES   samples in the report-speed recordings (1000000)
 #   BENCH_REPORT_HZ        their rate, with two threads (default 9973)
 #   BENCH_REPORT_REPS      repetitions of each report (default 3)
@@ -77,6 +86,7 @@ if [ -n "${BENCH_SMOKE:-}" ]; then
 	SMALL_SECS=${BENCH_SMALL_SECONDS:-1} SMALL_REPS=${BENCH_SMALL_REPS:-1}
 	LOOP_TRACES=${BENCH_LOOP_TRACES:-3} LOOP_SECS=${BENCH_LOOP_SECONDS:-0.3}
 	SYM_ADDRS=${BENCH_SYMBOLIZE_ADDRS:-2000}
+	MANY=${BENCH_MANY:-50} MANY_SECS=${BENCH_MANY_SECONDS:-1}
 else
 	REPS=${BENCH_REPS:-5} SECS=${BENCH_SECONDS:-1.5} RATES=${BENCH_RATES:-"997 9973"}
 	REPORT_SAMPLES=${BENCH_REPORT_SAMPLES:-1000000} REPORT_REPS=${BENCH_REPORT_REPS:-3}
@@ -84,14 +94,15 @@ else
 	SMALL_SECS=${BENCH_SMALL_SECONDS:-10} SMALL_REPS=${BENCH_SMALL_REPS:-5}
 	LOOP_TRACES=${BENCH_LOOP_TRACES:-20} LOOP_SECS=${BENCH_LOOP_SECONDS:-1}
 	SYM_ADDRS=${BENCH_SYMBOLIZE_ADDRS:-20000}
+	MANY=${BENCH_MANY:-"500 1000"} MANY_SECS=${BENCH_MANY_SECONDS:-3}
 fi
 SMALL_HZ=${BENCH_SMALL_HZ:-4999}
-WORKLOADS=${BENCH_WORKLOADS:-"cpu1 threads8 deep200 server50"}
+WORKLOADS=${BENCH_WORKLOADS:-"cpu1 threads8 deep200 server50 switch50"}
 ATTACH_WORKLOADS=${BENCH_ATTACH_WORKLOADS:-server50}
-STEPS=${BENCH_STEPS:-"overhead attach report small symbolize recorder maxrate syscall"}
+STEPS=${BENCH_STEPS:-"overhead attach many report small symbolize recorder maxrate syscall"}
 REPORT_HZ=${BENCH_REPORT_HZ:-9973}
 OUT=${BENCH_OUT:-bench/results.json}
-TOOLS="prof-cpu prof-wall perf-fp perf-dwarf"
+TOOLS="prof-cpu prof-wall perf-fp perf-dwarf perf-sw"
 TMP=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 KV=$TMP/kv      # one "KEY VALUE" line per measurement
@@ -101,7 +112,7 @@ KV=$TMP/kv      # one "KEY VALUE" line per measurement
 
 say() { echo "bench: $*" >&2; }
 die() { say "$*"; exit 1; }
-put() { echo "$1 $2" >> "$KV"; }
+put() { [ "$2" = null ] || echo "$1 $2" >> "$KV"; }  # a null is no measurement
 # stats KEY: "median min max" of every value put under KEY, or "null null null".
 stats() {
 	awk -v k="$1" '$1 == k { v[n++] = $2 } END {
@@ -121,7 +132,7 @@ step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "null" || b == "null" || b == 0) print "null"; else printf "%.6g\n", a / b }'; }
 
 for p in "$RECORD" "$REPORT"; do [ -x "$p" ] || die "missing $p: run make first"; done
-for w in $WORKLOADS $ATTACH_WORKLOADS syscall; do [ -x "$W/$w" ] || die "missing $W/$w: run 'make bench'"; done
+for w in $WORKLOADS $ATTACH_WORKLOADS syscall busy; do [ -x "$W/$w" ] || die "missing $W/$w: run 'make bench'"; done
 [ -x /usr/bin/time ] || die "missing /usr/bin/time: install the Debian package 'time'"
 
 # --- which tools can run here
@@ -148,7 +159,7 @@ if [ -z "$why" ]; then
 	kill $probe 2> /dev/null
 	wait $probe 2> /dev/null || true
 fi
-for tool in perf-fp perf-dwarf perf-fp-z perf-fp-p; do
+for tool in perf-fp perf-dwarf perf-sw perf-fp-z perf-fp-p; do
 	[ -z "$why" ] || skip_tool "$tool" "$why"
 done
 
@@ -195,6 +206,7 @@ run() {
 	perf-fp)    perf record -F "$hz" -g -o "$out" -- "$@" ;;
 	perf-fp-z)  perf record -z -F "$hz" -g -o "$out" -- "$@" ;;
 	perf-dwarf) perf record -F "$hz" --call-graph dwarf -o "$out" -- "$@" ;;
+	perf-sw)    perf record -e "cpu-clock/freq=$hz/" -e context-switches/period=1/ -g -o "$out" -- "$@" ;;
 	*-p)        attached "$tool" "$hz" "$out" "$@" ;;
 	esac > "$TMP/run.out" 2> "$log" || die "$tool $*: failed: $(tail -3 "$log")"
 	local secs cpu samples=null lost=0
@@ -208,10 +220,18 @@ run() {
 	perf-fp-z)
 		samples=$(perf script -i "$out" -F tid 2> /dev/null | wc -l) ;;
 	perf-*)
-		samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$log") ;;
+		samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$log")
+		lost=$(perf_lost "$out") ;;
 	esac
 	echo "$secs $cpu ${samples:-null} ${lost:-0}" > "$TMP/run"
 }
+# perf_lost FILE: the samples perf lost, as its per-event stats count them.
+perf_lost() {
+	perf report -i "$1" --stats 2> /dev/null |
+		awk '/ stats:$/ && !/Aggregated/ { ev = 1 } ev && $1 == "LOST_SAMPLES" { n += $3 } END { print n + 0 }'
+}
+# lost_share SAMPLES LOST: the lost share of the samples due, in percent.
+lost_share() { awk -v n="$1" -v l="$2" 'BEGIN { if (n == "null" || n + l == 0) print "null"; else printf "%.4g\n", l * 100 / (n + l) }'; }
 # bps FILE SAMPLES: bytes per sample.
 bps() { ratio "$(stat -c %s "$1")" "$2"; }
 
@@ -256,6 +276,7 @@ if step overhead; then
 					echo "$secs" > "$TMP/secs.$tool"
 					put "slowdown.$w.$hz.$tool" "$(ratio "$secs" "$base")"
 					put "bps.$w.$hz.$tool" "$(bps "$f" "$samples")"
+					put "lost.$w.$hz.$tool" "$(lost_share "$samples" "$lost")"
 				done
 				# Against perf -g in this repetition: the ratio of the
 				# slowdowns, and their difference in points.
@@ -315,6 +336,76 @@ if step attach; then
 				put "attach.vsfp.$w.$tool" "$(ratio "$a" "$b")"
 				put "attach.ptsfp.$w.$tool" "$(awk -v a="$a" -v b="$b" -v c="$base" 'BEGIN { printf "%.6g\n", (a - b) / c * 100 }')"
 			done
+		done
+	done
+fi
+
+# --- many: -p on a process of many busy threads (busy -j N, which keeps
+# both CPUs busy), each tool recording MANY_SECS seconds of it: prof with
+# -d, perf -g -p with a sleep. Every command started while busy runs waits
+# for a CPU, the tools' own execs too, so the clock is time(1) in a
+# real-time shell (as root), and each tool is started at normal priority
+# as a user would start it; a tool that has not ended after 120 s is
+# stopped, and its figures are null. For prof also the time from its
+# start to the first sample, from the trace's start time and the
+# threads' first samples.
+MANY_TOOLS="prof-cpu prof-wall perf-fp"
+# many_run TOOL N OUT: leaves "SECONDS SAMPLES LOST THREADS-SEEN THREADS FIRST" in $TMP/many.
+many_run() {
+	local tool=$1 n=$2 out=$3 pid tasks t0 secs samples lost seen first rt=()
+	local -a cmd
+	rm -f "$out"
+	"$W/busy" -j "$n" > "$TMP/busy.out" &
+	pid=$!
+	for i in $(seq 600); do grep -q ready "$TMP/busy.out" && break; sleep 0.1; done
+	tasks=$(ls "/proc/$pid/task" | wc -l)
+	case $tool in
+	prof-*) cmd=("$RECORD" -f --mode "${tool#prof-}" -d "$MANY_SECS" -o "$out" -p "$pid") ;;
+	perf-fp) cmd=(perf record -g -o "$out" -p "$pid" -- sleep "$MANY_SECS") ;;
+	esac
+	[ "$(id -u)" = 0 ] && rt=(chrt -f 2)
+	t0=$(date +%s.%N)
+	if "${rt[@]}" /usr/bin/time -f %e -o "$TMP/many.time" timeout 120 \
+		${rt[0]:+chrt -o 0} "${cmd[@]}" > /dev/null 2> "$TMP/many.err"; then
+		secs=$(tail -1 "$TMP/many.time")
+	else
+		say "many: $tool on $n threads: $(grep -v '^Command' "$TMP/many.err" | tail -2)"
+		secs=null
+	fi
+	kill -9 "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null || true
+	samples=null lost=null seen=null first=null
+	if [ "$secs" != null ]; then
+		case $tool in
+		prof-*)
+			samples=$(sed -n 's/^prof-record: \([0-9]*\) samples, .*/\1/p' "$TMP/many.err")
+			lost=$(sed -n 's/^prof-record: [0-9]* samples, .* \([0-9]*\) lost, .*/\1/p' "$TMP/many.err")
+			seen=$("$REPORT" info "$out" | sed -n 's/^threads: //p')
+			first=$("$REPORT" info "$out" | sed -n 's/^started: *\(.*\)Z$/\1/p' | { read -r st
+				date -d "${st}Z" +%s.%N; } | awk -v t0="$t0" -v f="$("$REPORT" threads "$out" |
+				awk 'NR > 1 && $7 != "-" { print $7 }' | sort -n | head -1)" '{ printf "%.3f\n", $1 + f - t0 }') ;;
+		perf-*)
+			samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$TMP/many.err")
+			lost=$(perf_lost "$out")
+			seen=$(perf script -i "$out" -F tid 2> /dev/null | sort -u | wc -l) ;;
+		esac
+	fi
+	echo "$secs ${samples:-null} ${lost:-null} ${seen:-null} $tasks ${first:-null}" > "$TMP/many"
+}
+if step many; then
+	for n in $MANY; do
+		for tool in $MANY_TOOLS; do
+			usable "$tool" || continue
+			say "many: $tool on busy -j $n for $MANY_SECS s"
+			many_run "$tool" "$n" "$TMP/many.out"
+			read -r secs samples lost seen tasks first < "$TMP/many"
+			put "many.$n.$tool.seconds" "$secs"
+			put "many.$n.$tool.samples" "$samples"
+			put "many.$n.$tool.lost" "$lost"
+			put "many.$n.$tool.lost_share" "$(lost_share "$samples" "${lost/null/0}")"
+			put "many.$n.$tool.threads_seen" "$seen"
+			put "many.$n.$tool.threads" "$tasks"
+			put "many.$n.$tool.first_sample" "$first"
 		done
 	done
 fi
@@ -567,6 +658,31 @@ attach_entry() {
 	done
 	printf '\n    }'
 }
+lost_entry() {
+	local sep="" tool
+	printf '{'
+	for tool in $TOOLS; do
+		printf '%s"%s": %s' "$sep" "$tool" "$(median "lost.$1.$2.$tool")"
+		sep=", "
+	done
+	printf '}'
+}
+# many_entry N: the many step's figures for busy -j N, as JSON.
+many_entry() {
+	local sep="" tool k
+	printf '{'
+	for tool in $MANY_TOOLS; do
+		printf '%s\n      "%s": {' "$sep" "$tool"
+		local ksep=""
+		for k in seconds samples lost lost_share threads_seen threads first_sample; do
+			printf '%s"%s": %s' "$ksep" "$k" "$(median "many.$1.$tool.$k")"
+			ksep=", "
+		done
+		printf '}'
+		sep=","
+	done
+	printf '\n    }'
+}
 size_entry() {
 	local sep="" tool
 	printf '{'
@@ -583,9 +699,10 @@ vs_fp=()
 # vs_perf KIND TOOL HZ: the worst over the workloads of the median of the
 # per-repetition comparisons with perf -g (KIND ptsfp: points more of
 # slowdown; vsfp: the ratio of the slowdowns).
+# switch50 is there for what is lost; perf's cost is held to on the others.
 vs_perf() {
 	local w v=()
-	for w in $WORKLOADS; do v+=("$(median "$1.$w.$3.$2")"); done
+	for w in $WORKLOADS; do [ "$w" = switch50 ] || v+=("$(median "$1.$w.$3.$2")"); done
 	W_PICK=max worst "${v[@]}"
 }
 for w in $steady; do
@@ -607,6 +724,17 @@ target cpu_997_points_over_perf_fp "$(vs_perf ptsfp prof-cpu 997)" "<=" 1
 target wall_997_points_over_perf_fp "$(vs_perf ptsfp prof-wall 997)" "<=" 2
 target cpu_9973_vs_perf_fp "$(vs_perf vsfp prof-cpu 9973)" "<=" 1.05
 target wall_9973_vs_perf_fp "$(vs_perf vsfp prof-wall 9973)" "<=" 1.05
+for w in switch50 server50; do
+	target "wall_997_lost_percent_$w" "$(median "lost.$w.997.prof-wall")" "<=" 0.5
+done
+for mode in cpu wall; do
+	target "many_500_${mode}_lost_percent" "$(median "many.500.prof-$mode.lost_share")" "<=" 1
+	target "many_500_${mode}_threads_unseen" "$(awk -v a="$(median "many.500.prof-$mode.threads")" \
+		-v b="$(median "many.500.prof-$mode.threads_seen")" 'BEGIN { print a == "null" || b == "null" ? "null" : a - b }')" "<=" 0
+	target "many_500_${mode}_seconds_over_$MANY_SECS" "$(awk -v a="$(median "many.500.prof-$mode.seconds")" \
+		-v s="$MANY_SECS" 'BEGIN { print a == "null" ? "null" : a - s }')" "<=" 1.5
+	target "many_1000_${mode}_first_sample_seconds" "$(median "many.1000.prof-$mode.first_sample")" "<=" 1
+done
 target trace_bytes_per_sample "$(W_PICK=max worst "${bps_prof[@]}")" "<=" 4
 target trace_smaller_than_perf_fp "$(W_PICK=min worst "${vs_fp[@]}")" ">=" 15
 target folded_faster_than_perf_report "$speedup" ">=" 50
@@ -648,6 +776,13 @@ target recorder_rss_mib "$rss_mib" "<=" 32
 	echo '  },'
 	echo '  "bytes_per_sample": {'
 	nest size_entry
+	echo '  },'
+	echo '  "lost_percent": {'
+	nest lost_entry
+	echo '  },'
+	echo '  "many": {'
+	for n in $MANY; do printf '    "%s": %s,\n' "$n" "$(many_entry "$n")"; done
+	echo "    \"seconds\": $MANY_SECS"
 	echo '  },'
 	echo '  "attach": {'
 	for w in $ATTACH_WORKLOADS; do printf '    "%s": %s,\n' "$w" "$(attach_entry "$w")"; done
@@ -746,7 +881,8 @@ times() {
 {
 	if part overhead; then
 		echo "slowdown: time under the tool / bare time, median [min-max] of $REPS interleaved runs"
-		printf '%-9s %6s %9s  %-22s%-22s%-22s%-22s\n' workload Hz "bare s" "prof cpu" "prof wall" "perf -g" "perf dwarf"
+		printf '%-9s %6s %9s  %-22s%-22s%-22s%-22s%-22s\n' workload Hz "bare s" "prof cpu" "prof wall" "perf -g" \
+			"perf dwarf" "perf -g switches"
 		for w in $WORKLOADS; do
 			for hz in $RATES; do
 				printf '%-9s %6s %9.3f  ' "$w" "$hz" "$(median "bare.$w.$hz")"
@@ -768,12 +904,37 @@ times() {
 		done
 		echo
 		echo "bytes per sample, median"
-		printf '%-9s %6s %10s %10s %10s %10s %10s\n' workload Hz "prof cpu" "prof wall" "perf -g" "perf dwarf" "perf -g -z"
+		printf '%-9s %6s %10s %10s %10s %10s %10s %10s\n' workload Hz "prof cpu" "prof wall" "perf -g" "perf dwarf" \
+			"perf -g sw" "perf -g -z"
 		for w in $WORKLOADS; do
 			for hz in $RATES; do
 				printf '%-9s %6s' "$w" "$hz"
 				for tool in $TOOLS perf-fp-z; do printf ' %s' "$(num "$(median "bps.$w.$hz.$tool")")"; done
 				echo
+			done
+		done
+		echo
+		echo "samples lost, percent of those due (lost / (written + lost)), median"
+		printf '%-9s %6s %10s %10s %10s %10s %10s\n' workload Hz "prof cpu" "prof wall" "perf -g" "perf dwarf" "perf -g sw"
+		for w in $WORKLOADS; do
+			for hz in $RATES; do
+				printf '%-9s %6s' "$w" "$hz"
+				for tool in $TOOLS; do printf ' %s' "$(num "$(median "lost.$w.$hz.$tool")" %.3f)"; done
+				echo
+			done
+		done
+	fi
+	if part many; then
+		echo "many: -p on busy -j N (N threads computing and napping) for $MANY_SECS s; time(1) in a real-time shell"
+		printf '%-6s %-10s %9s %10s %10s %9s %9s %14s\n' threads tool seconds samples lost "lost %" seen "first sample s"
+		for n in $MANY; do
+			for tool in $MANY_TOOLS; do
+				case $tool in perf-fp) name="perf -g" ;; *) name=${tool/-/ } ;; esac
+				printf '%-6s %-10s %9s %10s %10s %9s %9s %14s\n' "$n" "$name" "$(fig "many.$n.$tool.seconds")" \
+					"$(fig "many.$n.$tool.samples")" "$(fig "many.$n.$tool.lost")" \
+					"$(fig "many.$n.$tool.lost_share")" \
+					"$(fig "many.$n.$tool.threads_seen")/$(fig "many.$n.$tool.threads")" \
+					"$(fig "many.$n.$tool.first_sample")"
 			done
 		done
 	fi

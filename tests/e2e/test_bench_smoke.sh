@@ -45,16 +45,23 @@ for (const k of ["date", "elapsed_seconds", "cpus", "kernel", "perf", "load_befo
 		 "smoke", "reps", "seconds", "rates", "workloads", "attach_workloads", "report_hz", "report_reps",
 		 "capture_seconds"])
 	want("run/" + k);
-const tools = ["prof-cpu", "prof-wall", "perf-fp", "perf-dwarf"];
-for (const w of ["cpu1", "threads8", "deep200", "server50"])
+const tools = ["prof-cpu", "prof-wall", "perf-fp", "perf-dwarf", "perf-sw"];
+for (const w of ["cpu1", "threads8", "deep200", "server50", "switch50"])
 	for (const hz of r.run.rates) {
 		for (const s of ["median", "min", "max"]) {
 			want(`overhead/${w}/${hz}/bare_seconds/${s}`);
 			for (const t of tools) want(`overhead/${w}/${hz}/${t}/${s}`, t);
 		}
 		for (const t of tools) want(`bytes_per_sample/${w}/${hz}/${t}`, t);
+		for (const t of tools) want(`lost_percent/${w}/${hz}/${t}`, t);
 		want(`bytes_per_sample/${w}/${hz}/perf-fp-z`, skipped.has("perf-fp") ? "perf-fp" : "perf-fp-z");
 	}
+/* -p on many busy threads: every figure of each tool; the first sample, of prof only */
+want("many/seconds");
+for (const n of Object.keys(r.many || {}).filter(k => k !== "seconds").concat(r.many ? [] : ["50"]))
+	for (const t of ["prof-cpu", "prof-wall", "perf-fp"])
+		for (const k of ["seconds", "samples", "lost", "lost_share", "threads_seen", "threads"].concat(t.startsWith("prof") ? ["first_sample"] : []))
+			want(`many/${n}/${t}/${k}`, t === "perf-fp" && skipped.has("perf-fp-p") ? "perf-fp-p" : t);
 /* -p against a launch: perf -g attached needs perf record -p ("perf-fp-p") */
 want("attach/hz");
 if (!(r.run.attach_workloads || []).length) bad.push("no attach workloads");
