@@ -109,6 +109,12 @@ const char *trace_kernel_name(int kernel);     /* "sampled", "refused", "not-sam
 const char *trace_priority_name(int priority); /* "normal", "realtime", "refused" */
 const char *trace_ident_kind_name(int kind);
 const char *trace_counter_name(int counter);
+/* Whether a recording of mode (enum trace_mode) fell short of rate_hz:
+ * under 90% of the samples due over secs of CPU time (cpu mode) or thread
+ * time (wall mode). A short run says little (under 100 samples due, it is
+ * not judged), and in cpu mode each of its threads may end with part of
+ * a period never sampled, so a sample a thread is forgiven. */
+int trace_rate_short(int mode, uint32_t rate_hz, uint64_t samples, double secs, uint64_t threads);
 /* Fills buf (n bytes) with what held a recording back from the rate it
  * asked for, as a phrase for a message, from its sampler (enum
  * trace_sampler), counters (TRACE_COUNTER__COUNT of them), and samples

@@ -108,6 +108,15 @@ int trace_ident_same(int kind, size_t len, const uint8_t *ident, int kind2, size
 	return kind == kind2 && len == len2 && len <= TRACE_MAX_IDENT && !memcmp(ident, ident2, len);
 }
 
+int trace_rate_short(int mode, uint32_t rate_hz, uint64_t samples, double secs, uint64_t threads)
+{
+	double due = secs * rate_hz;
+
+	if (mode == TRACE_MODE_CPU)
+		due -= (double)threads;
+	return due >= 100 && (double)samples < 0.9 * due;
+}
+
 const char *trace_rate_note(int sampler, const uint64_t *counters, uint32_t rate_hz, uint64_t samples, double secs,
 			    char *buf, size_t n)
 {

@@ -167,11 +167,9 @@ static void summary(const struct session_options *o, const struct engine_choice 
 			st->threads == 1 ? "" : "s", (unsigned long long)st->images, (unsigned long long)st->lost,
 			st->samples ? (double)bytes / (double)st->samples : 0.0, o->out_path,
 			engine_kernel_note(ch));
-	/* A rate short of the one asked is said, with what held it back;
-	 * judged on 100 ticks due or more, as a short run's few samples say
-	 * little of the rate. */
-	if (secs * o->rate_hz >= 100 &&
-	    (achieved < 0.9 * o->rate_hz || st->counters[TRACE_COUNTER_THROTTLED]))
+	/* A rate short of the one asked is said, with what held it back. */
+	if (trace_rate_short(ch->mode, o->rate_hz, st->samples, secs, st->threads) ||
+	    st->counters[TRACE_COUNTER_THROTTLED])
 		warning("sampled at %.0f Hz of the %u Hz asked: %s", achieved, o->rate_hz,
 			trace_rate_note(sampler, st->counters, o->rate_hz, st->samples, secs, note, sizeof(note)));
 	/* Losses are what a recorder at normal priority risks: said when it

@@ -111,9 +111,7 @@ static void print_rate(const struct trace *t, uint64_t end)
 		printf(", %.0f Hz achieved (%zu samples over %.3f s of %s time)", (double)t->nsamples / secs,
 		       t->nsamples, secs, s->mode == TRACE_MODE_CPU ? "CPU" : "thread");
 	putchar('\n');
-	/* As the recorder's summary judges it: on 100 ticks due or more. */
-	if (c[TRACE_COUNTER_THROTTLED] ||
-	    (secs * s->rate_hz >= 100 && (double)t->nsamples / secs < 0.9 * s->rate_hz))
+	if (c[TRACE_COUNTER_THROTTLED] || trace_rate_short(s->mode, s->rate_hz, t->nsamples, secs, t->nthreads))
 		printf("held back:  %s\n", trace_rate_note(s->sampler, c, s->rate_hz, t->nsamples, secs, note, sizeof(note)));
 }
 
