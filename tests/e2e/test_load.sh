@@ -17,9 +17,11 @@ if ! echo "$out$("$REPORT" info "$TMP/probe.trace" 2> /dev/null)" | grep -q '^sa
 	exit 0
 fi
 # A sanitized recorder spends several times as long on each sample: the
-# process of many threads is smaller there, so that what is asserted is
-# the engine's, not AddressSanitizer's cost (the plain suite runs 500).
-case $BUILD in *-san) MANY=100 ;; *) MANY=500 ;; esac
+# process of many threads is smaller there, and the switching server may
+# lose 1% of its ticks rather than 0.5%, so that what is asserted is the
+# engine's, not AddressSanitizer's cost (the plain suite holds 500 threads
+# and 0.5%).
+case $BUILD in *-san) MANY=100 KEPT=0.99 ;; *) MANY=500 KEPT=0.995 ;; esac
 
 # info_rate TRACE: "SAMPLES SECONDS" of info's rate line (samples over the
 # thread or CPU time), or nothing.
@@ -30,12 +32,13 @@ at_least() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a >= b * f) }'; }
 
 # --- the switching server, launched, wall mode: the ticks due are the
 # threads' time alive at 997 Hz; every one is a sample, or a loss counted
-# (at most 0.5% of them), and every worker's blocked stack is whole.
+# (at most 0.5% of them: 1 - KEPT), and every worker's blocked stack is
+# whole.
 "$RECORD" -q -f --mode wall -o "$TMP/sw.trace" -- "$W/switch50" 2 > "$TMP/sw.out" 2> "$TMP/sw.err"
 read -r n secs <<< "$(info_rate "$TMP/sw.trace")"
 due=$(awk -v s="${secs:-0}" 'BEGIN { printf "%d", s * 997 }')
 lost=$(counter "$TMP/sw.trace" samples-lost)
-if [ -n "${n:-}" ] && at_least "$n" "$due" 0.995 && [ "${lost:-1}" -le $((due / 200)) ]; then
+if [ -n "${n:-}" ] && at_least "$n" "$due" $KEPT && at_least "$due" "${lost:-1}" "$(awk -v k=$KEPT 'BEGIN { print 1 / (1 - k) }')"; then
 	ok "load-switching-wall-ticks-kept ($n samples of $due due, $lost lost; $(cat "$TMP/sw.out"))"
 else
 	fail "load-switching-wall-ticks-kept" "$n samples of $due due, $lost lost: $(cat "$TMP/sw.err")"
