@@ -231,11 +231,14 @@ sp=$(cut -d' ' -f1 "$TMP/bp.top"); st=$(cut -d' ' -f1 "$TMP/bt.top")
 case $sp in *';blocked;blocked_wait;'*read*) same=1 ;; *) same=0 ;; esac
 [ $same = 1 ] && [ "$sp" = "$st" ] && ok "wall-blocked-stack-as-ptrace ($sp)" \
 	|| fail "wall-blocked-stack-as-ptrace" "perf '$sp', ptrace '$st'"
-# 2 s at 997 Hz less the thread's start: about 1990 ticks, every one of
-# them in the perf_event sampler's trace (the ends' times are rounded to
-# the millisecond: a tick either side).
+# 2 s at 997 Hz less the thread's start: about 1990 ticks, nearly every
+# one of them in the perf_event sampler's trace: at most 0.5% short. The
+# ends' times are rounded to the millisecond (a tick either side), and the
+# thread is on a CPU at both ends of its life, where it is sampled by its
+# CPU time, as cpu mode samples, not at every tick (6 ticks short in one
+# sanitized run of 2006).
 wpi=${wp%.*}; wti=${wt%.*}
-[ "${np:-0}" -ge 1800 ] && [ "${np:-0}" -ge $((life - 2)) ] && [ "${wpi:-0}" -ge 99 ] \
+[ "${np:-0}" -ge 1800 ] && [ "${np:-0}" -ge $((life - life / 200)) ] && [ "${wpi:-0}" -ge 99 ] \
 	&& [ "${wpi:-0}" -ge $((${wti:-0} - 1)) ] \
 	&& ok "wall-blocked-waiting-share (perf $np samples of $life ticks alive, ${wp}% waiting; ptrace $nt samples ${wt}% waiting)" \
 	|| fail "wall-blocked-waiting-share" "perf '$np' samples of '$life' ticks alive, '${wp}'% waiting; ptrace '$nt' samples '${wt}'% waiting"
