@@ -44,6 +44,12 @@ for t in tests/e2e/test_*.sh; do
 	if ! bash "$t"; then
 		echo "fail $t: exited non-zero" >> "$RESULTS"
 	fi
+	# A script run as root that removes or replaces /dev/null breaks
+	# every script after it, and the machine: name the culprit.
+	if [ ! -c /dev/null ]; then
+		echo "fail $t: left /dev/null a regular file or removed it" >> "$RESULTS"
+		echo "  FAIL  $t left /dev/null other than the null device"
+	fi
 	# How long each script takes, so the slow ones are plain to see.
 	echo "   $t: $(($(date +%s) - t0)) s"
 done
