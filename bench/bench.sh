@@ -343,30 +343,30 @@ fi
 # --- many: -p on a process of many busy threads (busy -j N, which keeps
 # both CPUs busy), each tool recording MANY_SECS seconds of it: prof with
 # -d, perf -g -p with a sleep. Every command started while busy runs waits
-# for a CPU, the tools' own execs too, so the clock is time(1) in a
-# real-time shell (as root), and each tool is started at normal priority
-# as a user would start it; a tool that has not ended after 120 s is
-# stopped, and its figures are null. For prof also the time from its
-# start to the first sample, from the trace's start time and the
-# threads' first samples.
+# for a CPU, the tools' own execs too, so the clock is time(1) started by
+# a real-time shell (as root), and each tool is started at normal priority
+# as a user would start it; /bin/true, timed the same way, says how long
+# any command waits there before it runs. A tool that has not ended after
+# 120 s is stopped, and its figures are null. For prof also its first
+# sample, in seconds after it started (-v).
 MANY_TOOLS="prof-cpu prof-wall perf-fp"
-# many_run TOOL N OUT: leaves "SECONDS SAMPLES LOST THREADS-SEEN THREADS FIRST" in $TMP/many.
+# many_run TOOL N OUT: leaves "SECONDS SAMPLES LOST THREADS-SEEN THREADS
+# FIRST" in $TMP/many; TOOL true times /bin/true alone.
 many_run() {
-	local tool=$1 n=$2 out=$3 pid tasks t0 secs samples lost seen first rt=()
-	local -a cmd
+	local tool=$1 n=$2 out=$3 pid tasks secs samples lost seen first rt=""
 	rm -f "$out"
 	"$W/busy" -j "$n" > "$TMP/busy.out" &
 	pid=$!
 	for i in $(seq 600); do grep -q ready "$TMP/busy.out" && break; sleep 0.1; done
 	tasks=$(ls "/proc/$pid/task" | wc -l)
 	case $tool in
-	prof-*) cmd=("$RECORD" -f --mode "${tool#prof-}" -d "$MANY_SECS" -o "$out" -p "$pid") ;;
-	perf-fp) cmd=(perf record -g -o "$out" -p "$pid" -- sleep "$MANY_SECS") ;;
+	prof-*) cmd="'$RECORD' -v -f --mode ${tool#prof-} -d $MANY_SECS -o '$out' -p $pid" ;;
+	perf-fp) cmd="perf record -g -o '$out' -p $pid -- sleep $MANY_SECS" ;;
+	true) cmd=true ;;
 	esac
-	[ "$(id -u)" = 0 ] && rt=(chrt -f 2)
-	t0=$(date +%s.%N)
-	if "${rt[@]}" /usr/bin/time -f %e -o "$TMP/many.time" timeout 120 \
-		${rt[0]:+chrt -o 0} "${cmd[@]}" > /dev/null 2> "$TMP/many.err"; then
+	[ "$(id -u)" = 0 ] && rt="chrt -f 2"
+	if $rt sh -c "exec /usr/bin/time -f %e -o '$TMP/many.time' timeout 120 ${rt:+chrt -o 0} $cmd" \
+		> /dev/null 2> "$TMP/many.err"; then
 		secs=$(tail -1 "$TMP/many.time")
 	else
 		say "many: $tool on $n threads: $(grep -v '^Command' "$TMP/many.err" | tail -2)"
@@ -380,10 +380,8 @@ many_run() {
 		prof-*)
 			samples=$(sed -n 's/^prof-record: \([0-9]*\) samples, .*/\1/p' "$TMP/many.err")
 			lost=$(sed -n 's/^prof-record: [0-9]* samples, .* \([0-9]*\) lost, .*/\1/p' "$TMP/many.err")
-			seen=$("$REPORT" info "$out" | sed -n 's/^threads: //p')
-			first=$("$REPORT" info "$out" | sed -n 's/^started: *\(.*\)Z$/\1/p' | { read -r st
-				date -d "${st}Z" +%s.%N; } | awk -v t0="$t0" -v f="$("$REPORT" threads "$out" |
-				awk 'NR > 1 && $7 != "-" { print $7 }' | sort -n | head -1)" '{ printf "%.3f\n", $1 + f - t0 }') ;;
+			first=$(sed -n 's/^prof-record: first sample \([0-9.]*\) s after the start$/\1/p' "$TMP/many.err")
+			seen=$("$REPORT" info "$out" | sed -n 's/^threads: //p') ;;
 		perf-*)
 			samples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$TMP/many.err")
 			lost=$(perf_lost "$out")
@@ -394,6 +392,10 @@ many_run() {
 }
 if step many; then
 	for n in $MANY; do
+		say "many: /bin/true while busy -j $n runs"
+		many_run true "$n" "$TMP/many.true"
+		read -r secs _ < "$TMP/many"
+		put "many.$n.true.seconds" "$secs"
 		for tool in $MANY_TOOLS; do
 			usable "$tool" || continue
 			say "many: $tool on busy -j $n for $MANY_SECS s"
@@ -669,8 +671,8 @@ lost_entry() {
 }
 # many_entry N: the many step's figures for busy -j N, as JSON.
 many_entry() {
-	local sep="" tool k
-	printf '{'
+	local sep="," tool k
+	printf '{\n      "true_seconds": %s' "$(median "many.$1.true.seconds")"
 	for tool in $MANY_TOOLS; do
 		printf '%s\n      "%s": {' "$sep" "$tool"
 		local ksep=""
@@ -925,9 +927,12 @@ times() {
 		done
 	fi
 	if part many; then
-		echo "many: -p on busy -j N (N threads computing and napping) for $MANY_SECS s; time(1) in a real-time shell"
+		echo "many: -p on busy -j N (N threads computing and napping) for $MANY_SECS s; time(1) in a real-time shell,"
+		echo "the tool at normal priority; first sample: seconds after the tool's start (prof -v)"
 		printf '%-6s %-10s %9s %10s %10s %9s %9s %14s\n' threads tool seconds samples lost "lost %" seen "first sample s"
 		for n in $MANY; do
+			printf '%-6s %-10s %9s   (how long any command waits for a CPU there before it runs)\n' "$n" "/bin/true" \
+				"$(fig "many.$n.true.seconds")"
 			for tool in $MANY_TOOLS; do
 				case $tool in perf-fp) name="perf -g" ;; *) name=${tool/-/ } ;; esac
 				printf '%-6s %-10s %9s %10s %10s %9s %9s %14s\n' "$n" "$name" "$(fig "many.$n.$tool.seconds")" \

@@ -209,8 +209,8 @@ int sampler_sample(struct sampler *s, uint64_t time, uint32_t tid, uint8_t state
 		flags |= TRACE_SAMPLE_TRUNCATED;
 	if (r == 0)
 		r = trace_writer_sample(s->w, time, tid, state, flags, frames, n);
-	if (r == 0)
-		s->st->samples++;
+	if (r == 0 && !s->st->samples++)
+		s->st->first_sample = sampler_now();
 	return r;
 }
 

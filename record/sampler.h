@@ -37,6 +37,7 @@ struct sampler_stats {
 	uint64_t threads;       /* threads seen */
 	uint64_t live_threads;
 	uint64_t thread_ns;     /* the threads' time alive while recorded, summed */
+	uint64_t first_sample;  /* when the first sample was written (sampler_now()), or 0 */
 	uint64_t images;
 	uint64_t lost;          /* TRACE_COUNTER_SAMPLES_LOST */
 	uint64_t bytes;         /* trace bytes written */

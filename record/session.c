@@ -11,6 +11,7 @@
  */
 #include "session.h"
 #include "engine.h"
+#include "sampler.h"
 #include "common/diag.h"
 #include "format/trace.h"
 
@@ -150,7 +151,7 @@ static struct target *attach(const struct session_options *o, const struct engin
 }
 
 static void summary(const struct session_options *o, const struct engine_choice *ch, int priority,
-		    const struct sampler_stats *st, struct trace_writer *w, const struct trace_end *end)
+		    uint64_t began, const struct sampler_stats *st, struct trace_writer *w, const struct trace_end *end)
 {
 	uint64_t bytes = trace_writer_bytes(w);
 	/* The rate achieved: over the CPU time in cpu mode, the threads' time
@@ -181,6 +182,9 @@ static void summary(const struct session_options *o, const struct engine_choice 
 
 	if (!o->verbose)
 		return;
+	if (st->first_sample)
+		fprintf(stderr, "%s: first sample %.3f s after the start\n", diag_progname(),
+			(double)(st->first_sample - began) / 1e9);
 	if (achieved)
 		fprintf(stderr, "%s: rate: %u Hz asked, %.0f Hz achieved over %.3f s of %s time\n", diag_progname(),
 			o->rate_hz, achieved, secs, ch->mode == TRACE_MODE_CPU ? "CPU" : "thread");
@@ -219,6 +223,7 @@ int session_run(const struct session_options *o)
 	const char *why = NULL;
 	int launched = o->argv != NULL, exec_errno = 0, status = 0, exit_code = 0, fd, r, priority;
 	pid_t pid = o->pid;
+	uint64_t began = sampler_now();
 
 	/* First: a process of hundreds of busy threads leaves a recorder at
 	 * normal priority a sliver of the CPU, even to open its events. */
@@ -349,7 +354,7 @@ int session_run(const struct session_options *o)
 			exit_code = 1;
 		}
 	}
-	summary(o, &ch, priority, &st, w, &end);
+	summary(o, &ch, priority, began, &st, w, &end);
 	trace_writer_free(w);
 	if (fd >= 0)
 		close(fd);

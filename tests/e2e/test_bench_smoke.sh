@@ -58,10 +58,12 @@ for (const w of ["cpu1", "threads8", "deep200", "server50", "switch50"])
 	}
 /* -p on many busy threads: every figure of each tool; the first sample, of prof only */
 want("many/seconds");
-for (const n of Object.keys(r.many || {}).filter(k => k !== "seconds").concat(r.many ? [] : ["50"]))
+for (const n of Object.keys(r.many || {}).filter(k => k !== "seconds").concat(r.many ? [] : ["50"])) {
+	want(`many/${n}/true_seconds`);
 	for (const t of ["prof-cpu", "prof-wall", "perf-fp"])
 		for (const k of ["seconds", "samples", "lost", "lost_share", "threads_seen", "threads"].concat(t.startsWith("prof") ? ["first_sample"] : []))
 			want(`many/${n}/${t}/${k}`, t === "perf-fp" && skipped.has("perf-fp-p") ? "perf-fp-p" : t);
+}
 /* -p against a launch: perf -g attached needs perf record -p ("perf-fp-p") */
 want("attach/hz");
 if (!(r.run.attach_workloads || []).length) bad.push("no attach workloads");
