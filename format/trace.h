@@ -95,6 +95,7 @@ enum trace_counter {
 	TRACE_COUNTER_MAX_SAMPLE_RATE,  /* kernel.perf_event_max_sample_rate at the end (1.3) */
 	TRACE_COUNTER_STACKS_READ,      /* wall mode: stacks read off the CPU (1.3) */
 	TRACE_COUNTER_STACKS_REUSED,    /* intervals given a thread's stack read before (1.3) */
+	TRACE_COUNTER_UNSTARTED,        /* wall mode: ticks lost of threads not run yet (1.3) */
 	TRACE_COUNTER__COUNT
 };
 
@@ -119,7 +120,8 @@ int trace_rate_short(int mode, uint32_t rate_hz, uint64_t samples, double secs, 
  * asked for, as a phrase for a message, from its sampler (enum
  * trace_sampler), counters (TRACE_COUNTER__COUNT of them), and samples
  * over secs of CPU (cpu mode) or thread time (wall mode): the kernel's
- * throttling, its sample-rate limit, samples lost, or none of these.
+ * throttling, its sample-rate limit, ticks of threads not run yet,
+ * samples lost, or none of these.
  * Returns buf. */
 const char *trace_rate_note(int sampler, const uint64_t *counters, uint32_t rate_hz, uint64_t samples, double secs,
 			    char *buf, size_t n);

@@ -75,6 +75,7 @@ const char *trace_counter_name(int counter)
 		"samples-lost", "threads-vanished", "stop-end", "stop-unreadable",
 		"stop-not-up", "stop-misaligned", "stop-loop", "stop-depth",
 		"throttled", "cpu-ns", "max-sample-rate", "stacks-read", "stacks-reused",
+		"unstarted",
 	};
 	return PICK(names, counter);
 }
@@ -123,6 +124,7 @@ const char *trace_rate_note(int sampler, const uint64_t *counters, uint32_t rate
 	unsigned long long throttled = counters[TRACE_COUNTER_THROTTLED];
 	unsigned long long limit = counters[TRACE_COUNTER_MAX_SAMPLE_RATE];
 	unsigned long long lost = counters[TRACE_COUNTER_SAMPLES_LOST];
+	unsigned long long unstarted = counters[TRACE_COUNTER_UNSTARTED];
 
 	if (sampler != TRACE_SAMPLER_PERF)
 		snprintf(buf, n, "the sampler could not keep up, and the ticks it missed are counted lost; "
@@ -134,6 +136,9 @@ const char *trace_rate_note(int sampler, const uint64_t *counters, uint32_t rate
 	else if (limit && limit < rate_hz)
 		snprintf(buf, n, "kernel.perf_event_max_sample_rate was %llu at the end; lower -F or raise "
 			 "the sysctl", limit);
+	else if (secs > 0 && (double)(samples + lost) / secs >= 0.9 * rate_hz && 2 * unstarted > lost)
+		snprintf(buf, n, "%llu ticks fell while new threads waited for their first run, before "
+			 "they had a stack, and are counted lost", unstarted);
 	else if (secs > 0 && (double)(samples + lost) / secs >= 0.9 * rate_hz)
 		snprintf(buf, n, "%llu samples were lost, the recorder not draining the kernel's buffers in "
 			 "time (see its priority)", lost);

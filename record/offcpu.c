@@ -57,6 +57,7 @@ struct off_thread {
 	int out;                /* off the CPU now */
 	uint8_t state;          /* TRACE_STATE_SLEEPING or TRACE_STATE_PREEMPTED */
 	uint8_t how;            /* enum off_how */
+	uint8_t unstarted;      /* OFF_LOST: created, not run yet */
 	uint64_t next;          /* the next grid tick not emitted */
 	uint64_t read_end;      /* OFF_READ: when the read ended */
 	int have_regs;          /* the stack to be read: from regs, else never */
@@ -171,6 +172,7 @@ static struct off_thread *went_out(struct offcpu *o, uint32_t tid, uint64_t time
 	}
 	th = &o->threads[i];
 	th->out = 1;
+	th->unstarted = 0;
 	th->state = preempted ? TRACE_STATE_PREEMPTED : TRACE_STATE_SLEEPING;
 	th->next = tick_after(o, time);
 	return th;
@@ -194,6 +196,15 @@ void offcpu_out_regs(struct offcpu *o, uint32_t tid, uint64_t time, int preempte
 	th->have_regs = regs != NULL;
 	if (regs)
 		th->regs = *regs;
+}
+
+void offcpu_created(struct offcpu *o, uint32_t tid, uint64_t time)
+{
+	struct off_thread *th = went_out(o, tid, time, 1);
+
+	th->how = OFF_LOST;
+	th->have_regs = 0;
+	th->unstarted = 1;
 }
 
 void offcpu_stack(struct offcpu *o, uint32_t tid, const uint64_t *addrs, size_t n, int stop)
@@ -316,8 +327,10 @@ static int emit_until(struct offcpu *o, struct off_thread *th, uint64_t until, o
 	int r;
 
 	while (th->next < until) {
-		if (th->how == OFF_LOST)
+		if (th->how == OFF_LOST) {
 			o->st.ticks_lost++;
+			o->st.ticks_unstarted += th->unstarted;
+		}
 		else if ((r = emit(ctx, th->next, th->tid, th->state, th->stack.addrs, th->stack.n,
 				   th->stack.stop)) < 0)
 			return r;

@@ -70,6 +70,10 @@ void offcpu_out(struct offcpu *o, uint32_t tid, uint64_t time, int preempted, co
  * ticks are lost. */
 void offcpu_out_regs(struct offcpu *o, uint32_t tid, uint64_t time, int preempted,
 		     const struct unwind_regs *regs);
+/* Thread tid was created at time: it waits off the CPU for its first
+ * run, with no switch out to say so and no stack yet, and its ticks until
+ * then are lost (ticks_unstarted). */
+void offcpu_created(struct offcpu *o, uint32_t tid, uint64_t time);
 /* Sets the stack of the interval thread tid is off the CPU in, as
  * offcpu_out() takes it: so a caller may give that none and walk the stack
  * only once offcpu_due() says a tick needs it. A thread not off the CPU
@@ -121,6 +125,7 @@ struct offcpu_stats {
 	                         * before a read */
 	uint64_t reused;        /* intervals given the last read's stack */
 	uint64_t ticks_lost;    /* ticks of intervals without a stack, not emitted */
+	uint64_t ticks_unstarted; /* of those, of threads not run yet */
 };
 void offcpu_stats(const struct offcpu *o, struct offcpu_stats *st);
 

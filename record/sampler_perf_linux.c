@@ -927,6 +927,8 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		}
 		return sampler_thread_name(s, q->tid, q->time, p->names + q->off);
 	case PERF_REC_FORK:
+		if (p->off)
+			offcpu_created(p->off, q->tid, q->time);
 		return sampler_thread_start(s, q->tid, q->time);
 	case PERF_REC_EXIT:
 		if (p->off) {
@@ -1281,6 +1283,7 @@ static int perf_finish(struct sampler_source *src, struct sampler *s, uint64_t n
 		offcpu_stats(p->off, &st);
 		c[TRACE_COUNTER_STACKS_READ] = st.reads;
 		c[TRACE_COUNTER_STACKS_REUSED] = st.reused;
+		c[TRACE_COUNTER_UNSTARTED] = st.ticks_unstarted;
 	}
 	return r;
 }

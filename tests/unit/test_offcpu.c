@@ -7,7 +7,8 @@
  * switch-out registers: held once the thread is known to have been out
  * when the read ended, thrown away when it was not, lost when there is
  * none, reused from the places a thread blocked at twice before, and
- * given by other means when the registers are not known.
+ * given by other means when the registers are not known; a thread
+ * created loses its ticks until its first run.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -435,6 +436,32 @@ Test(offcpu, late_failed_or_missing_reads_lose_their_ticks)
 	cr_assert_eq(st.unread, 1);
 	cr_assert_eq(st.reused, 0);
 	cr_assert_eq(st.ticks_lost, 1 + 3 + 2);
+	offcpu_free(o);
+	free(s);
+}
+
+/* A thread created waits for its first run: its ticks until then are
+ * lost, counted apart, and never read; from its first switch out on it
+ * is like any other. */
+Test(offcpu, created_thread_loses_its_ticks_until_its_first_run)
+{
+	struct offcpu *o = offcpu_new(1000, 0);
+	struct sink *s = sink_new();
+	struct reader rd = { .clock = 1600 };
+	uint64_t stack[] = { 0x401000 };
+	const uint64_t want[] = { 5000 };
+	struct offcpu_stats st;
+
+	offcpu_created(o, 7, 500);
+	offcpu_read(o, 2600, fake_read, &rd);
+	cr_assert_eq(offcpu_in(o, 7, 3200, record_emit, s), 0);    /* 1000 to 3000 */
+	offcpu_out(o, 7, 4500, 0, stack, 1, 0);
+	cr_assert_eq(offcpu_in(o, 7, 5500, record_emit, s), 0);
+	assert_times(s, want, 1, "after the first run");
+	st = stats_of(o);
+	cr_assert_eq(st.reads, 0);
+	cr_assert_eq(st.ticks_lost, 3);
+	cr_assert_eq(st.ticks_unstarted, 3);
 	offcpu_free(o);
 	free(s);
 }

@@ -2176,10 +2176,40 @@ Test(trace_names, every_value_named)
 	cr_assert_str_eq(trace_ident_kind_name(TRACE_IDENT_MACHO_UUID), "macho-uuid");
 	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER_STOP_DEPTH), "stop-depth");
 	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER_SAMPLES_LOST), "samples-lost");
+	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER_UNSTARTED), "unstarted");
 	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER__COUNT), "unknown");
 	for (int e = TRACE_E_MAGIC; e <= TRACE_E_USAGE; e++)
 		cr_assert_str_neq(prof_strerror(e), "unknown error");
 	cr_assert_str_eq(prof_strerror(-ENOENT), strerror(ENOENT));
+}
+
+/* What held a short rate back, each cause named by its own phrase, in
+ * the order they are judged. */
+Test(trace_names, rate_note_names_the_cause)
+{
+	uint64_t c[TRACE_COUNTER__COUNT] = { 0 };
+	char buf[320];
+
+	cr_assert(!trace_rate_short(TRACE_MODE_WALL, 1000, 950, 1.0, 1));
+	cr_assert(trace_rate_short(TRACE_MODE_WALL, 1000, 600, 1.0, 1));
+	cr_assert(!trace_rate_short(TRACE_MODE_WALL, 1000, 50, 0.09, 1)); /* too short to judge */
+	cr_assert(!trace_rate_short(TRACE_MODE_CPU, 1000, 850, 1.0, 100)); /* a sample a thread forgiven */
+	cr_assert_not_null(strstr(trace_rate_note(TRACE_SAMPLER_TICK, c, 1000, 600, 1.0, buf, sizeof(buf)),
+				  "could not keep up"));
+	cr_assert_not_null(strstr(trace_rate_note(TRACE_SAMPLER_PERF, c, 1000, 600, 1.0, buf, sizeof(buf)),
+				  "no kernel setting held it back"));
+	c[TRACE_COUNTER_SAMPLES_LOST] = 400;
+	cr_assert_not_null(strstr(trace_rate_note(TRACE_SAMPLER_PERF, c, 1000, 600, 1.0, buf, sizeof(buf)),
+				  "400 samples were lost, the recorder not draining"));
+	c[TRACE_COUNTER_UNSTARTED] = 300;
+	cr_assert_not_null(strstr(trace_rate_note(TRACE_SAMPLER_PERF, c, 1000, 600, 1.0, buf, sizeof(buf)),
+				  "300 ticks fell while new threads waited for their first run"));
+	c[TRACE_COUNTER_MAX_SAMPLE_RATE] = 500;
+	cr_assert_not_null(strstr(trace_rate_note(TRACE_SAMPLER_PERF, c, 1000, 600, 1.0, buf, sizeof(buf)),
+				  "kernel.perf_event_max_sample_rate was 500"));
+	c[TRACE_COUNTER_THROTTLED] = 3;
+	cr_assert_not_null(strstr(trace_rate_note(TRACE_SAMPLER_PERF, c, 1000, 600, 1.0, buf, sizeof(buf)),
+				  "throttled sampling 3 times"));
 }
 
 Test(trace_names, stack_of_hand_built_trace_is_bounded)
