@@ -5,7 +5,7 @@
 # other settings at the top of bench/bench.sh change the run.
 
 BENCH_SRC := $(wildcard bench/workloads/*.c)
-BENCH_WORKLOADS := $(patsubst bench/workloads/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+BENCH_PROGS := $(patsubst bench/workloads/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 $(BUILD)/bench/%: bench/workloads/%.c bench/workloads/workload.h testdata/fixture.h
 	@mkdir -p $(dir $@)
@@ -15,14 +15,14 @@ $(BUILD)/bench/%: bench/workloads/%.c bench/workloads/workload.h testdata/fixtur
 $(BUILD)/bench/syscall: testdata/syscall.c
 $(BUILD)/bench/switch50: bench/workloads/server50.c
 
-FIXTURES += $(BENCH_WORKLOADS)
+FIXTURES += $(BENCH_PROGS)
 
 # The report steps read the Rust fixture (when rustc is here), libc
 # through the split fixture, and bench/symbolize.sh's synthetic traces.
 BENCH_FIXTURES := $(BUILD)/testdata/split $(BUILD)/tests/tools/synth_trace \
 	$(if $(shell command -v rustc 2>/dev/null),$(BUILD)/testdata/rust/shapes)
 
-bench: $(PROGS) $(BENCH_WORKLOADS) $(BENCH_FIXTURES)
+bench: $(PROGS) $(BENCH_PROGS) $(BENCH_FIXTURES)
 	$(Q)$(call setup,bench)
 	$(Q)BUILD=$(BUILD) BIN=$(BIN) bash bench/bench.sh
 
