@@ -330,8 +330,7 @@ static int emit_until(struct offcpu *o, struct off_thread *th, uint64_t until, o
 		if (th->how == OFF_LOST) {
 			o->st.ticks_lost++;
 			o->st.ticks_unstarted += th->unstarted;
-		}
-		else if ((r = emit(ctx, th->next, th->tid, th->state, th->stack.addrs, th->stack.n,
+		} else if ((r = emit(ctx, th->next, th->tid, th->state, th->stack.addrs, th->stack.n,
 				   th->stack.stop)) < 0)
 			return r;
 		th->next += o->period;
