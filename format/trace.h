@@ -22,8 +22,8 @@
 
 #include "common/errors.h"
 
-#define TRACE_FORMAT_MAJOR 1
-#define TRACE_FORMAT_MINOR 3
+#define TRACE_FORMAT_MAJOR 2
+#define TRACE_FORMAT_MINOR 0
 
 /* Caps that keep a hostile file from making the reader allocate or loop
  * without bound. */
@@ -156,6 +156,31 @@ struct trace_session {
 	uint8_t rt_priority;         /* the real-time priority asked, 0 if none */
 };
 
+/* A process of the recording (2.0): the launched or attached one, and
+ * each child it started while recorded. A 1.x trace holds one, made from
+ * its session and end. */
+struct trace_exec {
+	uint64_t time;          /* when it called execve (its start, for the
+	                         * command the session launched) */
+	uint32_t argc;
+	char **argv;
+};
+
+struct trace_process {
+	uint32_t id;            /* the trace's own, unique within it, from 1 */
+	uint32_t pid;           /* the system's; may repeat within a trace */
+	uint32_t parent;        /* the parent's index in trace.processes, or
+	                         * TRACE_NO_PROCESS if it was not recorded */
+	uint64_t time_start;    /* when it was first seen */
+	uint64_t time_end;      /* 0 if it did not end while recorded */
+	int32_t has_exit;       /* its exit status is known */
+	int32_t exit_status;    /* its wait(2) status when has_exit */
+	size_t nexecs;
+	struct trace_exec *execs; /* its programs, oldest first; may be none */
+};
+
+#define TRACE_NO_PROCESS UINT32_MAX
+
 struct trace_image {
 	uint32_t id;            /* unique within the trace */
 	uint8_t ident_kind;     /* enum trace_ident_kind; a loaded trace holds
@@ -172,6 +197,8 @@ struct trace_image {
 	                         * bias, Mach-O slide) */
 	uint64_t time_loaded;   /* 0 if present when recording began */
 	uint64_t time_unloaded; /* 0 if never unloaded */
+	uint32_t process;       /* the index in trace.processes of the process
+	                         * whose address space it is in */
 };
 
 struct trace_name {
@@ -185,6 +212,7 @@ struct trace_thread {
 	uint64_t time_end;      /* 0 if it did not end while recorded */
 	size_t nnames;
 	struct trace_name *names; /* name history, oldest first */
+	uint32_t process;       /* its process's index in trace.processes */
 };
 
 struct trace_node {
@@ -202,6 +230,7 @@ struct trace_sample {
 	uint32_t stack;         /* id of the leaf node; 0 is an empty stack */
 	uint8_t state;          /* enum trace_state */
 	uint8_t flags;          /* TRACE_SAMPLE_* */
+	uint32_t thread;        /* its thread's index in trace.threads */
 };
 
 struct trace_end {
@@ -319,6 +348,9 @@ struct trace_syms; /* format/trace_syms.h */
 
 struct trace {
 	struct trace_session session;
+	size_t nprocesses;
+	struct trace_process *processes; /* in the order they were first seen;
+	                                  * at least one */
 	size_t nimages;
 	struct trace_image *images;   /* in the order they were recorded */
 	size_t nthreads;
@@ -371,8 +403,9 @@ void trace_chain_init(struct trace_chain *c, const struct trace *t, uint32_t sta
 /* Sets *node to the next node of the chain and returns 1, or returns 0 at
  * its end. */
 int trace_chain_next(struct trace_chain *c, uint32_t *node);
-/* Returns the index in t->images of the image that addr names at time, or
- * -1: of the images whose range holds addr, the one loaded at time (the
+/* Returns the index in t->images of the image that addr names at time in
+ * process (an index in t->processes), or -1: of that process's images
+ * whose range holds addr, the one loaded at time (the
  * one loaded last, if several are); if none is, the one loaded soonest
  * after time (a recorder notices a load after it happens); of several
  * loaded at one time, the last in t->images, either way; if none is,
@@ -380,7 +413,9 @@ int trace_chain_next(struct trace_chain *c, uint32_t *node);
  * loaded trace guarantees that every sample holding a stack node sees the
  * same image for its address, so a node can be named at the time of any
  * of them. */
-long trace_image_at(const struct trace *t, uint64_t addr, uint64_t time);
+long trace_image_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time);
+/* The index in t->processes of sample s's process. */
+uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *s);
 /* Writes up to max addresses of a stack, leaf first, into out and returns
  * how many the stack has (which may exceed max). */
 size_t trace_stack(const struct trace *t, uint32_t stack, uint64_t *out, size_t max);
@@ -396,10 +431,24 @@ struct trace_writer;
 /* Writes the file header and the session to fd (borrowed; the caller closes
  * it after trace_writer_free()). */
 int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer **out);
-/* Records an image. img->id must be unique; time_unloaded is ignored. */
-int trace_writer_image(struct trace_writer *w, const struct trace_image *img);
+/* Records a process (2.0): id is the trace's own for it, unique and
+ * non-zero, as the image and thread records below name it; pid the
+ * system's; parent the id of its parent's process record, or 0 if it has
+ * none; time when it was first seen. */
+int trace_writer_process(struct trace_writer *w, uint32_t id, uint32_t pid, uint32_t parent, uint64_t time);
+/* Process id called execve at time with argv[0..argc) (borrowed): its
+ * images before then are gone, and the caller records their unloads. */
+int trace_writer_process_exec(struct trace_writer *w, uint32_t id, uint64_t time, uint32_t argc,
+			      char *const *argv);
+/* Process id ended at time; exited says whether status (from wait(2)) is
+ * known. */
+int trace_writer_process_end(struct trace_writer *w, uint32_t id, uint64_t time, int exited, int32_t status);
+/* Records an image in process (an id given to trace_writer_process()).
+ * img->id must be unique; img->process and time_unloaded are ignored. */
+int trace_writer_image(struct trace_writer *w, uint32_t process, const struct trace_image *img);
 int trace_writer_image_unload(struct trace_writer *w, uint32_t id, uint64_t time);
-int trace_writer_thread_start(struct trace_writer *w, uint32_t tid, uint64_t time);
+/* A thread of process (an id given to trace_writer_process()) started. */
+int trace_writer_thread_start(struct trace_writer *w, uint32_t process, uint32_t tid, uint64_t time);
 int trace_writer_thread_name(struct trace_writer *w, uint32_t tid, uint64_t time, const char *name);
 int trace_writer_thread_end(struct trace_writer *w, uint32_t tid, uint64_t time);
 /* Records one sample. addrs is the stack leaf first, n entries (borrowed);

@@ -23,6 +23,9 @@ enum trace_record_type {
 	TRACE_REC_SAMPLES = 8,
 	TRACE_REC_COUNTERS = 9,
 	TRACE_REC_END = 10,
+	TRACE_REC_PROCESS = 11,       /* 2.0 */
+	TRACE_REC_PROCESS_EXEC = 12,  /* 2.0 */
+	TRACE_REC_PROCESS_END = 13,   /* 2.0 */
 };
 
 /* A delta's residual against the period is stored offset by this, so that

@@ -46,14 +46,14 @@ static int loaded_at(const struct trace_image *img, uint64_t time)
 	return img->time_loaded <= time && (!img->time_unloaded || time < img->time_unloaded);
 }
 
-long trace_image_at(const struct trace *t, uint64_t addr, uint64_t time)
+long trace_image_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time)
 {
 	long live = -1, next = -1;
 
 	for (size_t i = 0; i < t->nimages; i++) {
 		const struct trace_image *img = &t->images[i];
 
-		if (!covers(img, addr))
+		if (img->process != process || !covers(img, addr))
 			continue;
 		/* Of images loaded at one time, the one recorded last wins, as
 		 * the mapping made last is the one in place. */
@@ -69,8 +69,14 @@ long trace_image_at(const struct trace *t, uint64_t addr, uint64_t time)
 	return live >= 0 ? live : next;
 }
 
+uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *s)
+{
+	return s->thread < t->nthreads ? t->threads[s->thread].process : 0;
+}
+
 /* The address space cut where an image starts or ends; each piece says
- * whether its addresses can name different images at different times. */
+ * whether its addresses can name different images at different times, or
+ * in different processes. */
 struct pieces {
 	uint64_t *start;  /* ascending */
 	uint8_t *timed;
@@ -88,12 +94,13 @@ static int cmp_edge(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-/* Fills p and returns whether any piece is timed. */
+/* Fills p and returns whether any piece is timed. With several
+ * processes, an address one of them maps may be another's unmapped. */
 static int cut_pieces(const struct trace *t, struct pieces *p)
 {
 	struct edge *e = xmalloc((2 * t->nimages + 1) * sizeof(*e));
 	size_t ne = 0, i;
-	int cover = 0, unloaded = 0, any = 0;
+	int cover = 0, unloaded = 0, any = 0, several = t->nprocesses > 1;
 
 	for (i = 0; i < t->nimages; i++) {
 		const struct trace_image *img = &t->images[i];
@@ -118,7 +125,7 @@ static int cut_pieces(const struct trace *t, struct pieces *p)
 			unloaded += e[i].unloaded;
 		}
 		p->start[p->n] = at;
-		p->timed[p->n] = cover > 1 || unloaded > 0;
+		p->timed[p->n] = cover > 1 || unloaded > 0 || (several && cover > 0);
 		any |= p->timed[p->n++];
 	}
 	free(e);
@@ -171,17 +178,24 @@ struct split {
 	size_t cap_nodes, max_nodes;
 	uint32_t *seen;       /* per node read: 2 + the image its samples see, 0 if none yet */
 	struct hmap copies;   /* (parent | (2 + image) << 32, address) -> node */
-	struct hmap images;   /* (address, span) -> 2 + the image it names then */
+	struct hmap images;   /* (address, where) -> 2 + the image it names then */
 };
 
-/* 2 + the image addr names in this span of time, a sample's time in it. */
-static uint32_t image_code(struct split *sp, uint64_t addr, uint64_t span, uint64_t time)
+/* Where in time and space a sample is: its span of time and its process. */
+static uint64_t where_of(uint64_t span, uint32_t process)
+{
+	return span | (uint64_t)process << 32;
+}
+
+/* 2 + the image addr names in process in this span of time, a sample's
+ * time in it. */
+static uint32_t image_code(struct split *sp, uint64_t addr, uint64_t span, uint32_t process, uint64_t time)
 {
 	int added;
-	uint64_t *slot = hmap_put(&sp->images, addr, span, 0, &added);
+	uint64_t *slot = hmap_put(&sp->images, addr, where_of(span, process), 0, &added);
 
 	if (added)
-		*slot = (uint64_t)(trace_image_at(sp->t, addr, time) + 2);
+		*slot = (uint64_t)(trace_image_at(sp->t, process, addr, time) + 2);
 	return (uint32_t)*slot;
 }
 
@@ -226,7 +240,7 @@ static uint32_t split_stack(struct split *sp, const uint8_t *flags, uint32_t **c
 
 		n = (*chain)[depth];
 		if (flags[n] & NODE_TIMED)
-			code = image_code(sp, t->nodes[n].addr, span, s->time);
+			code = image_code(sp, t->nodes[n].addr, span, trace_sample_process(t, s), s->time);
 		if (!copied) {
 			if (code && !sp->seen[n])
 				sp->seen[n] = code;
@@ -246,7 +260,7 @@ void trace_split_by_image(struct trace *t, size_t cap_nodes)
 {
 	struct split sp = { .t = t, .cap_nodes = cap_nodes };
 	struct pieces p;
-	struct hmap done; /* (leaf, span) -> node */
+	struct hmap done; /* (leaf, where) -> node */
 	uint64_t *times = NULL;
 	uint8_t *flags = NULL;
 	uint32_t *chain = NULL;
@@ -284,7 +298,7 @@ void trace_split_by_image(struct trace *t, size_t cap_nodes)
 			continue;
 		}
 		span = span_of(times, ntimes, s->time);
-		slot = hmap_put(&done, s->stack, span, 0, &added);
+		slot = hmap_put(&done, s->stack, where_of(span, trace_sample_process(t, s)), 0, &added);
 		if (added)
 			*slot = split_stack(&sp, flags, &chain, &capchain, s, span);
 		if (!*slot) {

@@ -26,8 +26,11 @@
 
 struct loader {
 	struct trace *t;
-	size_t cap_images, cap_threads, cap_nodes, cap_samples;
-	struct hmap tids;   /* (tid, 0) -> index in t->threads */
+	size_t cap_images, cap_threads, cap_nodes, cap_samples, cap_processes;
+	struct hmap tids;   /* (tid, 0) -> index in t->threads, the latest
+	                     * thread of that tid */
+	struct hmap procs;  /* (id, 0) -> index in t->processes */
+	int tid_reused;     /* some tid has several threads */
 	uint32_t last_tid;  /* the thread thread_get() found last, */
 	size_t last;        /* at this index, if there is one */
 	struct hmap images; /* (id, 0) -> index in t->images */
@@ -43,6 +46,7 @@ struct loader {
 };
 
 #define NODE_MISSING UINT32_MAX
+#define NO_THREAD UINT32_MAX
 
 static uint32_t node_lookup(const struct loader *l, uint64_t fid)
 {
@@ -70,27 +74,75 @@ static int get_u32(struct cursor *c, uint32_t *out)
 	return 0;
 }
 
+/* A new thread of tid, from now on the one its tid names. */
+static struct trace_thread *thread_add(struct loader *l, uint32_t tid, uint64_t time)
+{
+	struct trace *t = l->t;
+	struct trace_thread *th;
+	int added;
+
+	*hmap_put(&l->tids, tid, 0, t->nthreads, &added) = t->nthreads;
+	l->tid_reused |= !added;
+	t->threads = xgrow(t->threads, &l->cap_threads, t->nthreads + 1, sizeof(*t->threads));
+	th = &t->threads[t->nthreads];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	th->process = TRACE_NO_PROCESS;
+	th->time_start = time;
+	l->last_tid = tid;
+	l->last = t->nthreads++;
+	return th;
+}
+
+/* The thread tid names now, which a record that names it makes if there
+ * is none. */
 static struct trace_thread *thread_get(struct loader *l, uint32_t tid, uint64_t time)
 {
 	struct trace *t = l->t;
-	int added;
-	uint64_t *slot;
+	const uint64_t *slot;
 
 	/* Samples come in runs of one thread's. */
 	if (t->nthreads && l->last_tid == tid)
 		return &t->threads[l->last];
-	slot = hmap_put(&l->tids, tid, 0, t->nthreads, &added);
-	if (added) {
-		struct trace_thread *th;
-		t->threads = xgrow(t->threads, &l->cap_threads, t->nthreads + 1, sizeof(*t->threads));
-		th = &t->threads[t->nthreads++];
-		memset(th, 0, sizeof(*th));
-		th->tid = tid;
-		th->time_start = time;
-	}
+	slot = hmap_get(&l->tids, tid, 0);
+	if (!slot)
+		return thread_add(l, tid, time);
 	l->last_tid = tid;
 	l->last = *slot;
 	return &t->threads[*slot];
+}
+
+/* The index of process id, which a record that names it makes if there
+ * is none: known by its id alone until its process record is read. */
+static uint32_t process_get(struct loader *l, uint32_t id, uint64_t time)
+{
+	struct trace *t = l->t;
+	struct trace_process *p;
+	int added;
+	uint64_t *slot = hmap_put(&l->procs, id, 0, t->nprocesses, &added);
+
+	if (!added)
+		return (uint32_t)*slot;
+	t->processes = xgrow(t->processes, &l->cap_processes, t->nprocesses + 1, sizeof(*t->processes));
+	p = &t->processes[t->nprocesses];
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	p->parent = TRACE_NO_PROCESS;
+	p->time_start = time;
+	return (uint32_t)t->nprocesses++;
+}
+
+/* A process id field of a 2.x record: non-zero, a u32. */
+static int get_process(struct loader *l, struct cursor *c, uint64_t time, uint32_t *index)
+{
+	uint32_t id;
+
+	if (get_u32(c, &id) < 0 || !id) {
+		c->ok = 0;
+		return -1;
+	}
+	*index = process_get(l, id, time);
+	return 0;
 }
 
 static int rec_session(struct loader *l, struct cursor *c)
@@ -169,6 +221,9 @@ static int rec_image(struct loader *l, struct cursor *c)
 	cursor_uleb(c, &img.file_offset);
 	cursor_uleb(c, &img.bias);
 	cursor_uleb(c, &img.time_loaded);
+	img.process = TRACE_NO_PROCESS; /* 1.x: the session's, once known */
+	if (c->ok && t->status.major >= 2)
+		get_process(l, c, img.time_loaded, &img.process);
 	if (!c->ok) {
 		free(img.path);
 		return TRACE_E_CORRUPT;
@@ -207,7 +262,7 @@ static int rec_image_unload(struct loader *l, struct cursor *c)
 static int rec_thread(struct loader *l, struct cursor *c, unsigned type)
 {
 	struct trace_thread *th;
-	uint32_t tid;
+	uint32_t tid, process = TRACE_NO_PROCESS;
 	uint64_t time;
 	char *name = NULL;
 	size_t i;
@@ -216,6 +271,8 @@ static int rec_thread(struct loader *l, struct cursor *c, unsigned type)
 	cursor_uleb(c, &time);
 	if (type == TRACE_REC_THREAD_NAME)
 		name = trace_get_string(c);
+	if (c->ok && type == TRACE_REC_THREAD_START && l->t->status.major >= 2)
+		get_process(l, c, time, &process);
 	if (!c->ok) {
 		free(name);
 		return TRACE_E_CORRUPT;
@@ -223,6 +280,12 @@ static int rec_thread(struct loader *l, struct cursor *c, unsigned type)
 	th = thread_get(l, tid, time);
 	switch (type) {
 	case TRACE_REC_THREAD_START:
+		/* A tid used again: by another process, or after its thread
+		 * ended. */
+		if ((th->process != TRACE_NO_PROCESS && process != th->process) ||
+		    (th->time_end && time >= th->time_end))
+			th = thread_add(l, tid, time);
+		th->process = process;
 		if (!th->time_start || time < th->time_start)
 			th->time_start = time;
 		break;
@@ -240,6 +303,88 @@ static int rec_thread(struct loader *l, struct cursor *c, unsigned type)
 		th->nnames++;
 		break;
 	}
+	return 0;
+}
+
+static int rec_process(struct loader *l, struct cursor *c)
+{
+	struct trace_process *p;
+	uint32_t id, pid, parent, k, up;
+	uint64_t time;
+
+	get_u32(c, &id);
+	get_u32(c, &pid);
+	get_u32(c, &parent);
+	cursor_uleb(c, &time);
+	if (!c->ok || !id)
+		return TRACE_E_CORRUPT;
+	/* process_get() may move the array: each index first. */
+	k = process_get(l, id, time);
+	up = parent && parent != id ? process_get(l, parent, time) : TRACE_NO_PROCESS;
+	p = &l->t->processes[k];
+	p->pid = pid;
+	if (time < p->time_start)
+		p->time_start = time;
+	if (up != TRACE_NO_PROCESS)
+		p->parent = up;
+	return 0;
+}
+
+static int rec_process_exec(struct loader *l, struct cursor *c)
+{
+	struct trace_process *p;
+	struct trace_exec e = { 0 };
+	uint32_t id, k;
+	uint64_t argc;
+	size_t i;
+	int r = TRACE_E_CORRUPT;
+
+	get_u32(c, &id);
+	cursor_uleb(c, &e.time);
+	cursor_uleb(c, &argc);
+	if (!c->ok || !id)
+		return TRACE_E_CORRUPT;
+	if (argc > TRACE_MAX_ARGS || argc > c->left)
+		return argc > TRACE_MAX_ARGS ? TRACE_E_TOOBIG : TRACE_E_CORRUPT;
+	e.argv = xcalloc((size_t)argc + 1, sizeof(*e.argv));
+	for (e.argc = 0; e.argc < argc; e.argc++)
+		if (!(e.argv[e.argc] = trace_get_string(c)))
+			goto out;
+	k = process_get(l, id, e.time);
+	p = &l->t->processes[k];
+	/* Kept oldest first, equal times in file order, as thread names. */
+	p->execs = xrealloc(p->execs, (p->nexecs + 1) * sizeof(*p->execs));
+	for (i = p->nexecs; i > 0 && p->execs[i - 1].time > e.time; i--)
+		p->execs[i] = p->execs[i - 1];
+	p->execs[i] = e;
+	p->nexecs++;
+	return 0;
+out:
+	for (i = 0; i < e.argc; i++)
+		free(e.argv[i]);
+	free(e.argv);
+	return r;
+}
+
+static int rec_process_end(struct loader *l, struct cursor *c)
+{
+	struct trace_process *p;
+	uint32_t id, k;
+	uint64_t time;
+	uint8_t exited;
+	int64_t status;
+
+	get_u32(c, &id);
+	cursor_uleb(c, &time);
+	cursor_u8(c, &exited);
+	cursor_svarint(c, &status);
+	if (!c->ok || !id || status < INT32_MIN || status > INT32_MAX)
+		return TRACE_E_CORRUPT;
+	k = process_get(l, id, time);
+	p = &l->t->processes[k];
+	p->time_end = time;
+	p->has_exit = exited == 1;
+	p->exit_status = p->has_exit ? (int32_t)status : 0;
 	return 0;
 }
 
@@ -378,8 +523,10 @@ static int rec_samples(struct loader *l, struct cursor *c)
 		s[kept].stack = stacks[idx];
 		kept++;
 	}
-	for (size_t i = 0; i < kept; i++)
+	for (size_t i = 0; i < kept; i++) {
 		thread_get(l, s[i].tid, s[i].time);
+		s[i].thread = (uint32_t)l->last;
+	}
 	t->nsamples += kept;
 	r = 0;
 out:
@@ -451,6 +598,9 @@ static int parse_data(struct loader *l, const uint8_t *p, size_t n)
 		case TRACE_REC_SAMPLES: r = rec_samples(l, &rc); break;
 		case TRACE_REC_COUNTERS: r = rec_counters(l, &rc); break;
 		case TRACE_REC_END: r = rec_end(l, &rc); break;
+		case TRACE_REC_PROCESS: r = rec_process(l, &rc); break;
+		case TRACE_REC_PROCESS_EXEC: r = rec_process_exec(l, &rc); break;
+		case TRACE_REC_PROCESS_END: r = rec_process_end(l, &rc); break;
 		default: break; /* a newer minor version's record */
 		}
 		if (r < 0)
@@ -543,6 +693,79 @@ static void time_losses(struct trace *t)
 	}
 }
 
+/* Every thread and image in a process: a 1.x trace's, or a 2.x trace's
+ * whose process records were lost, in one made of the session (its pid,
+ * its command from the start, the end's exit status); a thread or image
+ * that named none, in the first. */
+static void settle_processes(struct loader *l)
+{
+	struct trace *t = l->t;
+	size_t i;
+
+	if (!t->nprocesses) {
+		uint32_t k = process_get(l, 1, t->session.start_monotonic_ns);
+		struct trace_process *p = &t->processes[k];
+
+		p->pid = t->session.pid;
+		if (t->session.argc) {
+			p->execs = xcalloc(1, sizeof(*p->execs));
+			p->nexecs = 1;
+			p->execs[0].time = t->session.start_monotonic_ns;
+			p->execs[0].argc = t->session.argc;
+			p->execs[0].argv = xcalloc((size_t)t->session.argc + 1, sizeof(char *));
+			for (uint32_t k = 0; k < t->session.argc; k++)
+				p->execs[0].argv[k] = xstrdup(t->session.argv[k]);
+		}
+		if (t->has_end && t->end.has_exit) {
+			p->time_end = t->end.time;
+			p->has_exit = 1;
+			p->exit_status = t->end.exit_status;
+		}
+	}
+	for (i = 0; i < t->nthreads; i++)
+		if (t->threads[i].process == TRACE_NO_PROCESS)
+			t->threads[i].process = 0;
+	for (i = 0; i < t->nimages; i++)
+		if (t->images[i].process == TRACE_NO_PROCESS)
+			t->images[i].process = 0;
+}
+
+/* With a tid reused, each sample of it is its thread's that had started
+ * by the sample's time (the first one's, if none had): a chunk's thread
+ * records are read before its samples, so the order read does not tell. */
+static void settle_reused_tids(struct loader *l)
+{
+	struct trace *t = l->t;
+	uint32_t *next;      /* per thread: the next thread of its tid, or NO_THREAD */
+	struct hmap first;   /* (tid, 0) -> its first thread */
+	size_t i;
+
+	if (!l->tid_reused)
+		return;
+	next = xmalloc((t->nthreads ? t->nthreads : 1) * sizeof(*next));
+	hmap_init(&first);
+	for (i = t->nthreads; i-- > 0;) {
+		int added;
+		uint64_t *slot = hmap_put(&first, t->threads[i].tid, 0, i, &added);
+
+		next[i] = added ? NO_THREAD : (uint32_t)*slot;
+		*slot = i;
+	}
+	for (i = 0; i < t->nsamples; i++) {
+		struct trace_sample *s = &t->samples[i];
+		const uint64_t *slot = hmap_get(&first, s->tid, 0);
+		uint32_t k;
+
+		if (!slot)
+			continue;
+		s->thread = (uint32_t)*slot;
+		for (k = next[s->thread]; k != NO_THREAD && t->threads[k].time_start <= s->time; k = next[k])
+			s->thread = k;
+	}
+	hmap_release(&first);
+	free(next);
+}
+
 int trace_load_mem(const void *mem, size_t n, struct trace **out)
 {
 	const uint8_t *p = mem;
@@ -567,6 +790,7 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 	l.t->status.minor = minor;
 	l.t->status.file_bytes = n;
 	hmap_init(&l.tids);
+	hmap_init(&l.procs);
 	hmap_init(&l.images);
 	hmap_init(&l.remap);
 	l.next_file_node = 1;
@@ -584,10 +808,15 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 		trace_loss_note(&l.t->status, &loss);
 	}
 	time_losses(l.t);
-	trace_split_by_image(l.t, l.cap_nodes);
 	r = l.have_session ? 0 : TRACE_E_EMPTY;
+	if (r == 0) {
+		settle_processes(&l);
+		settle_reused_tids(&l);
+		trace_split_by_image(l.t, l.cap_nodes);
+	}
 out:
 	hmap_release(&l.tids);
+	hmap_release(&l.procs);
 	hmap_release(&l.images);
 	hmap_release(&l.remap);
 	if (r < 0) {
@@ -626,6 +855,15 @@ void trace_free(struct trace *t)
 		free(t->threads[i].names);
 	}
 	free(t->threads);
+	for (size_t i = 0; i < t->nprocesses; i++) {
+		for (size_t j = 0; j < t->processes[i].nexecs; j++) {
+			for (uint32_t k = 0; k < t->processes[i].execs[j].argc; k++)
+				free(t->processes[i].execs[j].argv[k]);
+			free(t->processes[i].execs[j].argv);
+		}
+		free(t->processes[i].execs);
+	}
+	free(t->processes);
 	free(t->nodes);
 	free(t->samples);
 	trace_syms_free(t->syms);

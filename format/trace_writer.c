@@ -348,13 +348,13 @@ out:
 	return 0;
 }
 
-int trace_writer_image(struct trace_writer *w, const struct trace_image *img)
+int trace_writer_image(struct trace_writer *w, uint32_t process, const struct trace_image *img)
 {
 	int r;
 
 	if ((r = usable(w)) < 0)
 		return r;
-	if (!img || !img->path || img->ident_len > TRACE_MAX_IDENT)
+	if (!process || !img || !img->path || img->ident_len > TRACE_MAX_IDENT)
 		return TRACE_E_USAGE;
 	if ((r = check_string(img->path)) < 0)
 		return r;
@@ -369,12 +369,14 @@ int trace_writer_image(struct trace_writer *w, const struct trace_image *img)
 	buf_put_uvarint(&w->rec, img->file_offset);
 	buf_put_uvarint(&w->rec, img->bias);
 	buf_put_uvarint(&w->rec, img->time_loaded);
+	buf_put_uvarint(&w->rec, process);
 	meta_record(w, TRACE_REC_IMAGE);
 	return maybe_flush(w);
 }
 
+/* A record of an id and a time, then a name or a process id, if given. */
 static int id_time_record(struct trace_writer *w, unsigned type, uint32_t id, uint64_t time,
-			  const char *name)
+			  const char *name, uint32_t process)
 {
 	int r;
 
@@ -387,30 +389,92 @@ static int id_time_record(struct trace_writer *w, unsigned type, uint32_t id, ui
 	buf_put_uvarint(&w->rec, time);
 	if (name)
 		trace_put_string(&w->rec, name);
+	if (process)
+		buf_put_uvarint(&w->rec, process);
 	meta_record(w, type);
 	return maybe_flush(w);
 }
 
 int trace_writer_image_unload(struct trace_writer *w, uint32_t id, uint64_t time)
 {
-	return id_time_record(w, TRACE_REC_IMAGE_UNLOAD, id, time, NULL);
+	return id_time_record(w, TRACE_REC_IMAGE_UNLOAD, id, time, NULL, 0);
 }
 
-int trace_writer_thread_start(struct trace_writer *w, uint32_t tid, uint64_t time)
+int trace_writer_thread_start(struct trace_writer *w, uint32_t process, uint32_t tid, uint64_t time)
 {
-	return id_time_record(w, TRACE_REC_THREAD_START, tid, time, NULL);
+	if (!process)
+		return TRACE_E_USAGE;
+	return id_time_record(w, TRACE_REC_THREAD_START, tid, time, NULL, process);
 }
 
 int trace_writer_thread_name(struct trace_writer *w, uint32_t tid, uint64_t time, const char *name)
 {
 	if (!name)
 		return TRACE_E_USAGE;
-	return id_time_record(w, TRACE_REC_THREAD_NAME, tid, time, name);
+	return id_time_record(w, TRACE_REC_THREAD_NAME, tid, time, name, 0);
 }
 
 int trace_writer_thread_end(struct trace_writer *w, uint32_t tid, uint64_t time)
 {
-	return id_time_record(w, TRACE_REC_THREAD_END, tid, time, NULL);
+	return id_time_record(w, TRACE_REC_THREAD_END, tid, time, NULL, 0);
+}
+
+int trace_writer_process(struct trace_writer *w, uint32_t id, uint32_t pid, uint32_t parent, uint64_t time)
+{
+	int r;
+
+	if ((r = usable(w)) < 0)
+		return r;
+	if (!id || id == parent)
+		return TRACE_E_USAGE;
+	buf_reset(&w->rec);
+	buf_put_uvarint(&w->rec, id);
+	buf_put_uvarint(&w->rec, pid);
+	buf_put_uvarint(&w->rec, parent);
+	buf_put_uvarint(&w->rec, time);
+	meta_record(w, TRACE_REC_PROCESS);
+	return maybe_flush(w);
+}
+
+int trace_writer_process_exec(struct trace_writer *w, uint32_t id, uint64_t time, uint32_t argc,
+			      char *const *argv)
+{
+	int r;
+
+	if ((r = usable(w)) < 0)
+		return r;
+	if (!id || argc > TRACE_MAX_ARGS || (argc && !argv))
+		return TRACE_E_USAGE;
+	for (uint32_t i = 0; i < argc; i++)
+		if ((r = check_string(argv[i])) < 0)
+			return r;
+	buf_reset(&w->rec);
+	buf_put_uvarint(&w->rec, id);
+	buf_put_uvarint(&w->rec, time);
+	buf_put_uvarint(&w->rec, argc);
+	for (uint32_t i = 0; i < argc; i++)
+		trace_put_string(&w->rec, argv[i]);
+	if (w->rec.len > TRACE_MAX_CHUNK / 2)
+		return TRACE_E_TOOBIG;
+	meta_record(w, TRACE_REC_PROCESS_EXEC);
+	return maybe_flush(w);
+}
+
+int trace_writer_process_end(struct trace_writer *w, uint32_t id, uint64_t time, int exited, int32_t status)
+{
+	int r;
+
+	if ((r = usable(w)) < 0)
+		return r;
+	if (!id)
+		return TRACE_E_USAGE;
+	buf_reset(&w->rec);
+	buf_put_uvarint(&w->rec, id);
+	buf_put_uvarint(&w->rec, time);
+	buf_addch(&w->rec, exited ? 1 : 0);
+	buf_put_svarint(&w->rec, exited ? status : 0);
+	meta_record(w, TRACE_REC_PROCESS_END);
+	return maybe_flush(w);
 }
 
 /* Returns the node for the stack addrs[0..n) (leaf first), adding any

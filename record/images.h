@@ -21,7 +21,9 @@
 
 struct images;
 
-struct images *images_new(struct target *t);
+/* The images of t's process, which the trace knows as process (the id
+ * given to trace_writer_process()). */
+struct images *images_new(struct target *t, uint32_t process);
 void images_free(struct images *im);
 /* Re-reads the map and records what changed. now is 0 for the images
  * present at the start. Returns 0, or a negative trace_writer error; a map

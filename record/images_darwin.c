@@ -35,6 +35,7 @@ struct known {
 
 struct images {
 	struct target *t;
+	uint32_t process;       /* the trace's id of t's process */
 	uint64_t infos_addr, infos_size;
 	int have_list;
 	struct dyld_infos last;    /* the list as last recorded */
@@ -44,10 +45,11 @@ struct images {
 	size_t recorded;
 };
 
-struct images *images_new(struct target *t)
+struct images *images_new(struct target *t, uint32_t process)
 {
 	struct images *im = xcalloc(1, sizeof(*im));
 	im->t = t;
+	im->process = process;
 	im->next_id = 1;
 	return im;
 }
@@ -126,7 +128,7 @@ static int add_image(struct images *im, struct trace_writer *w, const struct dyl
 	im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
 	im->k[im->nk++] = (struct known){ load, load, load + m.text_vmsize, img.id, 1 };
 	im->recorded++;
-	return trace_writer_image(w, &img);
+	return trace_writer_image(w, im->process, &img);
 }
 
 int images_update(struct images *im, struct trace_writer *w, uint64_t now)

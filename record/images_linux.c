@@ -65,6 +65,7 @@ struct known {
 
 struct images {
 	struct target *t;
+	uint32_t process;       /* the trace's id of t's process */
 	struct buf text;
 	uint64_t hash;
 	int have_hash;
@@ -79,10 +80,11 @@ struct images {
 	struct row_slot *rows;     /* ROW_CACHE slots */
 };
 
-struct images *images_new(struct target *t)
+struct images *images_new(struct target *t, uint32_t process)
 {
 	struct images *im = xcalloc(1, sizeof(*im));
 	im->t = t;
+	im->process = process;
 	im->next_id = 1;
 	buf_init(&im->text);
 	return im;
@@ -236,7 +238,7 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 			identify_vdso(im, &img, &g[i]);
 		else
 			identify_file(im, &img, &g[i]);
-		r = trace_writer_image(w, &img);
+		r = trace_writer_image(w, im->process, &img);
 		im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
 		im->k[im->nk] = (struct known){ xstrdup(g[i].path), g[i].start, g[i].end,
 						 g[i].inode, img.id, 1, img.bias, { 0 }, 0, 0 };

@@ -132,7 +132,7 @@ int sampler_thread_start(struct sampler *s, uint32_t tid, uint64_t time)
 	th->start = time;
 	*hmap_put(&s->th_index, tid, 0, 0, NULL) = s->nth;
 	s->st->threads++;
-	r = trace_writer_thread_start(s->w, tid, time);
+	r = trace_writer_thread_start(s->w, SAMPLER_PROCESS, tid, time);
 	return r ? r : check_name(s, th, time);
 }
 
@@ -305,7 +305,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 	hmap_init(&s.th_index);
 	s.max_depth = cfg->max_depth ? cfg->max_depth : 1;
 	s.frames = xmalloc(s.max_depth * sizeof(*s.frames));
-	s.images = images_new(t);
+	s.images = images_new(t, SAMPLER_PROCESS);
 	s.next_maint = start + MAINT_NS;
 	s.next_progress = start + PROGRESS_NS;
 	s.next_flush = start + FLUSH_NS;

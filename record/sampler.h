@@ -95,6 +95,10 @@ struct sampler_source {
 	int poll_names;
 };
 
+/* The trace's id of the process recorded (trace_writer_process()): the
+ * only one, as children are not followed. */
+#define SAMPLER_PROCESS 1
+
 /* Monotonic nanoseconds, the clock of every trace timestamp. */
 uint64_t sampler_now(void);
 

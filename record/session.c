@@ -286,6 +286,10 @@ int session_run(const struct session_options *o)
 	sess.argv = cmd_argv;
 	r = trace_writer_new(fd, &sess, &w);
 	free(host); /* the session is written; the writer keeps no pointer */
+	if (r == 0)
+		r = trace_writer_process(w, SAMPLER_PROCESS, sess.pid, 0, sess.start_monotonic_ns);
+	if (r == 0)
+		r = trace_writer_process_exec(w, SAMPLER_PROCESS, sess.start_monotonic_ns, cmd_argc, cmd_argv);
 	if (r < 0) {
 		target_detach(t);
 		target_free(t);
@@ -345,7 +349,10 @@ int session_run(const struct session_options *o)
 		      o->out_path, prof_strerror(r));
 		exit_code = 1;
 	} else {
-		r = trace_writer_finish(w, &end);
+		if (end.has_exit)
+			r = trace_writer_process_end(w, SAMPLER_PROCESS, end.time, 1, end.exit_status);
+		if (r == 0)
+			r = trace_writer_finish(w, &end);
 		if (r == 0 && close(fd) < 0)
 			r = -errno;
 		fd = -1;

@@ -47,6 +47,7 @@ struct stacks {
 	const struct trace *t;
 	struct symbolize *sym;
 	uint64_t *time;              /* per node, or NULL until first needed */
+	uint32_t *process;           /* per node, with time: a sample's of it */
 	struct node_frames *leaf, *caller; /* per node, or NULL until then */
 	uint32_t *nodes;             /* stacks_nodes()'s answer */
 	size_t capnodes;
@@ -73,6 +74,7 @@ void stacks_free(struct stacks *s)
 	if (!s)
 		return;
 	free(s->time);
+	free(s->process);
 	free(s->leaf);
 	free(s->caller);
 	free(s->nodes);
@@ -92,6 +94,7 @@ static void time_nodes(struct stacks *s)
 	const struct trace *t = s->t;
 
 	s->time = xmalloc((t->nnodes ? t->nnodes : 1) * sizeof(*s->time));
+	s->process = xcalloc(t->nnodes ? t->nnodes : 1, sizeof(*s->process));
 	for (size_t i = 0; i < t->nnodes; i++)
 		s->time[i] = NOT_TIMED;
 	for (size_t i = 0; i < t->nsamples; i++) {
@@ -102,6 +105,7 @@ static void time_nodes(struct stacks *s)
 			if (s->time[n] != NOT_TIMED)
 				break;
 			s->time[n] = t->samples[i].time;
+			s->process[n] = trace_sample_process(t, &t->samples[i]);
 		}
 	}
 }
@@ -136,7 +140,7 @@ size_t stacks_frames(struct stacks *s, uint32_t node, int leaf,
 		*memo = xcalloc(t->nnodes, sizeof(**memo));
 	m = &(*memo)[node];
 	if (!m->f)
-		m->n = symbolize_addr(s->sym, t->nodes[node].addr,
+		m->n = symbolize_addr(s->sym, s->process[node], t->nodes[node].addr,
 				      s->time[node] != NOT_TIMED ? s->time[node] : 0, leaf, &m->f);
 	*frames = m->f;
 	return m->n;

@@ -134,9 +134,9 @@ void symbolize_free(struct symbolize *s)
 	free(s);
 }
 
-long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t time)
+long symbolize_image_find(const struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time)
 {
-	return trace_image_at(s->t, addr, time);
+	return trace_image_at(s->t, process, addr, time);
 }
 
 static struct symbolize_image *load_image(struct symbolize *s, size_t i)
@@ -387,10 +387,10 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 					   (unsigned long long)rel));
 }
 
-size_t symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int leaf,
+size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time, int leaf,
 		      const struct symbolize_frame **frames)
 {
-	long img = symbolize_image_find(s, addr, time);
+	long img = symbolize_image_find(s, process, addr, time);
 	uint64_t *slot;
 	int added;
 

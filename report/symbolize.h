@@ -78,20 +78,20 @@ struct symbolize;
 struct symbolize *symbolize_new(const struct trace *t, const struct symbolize_opts *o);
 void symbolize_free(struct symbolize *s);
 
-/* Resolves addr, seen at time, as a leaf frame (leaf != 0) or a return
- * address: sets *frames to its frames, innermost first, and returns how
+/* Resolves addr, seen at time in process (an index in the trace's
+ * processes), as a leaf frame (leaf != 0) or a return address: sets *frames to its frames, innermost first, and returns how
  * many (at least 1: an unresolved address is a frame too). The frames and
  * their strings are borrowed until symbolize_free(). */
-size_t symbolize_addr(struct symbolize *s, uint64_t addr, uint64_t time, int leaf,
+size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time, int leaf,
 		      const struct symbolize_frame **frames);
 
 /* The link-time address looked up for an address at offset in its image:
  * offset itself for a leaf, offset - 1 for a return address. */
 uint64_t symbolize_lookup_offset(uint64_t offset, int leaf);
 
-/* The index of the image that addr names at time, or -1: the trace
- * format's rule, trace_image_at(). */
-long symbolize_image_find(const struct symbolize *s, uint64_t addr, uint64_t time);
+/* The index of the image that addr names at time in process, or -1: the
+ * trace format's rule, trace_image_at(). */
+long symbolize_image_find(const struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time);
 
 /* Locates image i's file now if not yet done, and returns what was found:
  * the accepted file or every path refused. *err gets locate_image()'s

@@ -54,7 +54,9 @@ int main(int argc, char **argv)
 		die_errno("cannot create '%s'", argv[2]);
 	check(trace_writer_new(fd, &sess, &w), argv[2]);
 	t = sess.start_monotonic_ns;
-	check(trace_writer_thread_start(w, 1, t), argv[2]);
+	check(trace_writer_process(w, 1, sess.pid, 0, t), argv[2]);
+	check(trace_writer_process_exec(w, 1, t, sess.argc, sess.argv), argv[2]);
+	check(trace_writer_thread_start(w, 1, 1, t), argv[2]);
 	check(trace_writer_thread_name(w, 1, t, "many_stacks"), argv[2]);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t a = i / (f * f), b = i / f % f, c = i % f;

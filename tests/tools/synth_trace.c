@@ -461,18 +461,20 @@ int main(int argc, char **argv)
 		die_errno("cannot create '%s'", out_path);
 	check(trace_writer_new(fd, &sess, &w), out_path);
 	t = sess.start_monotonic_ns;
+	check(trace_writer_process(w, 1, sess.pid, 0, t), out_path);
+	check(trace_writer_process_exec(w, 1, t, sess.argc, sess.argv), out_path);
 	period = 1000000000ull / sess.rate_hz;
 	for (size_t i = 0; i < nimages; i++) {
 		struct trace_image *img = &images[i];
 		if (img->time_loaded)
 			img->time_loaded = t + img->time_loaded * period;
-		check(trace_writer_image(w, img), out_path);
+		check(trace_writer_image(w, 1, img), out_path);
 		if (img->time_unloaded)
 			check(trace_writer_image_unload(w, img->id, t + img->time_unloaded * period),
 			      out_path);
 	}
 	for (size_t i = 0; i < nthreads; i++) {
-		check(trace_writer_thread_start(w, threads[i].tid, t), out_path);
+		check(trace_writer_thread_start(w, 1, threads[i].tid, t), out_path);
 		if (threads[i].name)
 			check(trace_writer_thread_name(w, threads[i].tid, t, threads[i].name), out_path);
 	}

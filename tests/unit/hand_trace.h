@@ -23,19 +23,23 @@ static struct trace_node nodes[] = {
 static struct trace_name names1[] = { { 0, "main" } };
 static struct trace_name names2[] = { { 0, "worker" }, { 500, "re;named" } };
 static struct trace_thread threads[] = {
-	{ 10, 0, 0, 1, names1 },
-	{ 11, 0, 900, 2, names2 },
+	{ 10, 0, 0, 1, names1, 0 },
+	{ 11, 0, 900, 2, names2, 0 },
 };
 static struct trace_sample samples[] = {
-	{ 100, 10, 2, TRACE_STATE_RUNNING, 0 },
-	{ 110, 11, 3, TRACE_STATE_SLEEPING, 0 },
-	{ 120, 10, 2, TRACE_STATE_RUNNING, 0 },
-	{ 130, 11, 2, TRACE_STATE_RUNNING, 0 },
-	{ 600, 11, 3, TRACE_STATE_DISK, 0 },
-	{ 700, 10, 4, TRACE_STATE_UNKNOWN, TRACE_SAMPLE_TRUNCATED },
-	{ 800, 10, 0, TRACE_STATE_RUNNING, 0 },
+	{ 100, 10, 2, TRACE_STATE_RUNNING, 0, 0 },
+	{ 110, 11, 3, TRACE_STATE_SLEEPING, 0, 1 },
+	{ 120, 10, 2, TRACE_STATE_RUNNING, 0, 0 },
+	{ 130, 11, 2, TRACE_STATE_RUNNING, 0, 1 },
+	{ 600, 11, 3, TRACE_STATE_DISK, 0, 1 },
+	{ 700, 10, 4, TRACE_STATE_UNKNOWN, TRACE_SAMPLE_TRUNCATED, 0 },
+	{ 800, 10, 0, TRACE_STATE_RUNNING, 0, 0 },
 };
 static char *argv0[] = { "/usr/bin/myprog", "--flag" };
+static struct trace_exec exec0 = { 0, 2, argv0 };
+static struct trace_process process0 = {
+	.id = 1, .pid = 4242, .parent = TRACE_NO_PROCESS, .nexecs = 1, .execs = &exec0,
+};
 
 static struct trace_image image = {
 	.id = 1, .ident_kind = TRACE_IDENT_GNU_BUILD_ID, .ident_len = 4,
@@ -49,6 +53,8 @@ __attribute__((unused)) static void make_trace(struct trace *t)
 	t->session.pid = 4242;
 	t->session.argc = 2;
 	t->session.argv = argv0;
+	t->nprocesses = 1;
+	t->processes = &process0;
 	t->nimages = 1;
 	t->images = &image;
 	t->nthreads = 2;

@@ -362,7 +362,7 @@ Test(diff, slices_of_as_many_samples_in_time_order)
 	for (size_t i = 0; i < 45; i++) {
 		size_t k = (i * 7) % 45; /* a permutation of 0..44 */
 
-		many[i] = (struct trace_sample){ 1000 + 10 * k, 10, k % 2 ? 3 : 2, TRACE_STATE_RUNNING, 0 };
+		many[i] = (struct trace_sample){ 1000 + 10 * k, 10, k % 2 ? 3 : 2, TRACE_STATE_RUNNING, 0 , 0 };
 	}
 	make_trace(&t);
 	t.samples = many;

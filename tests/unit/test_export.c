@@ -127,11 +127,11 @@ Test(export, period_and_duration)
 Test(export, a_tick_in_the_kernel_is_one_kernel_location_above_the_leaf)
 {
 	struct trace_sample s[] = {
-		{ 100, 10, 2, TRACE_STATE_RUNNING, 0 },
-		{ 110, 10, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
-		{ 120, 10, 3, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
-		{ 130, 10, 0, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
-		{ 140, 10, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
+		{ 100, 10, 2, TRACE_STATE_RUNNING, 0 , 0 },
+		{ 110, 10, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL , 0 },
+		{ 120, 10, 3, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL , 0 },
+		{ 130, 10, 0, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL , 0 },
+		{ 140, 10, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL , 0 },
 	};
 	struct trace t;
 	struct export *e;

@@ -404,7 +404,7 @@ static struct blob trace_with_pack(const struct trace_syms *s, size_t *trace_len
 	struct blob b;
 
 	cr_assert_eq(trace_writer_new(fd, &ses, &w), 0);
-	cr_assert_eq(trace_writer_image(w, &image), 0);
+	cr_assert_eq(trace_writer_image(w, 1, &image), 0);
 	for (int i = 0; i < 50; i++)
 		cr_assert_eq(trace_writer_sample(w, 1000 + 10 * (uint64_t)i, 7, 1, 0, stack, 2), 0);
 	cr_assert_eq(trace_writer_finish(w, NULL), 0);
@@ -475,7 +475,7 @@ static char *frames_of(struct symbolize *sym, uint64_t addr, int leaf)
 	struct buf b;
 	size_t n;
 
-	n = symbolize_addr(sym, addr, 100, leaf, &fr);
+	n = symbolize_addr(sym, 0, addr, 100, leaf, &fr);
 	buf_init(&b);
 	for (size_t i = 0; i < n; i++)
 		buf_addf(&b, "%s%s%s", i ? "|" : "", fr[i].name, fr[i].resolved ? "" : "?");

@@ -192,8 +192,8 @@ Test(profile, same_name_merges_across_addresses)
 {
 	struct trace t;
 	struct trace_node n2[] = { { 0, 0 }, { 0x9000, 0 }, { 0x9000, 0 } };
-	struct trace_sample s2[] = { { 1, 10, 1, TRACE_STATE_RUNNING, 0 },
-				     { 2, 10, 2, TRACE_STATE_RUNNING, 0 } };
+	struct trace_sample s2[] = { { 1, 10, 1, TRACE_STATE_RUNNING, 0 , 0 },
+				     { 2, 10, 2, TRACE_STATE_RUNNING, 0 , 0 } };
 	struct profile_opts o = { 0 };
 	char *s;
 
@@ -226,8 +226,8 @@ Test(profile, hostile_parent_chain_is_bounded)
 	struct trace t;
 	/* node 1's parent is itself; node 2's parent is out of range. */
 	struct trace_node n2[] = { { 0, 0 }, { 0x9000, 1 }, { 0x9001, 77 } };
-	struct trace_sample s2[] = { { 1, 10, 1, TRACE_STATE_RUNNING, 0 },
-				     { 2, 10, 2, TRACE_STATE_RUNNING, 0 } };
+	struct trace_sample s2[] = { { 1, 10, 1, TRACE_STATE_RUNNING, 0 , 0 },
+				     { 2, 10, 2, TRACE_STATE_RUNNING, 0 , 0 } };
 	struct profile_opts o = { 0 };
 	struct profile *p;
 

@@ -54,10 +54,10 @@ static void write_trace(const uint8_t *ident, size_t identlen)
 	fd = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(trace_writer_new(fd, &s, &w), 0);
-	cr_assert_eq(trace_writer_image(w, &img), 0);
-	cr_assert_eq(trace_writer_thread_start(w, 100, T0), 0);
+	cr_assert_eq(trace_writer_image(w, 1, &img), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 1, 100, T0), 0);
 	cr_assert_eq(trace_writer_thread_name(w, 100, T0, "main"), 0);
-	cr_assert_eq(trace_writer_thread_start(w, 101, T0 + 1000), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 1, 101, T0 + 1000), 0);
 	cr_assert_eq(trace_writer_thread_name(w, 101, T0 + 1000, "worker"), 0);
 	for (i = 0; i < 3; i++)
 		cr_assert_eq(trace_writer_sample(w, T0 + 10000000 * (i + 1), 100,

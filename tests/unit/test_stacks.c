@@ -87,9 +87,9 @@ Test(stacks, a_node_is_named_by_its_first_sample_whatever_the_filter)
 		  .time_loaded = 500 },
 	};
 	struct trace_node n[] = { { 0, 0 }, { 0x1100, 0 }, { 0x1200, 0 } };
-	struct trace_sample s[] = { { 100, 1, 1, TRACE_STATE_RUNNING, 0 },
-				    { 600, 1, 1, TRACE_STATE_RUNNING, 0 },
-				    { 700, 1, 2, TRACE_STATE_RUNNING, 0 } };
+	struct trace_sample s[] = { { 100, 1, 1, TRACE_STATE_RUNNING, 0 , 0 },
+				    { 600, 1, 1, TRACE_STATE_RUNNING, 0 , 0 },
+				    { 700, 1, 2, TRACE_STATE_RUNNING, 0 , 0 } };
 	struct trace t = { .nimages = 2, .images = im, .nnodes = 3, .nodes = n, .nsamples = 3,
 			   .samples = s };
 	struct stacks_filter late = { .from = 550 };
@@ -151,8 +151,8 @@ Test(stacks, focus_and_exclude_on_leaves_and_callers)
 Test(stacks, a_stack_out_of_the_tree_never_counts)
 {
 	struct trace t;
-	struct trace_sample s[] = { { 100, 10, 2, TRACE_STATE_RUNNING, 0 },
-				    { 110, 10, 40, TRACE_STATE_RUNNING, 0 } };
+	struct trace_sample s[] = { { 100, 10, 2, TRACE_STATE_RUNNING, 0 , 0 },
+				    { 110, 10, 40, TRACE_STATE_RUNNING, 0 , 0 } };
 
 	make_trace(&t);
 	t.samples = s;
@@ -187,7 +187,7 @@ Test(stacks, frames_stay_valid_for_the_layers_life)
 	/* More distinct addresses than one block of the symbolizer holds. */
 	size_t count = 20000;
 	struct trace_node *n = calloc(count + 1, sizeof(*n));
-	struct trace_sample one = { 1, 10, 1, TRACE_STATE_RUNNING, 0 };
+	struct trace_sample one = { 1, 10, 1, TRACE_STATE_RUNNING, 0 , 0 };
 	struct trace t;
 	const struct symbolize_frame *first, *fr;
 
@@ -212,10 +212,10 @@ Test(stacks, frames_stay_valid_for_the_layers_life)
 Test(stacks, a_tick_in_the_kernel_shows_a_kernel_frame_above_its_leaf)
 {
 	struct trace_node n[] = { { 0, 0 }, { 0x1100, 0 }, { 0x1200, 1 } };
-	struct trace_sample s[] = { { 100, 1, 2, TRACE_STATE_RUNNING, 0 },
-				    { 200, 1, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
-				    { 300, 1, 0, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL },
-				    { 400, 1, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_TRUNCATED } };
+	struct trace_sample s[] = { { 100, 1, 2, TRACE_STATE_RUNNING, 0 , 0 },
+				    { 200, 1, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL , 0 },
+				    { 300, 1, 0, TRACE_STATE_RUNNING, TRACE_SAMPLE_KERNEL , 0 },
+				    { 400, 1, 2, TRACE_STATE_RUNNING, TRACE_SAMPLE_TRUNCATED , 0 } };
 	struct trace t = { .nnodes = 3, .nodes = n, .nsamples = 4, .samples = s };
 	const struct symbolize_frame *fr;
 	const uint32_t *nodes;

@@ -166,7 +166,7 @@ Test(symtab, symbolize_names_and_return_address_adjustment)
 	one_image_trace(&t, &img);
 	s = symbolize_new(&t, &local);
 
-	n = symbolize_addr(s, img.bias + alpha, 0, 1, &f);
+	n = symbolize_addr(s, 0, img.bias + alpha, 0, 1, &f);
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(f[0].name, "alpha");
 	cr_assert_eq(f[0].image, 0);
@@ -176,15 +176,15 @@ Test(symtab, symbolize_names_and_return_address_adjustment)
 
 	/* A return address just past alpha's first byte is still in alpha;
 	 * one at beta's first byte belongs to whatever precedes beta. */
-	n = symbolize_addr(s, img.bias + alpha + 1, 0, 0, &f);
+	n = symbolize_addr(s, 0, img.bias + alpha + 1, 0, 0, &f);
 	cr_assert_str_eq(f[0].name, "alpha");
-	n = symbolize_addr(s, img.bias + beta, 0, 0, &f);
+	n = symbolize_addr(s, 0, img.bias + beta, 0, 0, &f);
 	cr_assert_str_neq(f[0].name, "beta");
-	n = symbolize_addr(s, img.bias + beta, 0, 1, &f);
+	n = symbolize_addr(s, 0, img.bias + beta, 0, 1, &f);
 	cr_assert_str_eq(f[0].name, "beta");
 
 	/* Outside the image. */
-	n = symbolize_addr(s, 0x10, 0, 1, &f);
+	n = symbolize_addr(s, 0, 0x10, 0, 1, &f);
 	cr_assert_str_eq(f[0].name, "[unknown]+0x10");
 	cr_assert_eq(f[0].image, -1);
 	cr_assert_eq(symbolize_image_nsymbols(s, 0) > 3, 1);
@@ -194,7 +194,7 @@ Test(symtab, symbolize_names_and_return_address_adjustment)
 	s = symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "",
 								 .debuginfod_cache = "",
 								 .addresses = 1 });
-	n = symbolize_addr(s, img.bias + alpha, 0, 1, &f);
+	n = symbolize_addr(s, 0, img.bias + alpha, 0, 1, &f);
 	{
 		char want[64];
 		snprintf(want, sizeof(want), "symbols+0x%llx", (unsigned long long)alpha);
@@ -222,7 +222,7 @@ Test(symtab, symbolize_never_uses_mismatching_file)
 	img.ident[img.ident_len - 1] ^= 1;
 	one_image_trace(&t, &img);
 	s = symbolize_new(&t, &local);
-	n = symbolize_addr(s, img.bias + alpha, 0, 1, &f);
+	n = symbolize_addr(s, 0, img.bias + alpha, 0, 1, &f);
 	snprintf(want, sizeof(want), "symbols+0x%llx", (unsigned long long)alpha);
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(f[0].name, want);
@@ -255,7 +255,7 @@ Test(symtab, images_with_one_identity_share_one_file)
 	t.nimages = 2;
 	t.images = img;
 	s = symbolize_new(&t, &local);
-	n = symbolize_addr(s, img[1].bias + alpha, 0, 1, &f);
+	n = symbolize_addr(s, 0, img[1].bias + alpha, 0, 1, &f);
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(f[0].name, "alpha");
 	cr_assert_eq(f[0].image, 1);

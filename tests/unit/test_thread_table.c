@@ -246,10 +246,10 @@ Test(thread_table, file_stem_is_safe_and_unique)
 Test(thread_table, preempted_counted_apart_in_rows_and_bins)
 {
 	struct trace_sample s[] = {
-		{ 100, 10, 2, TRACE_STATE_PREEMPTED, 0 },
-		{ 110, 10, 2, TRACE_STATE_PREEMPTED, 0 },
-		{ 120, 10, 2, TRACE_STATE_RUNNING, 0 },
-		{ 700, 10, 2, TRACE_STATE_SLEEPING, 0 },
+		{ 100, 10, 2, TRACE_STATE_PREEMPTED, 0 , 0 },
+		{ 110, 10, 2, TRACE_STATE_PREEMPTED, 0 , 0 },
+		{ 120, 10, 2, TRACE_STATE_RUNNING, 0 , 0 },
+		{ 700, 10, 2, TRACE_STATE_SLEEPING, 0 , 0 },
 	};
 	struct trace t;
 	struct thread_table_opts o = { .nbins = 2 };

@@ -267,11 +267,11 @@ static struct trace_node nodes[] = {
 static struct trace_name names[] = { { 0, "main" } };
 static struct trace_thread threads[] = { { 10, 0, 0, 1, names } };
 static struct trace_sample samples[] = {
-	{ 100, 10, 2, TRACE_STATE_RUNNING, 0 },
-	{ 110, 10, 3, TRACE_STATE_RUNNING, 0 },
-	{ 120, 10, 3, TRACE_STATE_RUNNING, 0 },
-	{ 130, 10, 4, TRACE_STATE_RUNNING, 0 },
-	{ 140, 10, 1, TRACE_STATE_RUNNING, 0 },
+	{ 100, 10, 2, TRACE_STATE_RUNNING, 0 , 0 },
+	{ 110, 10, 3, TRACE_STATE_RUNNING, 0 , 0 },
+	{ 120, 10, 3, TRACE_STATE_RUNNING, 0 , 0 },
+	{ 130, 10, 4, TRACE_STATE_RUNNING, 0 , 0 },
+	{ 140, 10, 1, TRACE_STATE_RUNNING, 0 , 0 },
 };
 static struct trace_image images[] = {
 	{ .id = 1, .path = "/nonexistent/app", .start = 0x1000, .size = 0x1000, .bias = 0x1000 },

@@ -79,9 +79,20 @@ static void digest(const struct trace *t, struct buf *d)
 	for (uint32_t i = 0; i < t->session.argc; i++)
 		buf_addf(d, " [%s]", t->session.argv[i]);
 	buf_addf(d, " %u %u %u", t->session.sampler, t->session.kernel, t->session.kernel_paranoid);
+	for (size_t i = 0; i < t->nprocesses; i++) {
+		const struct trace_process *p = &t->processes[i];
+		buf_addf(d, "\np %u %u %u %llu %llu %d %d", p->id, p->pid, p->parent,
+			 (unsigned long long)p->time_start, (unsigned long long)p->time_end, p->has_exit,
+			 p->exit_status);
+		for (size_t j = 0; j < p->nexecs; j++) {
+			buf_addf(d, " %llu:", (unsigned long long)p->execs[j].time);
+			for (uint32_t k = 0; k < p->execs[j].argc; k++)
+				buf_addf(d, "[%s]", p->execs[j].argv[k]);
+		}
+	}
 	for (size_t i = 0; i < t->nimages; i++) {
 		const struct trace_image *m = &t->images[i];
-		buf_addf(d, "\ni %u %u %u %u [%s] %llx %llx %llx %llx %llu %llu ", m->id,
+		buf_addf(d, "\ni %u %u %u %u %u [%s] %llx %llx %llx %llx %llu %llu ", m->id, m->process,
 			 m->ident_kind, m->ident_len, m->arch, m->path,
 			 (unsigned long long)m->start, (unsigned long long)m->size,
 			 (unsigned long long)m->file_offset, (unsigned long long)m->bias,
@@ -91,7 +102,7 @@ static void digest(const struct trace *t, struct buf *d)
 	}
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct trace_thread *th = &t->threads[i];
-		buf_addf(d, "\nt %u %llu %llu", th->tid, (unsigned long long)th->time_start,
+		buf_addf(d, "\nt %u %u %llu %llu", th->tid, th->process, (unsigned long long)th->time_start,
 			 (unsigned long long)th->time_end);
 		for (size_t j = 0; j < th->nnames; j++)
 			buf_addf(d, " %llu:[%s]", (unsigned long long)th->names[j].time,
@@ -196,7 +207,7 @@ static struct multi write_multi(int nchunks, int per_chunk, int finish)
 	for (int c = 0; c < nchunks; c++) {
 		char name[32];
 		snprintf(name, sizeof(name), "worker-%d", c);
-		cr_assert_eq(trace_writer_thread_start(w, 100 + c, time), 0);
+		cr_assert_eq(trace_writer_thread_start(w, 1, 100 + c, time), 0);
 		cr_assert_eq(trace_writer_thread_name(w, 100 + c, time, name), 0);
 		for (int i = 0; i < per_chunk; i++) {
 			size_t n = make_stack(addrs, (unsigned)rng() % 12, 4 + rng() % 6);
@@ -335,12 +346,12 @@ Test(trace_writer, round_trip_every_record)
 	img2.bias = 0xfffffffffffff000ull; /* a "negative" bias */
 	img2.time_loaded = 5100000000ull;
 
-	cr_assert_eq(trace_writer_image(w, &img), 0);
-	cr_assert_eq(trace_writer_thread_start(w, 4242, 5000000000ull), 0);
+	cr_assert_eq(trace_writer_image(w, 1, &img), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 1, 4242, 5000000000ull), 0);
 	cr_assert_eq(trace_writer_thread_name(w, 4242, 5000000000ull, "demo"), 0);
 	cr_assert_eq(trace_writer_sample(w, 5001000000ull, 4242, TRACE_STATE_RUNNING, 0, a1, 3), 0);
-	cr_assert_eq(trace_writer_image(w, &img2), 0);
-	cr_assert_eq(trace_writer_thread_start(w, 4243, 5001500000ull), 0);
+	cr_assert_eq(trace_writer_image(w, 1, &img2), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 1, 4243, 5001500000ull), 0);
 	/* wall mode: two threads at one timestamp, one of them truncated */
 	cr_assert_eq(trace_writer_sample(w, 5002000000ull, 4242, TRACE_STATE_SLEEPING, 0, a2, 3), 0);
 	cr_assert_eq(trace_writer_sample(w, 5002000000ull, 4243, TRACE_STATE_DISK,
@@ -728,9 +739,9 @@ static double bytes_per_sample(int threads, int ticks, uint64_t jitter, double *
 	rng_state = 12345;
 	for (int k = 0; k < 30; k++)
 		depth[k] = make_stack(stacks[k], (unsigned)k, 8 + k % 5);
-	cr_assert_eq(trace_writer_image(w, &img), 0);
+	cr_assert_eq(trace_writer_image(w, 1, &img), 0);
 	for (int th = 0; th < threads; th++) {
-		cr_assert_eq(trace_writer_thread_start(w, 1000 + th, time), 0);
+		cr_assert_eq(trace_writer_thread_start(w, 1, 1000 + th, time), 0);
 		cr_assert_eq(trace_writer_thread_name(w, 1000 + th, time, "workload"), 0);
 	}
 	for (int i = 0; i < ticks; i++) {
@@ -1374,14 +1385,217 @@ Test(trace_reader, newer_major_refused_with_upgrade_message)
 	const char *msg;
 
 	buf_init(&f);
-	hand_trace(&f, 2, 3);
+	hand_trace(&f, 3, 1);
 	cr_assert_eq(trace_load_mem(f.data, f.len, &t), TRACE_E_MAJOR);
 	cr_assert_null(t);
 	msg = prof_strerror(TRACE_E_MAJOR);
-	cr_assert_not_null(strstr(msg, "2.3"), "%s", msg);
-	cr_assert_not_null(strstr(msg, "1.x"), "%s", msg);
+	cr_assert_not_null(strstr(msg, "3.1"), "%s", msg);
+	cr_assert_not_null(strstr(msg, "2.x"), "%s", msg);
 	cr_assert_not_null(strstr(msg, "upgrade prof"), "%s", msg);
 	buf_release(&f);
+}
+
+/* Two processes, a parent and its child, with an image each at the same
+ * addresses and a thread each: every record of a process reads back, and
+ * the same stack in the two names each process's own image. */
+Test(trace_writer, processes_read_back_each_with_its_images)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct trace_image a = { 0 }, b = { 0 };
+	char *sh[] = { "sh", "-c", "./child" }, *child[] = { "./child" };
+	uint64_t stack[] = { 0x401010, 0x401000 };
+	struct trace *t;
+	struct blob bl;
+
+	a.id = 1;
+	a.path = "/bin/sh";
+	a.start = 0x400000;
+	a.size = 0x10000;
+	b = a;
+	b.id = 2;
+	b.path = "/work/child";
+	b.time_loaded = 5200;
+	cr_assert_eq(trace_writer_process(w, 1, 100, 0, 5000), 0);
+	cr_assert_eq(trace_writer_process_exec(w, 1, 5000, 3, sh), 0);
+	cr_assert_eq(trace_writer_image(w, 1, &a), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 1, 100, 5000), 0);
+	cr_assert_eq(trace_writer_process(w, 7, 101, 1, 5100), 0);
+	cr_assert_eq(trace_writer_process_exec(w, 7, 5200, 1, child), 0);
+	cr_assert_eq(trace_writer_image(w, 7, &b), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 7, 101, 5100), 0);
+	cr_assert_eq(trace_writer_sample(w, 5300, 100, TRACE_STATE_RUNNING, 0, stack, 2), 0);
+	cr_assert_eq(trace_writer_sample(w, 5300, 101, TRACE_STATE_RUNNING, 0, stack, 2), 0);
+	cr_assert_eq(trace_writer_process_end(w, 7, 5400, 1, 3 << 8), 0);
+	cr_assert_eq(trace_writer_process(w, 0, 1, 0, 1), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_process(w, 3, 1, 3, 1), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_thread_start(w, 0, 5, 1), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_image(w, 0, &a), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+
+	t = load(bl);
+	cr_assert_eq(t->nprocesses, 2);
+	cr_assert_eq(t->processes[0].id, 1);
+	cr_assert_eq(t->processes[0].pid, 100);
+	cr_assert_eq(t->processes[0].parent, TRACE_NO_PROCESS);
+	cr_assert_eq(t->processes[0].nexecs, 1);
+	cr_assert_eq(t->processes[0].execs[0].argc, 3);
+	cr_assert_str_eq(t->processes[0].execs[0].argv[2], "./child");
+	cr_assert_eq(t->processes[0].time_end, 0);
+	cr_assert_eq(t->processes[1].id, 7);
+	cr_assert_eq(t->processes[1].pid, 101);
+	cr_assert_eq(t->processes[1].parent, 0);
+	cr_assert_eq(t->processes[1].time_start, 5100);
+	cr_assert_eq(t->processes[1].execs[0].time, 5200);
+	cr_assert_str_eq(t->processes[1].execs[0].argv[0], "./child");
+	cr_assert_eq(t->processes[1].time_end, 5400);
+	cr_assert(t->processes[1].has_exit);
+	cr_assert_eq(t->processes[1].exit_status, 3 << 8);
+	cr_assert_eq(t->images[0].process, 0);
+	cr_assert_eq(t->images[1].process, 1);
+	cr_assert_eq(trace_thread_find(t, 100)->process, 0);
+	cr_assert_eq(trace_thread_find(t, 101)->process, 1);
+	cr_assert_eq(t->nsamples, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct trace_sample *smp = &t->samples[i];
+		uint32_t proc = trace_sample_process(t, smp);
+		struct trace_chain c;
+		uint32_t n;
+
+		cr_assert_eq(proc, i, "sample %zu in process %u", i, proc);
+		/* every node of its stack names its own process's image */
+		for (trace_chain_init(&c, t, smp->stack); trace_chain_next(&c, &n);)
+			cr_assert_eq(trace_image_at(t, proc, t->nodes[n].addr, smp->time), (long)i);
+	}
+	cr_assert_neq(t->samples[0].stack, t->samples[1].stack);
+	cr_assert_eq(trace_image_at(t, 0, 0x401000, 5300), 0);
+	cr_assert_eq(trace_image_at(t, 1, 0x401000, 5300), 1);
+	trace_free(t);
+	free(bl.p);
+}
+
+/* A 1.x trace is one process, made of its session and end; its images
+ * and threads are that process's. */
+Test(trace_reader, one_x_trace_is_one_process)
+{
+	struct buf f, raw, p;
+	struct trace *t;
+
+	buf_init(&f);
+	buf_init(&raw);
+	buf_init(&p);
+	put_header(&f, 1, 3);
+	session_payload(&p);
+	rec(&raw, 1, &p);
+	buf_reset(&p);
+	buf_put_uvarint(&p, 55);     /* thread-start: tid, time; no process */
+	buf_put_uvarint(&p, 9);
+	rec(&raw, 4, &p);
+	buf_reset(&p);
+	buf_put_uvarint(&p, 80);     /* end: exited 0 << 8 */
+	buf_addch(&p, 1);
+	buf_put_uvarint(&p, 0);
+	rec(&raw, 10, &p);
+	put_chunk(&f, 1, 0, raw.data, raw.len);
+	cr_assert_eq(trace_load_mem(f.data, f.len, &t), 0);
+	cr_assert_eq(t->nprocesses, 1);
+	cr_assert_eq(t->processes[0].pid, 7);
+	cr_assert_eq(t->processes[0].time_start, 2);
+	cr_assert_eq(t->processes[0].nexecs, 1);
+	cr_assert_str_eq(t->processes[0].execs[0].argv[0], "prog");
+	cr_assert(t->processes[0].has_exit);
+	cr_assert_eq(t->processes[0].time_end, 80);
+	cr_assert_eq(t->threads[0].process, 0);
+	trace_free(t);
+	buf_release(&f);
+	buf_release(&raw);
+	buf_release(&p);
+}
+
+/* A tid the system gave again, to a thread of another process or after
+ * its thread ended, is another thread; a 2.0 process record names no
+ * process 0, and a parent that is the process itself is none. */
+Test(trace_reader, tid_reused_is_another_thread)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	uint64_t stack[] = { 0x401010 };
+	struct trace *t;
+	struct blob bl;
+
+	cr_assert_eq(trace_writer_process(w, 1, 100, 0, 10), 0);
+	cr_assert_eq(trace_writer_process(w, 2, 200, 1, 10), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 1, 300, 10), 0);
+	cr_assert_eq(trace_writer_sample(w, 20, 300, TRACE_STATE_RUNNING, 0, stack, 1), 0);
+	cr_assert_eq(trace_writer_thread_end(w, 300, 30), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 2, 300, 40), 0);   /* another process's */
+	cr_assert_eq(trace_writer_sample(w, 50, 300, TRACE_STATE_RUNNING, 0, stack, 1), 0);
+	cr_assert_eq(trace_writer_thread_end(w, 300, 60), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 2, 300, 70), 0);   /* the same process's, later */
+	cr_assert_eq(trace_writer_sample(w, 80, 300, TRACE_STATE_RUNNING, 0, stack, 1), 0);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+
+	t = load(bl);
+	cr_assert_eq(t->nthreads, 3);
+	cr_assert_eq(t->threads[0].process, 0);
+	cr_assert_eq(t->threads[0].time_end, 30);
+	cr_assert_eq(t->threads[1].process, 1);
+	cr_assert_eq(t->threads[1].time_start, 40);
+	cr_assert_eq(t->threads[2].process, 1);
+	cr_assert_eq(t->threads[2].time_start, 70);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_eq(t->samples[i].thread, i);
+	trace_free(t);
+	free(bl.p);
+}
+
+Test(trace_reader, process_records_damaged)
+{
+	static const struct {
+		unsigned type;
+		uint64_t fields[4];
+		size_t n;
+		int loads; /* the chunk's records all read */
+	} cases[] = {
+		{ 11, { 0, 5, 0, 1 }, 4, 0 },   /* process id 0 */
+		{ 11, { 1, 5, 0 }, 3, 0 },      /* no time */
+		{ 11, { 1, 5, 1, 9 }, 4, 1 },   /* its own parent: none */
+		{ 12, { 0, 1, 0 }, 3, 0 },      /* exec of process 0 */
+		{ 12, { 1, 1, 5000 }, 3, 0 },   /* argc past the limit */
+		{ 13, { 1, 1 }, 2, 0 },         /* end without its exited */
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct buf f, raw, p;
+		struct trace *t;
+
+		buf_init(&f);
+		buf_init(&raw);
+		buf_init(&p);
+		put_header(&f, 2, 0);
+		session_payload(&p);
+		rec(&raw, 1, &p);
+		buf_reset(&p);
+		for (size_t i = 0; i < cases[k].n; i++)
+			buf_put_uvarint(&p, cases[k].fields[i]);
+		rec(&raw, cases[k].type, &p);
+		put_chunk(&f, 1, 0, raw.data, raw.len);
+		cr_assert_eq(trace_load_mem(f.data, f.len, &t), 0, "case %zu", k);
+		cr_assert_eq(t->status.chunks_damaged, !cases[k].loads, "case %zu", k);
+		cr_assert_geq(t->nprocesses, 1, "case %zu", k);
+		if (cases[k].loads)
+			cr_assert_eq(t->processes[0].parent, TRACE_NO_PROCESS, "case %zu", k);
+		trace_free(t);
+		buf_release(&f);
+		buf_release(&raw);
+		buf_release(&p);
+	}
 }
 
 Test(trace_writer, session_fields_state_and_flag)
@@ -1413,7 +1627,8 @@ Test(trace_writer, session_fields_state_and_flag)
 		b = fd_bytes(fd);
 		close(fd);
 		t = load(b);
-		cr_assert_eq(t->status.minor, 3);
+		cr_assert_eq(t->status.major, TRACE_FORMAT_MAJOR);
+		cr_assert_eq(t->status.minor, TRACE_FORMAT_MINOR);
 		cr_assert_eq(t->session.sampler, k % 3);
 		cr_assert_eq(t->session.priority, k);
 		cr_assert_eq(t->session.rt_priority, k * 30);
@@ -1997,16 +2212,16 @@ Test(trace_reader, image_at_follows_load_times)
 	};
 	struct trace t = { .nimages = 4, .images = img };
 
-	cr_assert_eq(trace_image_at(&t, 0x1fff, 12345), 0);
-	cr_assert_eq(trace_image_at(&t, 0x2000, 0), -1);
-	cr_assert_eq(trace_image_at(&t, 0x10010, 499), 1);
-	cr_assert_eq(trace_image_at(&t, 0x10010, 500), 2); /* none loaded: the next one */
-	cr_assert_eq(trace_image_at(&t, 0x10010, 520), 2);
-	cr_assert_eq(trace_image_at(&t, 0x10810, 599), 2);
-	cr_assert_eq(trace_image_at(&t, 0x10810, 600), 3); /* the later mapping */
-	cr_assert_eq(trace_image_at(&t, 0x10810, 100), 1);
-	cr_assert_eq(trace_image_at(&t, 0x10010, 900), -1); /* unloaded, none after */
-	cr_assert_eq(trace_image_at(&t, 0x10810, 900), 3);
+	cr_assert_eq(trace_image_at(&t, 0, 0x1fff, 12345), 0);
+	cr_assert_eq(trace_image_at(&t, 0, 0x2000, 0), -1);
+	cr_assert_eq(trace_image_at(&t, 0, 0x10010, 499), 1);
+	cr_assert_eq(trace_image_at(&t, 0, 0x10010, 500), 2); /* none loaded: the next one */
+	cr_assert_eq(trace_image_at(&t, 0, 0x10010, 520), 2);
+	cr_assert_eq(trace_image_at(&t, 0, 0x10810, 599), 2);
+	cr_assert_eq(trace_image_at(&t, 0, 0x10810, 600), 3); /* the later mapping */
+	cr_assert_eq(trace_image_at(&t, 0, 0x10810, 100), 1);
+	cr_assert_eq(trace_image_at(&t, 0, 0x10010, 900), -1); /* unloaded, none after */
+	cr_assert_eq(trace_image_at(&t, 0, 0x10810, 900), 3);
 }
 
 /* Of images loaded at one time over one address, the one whose image
@@ -2023,13 +2238,13 @@ Test(trace_reader, image_at_same_load_time_takes_the_last_record)
 	};
 	struct trace t = { .nimages = 5, .images = img };
 
-	cr_assert_eq(trace_image_at(&t, 0x1100, 50), 1);   /* the second of two */
-	cr_assert_eq(trace_image_at(&t, 0x1900, 50), 1);
-	cr_assert_eq(trace_image_at(&t, 0x1900, 700), 4);  /* the third of three */
-	cr_assert_eq(trace_image_at(&t, 0x2100, 700), 3);  /* the second of two */
-	cr_assert_eq(trace_image_at(&t, 0x2100, 50), 3);   /* and the next, the same */
+	cr_assert_eq(trace_image_at(&t, 0, 0x1100, 50), 1);   /* the second of two */
+	cr_assert_eq(trace_image_at(&t, 0, 0x1900, 50), 1);
+	cr_assert_eq(trace_image_at(&t, 0, 0x1900, 700), 4);  /* the third of three */
+	cr_assert_eq(trace_image_at(&t, 0, 0x2100, 700), 3);  /* the second of two */
+	cr_assert_eq(trace_image_at(&t, 0, 0x2100, 50), 3);   /* and the next, the same */
 	img[0].time_unloaded = img[1].time_unloaded = 100;
-	cr_assert_eq(trace_image_at(&t, 0x1900, 200), 4);
+	cr_assert_eq(trace_image_at(&t, 0, 0x1900, 200), 4);
 }
 
 /* A writer that keeps its nodes across an unload and a load at the same
@@ -2052,12 +2267,12 @@ Test(trace_reader, nodes_split_where_an_image_is_replaced)
 	struct blob bl;
 	struct trace *t;
 
-	cr_assert_eq(trace_writer_image(w, &exe), 0);
-	cr_assert_eq(trace_writer_image(w, &a), 0);
+	cr_assert_eq(trace_writer_image(w, 1, &exe), 0);
+	cr_assert_eq(trace_writer_image(w, 1, &a), 0);
 	for (int i = 0; i < 2; i++)
 		cr_assert_eq(trace_writer_sample(w, times[i], 1, 1, 0, stacks[i], depths[i]), 0);
 	cr_assert_eq(trace_writer_image_unload(w, 2, 500), 0);
-	cr_assert_eq(trace_writer_image(w, &b), 0);
+	cr_assert_eq(trace_writer_image(w, 1, &b), 0);
 	cr_assert_eq(trace_writer_image_unload(w, 3, 1500), 0);
 	for (int i = 2; i < 6; i++)
 		cr_assert_eq(trace_writer_sample(w, times[i], 1, 1, 0, stacks[i], depths[i]), 0);
@@ -2082,11 +2297,11 @@ Test(trace_reader, nodes_split_where_an_image_is_replaced)
 
 		cr_assert_eq(n, depths[i]);
 		cr_assert_arr_eq(out, stacks[i], n * sizeof(*out));
-		cr_assert_eq(trace_image_at(t, out[0], smp->time), images[i], "sample %zu", i);
+		cr_assert_eq(trace_image_at(t, 0, out[0], smp->time), images[i], "sample %zu", i);
 		for (uint32_t node = smp->stack; node; node = t->nodes[node].parent) {
 			uint64_t *img = hmap_put(&seen, node, 0,
-						 (uint64_t)trace_image_at(t, t->nodes[node].addr, smp->time), NULL);
-			cr_assert_eq(*img, (uint64_t)trace_image_at(t, t->nodes[node].addr, smp->time),
+						 (uint64_t)trace_image_at(t, 0, t->nodes[node].addr, smp->time), NULL);
+			cr_assert_eq(*img, (uint64_t)trace_image_at(t, 0, t->nodes[node].addr, smp->time),
 				     "node %u seen with two images", node);
 			cr_assert_lt(t->nodes[node].parent, node);
 		}
@@ -2116,7 +2331,7 @@ Test(trace_reader, samples_past_the_split_cap_dropped)
 	for (uint32_t k = 1; k <= NIMAGES; k++) {
 		struct trace_image img = { .id = k, .path = "lib.so", .start = 0x10000,
 					   .size = 0x10000, .time_loaded = 1000 * k };
-		cr_assert_eq(trace_writer_image(w, &img), 0);
+		cr_assert_eq(trace_writer_image(w, 1, &img), 0);
 		cr_assert_eq(trace_writer_sample(w, 1000 * k + 500, 1, 1, 0, stack, DEPTH), 0);
 	}
 	cr_assert_eq(trace_writer_finish(w, NULL), 0);
@@ -2140,7 +2355,7 @@ Test(trace_reader, samples_past_the_split_cap_dropped)
 		while (d < DEPTH && node && t->nodes[node].addr == stack[d])
 			d++, node = t->nodes[node].parent;
 		cr_assert(d == DEPTH && !node, "sample %zu differs at depth %zu", i, d);
-		cr_assert_eq(trace_image_at(t, stack[0], smp->time), (long)i);
+		cr_assert_eq(trace_image_at(t, 0, stack[0], smp->time), (long)i);
 	}
 	trace_free(t);
 	free(bl.p);
