@@ -379,8 +379,11 @@ int trace_load(const char *path, struct trace **out);
 int trace_load_mem(const void *p, size_t n, struct trace **out);
 void trace_free(struct trace *t);
 
-/* Returns the thread with this tid, or NULL. Borrowed from t. */
+/* Returns the thread with this tid (the first, if the tid was used
+ * again), or NULL. Borrowed from t. */
 const struct trace_thread *trace_thread_find(const struct trace *t, uint32_t tid);
+/* Returns sample s's thread, or NULL. Borrowed from t. */
+const struct trace_thread *trace_sample_thread(const struct trace *t, const struct trace_sample *s);
 /* Returns the name a thread had at time (its first name if time is earlier,
  * "" if it has none or th is NULL). Borrowed from t. */
 const char *trace_thread_name_at(const struct trace_thread *th, uint64_t time);

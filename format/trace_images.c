@@ -71,7 +71,9 @@ long trace_image_at(const struct trace *t, uint32_t process, uint64_t addr, uint
 
 uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *s)
 {
-	return s->thread < t->nthreads ? t->threads[s->thread].process : 0;
+	const struct trace_thread *th = trace_sample_thread(t, s);
+
+	return th ? th->process : 0;
 }
 
 /* The address space cut where an image starts or ends; each piece says

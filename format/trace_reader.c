@@ -31,6 +31,7 @@ struct loader {
 	                     * thread of that tid */
 	struct hmap procs;  /* (id, 0) -> index in t->processes */
 	int tid_reused;     /* some tid has several threads */
+	int process_records; /* process records read */
 	uint32_t last_tid;  /* the thread thread_get() found last, */
 	size_t last;        /* at this index, if there is one */
 	struct hmap images; /* (id, 0) -> index in t->images */
@@ -318,6 +319,7 @@ static int rec_process(struct loader *l, struct cursor *c)
 	cursor_uleb(c, &time);
 	if (!c->ok || !id)
 		return TRACE_E_CORRUPT;
+	l->process_records++;
 	/* process_get() may move the array: each index first. */
 	k = process_get(l, id, time);
 	up = parent && parent != id ? process_get(l, parent, time) : TRACE_NO_PROCESS;
@@ -694,20 +696,21 @@ static void time_losses(struct trace *t)
 }
 
 /* Every thread and image in a process: a 1.x trace's, or a 2.x trace's
- * whose process records were lost, in one made of the session (its pid,
- * its command from the start, the end's exit status); a thread or image
- * that named none, in the first. */
+ * in which no process record was read, in one made of the session (its
+ * pid, its command from the start, the end's exit status), the first; a
+ * thread or image that named none, in the first. And no process its own
+ * ancestor. */
 static void settle_processes(struct loader *l)
 {
 	struct trace *t = l->t;
 	size_t i;
 
-	if (!t->nprocesses) {
-		uint32_t k = process_get(l, 1, t->session.start_monotonic_ns);
+	if (!l->process_records) {
+		uint32_t k = t->nprocesses ? 0 : process_get(l, 1, t->session.start_monotonic_ns);
 		struct trace_process *p = &t->processes[k];
 
 		p->pid = t->session.pid;
-		if (t->session.argc) {
+		if (t->session.argc && !p->nexecs) {
 			p->execs = xcalloc(1, sizeof(*p->execs));
 			p->nexecs = 1;
 			p->execs[0].time = t->session.start_monotonic_ns;
@@ -720,6 +723,19 @@ static void settle_processes(struct loader *l)
 			p->time_end = t->end.time;
 			p->has_exit = 1;
 			p->exit_status = t->end.exit_status;
+		}
+	}
+	/* A parent chain that comes back to its process (a hostile trace's)
+	 * is cut there, so the processes are a forest. */
+	for (i = 0; i < t->nprocesses; i++) {
+		uint32_t up = t->processes[i].parent;
+
+		for (size_t steps = 0; up != TRACE_NO_PROCESS && steps < t->nprocesses; steps++) {
+			if (up == i) {
+				t->processes[i].parent = TRACE_NO_PROCESS;
+				break;
+			}
+			up = t->processes[up].parent;
 		}
 	}
 	for (i = 0; i < t->nthreads; i++)
@@ -879,6 +895,14 @@ const struct trace_thread *trace_thread_find(const struct trace *t, uint32_t tid
 		if (t->threads[i].tid == tid)
 			return &t->threads[i];
 	return NULL;
+}
+
+const struct trace_thread *trace_sample_thread(const struct trace *t, const struct trace_sample *s)
+{
+	/* A trace built by hand may leave s->thread 0. */
+	if (s->thread < t->nthreads && t->threads[s->thread].tid == s->tid)
+		return &t->threads[s->thread];
+	return trace_thread_find(t, s->tid);
 }
 
 const char *trace_thread_name_at(const struct trace_thread *th, uint64_t time)

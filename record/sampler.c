@@ -47,6 +47,7 @@ struct sampler {
 	uint64_t next_refresh;  /* the earliest unknown-code re-read of the map */
 	uint64_t next_maint, next_progress, next_flush;
 	int exited;
+	int launch_seen;        /* the launch's exec has been seen */
 };
 
 uint64_t sampler_now(void)
@@ -154,10 +155,31 @@ int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time)
 	return trace_writer_thread_end(s->w, tid, time);
 }
 
-int sampler_exec(struct sampler *s, uint32_t tid, uint64_t time)
+int sampler_exec(struct sampler *s, uint32_t tid, uint64_t time, const char *comm)
 {
 	struct sthread *th;
-	int r = images_update(s->images, s->w, time);
+	char **argv = NULL, *name[] = { (char *)comm };
+	uint32_t argc = 0;
+	int r = 0;
+
+	/* The program it runs now, read when the exec is handled: a process
+	 * in the middle of an exec shows no command line yet, and one gone
+	 * already none at all, which its name stands for. The launch's own
+	 * exec is the session's command. */
+	if (s->cfg->launched && !s->launch_seen) {
+		s->launch_seen = 1;
+	} else {
+		if (target_cmdline(s->t, &argv, &argc) == 0 && argc)
+			r = trace_writer_process_exec(s->w, SAMPLER_PROCESS, time, argc, argv);
+		else if (comm)
+			r = trace_writer_process_exec(s->w, SAMPLER_PROCESS, time, 1, name);
+		for (uint32_t i = 0; i < argc; i++)
+			free(argv[i]);
+		free(argv);
+		if (r < 0)
+			return r;
+	}
+	r = images_update(s->images, s->w, time);
 
 	if (r == 0 && (th = find(s, tid)))
 		r = check_name(s, th, time);
@@ -240,7 +262,7 @@ static int handle_events(struct sampler *s, uint64_t now)
 			r = sampler_thread_end(s, ev.tid, now);
 			break;
 		case TARGET_EVENT_EXEC:
-			r = sampler_exec(s, ev.tid, now);
+			r = sampler_exec(s, ev.tid, now, NULL);
 			break;
 		case TARGET_EVENT_EXIT:
 			s->exited = 1;

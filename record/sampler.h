@@ -53,6 +53,8 @@ struct sampler_config {
 	const uint32_t *tids;   /* only these threads, if ntids > 0 (borrowed) */
 	size_t ntids;
 	const volatile sig_atomic_t *stop;  /* non-zero: finish now */
+	int launched;           /* the target's first exec is its launch, whose
+	                         * command the session has recorded */
 	/* Called about four times a second, if set. */
 	void (*progress)(void *ctx, const struct sampler_stats *st);
 	void *progress_ctx;
@@ -141,9 +143,10 @@ int sampler_thread_start(struct sampler *s, uint32_t tid, uint64_t time);
 int sampler_thread_name(struct sampler *s, uint32_t tid, uint64_t time, const char *name);
 /* A known thread ended at time. */
 int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time);
-/* Thread tid called execve at time: the image table is read again and the
- * thread's new name recorded. */
-int sampler_exec(struct sampler *s, uint32_t tid, uint64_t time);
+/* Thread tid called execve at time: the program's command line recorded
+ * (or comm, its name, if given and the command line cannot be read), the
+ * image table read again and the thread's new name recorded. */
+int sampler_exec(struct sampler *s, uint32_t tid, uint64_t time, const char *comm);
 /* The process's mappings changed at time (an executable mmap): the image
  * table is read again. */
 int sampler_images_changed(struct sampler *s, uint64_t time);

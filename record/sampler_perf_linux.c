@@ -922,7 +922,7 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		return sampler_images_changed(s, q->time);
 	case PERF_REC_COMM:
 		if (q->misc & PERF_MISC_COMM_EXEC) {
-			r = sampler_images_changed(s, q->time);
+			r = sampler_exec(s, q->tid, q->time, p->names + q->off);
 			if (r < 0)
 				return r;
 		}

@@ -323,6 +323,7 @@ int session_run(const struct session_options *o)
 	cfg.tids = o->tids;
 	cfg.ntids = o->ntids;
 	cfg.stop = &stop_requested;
+	cfg.launched = launched;
 	if (!o->quiet && isatty(STDERR_FILENO))
 		cfg.progress = show_progress;
 	r = sampler_run(&cfg, t, src, w, &st);

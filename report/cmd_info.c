@@ -320,6 +320,53 @@ static void print_images(struct stacks *st, struct symbolize *sym)
 	free(use);
 }
 
+/* Process i and, indented under it, its children, in the order seen;
+ * depth bounds the walk (a hostile trace's parents may loop). */
+static void print_process(const struct trace *t, const uint64_t *counts, size_t i, size_t depth)
+{
+	const struct trace_process *p = &t->processes[i];
+
+	printf("%*spid %" PRIu32 ": %" PRIu64 " samples, started %.3f s", (int)(2 + 2 * depth), "", p->pid,
+	       counts[i], rel_s(t, p->time_start));
+	if (p->time_end)
+		printf(", ended %.3f s", rel_s(t, p->time_end));
+	if (p->has_exit && WIFEXITED(p->exit_status))
+		printf(", exit status %d", WEXITSTATUS(p->exit_status));
+	else if (p->has_exit && WIFSIGNALED(p->exit_status))
+		printf(", killed by signal %d", WTERMSIG(p->exit_status));
+	putchar('\n');
+	for (size_t k = 0; k < p->nexecs; k++) {
+		printf("%*sexec %.3f s:", (int)(4 + 2 * depth), "", rel_s(t, p->execs[k].time));
+		for (uint32_t a = 0; a < p->execs[k].argc; a++) {
+			putchar(' ');
+			print_text(text_quote, p->execs[k].argv[a]);
+		}
+		putchar('\n');
+	}
+	if (depth >= t->nprocesses)
+		return;
+	for (size_t c = 0; c < t->nprocesses; c++)
+		if (t->processes[c].parent == i && c != i)
+			print_process(t, counts, c, depth + 1);
+}
+
+/* The processes as a tree: each whose parent was not recorded at the top. */
+static void print_processes(const struct trace *t)
+{
+	uint64_t *counts = xcalloc(t->nprocesses ? t->nprocesses : 1, sizeof(*counts));
+
+	for (size_t i = 0; i < t->nsamples; i++) {
+		uint32_t p = trace_sample_process(t, &t->samples[i]);
+		if (p < t->nprocesses)
+			counts[p]++;
+	}
+	printf("\nprocesses: %zu\n", t->nprocesses);
+	for (size_t i = 0; i < t->nprocesses; i++)
+		if (t->processes[i].parent >= t->nprocesses)
+			print_process(t, counts, i, 0);
+	free(counts);
+}
+
 static void print_threads(const struct trace *t)
 {
 	struct hmap counts;
@@ -514,6 +561,7 @@ int cmd_info(int argc, char **argv)
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
 	print_session(ct.t, argv[first]);
 	print_images(ct.stacks, ct.sym);
+	print_processes(ct.t);
 	print_threads(ct.t);
 	print_counts(ct.t);
 	diag_close_stdout();

@@ -125,7 +125,7 @@ struct export *export_build(struct stacks *st, const struct stacks_filter *f)
 			.tid = s->tid,
 			.stack = (uint32_t)*slot,
 			.state = s->state,
-			.thread = trace_thread_name_at(trace_thread_find(t, s->tid), s->time),
+			.thread = trace_thread_name_at(trace_sample_thread(t, s), s->time),
 		};
 	}
 	hmap_release(&stack_of);

@@ -32,23 +32,55 @@ struct profile_priv {
 	size_t ninfos, capinfos;
 };
 
-char *profile_root_name(const struct trace *t)
+/* The last component of a command's argv[0], or NULL if it has none. */
+static char *command_name(uint32_t argc, char *const *argv)
 {
-	const char *a, *b;
+	const char *b;
 
-	if (t->session.argc && t->session.argv && t->session.argv[0] && t->session.argv[0][0]) {
-		a = t->session.argv[0];
-		b = strrchr(a, '/');
-		b = b ? b + 1 : a;
-		if (b[0])
-			return xstrdup(b);
-	}
-	return xasprintf("pid %u", t->session.pid);
+	if (!argc || !argv || !argv[0] || !argv[0][0])
+		return NULL;
+	b = strrchr(argv[0], '/');
+	b = b ? b + 1 : argv[0];
+	return b[0] ? xstrdup(b) : NULL;
 }
 
-/* One distinct (shown stack, thread frame) and its count. */
+char *profile_root_name(const struct trace *t)
+{
+	char *name = command_name(t->session.argc, t->session.argv);
+
+	return name ? name : xasprintf("pid %u", t->session.pid);
+}
+
+/* The index of the program process p ran at time: the last exec at or
+ * before it, or its first if none was. */
+static size_t exec_at(const struct trace_process *p, uint64_t time)
+{
+	size_t k = 0;
+
+	while (k + 1 < p->nexecs && p->execs[k + 1].time <= time)
+		k++;
+	return k;
+}
+
+char *profile_process_name(const struct trace *t, uint32_t process, uint64_t time)
+{
+	const struct trace_process *p;
+	char *name = NULL;
+
+	if (process >= t->nprocesses)
+		return profile_root_name(t);
+	p = &t->processes[process];
+	if (p->nexecs) {
+		const struct trace_exec *e = &p->execs[exec_at(p, time)];
+		name = command_name(e->argc, e->argv);
+	}
+	return name ? name : xasprintf("pid %u", p->pid);
+}
+
+/* One distinct (shown stack, root, thread frame) and its count. */
 struct key {
 	const struct trace_sample *first; /* a sample with this stack */
+	const char *root;
 	uint32_t tid;
 	const char *thread_name;
 	uint64_t count;
@@ -124,37 +156,46 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 	struct key *keys = NULL;
 	size_t nkeys = 0, capkeys = 0, i, j;
 	size_t *offsets;
-	struct hmap seen, thread_of;
-	size_t nthreads = 0;
-	const char *root;
+	struct hmap seen, thread_of, root_of;
+	size_t nthreads = 0, nroots = 0, caproots = 0;
+	const char **roots = NULL;
 
 	hmap_init(&p->info_of);
 	hmap_init(&seen);
 	hmap_init(&thread_of);
+	hmap_init(&root_of);
 	for (i = 0; i < t->nsamples; i++) {
 		const struct trace_sample *s = &t->samples[i];
 		const char *tn = NULL;
-		uint64_t *slot, thread = 0;
+		uint64_t *slot, thread = 0, root;
+		uint32_t proc = trace_sample_process(t, s);
+		size_t e = proc < t->nprocesses ? exec_at(&t->processes[proc], s->time) : 0;
 		int added;
 
 		if (!stacks_keep(st, &o->filter, s))
 			continue;
+		/* The root frame, the name of the program the process ran. */
+		slot = hmap_put(&root_of, proc, e, nroots, &added);
+		if (added) {
+			roots = xgrow(roots, &caproots, nroots + 1, sizeof(*roots));
+			roots[nroots++] = keep(p, profile_process_name(t, proc, s->time));
+		}
+		root = *slot;
 		if (o->thread_frames) {
 			/* The thread frame, (tid, name when sampled), numbered. */
-			tn = trace_thread_name_at(trace_thread_find(t, s->tid), s->time);
+			tn = trace_thread_name_at(trace_sample_thread(t, s), s->time);
 			thread = *hmap_put(&thread_of, s->tid, (uint64_t)(uintptr_t)tn, nthreads, &added);
 			nthreads += added;
 		}
-		slot = hmap_put(&seen, stacks_sample_key(s), thread, nkeys, &added);
+		slot = hmap_put(&seen, stacks_sample_key(s), thread | root << 32, nkeys, &added);
 		if (added) {
 			keys = xgrow(keys, &capkeys, nkeys + 1, sizeof(*keys));
-			keys[nkeys++] = (struct key){ s, s->tid, tn, 0 };
+			keys[nkeys++] = (struct key){ s, roots[root], s->tid, tn, 0 };
 		}
 		keys[*slot].count++;
 		pub->samples++;
 	}
 
-	root = keep(p, profile_root_name(t));
 	offsets = xmalloc((nkeys + 1) * sizeof(*offsets));
 	pub->stacks = xcalloc(nkeys ? nkeys : 1, sizeof(*pub->stacks));
 	for (i = 0; i < nkeys; i++) {
@@ -164,7 +205,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 
 		offsets[i] = p->nnames;
 		p->names = xgrow(p->names, &p->capnames, p->nnames + 2, sizeof(*p->names));
-		p->names[p->nnames++] = root;
+		p->names[p->nnames++] = k->root;
 		if (o->thread_frames)
 			p->names[p->nnames++] = keep(p, xasprintf("%s [%u]",
 					k->thread_name && k->thread_name[0] ? k->thread_name : "?", k->tid));
@@ -187,6 +228,8 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 	pub->nstacks = j;
 	hmap_release(&seen);
 	hmap_release(&thread_of);
+	hmap_release(&root_of);
+	free(roots);
 	free(keys);
 	free(offsets);
 	return pub;

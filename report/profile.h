@@ -65,7 +65,12 @@ const struct profile_frame_info *profile_frame_info(const struct profile *p, con
 struct profile *profile_build(struct stacks *st, const struct profile_opts *o);
 void profile_free(struct profile *p);
 
-/* The root frame name for t: a heap string the caller frees. */
+/* The name of the recording t: the last component of its command's
+ * argv[0], else "pid N". A heap string the caller frees. */
 char *profile_root_name(const struct trace *t);
+/* The root frame name of a sample of process (an index in t's processes)
+ * at time: the last component of argv[0] of the program the process ran
+ * then, else "pid N" (its pid). A heap string the caller frees. */
+char *profile_process_name(const struct trace *t, uint32_t process, uint64_t time);
 
 #endif

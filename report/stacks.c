@@ -316,7 +316,7 @@ int stacks_keep(struct stacks *s, const struct stacks_filter *f, const struct tr
 			return 0;
 	}
 	if (f->thread_re &&
-	    regexec(f->thread_re, trace_thread_name_at(trace_thread_find(t, smp->tid), smp->time), 0,
+	    regexec(f->thread_re, trace_thread_name_at(trace_sample_thread(t, smp), smp->time), 0,
 		    NULL, 0))
 		return 0;
 	if (!f->focus && !f->exclude)

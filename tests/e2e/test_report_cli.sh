@@ -117,7 +117,7 @@ sort -c "$TMP/f1" 2>/dev/null && ok "folded-sorted" || fail "folded-sorted" "not
 	&& ok "folded-thread-frames" || fail "folded-thread-frames" "$("$REPORT" folded --thread-frames "$TMP/s.trace" | head -2)"
 
 # exit codes: 0 ok, 1 runtime error, 2 bad usage
-"$REPORT" --version | grep -q 'trace format 1\.' && ok "version-names-format" || fail "version-names-format" "$("$REPORT" --version)"
+"$REPORT" --version | grep -q 'trace format 2\.' && ok "version-names-format" || fail "version-names-format" "$("$REPORT" --version)"
 "$REPORT" -h > /dev/null; [ $? -eq 0 ] && ok "help-exit-0" || fail "help-exit-0" "non-zero"
 "$REPORT" nosuch 2> /dev/null; [ $? -eq 2 ] && ok "unknown-command-exit-2" || fail "unknown-command-exit-2" "not 2"
 "$REPORT" folded --state sideways "$TMP/s.trace" 2> /dev/null; [ $? -eq 2 ] && ok "bad-option-exit-2" || fail "bad-option-exit-2" "not 2"

@@ -355,7 +355,7 @@ Test(trace_syms, not_a_pack_refused)
  * this major reads, and major 0 does not exist. */
 Test(trace_syms, pack_file_of_a_newer_major_refused)
 {
-	static const uint16_t versions[][2] = { { 2, 0 }, { 1, 9 }, { 0, 3 } };
+	static const uint16_t versions[][2] = { { 3, 0 }, { 1, 9 }, { 0, 3 } };
 	struct trace_syms *s = sample_pack();
 	struct blob b = write_pack(s);
 	char *want = describe(s);
@@ -385,7 +385,7 @@ Test(trace_syms, pack_file_of_a_newer_major_refused)
 		}
 		cr_assert_eq(r, TRACE_E_MAJOR);
 		msg = prof_strerror(r);
-		cr_assert_not_null(strstr(msg, "2.0"), "%s", msg);
+		cr_assert_not_null(strstr(msg, "3.0"), "%s", msg);
 		cr_assert_not_null(strstr(msg, "upgrade prof"), "%s", msg);
 	}
 	free(want);

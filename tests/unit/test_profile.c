@@ -123,6 +123,53 @@ Test(profile, root_falls_back_to_pid)
 	free(r);
 }
 
+/* Samples in root's stacks, from folded text. */
+static unsigned long under_root(const char *folded_text, const char *root)
+{
+	unsigned long n = 0;
+	size_t len = strlen(root);
+
+	for (const char *l = folded_text; *l;) {
+		const char *end = strchr(l, '\n'), *count = end;
+
+		if (!end)
+			end = count = l + strlen(l);
+		while (count > l && count[-1] != ' ')
+			count--;
+		if (!strncmp(l, root, len) && (l[len] == ';' || l[len] == ' '))
+			n += strtoul(count, NULL, 10);
+		l = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+/* Each sample is rooted at the program its process ran at its time: the
+ * worker thread's process ran sh, then execed other at 500. */
+Test(profile, root_is_the_program_its_process_ran_then)
+{
+	static char *sh[] = { "/bin/sh" }, *other[] = { "/opt/other", "-x" };
+	struct trace_exec execs[] = { { 0, 1, sh }, { 500, 2, other } };
+	struct trace_process procs[2];
+	struct trace_thread th[2];
+	struct profile_opts o = { 0 };
+	struct trace t;
+	char *s;
+
+	make_trace(&t);
+	procs[0] = t.processes[0];
+	procs[1] = (struct trace_process){ .id = 2, .pid = 4300, .parent = 0, .nexecs = 2, .execs = execs };
+	memcpy(th, t.threads, sizeof(th));
+	th[1].process = 1;
+	t.processes = procs;
+	t.nprocesses = 2;
+	t.threads = th;
+	s = folded(&t, &o);
+	cr_assert_eq(under_root(s, "myprog"), 4, "%s", s);
+	cr_assert_eq(under_root(s, "sh"), 2, "%s", s);
+	cr_assert_eq(under_root(s, "other"), 1, "%s", s);
+	free(s);
+}
+
 Test(profile, thread_frames_use_name_when_sampled)
 {
 	struct trace t;

@@ -265,7 +265,7 @@ static struct trace_node nodes[] = {
 	{ 0, 0 }, { 0x1100, 0 }, { 0x5100, 1 }, { 0x1200, 2 }, { 0x9000, 1 },
 };
 static struct trace_name names[] = { { 0, "main" } };
-static struct trace_thread threads[] = { { 10, 0, 0, 1, names } };
+static struct trace_thread threads[] = { { 10, 0, 0, 1, names, 0 } };
 static struct trace_sample samples[] = {
 	{ 100, 10, 2, TRACE_STATE_RUNNING, 0 , 0 },
 	{ 110, 10, 3, TRACE_STATE_RUNNING, 0 , 0 },

@@ -1555,6 +1555,29 @@ Test(trace_reader, tid_reused_is_another_thread)
 	free(bl.p);
 }
 
+/* Parents that make a loop are cut where the walk comes back, so the
+ * processes are a tree that info can print. */
+Test(trace_reader, process_parents_never_loop)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct trace *t;
+	struct blob bl;
+
+	cr_assert_eq(trace_writer_process(w, 1, 100, 2, 10), 0);
+	cr_assert_eq(trace_writer_process(w, 2, 200, 1, 10), 0);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+	t = load(bl);
+	cr_assert_eq(t->nprocesses, 2);
+	cr_assert_eq(t->processes[0].parent, TRACE_NO_PROCESS);
+	cr_assert_eq(t->processes[1].parent, 0);
+	trace_free(t);
+	free(bl.p);
+}
+
 Test(trace_reader, process_records_damaged)
 {
 	static const struct {
