@@ -48,6 +48,9 @@ struct sampler {
 	uint64_t next_maint, next_progress, next_flush;
 	int exited;
 	int launch_seen;        /* the launch's exec has been seen */
+	int exec_pending;       /* an exec whose command line is not readable yet: */
+	uint64_t exec_time;     /* when it was, */
+	char exec_comm[64];     /* and the name it gave, "" if none */
 };
 
 uint64_t sampler_now(void)
@@ -155,28 +158,50 @@ int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time)
 	return trace_writer_thread_end(s->w, tid, time);
 }
 
-int sampler_exec(struct sampler *s, uint32_t tid, uint64_t time, const char *comm)
+/* The pending exec's record, with the command line the process shows
+ * now; without one, only once the exec is EXEC_WAIT_NS old or last is
+ * set, with its name, if it gave one. */
+#define EXEC_WAIT_NS (100 * 1000000ull)
+static int exec_record(struct sampler *s, uint64_t now, int last)
 {
-	struct sthread *th;
-	char **argv = NULL, *name[] = { (char *)comm };
+	char **argv = NULL, *name[] = { s->exec_comm };
 	uint32_t argc = 0;
 	int r = 0;
 
-	/* The program it runs now, read when the exec is handled: a process
-	 * in the middle of an exec shows no command line yet, and one gone
-	 * already none at all, which its name stands for. The launch's own
-	 * exec is the session's command. */
+	if (!s->exec_pending)
+		return 0;
+	if (target_cmdline(s->t, &argv, &argc) == 0 && argc)
+		r = trace_writer_process_exec(s->w, SAMPLER_PROCESS, s->exec_time, argc, argv);
+	else if (!last && now - s->exec_time < EXEC_WAIT_NS)
+		return 0;
+	else if (s->exec_comm[0])
+		r = trace_writer_process_exec(s->w, SAMPLER_PROCESS, s->exec_time, 1, name);
+	for (uint32_t i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+	s->exec_pending = 0;
+	return r;
+}
+
+int sampler_exec(struct sampler *s, uint32_t tid, uint64_t time, const char *comm)
+{
+	struct sthread *th;
+	int r = 0;
+
+	/* The program it runs now. A process in the middle of an exec shows
+	 * no command line yet (the kernel says so before the new program's
+	 * arguments are in place), so the exec is recorded once it does, and
+	 * one gone already is known by its name. The launch's own exec is the
+	 * session's command. */
 	if (s->cfg->launched && !s->launch_seen) {
 		s->launch_seen = 1;
 	} else {
-		if (target_cmdline(s->t, &argv, &argc) == 0 && argc)
-			r = trace_writer_process_exec(s->w, SAMPLER_PROCESS, time, argc, argv);
-		else if (comm)
-			r = trace_writer_process_exec(s->w, SAMPLER_PROCESS, time, 1, name);
-		for (uint32_t i = 0; i < argc; i++)
-			free(argv[i]);
-		free(argv);
-		if (r < 0)
+		if ((r = exec_record(s, time, 1)) < 0)
+			return r;
+		s->exec_pending = 1;
+		s->exec_time = time;
+		snprintf(s->exec_comm, sizeof(s->exec_comm), "%s", comm ? comm : "");
+		if ((r = exec_record(s, time, 0)) < 0)
 			return r;
 	}
 	r = images_update(s->images, s->w, time);
@@ -295,9 +320,9 @@ static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 /* Book-keeping that is due at now. */
 static int book_keeping(struct sampler *s, uint64_t start, uint64_t now)
 {
-	int r = 0;
+	int r = exec_record(s, now, 0);
 
-	if (now >= s->next_maint) {
+	if (r == 0 && now >= s->next_maint) {
 		s->next_maint = now + MAINT_NS;
 		r = maintain(s, now);
 	}
@@ -357,6 +382,8 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 		r = src->ops->finish(src, &s, sampler_now());
 	if (r == 0)
 		r = handle_events(&s, sampler_now());
+	if (r == 0)
+		r = exec_record(&s, sampler_now(), 1);
 	if (r == 0)
 		r = trace_writer_counters(w, st->counters);
 	now = sampler_now();
