@@ -34,6 +34,7 @@ struct engine_choice {
 	uint32_t rate_hz;
 	int kernel;             /* enum trace_kernel */
 	int paranoid;           /* kernel.perf_event_paranoid (Linux), INT_MIN if not read */
+	int follow;             /* the processes it starts are recorded too */
 };
 
 /* enum trace_os and enum trace_arch of what this build records. */

@@ -49,19 +49,18 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 	c->rate_hz = o->rate_hz;
 	c->kernel = TRACE_KERNEL_NOT_SAMPLED;
 	c->paranoid = INT_MIN;
+	c->follow = 0;  /* a child's task port is not had (prof-record.1) */
 	return 0;
 }
 
 int engine_launch(const struct engine_choice *c, char *const argv[], struct target **out)
 {
-	(void)c;
-	return target_launch(argv, out);
+	return target_launch(argv, c->follow, out);
 }
 
 int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out)
 {
-	(void)c;
-	return target_attach(pid, out);
+	return target_attach(pid, c->follow, out);
 }
 
 int engine_source(const struct engine_choice *c, struct target *t, int launched, struct sampler_source **out,

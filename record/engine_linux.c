@@ -101,6 +101,7 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 	c->kernel = TRACE_KERNEL_NOT_SAMPLED;
 	c->paranoid = read_paranoid();
 	c->rate_hz = o->rate_hz;
+	c->follow = !o->no_inherit;
 	if (o->sampler == ENGINE_SAMPLER_PTRACE) {
 		c->mode = TRACE_MODE_WALL;
 		return 0;
@@ -152,7 +153,8 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 
 int engine_launch(const struct engine_choice *c, char *const argv[], struct target **out)
 {
-	return c->sampler == ENGINE_SAMPLER_PERF ? target_launch_untraced(argv, out) : target_launch(argv, out);
+	return c->sampler == ENGINE_SAMPLER_PERF ? target_launch_untraced(argv, out)
+						  : target_launch(argv, c->follow, out);
 }
 
 /* The process tracing process pid (its TracerPid), or 0: none, or not
@@ -179,7 +181,7 @@ int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out)
 	long tracer;
 
 	if (c->sampler != ENGINE_SAMPLER_PERF)
-		return target_attach(pid, out);
+		return target_attach(pid, c->follow, out);
 	/* Wall mode reads the threads blocked at the start through ptrace,
 	 * which a process traced already refuses: said, since a thread that
 	 * never runs again is then never sampled. */
@@ -193,7 +195,8 @@ int engine_source(const struct engine_choice *c, struct target *t, int launched,
 		  const char **why)
 {
 	struct sampler_perf_options po = { .rate_hz = c->rate_hz, .kernel = c->kernel == TRACE_KERNEL_SAMPLED,
-					   .launched = launched, .wall = c->mode == TRACE_MODE_WALL };
+					   .launched = launched, .wall = c->mode == TRACE_MODE_WALL,
+					   .follow = c->follow };
 	int r;
 
 	if (c->sampler != ENGINE_SAMPLER_PERF) {

@@ -22,13 +22,19 @@
 struct images;
 
 /* The images of t's process, which the trace knows as process (the id
- * given to trace_writer_process()). */
-struct images *images_new(struct target *t, uint32_t process);
+ * given to trace_writer_process()). Tables of one recording made with
+ * share, one made before, share its image ids (unique in the trace) and
+ * its files' call-frame information; NULL for the first. */
+struct images *images_new(struct target *t, uint32_t process, const struct images *share);
 void images_free(struct images *im);
 /* Re-reads the map and records what changed. now is 0 for the images
  * present at the start. Returns 0, or a negative trace_writer error; a map
  * that cannot be read (the process is gone) is not an error. */
 int images_update(struct images *im, struct trace_writer *w, uint64_t now);
+/* Linux: a forked process's table begins as a copy of its parent's (from,
+ * which shares with im), recorded as im's images loaded at now; reading
+ * its own map later finds them there. Returns 0 or a trace_writer error. */
+int images_inherit(struct images *im, const struct images *from, struct trace_writer *w, uint64_t now);
 /* Whether addr lies in a recorded image (executable file mapping or vDSO)
  * that is still loaded. */
 int images_covers(const struct images *im, uint64_t addr);

@@ -41,16 +41,19 @@ struct images {
 	struct dyld_infos last;    /* the list as last recorded */
 	struct known *k;
 	size_t nk, cap;
-	uint32_t next_id;
+	uint32_t own_id, *next_id;  /* the image ids: own_id's, or share's */
 	size_t recorded;
 };
 
-struct images *images_new(struct target *t, uint32_t process)
+/* Children are not followed on macOS, so a table made with share only
+ * shares its ids; share must outlive it. */
+struct images *images_new(struct target *t, uint32_t process, const struct images *share)
 {
 	struct images *im = xcalloc(1, sizeof(*im));
 	im->t = t;
 	im->process = process;
-	im->next_id = 1;
+	im->own_id = 1;
+	im->next_id = share ? share->next_id : &im->own_id;
 	return im;
 }
 
@@ -113,7 +116,7 @@ static int add_image(struct images *im, struct trace_writer *w, const struct dyl
 		snprintf(path, sizeof(path), "%s", fallback);
 
 	memset(&img, 0, sizeof(img));
-	img.id = im->next_id++;
+	img.id = (*im->next_id)++;
 	img.path = path;
 	img.start = load;
 	img.size = m.text_vmsize;

@@ -57,52 +57,73 @@ struct known {
 	uint64_t start, end, inode;
 	uint32_t id;
 	int seen;
-	uint64_t bias;
+	uint64_t bias, offset;
+	uint8_t arch;
 	uint8_t ident[TRACE_MAX_IDENT];
-	uint8_t ident_len;
-	int cfi;                   /* index into images.cfi + 1; 0: not looked at yet */
+	uint8_t ident_len;         /* a GNU build-id's, or 0 */
+	int cfi;                   /* index into the shared cfi + 1; 0: not looked at yet */
+};
+
+/* What the image tables of one recording share: the image ids, unique
+ * in the trace, and the call-frame information of the files, which every
+ * process that maps one uses. */
+struct images_shared {
+	uint32_t next_id;
+	struct image_cfi *cfi;
+	size_t ncfi, cfi_cap;
+	unsigned refs;
 };
 
 struct images {
 	struct target *t;
 	uint32_t process;       /* the trace's id of t's process */
+	struct images_shared *sh;
 	struct buf text;
 	uint64_t hash;
 	int have_hash;
 	struct known *k;
 	size_t nk, cap;
-	uint32_t next_id;
 	size_t recorded;
-	struct image_cfi *cfi;
-	size_t ncfi, cfi_cap;
 	size_t last;               /* the known image of the last lookup */
 	unsigned va_bits;          /* arm64: the user address bits, from the map's top */
 	struct row_slot *rows;     /* ROW_CACHE slots */
 };
 
-struct images *images_new(struct target *t, uint32_t process)
+struct images *images_new(struct target *t, uint32_t process, const struct images *share)
 {
 	struct images *im = xcalloc(1, sizeof(*im));
 	im->t = t;
 	im->process = process;
-	im->next_id = 1;
+	if (share) {
+		im->sh = share->sh;
+	} else {
+		im->sh = xcalloc(1, sizeof(*im->sh));
+		im->sh->next_id = 1;
+	}
+	im->sh->refs++;
 	buf_init(&im->text);
 	return im;
 }
 
 void images_free(struct images *im)
 {
+	struct images_shared *sh;
+
 	if (!im)
 		return;
 	for (size_t i = 0; i < im->nk; i++)
 		free(im->k[i].path);
 	free(im->k);
-	for (size_t i = 0; i < im->ncfi; i++) {
-		cfi_table_free(im->cfi[i].table);
-		free(im->cfi[i].eh_frame);
-		free(im->cfi[i].hdr);
+	sh = im->sh;
+	if (!--sh->refs) {
+		for (size_t i = 0; i < sh->ncfi; i++) {
+			cfi_table_free(sh->cfi[i].table);
+			free(sh->cfi[i].eh_frame);
+			free(sh->cfi[i].hdr);
+		}
+		free(sh->cfi);
+		free(sh);
 	}
-	free(im->cfi);
 	free(im->rows);
 	buf_release(&im->text);
 	free(im);
@@ -227,7 +248,7 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 			continue;
 		}
 		memset(&img, 0, sizeof(img));
-		img.id = im->next_id++;
+		img.id = im->sh->next_id++;
 		img.path = g[i].path;
 		img.start = g[i].start;
 		img.size = g[i].end - g[i].start;
@@ -240,8 +261,9 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 			identify_file(im, &img, &g[i]);
 		r = trace_writer_image(w, im->process, &img);
 		im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
-		im->k[im->nk] = (struct known){ xstrdup(g[i].path), g[i].start, g[i].end,
-						 g[i].inode, img.id, 1, img.bias, { 0 }, 0, 0 };
+		im->k[im->nk] = (struct known){ .path = xstrdup(g[i].path), .start = g[i].start, .end = g[i].end,
+						 .inode = g[i].inode, .id = img.id, .seen = 1, .bias = img.bias,
+						 .offset = img.file_offset, .arch = img.arch };
 		if (img.ident_kind == TRACE_IDENT_GNU_BUILD_ID) {
 			memcpy(im->k[im->nk].ident, img.ident, img.ident_len);
 			im->k[im->nk].ident_len = img.ident_len;
@@ -259,6 +281,33 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 		im->k[i] = im->k[--im->nk];
 	}
 	maps_groups_free(g, n);
+	return r;
+}
+
+int images_inherit(struct images *im, const struct images *from, struct trace_writer *w, uint64_t now)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < from->nk && r == 0; i++) {
+		const struct known *f = &from->k[i];
+		struct trace_image img = { .id = im->sh->next_id++, .path = f->path, .start = f->start,
+					   .size = f->end - f->start, .file_offset = f->offset, .bias = f->bias,
+					   .arch = f->arch, .time_loaded = now };
+
+		if (f->ident_len) {
+			img.ident_kind = TRACE_IDENT_GNU_BUILD_ID;
+			img.ident_len = f->ident_len;
+			memcpy(img.ident, f->ident, f->ident_len);
+		}
+		r = trace_writer_image(w, im->process, &img);
+		im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
+		im->k[im->nk] = *f;
+		im->k[im->nk].path = xstrdup(f->path);
+		im->k[im->nk].id = img.id;
+		im->nk++;
+		im->recorded++;
+	}
+	im->va_bits = from->va_bits;
 	return r;
 }
 
@@ -306,14 +355,15 @@ static void cfi_from_elf(struct image_cfi *c, const struct known *k, const void 
 /* The CFI of k, loaded on first use. */
 static const struct image_cfi *cfi_of(struct images *im, struct known *k)
 {
+	struct images_shared *sh = im->sh;
 	struct image_cfi c;
 
 	if (k->cfi)
-		return &im->cfi[k->cfi - 1];
-	for (size_t i = 0; k->ident_len && i < im->ncfi; i++)
-		if (im->cfi[i].ident_len == k->ident_len && memcmp(im->cfi[i].ident, k->ident, k->ident_len) == 0) {
+		return &sh->cfi[k->cfi - 1];
+	for (size_t i = 0; k->ident_len && i < sh->ncfi; i++)
+		if (sh->cfi[i].ident_len == k->ident_len && memcmp(sh->cfi[i].ident, k->ident, k->ident_len) == 0) {
 			k->cfi = (int)i + 1;
-			return &im->cfi[i];
+			return &sh->cfi[i];
 		}
 	memset(&c, 0, sizeof(c));
 	memcpy(c.ident, k->ident, k->ident_len);
@@ -340,10 +390,10 @@ static const struct image_cfi *cfi_of(struct images *im, struct known *k)
 			close(fd);
 		}
 	}
-	im->cfi = xgrow(im->cfi, &im->cfi_cap, im->ncfi + 1, sizeof(*im->cfi));
-	im->cfi[im->ncfi++] = c;
-	k->cfi = (int)im->ncfi;
-	return &im->cfi[im->ncfi - 1];
+	sh->cfi = xgrow(sh->cfi, &sh->cfi_cap, sh->ncfi + 1, sizeof(*sh->cfi));
+	sh->cfi[sh->ncfi++] = c;
+	k->cfi = (int)sh->ncfi;
+	return &sh->cfi[sh->ncfi - 1];
 }
 
 static int lookup_row(struct images *im, uint64_t pc, struct cfi_row *row)
@@ -389,8 +439,8 @@ int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row)
 size_t images_cfi_loaded(const struct images *im)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < im->ncfi; i++)
-		n += im->cfi[i].table != NULL;
+	for (size_t i = 0; i < im->sh->ncfi; i++)
+		n += im->sh->cfi[i].table != NULL;
 	return n;
 }
 

@@ -19,9 +19,10 @@
 static const char usage_text[] =
 	"usage: prof-record [-fqv] [-o file] [-F hz] [-d seconds] [-t tid] [--max-depth n]\n"
 	"                   [--mode wall|cpu] [--sampler perf|ptrace] [--realtime prio]\n"
-	"                   -- command [arg ...]\n"
+	"                   [--no-inherit] -- command [arg ...]\n"
 	"       prof-record [-fqv] [-o file] [-F hz] [-d seconds] [-t tid] [--max-depth n]\n"
-	"                   [--mode wall|cpu] [--sampler perf|ptrace] [--realtime prio] -p pid\n"
+	"                   [--mode wall|cpu] [--sampler perf|ptrace] [--realtime prio]\n"
+	"                   [--no-inherit] -p pid\n"
 	"       prof-record -h | --help\n"
 	"       prof-record --version\n"
 	"\n"
@@ -31,6 +32,7 @@ static const char usage_text[] =
 	"  -d seconds       stop after this long\n"
 	"  -p pid           attach to a running process\n"
 	"  -t tid           sample only this thread (repeatable)\n"
+	"  --no-inherit     the process alone, not the processes it starts\n"
 	"  --max-depth n    stack depth cap (default 1024)\n"
 	"  -q               quiet: no announcement, status or summary\n"
 	"  -v               more detail\n"
@@ -58,7 +60,7 @@ static void DIAG_NORETURN usage_error(const char *fmt, const char *arg)
 	exit(2);
 }
 
-enum { OPT_MAX_DEPTH = 256, OPT_MODE, OPT_SAMPLER, OPT_REALTIME, OPT_VERSION };
+enum { OPT_MAX_DEPTH = 256, OPT_MODE, OPT_SAMPLER, OPT_REALTIME, OPT_NO_INHERIT, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -67,6 +69,7 @@ int main(int argc, char **argv)
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "sampler", required_argument, NULL, OPT_SAMPLER },
 		{ "realtime", required_argument, NULL, OPT_REALTIME },
+		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -130,6 +133,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_REALTIME:
 			o.rt_priority = (unsigned)parse_uint_opt("--realtime", optarg, 0, 99);
+			break;
+		case OPT_NO_INHERIT:
+			o.no_inherit = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

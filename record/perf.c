@@ -185,7 +185,7 @@ static int parse_record(const uint8_t *p, size_t n, int arch, int chained, struc
 	case PERF_REC_FORK:
 	case PERF_REC_EXIT:
 		rec->pid = take32(&c);
-		take32(&c);  /* ppid */
+		rec->ppid = take32(&c);
 		rec->tid = take32(&c);
 		take32(&c);  /* ptid */
 		rec->time = take64(&c);

@@ -70,6 +70,7 @@ struct perf_record {
 	uint16_t misc;
 	uint32_t pid, tid;      /* SAMPLE, COMM, FORK, EXIT, MMAP2, SWITCH*;
 	                         * (THROTTLE: of the event's task, if any) */
+	uint32_t ppid;          /* FORK, EXIT: the parent's process */
 	uint64_t time;          /* 0 if the record carries none */
 	/* SAMPLE: the user callchain with the context markers removed, leaf
 	 * first (ips[0] is the sampled pc). */

@@ -9,6 +9,15 @@
  * counters and a flush every 500 ms (well inside the promised once a
  * second). The live threads are kept in a table with their names, so a
  * name is written only when it changes, and a thread's end only once.
+ *
+ * The live processes are a table too: the target's, and the children a
+ * source follows, each with its own image table (address spaces differ,
+ * so a stack is walked with its own process's images) and its exec
+ * waiting for a command line. A child's images begin as its parent's (a
+ * fork copies the address space), so a child gone before its map could
+ * be read still has them; an ended child's tables are freed at once, so
+ * a harness that starts thousands of processes costs what those alive
+ * at a time do.
  */
 #include "sampler.h"
 #include "images.h"
@@ -27,8 +36,19 @@
 
 struct sthread {
 	uint32_t tid;
+	uint32_t pid;           /* its process's */
 	uint64_t start;         /* when it started, or the recording did */
 	char name[NAME_BYTES];
+};
+
+struct sproc {
+	uint32_t pid;
+	uint32_t id;            /* the trace's */
+	struct target *view;    /* a child's (owned), or the target */
+	struct images *images;
+	int exec_pending;       /* an exec whose command line is not readable yet: */
+	uint64_t exec_time;     /* when it was, */
+	char exec_comm[64];     /* and the name it gave, "" if none */
 };
 
 struct sampler {
@@ -37,7 +57,10 @@ struct sampler {
 	struct sampler_source *src;
 	struct trace_writer *w;
 	struct sampler_stats *st;
-	struct images *images;
+	struct sproc *pr;       /* the live processes, the target's first */
+	size_t npr, pr_cap;
+	struct hmap pr_index;   /* (pid, 0) -> index into pr + 1 */
+	uint32_t next_process;  /* the next child's trace id */
 	struct sthread *th;     /* the live threads */
 	size_t nth, th_cap;
 	struct hmap th_index;   /* (tid, 0) -> index into th + 1, of the live ones */
@@ -48,9 +71,6 @@ struct sampler {
 	uint64_t next_maint, next_progress, next_flush;
 	int exited;
 	int launch_seen;        /* the launch's exec has been seen */
-	int exec_pending;       /* an exec whose command line is not readable yet: */
-	uint64_t exec_time;     /* when it was, */
-	char exec_comm[64];     /* and the name it gave, "" if none */
 };
 
 uint64_t sampler_now(void)
@@ -98,6 +118,38 @@ static struct sthread *find(const struct sampler *s, uint32_t tid)
 
 int sampler_thread_known(const struct sampler *s, uint32_t tid) { return find(s, tid) != NULL; }
 
+static struct sproc *find_process(const struct sampler *s, uint32_t pid)
+{
+	uint64_t *slot = hmap_get(&s->pr_index, pid, 0);
+	return slot ? &s->pr[*slot - 1] : NULL;
+}
+
+int sampler_process_known(const struct sampler *s, uint32_t pid) { return find_process(s, pid) != NULL; }
+
+/* Thread tid's process: the one it was started in; else the target's. */
+static struct sproc *process_of(const struct sampler *s, uint32_t tid)
+{
+	struct sthread *th = find(s, tid);
+	struct sproc *p = th ? find_process(s, th->pid) : NULL;
+
+	return p ? p : &s->pr[0];
+}
+
+static struct sproc *add_process(struct sampler *s, uint32_t pid, uint32_t id, struct target *view)
+{
+	struct sproc *p;
+
+	s->pr = xgrow(s->pr, &s->pr_cap, s->npr + 1, sizeof(*s->pr));
+	p = &s->pr[s->npr++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->id = id;
+	p->view = view;
+	p->images = images_new(view, id, s->npr > 1 ? s->pr[0].images : NULL);
+	*hmap_put(&s->pr_index, pid, 0, 0, NULL) = s->npr;
+	return p;
+}
+
 static int set_name(struct sampler *s, struct sthread *th, uint64_t time, const char *name)
 {
 	if (strcmp(th->name, name) == 0)
@@ -117,26 +169,32 @@ static int check_name(struct sampler *s, struct sthread *th, uint64_t time)
 {
 	char name[NAME_BYTES];
 
-	if (target_thread_name(s->t, th->tid, name, sizeof(name)) < 0)
+	struct sproc *p = find_process(s, th->pid);
+
+	if (target_thread_name(p ? p->view : s->t, th->tid, name, sizeof(name)) < 0)
 		return 0;
 	return set_name(s, th, time, name);
 }
 
-int sampler_thread_start(struct sampler *s, uint32_t tid, uint64_t time)
+int sampler_thread_start(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time)
 {
+	struct sproc *p = find_process(s, pid);
 	struct sthread *th;
 	int r;
 
 	if (!sampler_selected(s, tid) || find(s, tid))
 		return 0;
+	if (!p)
+		p = &s->pr[0];
 	s->th = xgrow(s->th, &s->th_cap, s->nth + 1, sizeof(*s->th));
 	th = &s->th[s->nth++];
 	memset(th, 0, sizeof(*th));
 	th->tid = tid;
+	th->pid = p->pid;
 	th->start = time;
 	*hmap_put(&s->th_index, tid, 0, 0, NULL) = s->nth;
 	s->st->threads++;
-	r = trace_writer_thread_start(s->w, SAMPLER_PROCESS, tid, time);
+	r = trace_writer_thread_start(s->w, p->id, tid, time);
 	return r ? r : check_name(s, th, time);
 }
 
@@ -162,58 +220,131 @@ int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time)
  * now; without one, only once the exec is EXEC_WAIT_NS old or last is
  * set, with its name, if it gave one. */
 #define EXEC_WAIT_NS (100 * 1000000ull)
-static int exec_record(struct sampler *s, uint64_t now, int last)
+static int exec_record(struct sampler *s, struct sproc *p, uint64_t now, int last)
 {
-	char **argv = NULL, *name[] = { s->exec_comm };
+	char **argv = NULL, *name[] = { p->exec_comm };
 	uint32_t argc = 0;
 	int r = 0;
 
-	if (!s->exec_pending)
+	if (!p->exec_pending)
 		return 0;
-	if (target_cmdline(s->t, &argv, &argc) == 0 && argc)
-		r = trace_writer_process_exec(s->w, SAMPLER_PROCESS, s->exec_time, argc, argv);
-	else if (!last && now - s->exec_time < EXEC_WAIT_NS)
+	if (target_cmdline(p->view, &argv, &argc) == 0 && argc)
+		r = trace_writer_process_exec(s->w, p->id, p->exec_time, argc, argv);
+	else if (!last && now - p->exec_time < EXEC_WAIT_NS)
 		return 0;
-	else if (s->exec_comm[0])
-		r = trace_writer_process_exec(s->w, SAMPLER_PROCESS, s->exec_time, 1, name);
+	else if (p->exec_comm[0])
+		r = trace_writer_process_exec(s->w, p->id, p->exec_time, 1, name);
 	for (uint32_t i = 0; i < argc; i++)
 		free(argv[i]);
 	free(argv);
-	s->exec_pending = 0;
+	p->exec_pending = 0;
 	return r;
 }
 
-int sampler_exec(struct sampler *s, uint32_t tid, uint64_t time, const char *comm)
+/* Every process's pending exec, as exec_record() does it. */
+static int exec_record_all(struct sampler *s, uint64_t now, int last)
 {
+	int r = 0;
+
+	for (size_t i = 0; i < s->npr && r == 0; i++)
+		r = exec_record(s, &s->pr[i], now, last);
+	return r;
+}
+
+int sampler_exec(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time, const char *comm)
+{
+	struct sproc *p = find_process(s, pid);
 	struct sthread *th;
 	int r = 0;
 
+	if (!p)
+		return 0;
 	/* The program it runs now. A process in the middle of an exec shows
 	 * no command line yet (the kernel says so before the new program's
 	 * arguments are in place), so the exec is recorded once it does, and
 	 * one gone already is known by its name. The launch's own exec is the
 	 * session's command. */
-	if (s->cfg->launched && !s->launch_seen) {
+	if (p == &s->pr[0] && s->cfg->launched && !s->launch_seen) {
 		s->launch_seen = 1;
 	} else {
-		if ((r = exec_record(s, time, 1)) < 0)
+		if ((r = exec_record(s, p, time, 1)) < 0)
 			return r;
-		s->exec_pending = 1;
-		s->exec_time = time;
-		snprintf(s->exec_comm, sizeof(s->exec_comm), "%s", comm ? comm : "");
-		if ((r = exec_record(s, time, 0)) < 0)
+		p->exec_pending = 1;
+		p->exec_time = time;
+		snprintf(p->exec_comm, sizeof(p->exec_comm), "%s", comm ? comm : "");
+		if ((r = exec_record(s, p, time, 0)) < 0)
 			return r;
 	}
-	r = images_update(s->images, s->w, time);
+	r = images_update(p->images, s->w, time);
 
 	if (r == 0 && (th = find(s, tid)))
 		r = check_name(s, th, time);
 	return r;
 }
 
-int sampler_images_changed(struct sampler *s, uint64_t time)
+int sampler_images_changed(struct sampler *s, uint32_t pid, uint64_t time)
 {
-	return images_update(s->images, s->w, time);
+	struct sproc *p = find_process(s, pid);
+
+	return p ? images_update(p->images, s->w, time) : 0;
+}
+
+/* Process p's tables freed, its entry gone. */
+static void drop_process(struct sampler *s, struct sproc *p)
+{
+	size_t i = (size_t)(p - s->pr);
+
+	images_free(p->images);
+	if (i)
+		target_free(p->view);
+	hmap_del(&s->pr_index, p->pid, 0);
+	if (i != --s->npr) {
+		s->pr[i] = s->pr[s->npr];
+		*hmap_get(&s->pr_index, s->pr[i].pid, 0) = i + 1;
+	}
+}
+
+int sampler_process_end(struct sampler *s, uint32_t pid, uint64_t time, const int *status)
+{
+	struct sproc *p = find_process(s, pid);
+	int r;
+
+	if (!p || p == &s->pr[0])
+		return 0;
+	r = exec_record(s, p, time, 1);
+	for (size_t i = s->nth; i-- > 0 && r == 0;)
+		if (s->th[i].pid == pid)
+			r = sampler_thread_end(s, s->th[i].tid, time);
+	if (r == 0)
+		r = trace_writer_process_end(s->w, p->id, time, status != NULL, status ? *status : 0);
+	drop_process(s, p);
+	return r;
+}
+
+int sampler_process_start(struct sampler *s, uint32_t pid, uint32_t parent, uint64_t time,
+			  struct target *view)
+{
+	struct sproc *from, *p;
+	uint32_t id = s->next_process++, parent_id;
+	int r = 0;
+
+	if (find_process(s, pid) == &s->pr[0]) {
+		target_free(view);
+		return 0;
+	}
+	if (find_process(s, pid))
+		r = sampler_process_end(s, pid, time, NULL);
+	from = find_process(s, parent);
+	parent_id = from ? from->id : 0;
+	p = add_process(s, pid, id, view);
+	from = find_process(s, parent);    /* add_process() may move it */
+	if (r == 0)
+		r = trace_writer_process(s->w, id, pid, parent_id, time);
+	if (r == 0 && from)
+		r = images_inherit(p->images, from->images, s->w, time);
+	if (r == 0)
+		r = images_update(p->images, s->w, time);
+	return r;
 }
 
 uint64_t *sampler_walk(struct sampler *s, const struct sampler_regs *r, size_t *n, int *stop)
@@ -222,7 +353,7 @@ uint64_t *sampler_walk(struct sampler *s, const struct sampler_regs *r, size_t *
 	struct unwind_memory mem = { .read = r->read, .ctx = r->read_ctx, .window_addr = r->window_addr,
 				     .window = r->window, .window_len = r->window_len };
 
-	images_unwind_hooks(s->images, &uc);
+	images_unwind_hooks(process_of(s, r->tid)->images, &uc);
 	*n = 0;
 	*stop = unwind_stack(&uc, &r->regs, &mem, s->frames, n);
 	return s->frames;
@@ -233,15 +364,16 @@ uint64_t *sampler_walk(struct sampler *s, const struct sampler_regs *r, size_t *
  * buffer): the map is read again now, so the image precedes its samples.
  * Not more than once per maintenance interval, for code that is in no
  * image (JIT, anonymous memory). */
-static int refresh_images(struct sampler *s, const uint64_t *frames, size_t n, uint64_t now)
+static int refresh_images(struct sampler *s, struct images *im, const uint64_t *frames, size_t n,
+			  uint64_t now)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (images_covers(s->images, frames[i]))
+		if (images_covers(im, frames[i]))
 			continue;
 		if (now < s->next_refresh)
 			return 0;
 		s->next_refresh = now + MAINT_NS;
-		return images_update(s->images, s->w, now);
+		return images_update(im, s->w, now);
 	}
 	return 0;
 }
@@ -249,7 +381,7 @@ static int refresh_images(struct sampler *s, const uint64_t *frames, size_t n, u
 int sampler_sample(struct sampler *s, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
 		   const uint64_t *frames, size_t n, int stop)
 {
-	int r = refresh_images(s, frames, n, time);
+	int r = refresh_images(s, process_of(s, tid)->images, frames, n, time);
 
 	s->st->counters[unwind_stop_counter(stop)]++;
 	if (stop == UNWIND_STOP_DEPTH)
@@ -281,13 +413,19 @@ static int handle_events(struct sampler *s, uint64_t now)
 			break;
 		switch (ev.kind) {
 		case TARGET_EVENT_THREAD_START:
-			r = sampler_thread_start(s, ev.tid, now);
+			r = sampler_thread_start(s, ev.pid, ev.tid, now);
 			break;
 		case TARGET_EVENT_THREAD_END:
 			r = sampler_thread_end(s, ev.tid, now);
 			break;
 		case TARGET_EVENT_EXEC:
-			r = sampler_exec(s, ev.tid, now, NULL);
+			r = sampler_exec(s, ev.pid ? ev.pid : s->pr[0].pid, ev.tid, now, NULL);
+			break;
+		case TARGET_EVENT_PROCESS_START:
+			r = sampler_process_start(s, ev.pid, ev.parent, now, target_view((pid_t)ev.pid));
+			break;
+		case TARGET_EVENT_PROCESS_END:
+			r = sampler_process_end(s, ev.pid, now, &ev.status);
 			break;
 		case TARGET_EVENT_EXIT:
 			s->exited = 1;
@@ -299,8 +437,10 @@ static int handle_events(struct sampler *s, uint64_t now)
 
 static int maintain(struct sampler *s, uint64_t now)
 {
-	int r = images_update(s->images, s->w, now);
+	int r = 0;
 
+	for (size_t i = 0; i < s->npr && r == 0; i++)
+		r = images_update(s->pr[i].images, s->w, now);
 	for (size_t i = 0; i < s->nth && r == 0 && s->src->poll_names; i++)
 		r = check_name(s, &s->th[i], now);
 	return r;
@@ -310,7 +450,9 @@ static void fill_stats(struct sampler *s, uint64_t start, uint64_t now)
 {
 	s->st->elapsed_ns = now - start;
 	s->st->live_threads = s->nth;
-	s->st->images = images_count(s->images);
+	s->st->images = 0;
+	for (size_t i = 0; i < s->npr; i++)
+		s->st->images += images_count(s->pr[i].images);
 	s->st->lost = s->st->counters[TRACE_COUNTER_SAMPLES_LOST];
 	s->st->bytes = trace_writer_bytes(s->w);
 }
@@ -320,7 +462,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 /* Book-keeping that is due at now. */
 static int book_keeping(struct sampler *s, uint64_t start, uint64_t now)
 {
-	int r = exec_record(s, now, 0);
+	int r = exec_record_all(s, now, 0);
 
 	if (r == 0 && now >= s->next_maint) {
 		s->next_maint = now + MAINT_NS;
@@ -350,14 +492,16 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 
 	memset(st, 0, sizeof(*st));
 	hmap_init(&s.th_index);
+	hmap_init(&s.pr_index);
 	s.max_depth = cfg->max_depth ? cfg->max_depth : 1;
 	s.frames = xmalloc(s.max_depth * sizeof(*s.frames));
-	s.images = images_new(t, SAMPLER_PROCESS);
+	add_process(&s, (uint32_t)target_pid(t), SAMPLER_PROCESS, t);
+	s.next_process = SAMPLER_PROCESS + 1;
 	s.next_maint = start + MAINT_NS;
 	s.next_progress = start + PROGRESS_NS;
 	s.next_flush = start + FLUSH_NS;
 
-	r = images_update(s.images, w, 0);
+	r = images_update(s.pr[0].images, w, 0);
 	if (r == 0)
 		r = handle_events(&s, start);
 	if (r == 0)
@@ -383,7 +527,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 	if (r == 0)
 		r = handle_events(&s, sampler_now());
 	if (r == 0)
-		r = exec_record(&s, sampler_now(), 1);
+		r = exec_record_all(&s, sampler_now(), 1);
 	if (r == 0)
 		r = trace_writer_counters(w, st->counters);
 	now = sampler_now();
@@ -391,7 +535,10 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 		if (now > s.th[i].start)
 			st->thread_ns += now - s.th[i].start;
 	fill_stats(&s, start, now);
-	images_free(s.images);
+	while (s.npr)
+		drop_process(&s, &s.pr[s.npr - 1]);
+	free(s.pr);
+	hmap_release(&s.pr_index);
 	hmap_release(&s.th_index);
 	free(s.th);
 	free(s.frames);

@@ -97,8 +97,9 @@ struct sampler_source {
 	int poll_names;
 };
 
-/* The trace's id of the process recorded (trace_writer_process()): the
- * only one, as children are not followed. */
+/* The trace's id of the process launched or attached to
+ * (trace_writer_process(), written by the caller); the children a source
+ * follows get the ids after it. */
 #define SAMPLER_PROCESS 1
 
 /* Monotonic nanoseconds, the clock of every trace timestamp. */
@@ -135,21 +136,37 @@ uint64_t *sampler_counters(struct sampler *s);
 int sampler_selected(const struct sampler *s, uint32_t tid);
 /* Whether tid is a live thread of the profile (started, not ended). */
 int sampler_thread_known(const struct sampler *s, uint32_t tid);
-/* A thread started (or was found) at time: recorded with the name the
- * target gives it, if it is selected and not known yet. */
-int sampler_thread_start(struct sampler *s, uint32_t tid, uint64_t time);
+/* Whether pid is a live process of the profile: the target's, or a child
+ * started and not ended. */
+int sampler_process_known(const struct sampler *s, uint32_t pid);
+/* Process pid, a child of process parent (a pid; one not in the profile
+ * leaves it without a parent), started at time: recorded, with its image
+ * table a copy of its parent's, then what view (target_view(), freed by
+ * the loop) reads of its map. A pid known already is ended first (its
+ * end was missed, and the pid reused). */
+int sampler_process_start(struct sampler *s, uint32_t pid, uint32_t parent, uint64_t time,
+			  struct target *view);
+/* A child process ended at time, with its wait(2) status if status is
+ * not NULL: its threads end, it is recorded, and its tables are freed.
+ * The target's own process is the caller's. */
+int sampler_process_end(struct sampler *s, uint32_t pid, uint64_t time, const int *status);
+/* A thread of process pid (a known one; else the target's) started, or
+ * was found, at time: recorded with the name the target gives it, if it
+ * is selected and not known yet. */
+int sampler_thread_start(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time);
 /* A thread has this name from time on; recorded if it changed. A thread
  * not known is ignored. */
 int sampler_thread_name(struct sampler *s, uint32_t tid, uint64_t time, const char *name);
 /* A known thread ended at time. */
 int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time);
-/* Thread tid called execve at time: the program's command line recorded
- * (or comm, its name, if given and the command line cannot be read), the
- * image table read again and the thread's new name recorded. */
-int sampler_exec(struct sampler *s, uint32_t tid, uint64_t time, const char *comm);
-/* The process's mappings changed at time (an executable mmap): the image
+/* Thread tid of process pid called execve at time: the program's command
+ * line recorded (or comm, its name, if given and the command line cannot
+ * be read), the process's image table read again and the thread's new
+ * name recorded. */
+int sampler_exec(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time, const char *comm);
+/* Process pid's mappings changed at time (an executable mmap): its image
  * table is read again. */
-int sampler_images_changed(struct sampler *s, uint64_t time);
+int sampler_images_changed(struct sampler *s, uint32_t pid, uint64_t time);
 /* The process is gone: the loop ends after this round. */
 void sampler_exited(struct sampler *s);
 /* The target failed in a way the recording cannot go on from (err, a
@@ -162,6 +179,7 @@ void sampler_target_failed(struct sampler *s, int err);
  * way a source takes them. read (may be NULL) reads the rest of the
  * target's memory, with ctx. */
 struct sampler_regs {
+	uint32_t tid;           /* whose: its process's images walk it */
 	int arch;               /* enum unwind_arch */
 	struct unwind_regs regs;
 	uint64_t window_addr;

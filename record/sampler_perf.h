@@ -22,6 +22,7 @@ struct sampler_perf_options {
 	int kernel;             /* ticks in kernel mode too (TRACE_SAMPLE_KERNEL) */
 	int launched;           /* the events start at the command's exec */
 	int wall;               /* also the time off the CPU (needs kernel) */
+	int follow;             /* the process's children too, and theirs */
 };
 
 /* Whether a cpu-mode event can be opened on process pid (0: on ourselves)

@@ -74,6 +74,7 @@
 #include "perf.h"
 #include "unwind.h"
 #include "common/diag.h"
+#include "common/hmap.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -195,7 +196,10 @@ struct perf_src {
 	struct target *t;
 	struct sampler_perf_options o;
 	uint32_t pid;
-	int cpu_wide;           /* -p with the CPUs' events, filtered to pid */
+	int cpu_wide;           /* -p with the CPUs' events, filtered to pid
+				 * (and, following, its descendants) */
+	struct hmap followed;   /* cpu_wide, following: (pid, 0) of each
+				 * process descended from pid since the start */
 	int read_stacks;        /* wall mode: stacks read, not copied */
 	struct ring *rings;     /* RING__COUNT per CPU, kind-major */
 	int *cpus;
@@ -267,6 +271,9 @@ static void attr_init(struct perf_event_attr *a, const struct sampler_perf_optio
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = 1;
 	a->inherit = 1;
+	/* The threads a process creates, not the processes (Linux 5.13;
+	 * where refused, their records are dropped, event_open()). */
+	a->inherit_thread = !o->follow;
 	a->disabled = o->launched;
 	a->enable_on_exec = o->launched;
 	a->mmap = 1;
@@ -299,6 +306,13 @@ static void switch_attr_init(struct perf_event_attr *a, const struct sampler_per
 static int event_open(const struct perf_event_attr *a, pid_t tid, int cpu)
 {
 	long fd = syscall(SYS_perf_event_open, a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	struct perf_event_attr b;
+
+	if (fd < 0 && errno == EINVAL && a->inherit_thread) {
+		b = *a;
+		b.inherit_thread = 0;
+		fd = syscall(SYS_perf_event_open, &b, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
 	return fd < 0 ? -errno : (int)fd;
 }
 
@@ -490,7 +504,7 @@ static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const 
 	*stop = UNWIND_STOP_END;
 	if (rec->has_regs && rec->stack_len >= 8) {
 		struct copy_end c = { rec->stack_len == SWITCH_WINDOW ? rec->regs.sp + rec->stack_len : 0, 0 };
-		struct sampler_regs r = { .arch = PERF_ARCH, .regs = rec->regs,
+		struct sampler_regs r = { .tid = rec->tid, .arch = PERF_ARCH, .regs = rec->regs,
 					  .window_addr = rec->regs.sp, .window = rec->stack,
 					  .window_len = rec->stack_len, .read = past_copy, .read_ctx = &c };
 
@@ -551,7 +565,8 @@ static int read_stack(void *ctx, uint32_t tid, const struct unwind_regs *regs, c
 {
 	struct perf_src *p = ctx;
 	long got = memory_read_upto((pid_t)tid, regs->sp, p->window, sizeof(p->window));
-	struct sampler_regs r = { .arch = PERF_ARCH, .regs = *regs, .window_addr = regs->sp, .window = p->window,
+	struct sampler_regs r = { .tid = tid, .arch = PERF_ARCH, .regs = *regs, .window_addr = regs->sp,
+				  .window = p->window,
 				  .read = read_remote, .read_ctx = &p->remote };
 
 	if (got < 0) {
@@ -581,6 +596,19 @@ static struct pending *queue(struct perf_src *p, const struct perf_record *rec)
 	q->pid = rec->pid;
 	q->tid = rec->tid;
 	return q;
+}
+
+/* Whether the records of process pid are part of the recording: the
+ * target's, and following, its descendants' (which alone inherit the
+ * events; the CPUs' own events see every process, filtered by what
+ * queue_record() saw fork). */
+static int wanted(const struct perf_src *p, uint32_t pid)
+{
+	if (pid == p->pid)
+		return 1;
+	if (!p->o.follow)
+		return 0;
+	return !p->cpu_wide || hmap_get(&p->followed, pid, 0) != NULL;
 }
 
 /* A record of a ring of this kind: a switch out's sample has no
@@ -613,7 +641,7 @@ static void queue_record(struct perf_src *p, int kind, const struct perf_record 
 
 	switch (rec->type) {
 	case PERF_REC_SAMPLE:
-		if (rec->pid != p->pid)
+		if (!wanted(p, rec->pid))
 			return;
 		q = queue(p, rec);
 		q->bytes = raw_off == IN_RING ? bytes : NULL;
@@ -626,7 +654,7 @@ static void queue_record(struct perf_src *p, int kind, const struct perf_record 
 		return;
 	case PERF_REC_SWITCH:
 	case PERF_REC_SWITCH_CPU_WIDE:
-		if (rec->pid == p->pid) {
+		if (wanted(p, rec->pid)) {
 			q = queue(p, rec);
 			q->type = PERF_REC_SWITCH;
 		}
@@ -639,11 +667,11 @@ static void queue_record(struct perf_src *p, int kind, const struct perf_record 
 		queue(p, rec);
 		return;
 	case PERF_REC_MMAP2:
-		if (rec->pid == p->pid && (rec->prot & PROT_EXEC))
+		if (wanted(p, rec->pid) && (rec->prot & PROT_EXEC))
 			queue(p, rec);
 		return;
 	case PERF_REC_COMM:
-		if (rec->pid != p->pid)
+		if (!wanted(p, rec->pid))
 			return;
 		n = strlen(rec->name) + 1;
 		p->names = xgrow(p->names, &p->names_cap, p->nnames + n, 1);
@@ -654,11 +682,14 @@ static void queue_record(struct perf_src *p, int kind, const struct perf_record 
 		return;
 	case PERF_REC_FORK:
 	case PERF_REC_EXIT:
-		/* The leader ends with the process, as the target reports
-		 * it: its EXIT record may only be an execve from another
-		 * thread. */
-		if (rec->pid == p->pid && rec->tid != p->pid)
-			queue(p, rec);
+		/* A new process is a fork whose tid is its pid. The target's
+		 * leader ends with the process, as the target reports it:
+		 * its EXIT record may only be an execve from another thread. */
+		if (rec->type == PERF_REC_FORK && rec->pid == rec->tid && rec->pid != rec->ppid &&
+		    p->cpu_wide && p->o.follow && wanted(p, rec->ppid))
+			*hmap_put(&p->followed, rec->pid, 0, 0, NULL) = 1;
+		if (wanted(p, rec->pid) && rec->tid != p->pid)
+			queue(p, rec)->value = rec->ppid;
 		return;
 	default:
 		return;
@@ -804,6 +835,7 @@ static int peek_take(struct perf_src *p, struct sampler *s, uint32_t tid)
 		return 1;
 	if (r == 0) {
 		memset(&rg, 0, sizeof(rg));
+		rg.tid = tid;
 		rg.arch = ts.arch;
 		rg.regs = ts.regs;
 		rg.window_addr = ts.window_addr;
@@ -906,9 +938,13 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		return r;
 	switch (q->type) {
 	case PERF_REC_SAMPLE:
-		/* Started between the threads' listing and the events. */
+		/* Started between the threads' listing and the events, or
+		 * its fork's record lost. */
+		if (!sampler_process_known(s, q->pid) &&
+		    (r = sampler_process_start(s, q->pid, 0, q->time, target_view((pid_t)q->pid))) < 0)
+			return r;
 		if (!sampler_thread_known(s, q->tid) &&
-		    ((r = sampler_thread_start(s, q->tid, q->time)) < 0 || !sampler_thread_known(s, q->tid)))
+		    ((r = sampler_thread_start(s, q->pid, q->tid, q->time)) < 0 || !sampler_thread_known(s, q->tid)))
 			return r;
 		frames = walk(p, s, q, &n, &stop);
 		return sampler_sample(s, q->time, q->tid, TRACE_STATE_RUNNING, q->flags, frames, n, stop);
@@ -919,16 +955,21 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		sampler_counters(s)[TRACE_COUNTER_THROTTLED]++;
 		return 0;
 	case PERF_REC_MMAP2:
-		return sampler_images_changed(s, q->time);
+		return sampler_images_changed(s, q->pid, q->time);
 	case PERF_REC_COMM:
 		if (q->misc & PERF_MISC_COMM_EXEC) {
-			r = sampler_exec(s, q->tid, q->time, p->names + q->off);
+			r = sampler_exec(s, q->pid, q->tid, q->time, p->names + q->off);
 			if (r < 0)
 				return r;
 		}
 		return sampler_thread_name(s, q->tid, q->time, p->names + q->off);
 	case PERF_REC_FORK:
-		r = sampler_thread_start(s, q->tid, q->time);
+		/* A new process: a child of q->value's. */
+		if (q->pid == q->tid && q->value != q->pid &&
+		    (r = sampler_process_start(s, q->pid, (uint32_t)q->value, q->time,
+					       target_view((pid_t)q->pid))) < 0)
+			return r;
+		r = sampler_thread_start(s, q->pid, q->tid, q->time);
 		/* Only a thread recorded (-t) has ticks to lose. */
 		if (r == 0 && p->off && sampler_thread_known(s, q->tid))
 			offcpu_created(p->off, q->tid, q->time);
@@ -938,6 +979,14 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 			offcpu_forget(p->off, q->tid);
 			if ((k = lazy_find(p, q->tid)) < p->nlazy)
 				p->lazy[k] = p->lazy[--p->nlazy];
+		}
+		/* A child's leader: the process is gone (or, rarely, another
+		 * of its threads called execve: it starts again at its next
+		 * sample, without its parent). */
+		if (q->pid == q->tid) {
+			if (p->cpu_wide)
+				hmap_del(&p->followed, q->pid, 0);
+			return sampler_process_end(s, q->pid, q->time, NULL);
 		}
 		return sampler_thread_end(s, q->tid, q->time);
 	case PERF_REC_SWITCH:
@@ -1316,6 +1365,7 @@ static void perf_release(struct sampler_source *src)
 	free(p->spare_names);
 	free(p->names);
 	free(p->chain);
+	hmap_release(&p->followed);
 	free(p);
 }
 
@@ -1385,6 +1435,7 @@ int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, str
 	p->rings = xcalloc(RING__COUNT * p->ncpus, sizeof(*p->rings));
 	p->read_stacks = o->wall && memory_readable(p->pid);
 	p->cpu_wide = !o->launched && cpu_wide_allowed(o);
+	hmap_init(&p->followed);
 	if (p->cpu_wide)
 		p->cpu_ns_start = proc_cpu_ns(p->pid);
 	/* A launched command has one thread yet: its events, inherited,

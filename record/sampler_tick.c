@@ -111,7 +111,7 @@ static int sample_thread(struct tick *k, struct sampler *s, uint32_t tid)
 	}
 	time = sampler_now();
 	memset(k->cache.valid, 0, sizeof(k->cache.valid));
-	sr = (struct sampler_regs){ .arch = ts.arch, .regs = ts.regs, .window_addr = ts.window_addr,
+	sr = (struct sampler_regs){ .tid = tid, .arch = ts.arch, .regs = ts.regs, .window_addr = ts.window_addr,
 				    .window = ts.window, .window_len = ts.window_len,
 				    .read = cached_read, .read_ctx = &k->cache };
 	frames = sampler_walk(s, &sr, &n, &stop);

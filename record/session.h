@@ -34,6 +34,8 @@ struct session_options {
 	int sampler;                /* enum engine_sampler (engine.h) */
 	unsigned rt_priority;       /* --realtime: the recorder's real-time
 	                             * priority, 0 for normal */
+	int no_inherit;             /* --no-inherit: the process alone, not
+	                             * the processes it starts */
 };
 
 /* Records as o says. Returns prof-record's exit status: the launched

@@ -23,16 +23,20 @@
 #include "record/unwind.h"
 
 enum target_event_kind {
-	TARGET_EVENT_THREAD_START, /* tid is new (or was found at attach) */
+	TARGET_EVENT_THREAD_START, /* tid of process pid is new (or was found at attach) */
 	TARGET_EVENT_THREAD_END,   /* tid exited */
-	TARGET_EVENT_EXEC,         /* the process called execve: images change */
+	TARGET_EVENT_EXEC,         /* process pid called execve: images change */
 	TARGET_EVENT_EXIT,         /* the process is gone; status is its wait status */
+	TARGET_EVENT_PROCESS_START, /* following: process pid, a child of parent, began */
+	TARGET_EVENT_PROCESS_END,  /* following: process pid ended, with status */
 };
 
 struct target_event {
 	int kind;
 	uint32_t tid;
 	int status;
+	uint32_t pid;           /* the process of tid, or the one started or ended */
+	uint32_t parent;        /* PROCESS_START: the parent's pid */
 };
 
 /* A thread held stopped by target_stop_thread(). The window is a copy of
@@ -51,11 +55,13 @@ struct target;
 
 /* Attaches to every thread of process pid without stopping it for more than
  * an instant. -ESRCH: no such process; -EPERM: not allowed. On success the
- * caller owns *out (target_free()). */
-int target_attach(pid_t pid, struct target **out);
+ * caller owns *out (target_free()). With follow (Linux), the processes it
+ * starts from then on are traced too, their threads among the target's,
+ * each start and end an event. */
+int target_attach(pid_t pid, int follow, struct target **out);
 /* Forks a child for argv (borrowed) that waits, traced, until
- * target_launch_exec(); nothing of argv runs before. */
-int target_launch(char *const argv[], struct target **out);
+ * target_launch_exec(); nothing of argv runs before. follow: as above. */
+int target_launch(char *const argv[], int follow, struct target **out);
 /* Lets the launched child exec its command and waits until it has. Returns
  * 0, or TARGET_E_EXEC with *exec_errno set when execvp failed (the child
  * has then exited and been reaped). */
@@ -70,6 +76,13 @@ int target_launch_untraced(char *const argv[], struct target **out);
  * target_attach() does to all; a thread gone meanwhile is left out. Also
  * -ESRCH when none is left. */
 int target_attach_threads(pid_t pid, const uint32_t *tids, size_t n, struct target **out);
+
+/* Linux: process pid seen through /proc only, for what target_read(),
+ * target_read_maps(), target_open_mapped(), target_cmdline() and
+ * target_thread_name() read of it: nothing is listed, traced or
+ * watched. A child process followed. The caller frees it with
+ * target_free(). NULL on macOS, where children are not followed. */
+struct target *target_view(pid_t pid);
 
 pid_t target_pid(const struct target *t);
 /* 1 when the process has exited and its wait(2) status, then in *status,

@@ -212,12 +212,15 @@ static void kill_unstarted(struct target *t)
 	t->exited = 1;
 }
 
-int target_attach(pid_t pid, struct target **out)
+/* Children are not followed on macOS (prof-record.1): follow is not
+ * looked at. */
+int target_attach(pid_t pid, int follow, struct target **out)
 {
 	struct macos_task *task;
 	struct target *t;
 	int r = macos_attach(pid, &task);
 
+	(void)follow;
 	if (r < 0)
 		return r;
 	t = target_of(task, 0);
@@ -232,12 +235,13 @@ int target_attach(pid_t pid, struct target **out)
 	return 0;
 }
 
-int target_launch(char *const argv[], struct target **out)
+int target_launch(char *const argv[], int follow, struct target **out)
 {
 	struct macos_task *task = NULL;
 	int spawn_errno = 0;
 	int r = macos_spawn(argv, &task, &spawn_errno);
 
+	(void)follow;
 	if (r < 0)
 		return r;
 	/* An exec failure is told by target_launch_exec(), as on Linux. */
@@ -264,6 +268,14 @@ int target_launch_exec(struct target *t, int *exec_errno)
 }
 
 pid_t target_pid(const struct target *t) { return t->task ? macos_pid(t->task) : 0; }
+
+/* Children are not followed on macOS, so no event asks for a view of
+ * one. */
+struct target *target_view(pid_t pid)
+{
+	(void)pid;
+	return NULL;
+}
 
 /* An attached process whose status is unknown (its parent collected it
  * before it was seen as a zombie) has ended, but has no status to give. */

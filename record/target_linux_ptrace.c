@@ -85,6 +85,7 @@ static void unwind_regs_of(const struct user_regs_struct *r, struct unwind_regs 
 
 struct thread {
 	uint32_t tid;
+	pid_t pid;              /* its process: the target's, or a child's */
 	int stat_fd;            /* /proc/PID/task/TID/stat, kept open; -1 */
 	int exiting;            /* reported PTRACE_EVENT_EXIT: never sample */
 	int held;               /* stopped by target_stop_thread() */
@@ -97,6 +98,7 @@ struct target {
 	pid_t pid;
 	int launched;
 	int traced;             /* 0: watched only (target_*_untraced()) */
+	int follow;             /* the processes it starts are traced too */
 	int go_fd, err_fd;      /* launch handshake pipes, or -1 */
 	int pid_fd;             /* untraced and not launched: its pidfd, or -1 */
 	int exited, exit_status;
@@ -122,12 +124,17 @@ static void on_alarm(int sig)
 	alarm_fired = 1;
 }
 
-static void push_event(struct target *t, int kind, uint32_t tid, int status)
+static void push(struct target *t, const struct target_event *ev)
 {
 	if (t->events_head == t->nevents)
 		t->events_head = t->nevents = 0;
 	t->events = xgrow(t->events, &t->events_cap, t->nevents + 1, sizeof(*t->events));
-	t->events[t->nevents++] = (struct target_event){ kind, tid, status };
+	t->events[t->nevents++] = *ev;
+}
+
+static void push_event(struct target *t, int kind, pid_t pid, uint32_t tid, int status)
+{
+	push(t, &(struct target_event){ .kind = kind, .tid = tid, .status = status, .pid = (uint32_t)pid });
 }
 
 int target_next_event(struct target *t, struct target_event *ev)
@@ -146,7 +153,8 @@ static struct thread *find(struct target *t, uint32_t tid)
 	return NULL;
 }
 
-static struct thread *add_thread(struct target *t, uint32_t tid)
+/* Thread tid of process pid, known from now. */
+static struct thread *add_thread(struct target *t, pid_t pid, uint32_t tid)
 {
 	struct thread *th = find(t, tid);
 	char path[64];
@@ -157,26 +165,72 @@ static struct thread *add_thread(struct target *t, uint32_t tid)
 	th = &t->threads[t->nthreads++];
 	memset(th, 0, sizeof(*th));
 	th->tid = tid;
-	snprintf(path, sizeof(path), "/proc/%d/task/%u/stat", (int)t->pid, tid);
+	th->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/stat", (int)pid, tid);
 	th->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
-	push_event(t, TARGET_EVENT_THREAD_START, tid, 0);
+	push_event(t, TARGET_EVENT_THREAD_START, pid, tid, 0);
 	return th;
+}
+
+/* Following: process pid, a child of process parent, began with its
+ * thread pid, traced already (PTRACE_O_TRACEFORK). */
+static struct thread *add_process(struct target *t, pid_t pid, pid_t parent)
+{
+	struct thread *th = find(t, (uint32_t)pid);
+
+	if (th)
+		return th;
+	push(t, &(struct target_event){ .kind = TARGET_EVENT_PROCESS_START, .tid = (uint32_t)pid,
+					.pid = (uint32_t)pid, .parent = (uint32_t)parent });
+	return add_thread(t, pid, (uint32_t)pid);
+}
+
+/* A thread whose first stop came before the event that made it (a clone
+ * or a fork in another thread, not waited for yet): its process and that
+ * process's parent, from /proc. */
+static struct thread *add_task(struct target *t, uint32_t tid)
+{
+	char path[64], buf[1024], *q;
+	long tgid = t->pid, ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	if (read_small(path, buf, sizeof(buf)) > 0) {
+		if ((q = strstr(buf, "\nTgid:")))
+			tgid = strtol(q + 6, NULL, 10);
+		if ((q = strstr(buf, "\nPPid:")))
+			ppid = strtol(q + 6, NULL, 10);
+	}
+	if (tgid == t->pid || tgid <= 0)
+		return add_thread(t, t->pid, tid);
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].pid == (pid_t)tgid)
+			return add_thread(t, (pid_t)tgid, tid);
+	add_process(t, (pid_t)tgid, (pid_t)ppid);
+	return add_thread(t, (pid_t)tgid, tid);
 }
 
 static void drop_thread(struct target *t, uint32_t tid)
 {
 	struct thread *th = find(t, tid);
+	pid_t pid;
+
 	if (!th)
 		return;
+	pid = th->pid;
 	if (th->stat_fd >= 0)
 		close(th->stat_fd);
 	*th = t->threads[--t->nthreads];
-	push_event(t, TARGET_EVENT_THREAD_END, tid, 0);
+	push_event(t, TARGET_EVENT_THREAD_END, pid, tid, 0);
 }
 
-static long seize(pid_t tid)
+/* Traces tid; following, the processes it forks are traced too, and
+ * theirs (the options are inherited). */
+static long seize(pid_t tid, int follow)
 {
 	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
+
+	if (follow)
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 	return ptrace(PTRACE_SEIZE, tid, 0L, opts);
 }
 
@@ -211,39 +265,46 @@ int target_exited(const struct target *t, int *status)
 	return t->exited && (t->traced || t->launched);
 }
 
-/* The process is gone: every thread has ended. */
+/* Process pid's threads have all ended. */
+static void drop_process(struct target *t, pid_t pid)
+{
+	for (size_t i = t->nthreads; i-- > 0;)
+		if (i < t->nthreads && t->threads[i].pid == pid)
+			drop_thread(t, t->threads[i].tid);
+}
+
+/* The process is gone: every thread of it has ended (its children's are
+ * their own). */
 static void process_gone(struct target *t, int status)
 {
-	while (t->nthreads)
-		drop_thread(t, t->threads[0].tid);
+	drop_process(t, t->pid);
 	if (!t->exited) {
 		t->exited = 1;
 		t->exit_status = status;
-		push_event(t, TARGET_EVENT_EXIT, (uint32_t)t->pid, status);
+		push_event(t, TARGET_EVENT_EXIT, t->pid, (uint32_t)t->pid, status);
 	}
 }
 
 static void exec_happened(struct target *t, uint32_t tid)
 {
+	struct thread *th = find(t, tid);
+	pid_t pid = th ? th->pid : t->pid;
 	unsigned long former = 0;
+	char path[64];
 
 	/* After execve only the leader remains, whichever thread called it. */
 	ptrace(PTRACE_GETEVENTMSG, tid, 0L, &former);
-	for (size_t i = 0; i < t->nthreads;) {
-		if (t->threads[i].tid != (uint32_t)t->pid)
+	for (size_t i = t->nthreads; i-- > 0;)
+		if (i < t->nthreads && t->threads[i].pid == pid && t->threads[i].tid != (uint32_t)pid)
 			drop_thread(t, t->threads[i].tid);
-		else
-			i++;
-	}
-	struct thread *th = add_thread(t, (uint32_t)t->pid);
+	th = add_thread(t, pid, (uint32_t)pid);
 	th->exiting = 0;
 	/* The stat file of the old leader may be stale after the change. */
 	if (th->stat_fd >= 0)
 		close(th->stat_fd);
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)t->pid, (int)t->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
 	th->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
-	push_event(t, TARGET_EVENT_EXEC, (uint32_t)t->pid, 0);
+	push_event(t, TARGET_EVENT_EXEC, pid, (uint32_t)pid, 0);
 }
 
 /*
@@ -257,13 +318,20 @@ static int classify(struct target *t, pid_t tid, int status, int *gone, int *sig
 	*gone = 0;
 	*sig = 0;
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		struct thread *th = find(t, (uint32_t)tid);
+
 		*gone = 1;
-		if (tid == t->pid)
-			/* The leader's exit is reported last, once the whole
-			 * process is gone. */
+		/* A leader's exit is reported last, once the whole process
+		 * is gone. */
+		if (tid == t->pid) {
 			process_gone(t, status);
-		else
+		} else if (th && th->pid == tid) {
+			drop_process(t, tid);
+			push(t, &(struct target_event){ .kind = TARGET_EVENT_PROCESS_END, .tid = (uint32_t)tid,
+							.status = status, .pid = (uint32_t)tid });
+		} else {
 			drop_thread(t, (uint32_t)tid);
+		}
 		return STOP_NONE;
 	}
 	if (!WIFSTOPPED(status))
@@ -272,7 +340,7 @@ static int classify(struct target *t, pid_t tid, int status, int *gone, int *sig
 	int s = WSTOPSIG(status), event = status >> 16;
 	struct thread *th = find(t, (uint32_t)tid);
 	if (!th)  /* a new thread's first stop may beat its clone event */
-		th = add_thread(t, (uint32_t)tid);
+		th = add_task(t, (uint32_t)tid);
 
 	switch (event) {
 	case 0:
@@ -283,7 +351,14 @@ static int classify(struct target *t, pid_t tid, int status, int *gone, int *sig
 	case PTRACE_EVENT_CLONE: {
 		unsigned long child = 0;
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &child) == 0 && child)
-			add_thread(t, (uint32_t)child);
+			add_thread(t, th->pid, (uint32_t)child);
+		break;
+	}
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK: {
+		unsigned long child = 0;
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &child) == 0 && child)
+			add_process(t, (pid_t)child, th->pid);
 		break;
 	}
 	case PTRACE_EVENT_EXEC:
@@ -406,7 +481,7 @@ static uint8_t read_state(const struct target *t, struct thread *th)
 		/* No descriptor kept (out of them): open it each time. */
 		char path[64];
 		int fd;
-		snprintf(path, sizeof(path), "/proc/%d/task/%u/stat", (int)t->pid, th->tid);
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/stat", (int)th->pid, th->tid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return TRACE_STATE_UNKNOWN;
@@ -742,7 +817,7 @@ static int seize_all(struct target *t)
 			unsigned long tid = strtoul(de->d_name, &end, 10);
 			if (*end || tid == 0 || find(t, (uint32_t)tid))
 				continue;
-			if (t->traced && seize((pid_t)tid) < 0) {
+			if (t->traced && seize((pid_t)tid, t->follow) < 0) {
 				/* EPERM is harmless for a thread that a clone
 				 * event already attached, or for a leader that
 				 * is a zombie after pthread_exit(); it is the
@@ -751,7 +826,7 @@ static int seize_all(struct target *t)
 					first_err = -errno;
 				continue;
 			}
-			add_thread(t, (uint32_t)tid);
+			add_thread(t, t->pid, (uint32_t)tid);
 			added = 1;
 		}
 		closedir(d);
@@ -773,12 +848,12 @@ static int seize_list(struct target *t, const uint32_t *tids, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (find(t, tids[i]))
 			continue;
-		if (seize((pid_t)tids[i]) < 0) {
+		if (seize((pid_t)tids[i], t->follow) < 0) {
 			if (!first_err && errno != ESRCH)
 				first_err = -errno;
 			continue;
 		}
-		add_thread(t, tids[i]);
+		add_thread(t, t->pid, tids[i]);
 	}
 	poll_events(t);
 	if (!t->nthreads)
@@ -787,7 +862,7 @@ static int seize_list(struct target *t, const uint32_t *tids, size_t n)
 }
 
 /* Attaches to process pid: to the threads listed if tids, else to all. */
-static int attach(pid_t pid, int traced, const uint32_t *tids, size_t n, struct target **out)
+static int attach(pid_t pid, int traced, int follow, const uint32_t *tids, size_t n, struct target **out)
 {
 	struct target *t;
 	int r;
@@ -796,6 +871,7 @@ static int attach(pid_t pid, int traced, const uint32_t *tids, size_t n, struct 
 		return -ESRCH;
 	t = target_new(pid);
 	t->traced = traced;
+	t->follow = follow;
 	if (!traced)
 		t->pid_fd = (int)syscall(SYS_pidfd_open, pid, 0);
 	r = tids ? seize_list(t, tids, n) : seize_all(t);
@@ -808,15 +884,23 @@ static int attach(pid_t pid, int traced, const uint32_t *tids, size_t n, struct 
 	return 0;
 }
 
-int target_attach(pid_t pid, struct target **out) { return attach(pid, 1, NULL, 0, out); }
-int target_attach_untraced(pid_t pid, struct target **out) { return attach(pid, 0, NULL, 0, out); }
+int target_attach(pid_t pid, int follow, struct target **out) { return attach(pid, 1, follow, NULL, 0, out); }
+int target_attach_untraced(pid_t pid, struct target **out) { return attach(pid, 0, 0, NULL, 0, out); }
+
+struct target *target_view(pid_t pid)
+{
+	struct target *t = target_new(pid);
+
+	t->detached = 1;
+	return t;
+}
 
 int target_attach_threads(pid_t pid, const uint32_t *tids, size_t n, struct target **out)
 {
-	return attach(pid, 1, tids, n, out);
+	return attach(pid, 1, 0, tids, n, out);
 }
 
-static int launch(char *const argv[], int traced, struct target **out)
+static int launch(char *const argv[], int traced, int follow, struct target **out)
 {
 	int go[2] = { -1, -1 }, err[2] = { -1, -1 };
 	struct target *t;
@@ -864,21 +948,22 @@ static int launch(char *const argv[], int traced, struct target **out)
 	t = target_new(pid);
 	t->launched = 1;
 	t->traced = traced;
+	t->follow = follow;
 	t->go_fd = go[1];
 	t->err_fd = err[0];
-	if (traced && seize(pid) < 0) {
+	if (traced && seize(pid, follow) < 0) {
 		int e = errno;
 		target_free(t);  /* closes go: the child exits */
 		waitpid(pid, NULL, 0);
 		return -e;
 	}
-	add_thread(t, (uint32_t)pid);
+	add_thread(t, pid, (uint32_t)pid);
 	*out = t;
 	return 0;
 }
 
-int target_launch(char *const argv[], struct target **out) { return launch(argv, 1, out); }
-int target_launch_untraced(char *const argv[], struct target **out) { return launch(argv, 0, out); }
+int target_launch(char *const argv[], int follow, struct target **out) { return launch(argv, 1, follow, out); }
+int target_launch_untraced(char *const argv[], struct target **out) { return launch(argv, 0, 0, out); }
 
 int target_launch_exec(struct target *t, int *exec_errno)
 {
@@ -950,10 +1035,10 @@ static int detach_one(struct target *t, pid_t tid)
 		if (!WIFSTOPPED(status))
 			continue;
 		int event = status >> 16, sig = WSTOPSIG(status);
-		if (event == PTRACE_EVENT_CLONE) {
+		if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
 			unsigned long child = 0;
 			if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &child) == 0 && child)
-				add_thread(t, (uint32_t)child);
+				add_task(t, (uint32_t)child);
 		}
 		/* Detaching from a signal-delivery-stop passes the signal on;
 		 * from a group-stop the kernel keeps the thread stopped only if
@@ -977,7 +1062,7 @@ void target_detach(struct target *t)
 		t->detached = 1;
 		return;
 	}
-	for (int round = 0; round < 20 && !t->exited; round++) {
+	for (int round = 0; round < 20 && t->nthreads; round++) {
 		size_t n = t->nthreads;
 		uint32_t *tids = xmalloc((n + 1) * sizeof(*tids));
 		for (size_t i = 0; i < n; i++)

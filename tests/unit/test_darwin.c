@@ -419,7 +419,7 @@ static struct sampler_stats record(const char *path, volatile sig_atomic_t *stop
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(target_attach(next_task->pid, &t), 0);
+	cr_assert_eq(target_attach(next_task->pid, 0, &t), 0);
 	cr_assert_eq(target_cmdline(t, &argv, &argc), 0);
 	cr_assert_eq(argc, 1);
 	cr_assert_str_eq(argv[0], "App");
@@ -701,7 +701,7 @@ static void session_open(struct session *s)
 	/* A task with no thread cannot be attached to. */
 	next_task->th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
 	next_task->nth = 1;
-	cr_assert_eq(target_attach(next_task->pid, &s->t), 0);
+	cr_assert_eq(target_attach(next_task->pid, 0, &s->t), 0);
 	cr_assert_eq(trace_writer_new(s->fd, &sess, &s->w), 0);
 	s->im = images_new(s->t, 1);
 }
@@ -851,18 +851,18 @@ Test(darwin, attach_launch_and_exec_failure)
 	int err = 0;
 
 	task_init(&t, &stop, 0);
-	cr_assert_eq(target_attach(4243, &tg), -ESRCH);
-	cr_assert_eq(target_attach(4242, &tg), TARGET_E_NOTHREADS);
+	cr_assert_eq(target_attach(4243, 0, &tg), -ESRCH);
+	cr_assert_eq(target_attach(4242, 0, &tg), TARGET_E_NOTHREADS);
 	t.nth = 1;
 	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
-	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch(argv, 0, &tg), 0);
 	cr_assert_eq(target_launch_exec(tg, &err), 0);
 	cr_assert(t.started, "the task spawned suspended is let go");
 	cr_assert_eq(target_pid(tg), 4242);
 	target_free(tg);
 
 	t.spawn_errno = ENOENT;
-	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch(argv, 0, &tg), 0);
 	cr_assert_eq(target_launch_exec(tg, &err), TARGET_E_EXEC);
 	cr_assert_eq(err, ENOENT);
 	cr_assert_str_eq(prof_strerror(TARGET_E_EXEC), "cannot execute the command");
@@ -888,7 +888,7 @@ Test(darwin, command_line_from_procargs)
 	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
 	buf_reset(&t.procargs);
 	buf_add(&t.procargs, good, sizeof(good));
-	cr_assert_eq(target_attach(4242, &tg), 0);
+	cr_assert_eq(target_attach(4242, 0, &tg), 0);
 	cr_assert_eq(target_cmdline(tg, &argv, &argc), 0);
 	cr_assert_eq(argc, 3);
 	cr_assert_str_eq(argv[0], "app");
@@ -904,7 +904,7 @@ Test(darwin, command_line_from_procargs)
 
 	buf_reset(&t.procargs);
 	buf_add(&t.procargs, huge_argc, sizeof(huge_argc) - 1);
-	cr_assert_eq(target_attach(4242, &tg), 0);
+	cr_assert_eq(target_attach(4242, 0, &tg), 0);
 	cr_assert_eq(target_cmdline(tg, &argv, &argc), 0);
 	cr_assert_eq(argc, 2);
 	cr_assert_str_eq(argv[1], "b");
@@ -915,7 +915,7 @@ Test(darwin, command_line_from_procargs)
 
 	buf_reset(&t.procargs);
 	buf_add(&t.procargs, no_nul, sizeof(no_nul) - 1);
-	cr_assert_eq(target_attach(4242, &tg), 0);
+	cr_assert_eq(target_attach(4242, 0, &tg), 0);
 	cr_assert_eq(target_cmdline(tg, &argv, &argc), 0);
 	cr_assert_eq(argc, 0);
 	free(argv);
@@ -941,7 +941,7 @@ Test(darwin, stack_window_and_suspension)
 	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64, .state = TRACE_STATE_DISK,
 					.regs = { .pc = 0x1000, .sp = STACK + STACK_LEN - 1000 } };
 	t.th[1] = (struct fake_thread){ .id = 8, .arch = UNWIND_ARCH_ARM64, .regs = { .pc = 0x1000, .sp = STACK } };
-	cr_assert_eq(target_attach(4242, &tg), 0);
+	cr_assert_eq(target_attach(4242, 0, &tg), 0);
 	cr_assert_eq(target_interrupt_thread(tg, 7), 0);
 	cr_assert_eq(target_interrupt_thread(tg, 8), 0);
 	cr_assert_not(t.suspended, "states are read before the task is stopped");
@@ -986,14 +986,14 @@ Test(darwin, unstarted_launch_is_killed)
 	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
 
 	/* The trace cannot be written: freed before it was ever started. */
-	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch(argv, 0, &tg), 0);
 	target_free(tg);
 	cr_assert_eq(t.killed, 1);
 
 	/* A failure after the launch that detaches and dies: killed at the
 	 * detach, and its end is known. */
 	t.killed = 0;
-	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch(argv, 0, &tg), 0);
 	target_detach(tg);
 	cr_assert_eq(t.killed, 1);
 	cr_assert(target_exited(tg, &status));
@@ -1004,7 +1004,7 @@ Test(darwin, unstarted_launch_is_killed)
 	/* A process that cannot be sampled is never started. */
 	t.killed = 0;
 	t.translated = 1;
-	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch(argv, 0, &tg), 0);
 	cr_assert_eq(target_launch_exec(tg, &err), TARGET_E_ROSETTA);
 	cr_assert_not(t.started);
 	target_free(tg);
@@ -1014,7 +1014,7 @@ Test(darwin, unstarted_launch_is_killed)
 	/* task_resume fails. */
 	t.killed = 0;
 	t.start_error = -EIO;
-	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch(argv, 0, &tg), 0);
 	cr_assert_eq(target_launch_exec(tg, &err), -EIO);
 	target_detach(tg);
 	target_free(tg);
@@ -1023,7 +1023,7 @@ Test(darwin, unstarted_launch_is_killed)
 
 	/* Started: it runs on after prof-record. */
 	t.killed = 0;
-	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch(argv, 0, &tg), 0);
 	cr_assert_eq(target_launch_exec(tg, &err), 0);
 	cr_assert(t.started);
 	target_detach(tg);
@@ -1032,7 +1032,7 @@ Test(darwin, unstarted_launch_is_killed)
 
 	/* Nothing was spawned: nothing to kill. */
 	t.spawn_errno = ENOENT;
-	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch(argv, 0, &tg), 0);
 	cr_assert_eq(target_launch_exec(tg, &err), TARGET_E_EXEC);
 	target_free(tg);
 	cr_assert_eq(t.killed, 0);
@@ -1086,16 +1086,16 @@ Test(darwin, refused_registers_are_an_error)
 	t.nth = 1;
 	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64, .regs = { .pc = 0x1000, .sp = STACK } };
 	t.regs_error = -EINVAL;
-	cr_assert_eq(target_attach(4242, &tg), TARGET_E_REGS);
+	cr_assert_eq(target_attach(4242, 0, &tg), TARGET_E_REGS);
 	cr_assert_str_eq(prof_strerror(TARGET_E_REGS),
 			 "the kernel refuses its threads' registers (thread_get_state: invalid argument)");
-	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch(argv, 0, &tg), 0);
 	cr_assert_eq(target_launch_exec(tg, &err), TARGET_E_REGS);
 	target_free(tg);
 	cr_assert_eq(t.killed, 1);
 
 	t.regs_error = 0;
-	cr_assert_eq(target_attach(4242, &tg), 0);
+	cr_assert_eq(target_attach(4242, 0, &tg), 0);
 	t.regs_error = -EINVAL;
 	cr_assert_eq(target_interrupt_thread(tg, 7), 0);
 	cr_assert_eq(target_stop_thread(tg, 7, &s), TARGET_E_REGS);
@@ -1145,13 +1145,13 @@ Test(darwin, rosetta_is_detected)
 	t.nth = 1;
 	t.th[0] = (struct fake_thread){ .id = 7, .arch = UNWIND_ARCH_ARM64 };
 	t.translated = 1;
-	cr_assert_eq(target_attach(4242, &tg), TARGET_E_ROSETTA);
+	cr_assert_eq(target_attach(4242, 0, &tg), TARGET_E_ROSETTA);
 	cr_assert_not_null(strstr(prof_strerror(TARGET_E_ROSETTA), "x86_64 code under Rosetta"));
 	t.self_translated = 1;
-	cr_assert_eq(target_attach(4242, &tg), 0);
+	cr_assert_eq(target_attach(4242, 0, &tg), 0);
 	target_free(tg);
 	t.translated = 0;
-	cr_assert_eq(target_attach(4242, &tg), TARGET_E_NATIVE);
+	cr_assert_eq(target_attach(4242, 0, &tg), TARGET_E_NATIVE);
 	cr_assert_not_null(strstr(prof_strerror(TARGET_E_NATIVE), "use the arm64 prof-record"));
 	task_release(&t, "");
 }
@@ -1223,7 +1223,7 @@ Test(darwin, unknown_process_state_ends_the_recording)
 	cr_assert_eq(status, -1, "no exit status is made up");
 
 	t.proc_error = 0;
-	cr_assert_eq(target_launch(argv, &tg), 0);
+	cr_assert_eq(target_launch(argv, 0, &tg), 0);
 	cr_assert_eq(target_launch_exec(tg, &err), 0);
 	cr_assert_eq(target_poll(tg), 0);
 	t.reap_error = -ECHILD;

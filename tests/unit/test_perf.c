@@ -288,7 +288,7 @@ static size_t make_task(struct rb *r, uint32_t type)
 {
 	header(r, type, 0);
 	u32(r, 100);  /* pid */
-	u32(r, 100);  /* ppid */
+	u32(r, 99);   /* ppid */
 	u32(r, 103);  /* tid */
 	u32(r, 101);  /* ptid */
 	u64(r, 999);
@@ -370,6 +370,7 @@ Test(perf, fork_and_exit)
 	cr_assert_eq(perf_parse_record(r.b, n, UNWIND_ARCH_X86_64, &rec), (int)n);
 	cr_assert_eq(rec.type, PERF_REC_FORK);
 	cr_assert_eq(rec.tid, 103);
+	cr_assert_eq(rec.ppid, 99);
 }
 
 /* A context switch carries nothing but the sample_id trailer; misc says
