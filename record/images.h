@@ -35,6 +35,14 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now);
  * which shares with im), recorded as im's images loaded at now; reading
  * its own map later finds them there. Returns 0 or a trace_writer error. */
 int images_inherit(struct images *im, const struct images *from, struct trace_writer *w, uint64_t now);
+/* Linux: the kernel reported an executable mapping of the process at
+ * now, of [start, start + len) from offset in the file path (inode): if
+ * the table has no image there, the map is read again, and if it still
+ * shows none (the process ended before the report was read), the mapping
+ * is recorded as an image from the report, its file opened by path, and
+ * the images it overlaps unloaded. Returns 0 or a trace_writer error. */
+int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, uint64_t start, uint64_t len,
+		  uint64_t offset, uint64_t inode, const char *path);
 /* Whether addr lies in a recorded image (executable file mapping or vDSO)
  * that is still loaded. */
 int images_covers(const struct images *im, uint64_t addr);

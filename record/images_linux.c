@@ -209,6 +209,39 @@ static struct known *lookup(struct images *im, const struct maps_group *g)
 	return NULL;
 }
 
+/* A file mapping (or the vDSO) identified and recorded as a new image
+ * loaded at now. */
+static int add_image(struct images *im, struct trace_writer *w, const struct maps_group *g, uint64_t now)
+{
+	struct trace_image img;
+	int r;
+
+	memset(&img, 0, sizeof(img));
+	img.id = im->sh->next_id++;
+	img.path = g->path;
+	img.start = g->start;
+	img.size = g->end - g->start;
+	img.file_offset = g->offset;
+	img.time_loaded = now;
+	img.bias = g->start - g->offset;
+	if (strcmp(g->path, "[vdso]") == 0)
+		identify_vdso(im, &img, g);
+	else
+		identify_file(im, &img, g);
+	r = trace_writer_image(w, im->process, &img);
+	im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
+	im->k[im->nk] = (struct known){ .path = xstrdup(g->path), .start = g->start, .end = g->end,
+					 .inode = g->inode, .id = img.id, .seen = 1, .bias = img.bias,
+					 .offset = img.file_offset, .arch = img.arch };
+	if (img.ident_kind == TRACE_IDENT_GNU_BUILD_ID) {
+		memcpy(im->k[im->nk].ident, img.ident, img.ident_len);
+		im->k[im->nk].ident_len = img.ident_len;
+	}
+	im->nk++;
+	im->recorded++;
+	return r;
+}
+
 int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 {
 	struct maps_group *g = NULL;
@@ -237,39 +270,13 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 		im->k[i].seen = 0;
 	for (size_t i = 0; i < n && r == 0; i++) {
 		struct known *k;
-		struct trace_image img;
-		int vdso = strcmp(g[i].path, "[vdso]") == 0;
 
 		if (!g[i].executable)
 			continue;
-		k = lookup(im, &g[i]);
-		if (k) {
+		if ((k = lookup(im, &g[i])))
 			k->seen = 1;
-			continue;
-		}
-		memset(&img, 0, sizeof(img));
-		img.id = im->sh->next_id++;
-		img.path = g[i].path;
-		img.start = g[i].start;
-		img.size = g[i].end - g[i].start;
-		img.file_offset = g[i].offset;
-		img.time_loaded = now;
-		img.bias = g[i].start - g[i].offset;
-		if (vdso)
-			identify_vdso(im, &img, &g[i]);
 		else
-			identify_file(im, &img, &g[i]);
-		r = trace_writer_image(w, im->process, &img);
-		im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
-		im->k[im->nk] = (struct known){ .path = xstrdup(g[i].path), .start = g[i].start, .end = g[i].end,
-						 .inode = g[i].inode, .id = img.id, .seen = 1, .bias = img.bias,
-						 .offset = img.file_offset, .arch = img.arch };
-		if (img.ident_kind == TRACE_IDENT_GNU_BUILD_ID) {
-			memcpy(im->k[im->nk].ident, img.ident, img.ident_len);
-			im->k[im->nk].ident_len = img.ident_len;
-		}
-		im->nk++;
-		im->recorded++;
+			r = add_image(im, w, &g[i], now);
 	}
 	for (size_t i = 0; i < im->nk && r == 0;) {
 		if (im->k[i].seen) {
@@ -282,6 +289,30 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 	}
 	maps_groups_free(g, n);
 	return r;
+}
+
+int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, uint64_t start, uint64_t len,
+		  uint64_t offset, uint64_t inode, const char *path)
+{
+	struct maps_group g = { .path = (char *)path, .inode = inode, .start = start, .end = start + len,
+				.offset = offset, .executable = 1 };
+	int r = images_covers(im, start) ? 0 : images_update(im, w, now);
+
+	if (r < 0 || images_covers(im, start) || !len)
+		return r;
+	/* What the mapping replaced is gone; its CFI rows with it. */
+	for (size_t i = 0; i < im->nk && r == 0;) {
+		if (im->k[i].start >= g.end || im->k[i].end <= g.start) {
+			i++;
+			continue;
+		}
+		r = trace_writer_image_unload(w, im->k[i].id, now);
+		free(im->k[i].path);
+		im->k[i] = im->k[--im->nk];
+	}
+	if (im->rows)
+		memset(im->rows, 0, ROW_CACHE * sizeof(*im->rows));
+	return r < 0 ? r : add_image(im, w, &g, now);
 }
 
 int images_inherit(struct images *im, const struct images *from, struct trace_writer *w, uint64_t now)

@@ -198,7 +198,9 @@ static int parse_record(const uint8_t *p, size_t n, int arch, int chained, struc
 		rec->addr = take64(&c);
 		rec->len = take64(&c);
 		rec->pgoff = take64(&c);
-		take(&c, 24);  /* maj, min, ino, ino_generation (or build-id) */
+		take(&c, 8);   /* maj, min */
+		rec->inode = take64(&c);
+		take64(&c);    /* ino_generation */
 		rec->prot = take32(&c);
 		take32(&c);  /* flags */
 		if (!c.ok || trailer(body, blen, rec) < 0 || c.left < 16)

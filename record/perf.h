@@ -83,7 +83,7 @@ struct perf_record {
 	/* LOST */
 	uint64_t lost;
 	/* MMAP2 */
-	uint64_t addr, len, pgoff;
+	uint64_t addr, len, pgoff, inode;
 	uint32_t prot;
 	/* COMM (NUL-terminated in the record), MMAP2 (the path) */
 	const char *name;

@@ -282,12 +282,14 @@ int sampler_exec(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time, c
 	return r;
 }
 
-int sampler_images_changed(struct sampler *s, uint32_t pid, uint64_t time)
+struct images *sampler_images(struct sampler *s, uint32_t pid)
 {
 	struct sproc *p = find_process(s, pid);
 
-	return p ? images_update(p->images, s->w, time) : 0;
+	return p ? p->images : NULL;
 }
+
+struct trace_writer *sampler_writer(struct sampler *s) { return s->w; }
 
 /* Process p's tables freed, its entry gone. */
 static void drop_process(struct sampler *s, struct sproc *p)

@@ -164,9 +164,11 @@ int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time);
  * be read), the process's image table read again and the thread's new
  * name recorded. */
 int sampler_exec(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time, const char *comm);
-/* Process pid's mappings changed at time (an executable mmap): its image
- * table is read again. */
-int sampler_images_changed(struct sampler *s, uint32_t pid, uint64_t time);
+/* Process pid's image table, NULL if it is not known, for a source that
+ * learns of mappings itself (perf_event's, images_mapped()); and the
+ * writer to record them with. */
+struct images *sampler_images(struct sampler *s, uint32_t pid);
+struct trace_writer *sampler_writer(struct sampler *s);
 /* The process is gone: the loop ends after this round. */
 void sampler_exited(struct sampler *s);
 /* The target failed in a way the recording cannot go on from (err, a

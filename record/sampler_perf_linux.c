@@ -69,6 +69,7 @@
  * command's first drain) are in the table and their CFI walks it.
  */
 #include "sampler_perf.h"
+#include "images.h"
 #include "memory.h"
 #include "offcpu.h"
 #include "perf.h"
@@ -172,9 +173,9 @@ struct pending {
 	uint32_t pid, tid;
 	uint8_t flags;          /* SAMPLE: TRACE_SAMPLE_* */
 	uint8_t ring_last;      /* the last record read from its ring */
-	const uint8_t *bytes;   /* SAMPLE: the record in its ring, or NULL */
-	size_t off, len;        /* SAMPLE: else the record in raw; COMM: name in names */
-	uint64_t value;         /* LOST: count; MMAP2: prot */
+	const uint8_t *bytes;   /* SAMPLE, MMAP2: the record in its ring, or NULL */
+	size_t off, len;        /* SAMPLE, MMAP2: else the record in raw; COMM: name in names */
+	uint64_t value;         /* LOST: count; FORK, EXIT: the parent's pid */
 };
 
 /* Copy mode: a thread off the CPU since a switch out of this round whose
@@ -667,8 +668,12 @@ static void queue_record(struct perf_src *p, int kind, const struct perf_record 
 		queue(p, rec);
 		return;
 	case PERF_REC_MMAP2:
-		if (wanted(p, rec->pid) && (rec->prot & PROT_EXEC))
-			queue(p, rec);
+		if (wanted(p, rec->pid) && (rec->prot & PROT_EXEC)) {
+			q = queue(p, rec);
+			q->bytes = raw_off == IN_RING ? bytes : NULL;
+			q->off = raw_off;
+			q->len = len;
+		}
 		return;
 	case PERF_REC_COMM:
 		if (!wanted(p, rec->pid))
@@ -931,6 +936,8 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 {
 	const struct pending *q = &p->pend[i];
 	const uint64_t *frames;
+	struct perf_record rec;
+	struct images *im;
 	size_t n, k;
 	int stop, r = advance(p, s, q->time);
 
@@ -955,7 +962,11 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		sampler_counters(s)[TRACE_COUNTER_THROTTLED]++;
 		return 0;
 	case PERF_REC_MMAP2:
-		return sampler_images_changed(s, q->pid, q->time);
+		if (!(im = sampler_images(s, q->pid)))
+			return 0;
+		parse_pending(p, q, &rec);
+		return images_mapped(im, sampler_writer(s), q->time, rec.addr, rec.len, rec.pgoff, rec.inode,
+				     rec.name);
 	case PERF_REC_COMM:
 		if (q->misc & PERF_MISC_COMM_EXEC) {
 			r = sampler_exec(s, q->pid, q->tid, q->time, p->names + q->off);
@@ -1027,7 +1038,7 @@ static void next_round(struct perf_src *p, size_t from)
 
 		if (i < from && !(q.type == PEND_SWITCH_STACK && q.ring_last))
 			continue;
-		if (q.type == PERF_REC_SAMPLE || q.type == PEND_SWITCH_STACK) {
+		if (q.type == PERF_REC_SAMPLE || q.type == PEND_SWITCH_STACK || q.type == PERF_REC_MMAP2) {
 			/* Its ring's space is given back when this round ends. */
 			p->spare_raw = xgrow(p->spare_raw, &p->spare_raw_cap, nraw + q.len, 1);
 			memcpy(p->spare_raw + nraw, q.bytes ? q.bytes : p->raw + q.off, q.len);
