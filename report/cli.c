@@ -398,6 +398,9 @@ struct stacks_filter cli_filter(const struct cli_report *r)
 		.tids = r->tids.v,
 		.ntids = r->tids.n,
 		.thread_re = r->thread.set ? &r->thread.re : NULL,
+		.pids = r->pids.v,
+		.npids = r->pids.n,
+		.process_re = r->process.set ? &r->process.re : NULL,
 		.state = r->state,
 		.from = r->from.ns,
 		.to = r->to.ns,
@@ -409,7 +412,8 @@ struct stacks_filter cli_filter(const struct cli_report *r)
 
 struct profile_opts cli_profile_opts(const struct cli_report *r)
 {
-	return (struct profile_opts){ .filter = cli_filter(r), .thread_frames = r->thread_frames };
+	return (struct profile_opts){ .filter = cli_filter(r), .thread_frames = r->thread_frames,
+				      .process_frames = r->process_frames };
 }
 
 struct flamegraph_opts cli_graph_opts(const struct cli_graph *g)

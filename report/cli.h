@@ -44,7 +44,7 @@ enum cli_kind {
 	CLI_SECONDS,  /* struct cli_time: seconds in [0, max], kept as ns */
 	CLI_WORD,     /* int, the index of the argument in words */
 	CLI_REGEX,    /* struct cli_regex: a POSIX extended regex */
-	CLI_TIDS,     /* struct cli_tids: thread ids, every argument in turn */
+	CLI_TIDS,     /* struct cli_tids: thread or process ids, every argument in turn */
 };
 
 struct cli_strings {
@@ -128,6 +128,8 @@ struct cli_report {
 	/* filter options: which samples count */
 	struct cli_tids tids;
 	struct cli_regex thread;
+	struct cli_tids pids;
+	struct cli_regex process;
 	int state;               /* enum stacks_state */
 	struct cli_time from, to;
 	struct cli_regex focus, exclude;
@@ -136,6 +138,7 @@ struct cli_report {
 	/* symbol options: where names come from */
 	struct cli_strings symbols, packs;
 	int thread_frames;       /* CLI_OPT_THREAD_FRAMES */
+	int process_frames;      /* CLI_OPT_THREAD_FRAMES too */
 	/* set by a command that shows nothing of a frame but its name (and
 	 * so needs no line table unless --lines asks for lines) */
 	int names_only;
@@ -153,6 +156,9 @@ const char *cli_check_filter(const void *report);
 	CLI_OPT_TIDS(0, "tid", "TID", &(r)->tids, "only this thread (repeatable)"), \
 	CLI_OPT_REGEX(0, "thread", "REGEX", &(r)->thread, \
 		      "only threads whose name matches (extended regex)"), \
+	CLI_OPT_TIDS(0, "pid", "PID", &(r)->pids, "only this process (repeatable)"), \
+	CLI_OPT_REGEX(0, "process", "REGEX", &(r)->process, \
+		      "only processes whose program's name matches"), \
 	CLI_OPT_WORD(0, "state", "STATE", &(r)->state, cli_state_words, \
 		     "all (the default), running, idle or preempted samples"), \
 	CLI_OPT_SECONDS(0, "from", "SECONDS", &(r)->from, 1e9, \
@@ -182,8 +188,11 @@ const char *cli_check_filter(const void *report);
 #define CLI_REPORT_OPTIONS(r) CLI_FILTER_OPTIONS(r), CLI_FRAME_OPTIONS(r), CLI_SYMBOL_OPTIONS(r)
 
 #define CLI_OPT_THREAD_FRAMES(r) \
+	CLI_OPT_FLAG(0, "process-frames", &(r)->process_frames, \
+		     "add a 'NAME [PID]' frame under the root"), \
 	CLI_OPT_FLAG(0, "thread-frames", &(r)->thread_frames, \
-		     "add a 'NAME [TID]' frame under the root")
+		     "add a 'NAME [TID]' frame under the root (and\n" \
+		     "the process's)")
 
 /* How a flame graph is drawn. */
 struct cli_graph {

@@ -189,7 +189,7 @@ int cmd_diff(int argc, char **argv)
 		struct diff_changes c;
 		struct diff_table_opts o = { (size_t)limit, all, threshold };
 
-		diff_changes(&d, r.thread_frames ? 2 : 1, &c);
+		diff_changes(&d, 1 + (size_t)r.process_frames + (size_t)r.thread_frames, &c);
 		flagged = !check ? diff_write_table(text, &c, &o) : diff_write_summary(text, &c, threshold);
 		if (flagged < 0)
 			die_errno("cannot write to standard %s", text == stdout ? "output" : "error");

@@ -49,7 +49,7 @@ int cmd_top(int argc, char **argv)
 	first = cli_parse(&cmd, argc, argv);
 	r.names_only = 1; /* --group line turns --lines on */
 	to = (struct top_opts){ .group = TOP_GROUP_NAME, .sort = sort,
-				.skip = r.thread_frames ? 2 : 1 };
+				.skip = 1 + (size_t)r.process_frames + (size_t)r.thread_frames };
 	if (group == GROUP_IMAGE) {
 		to.group = TOP_GROUP_IMAGE;
 		heading = "IMAGE";

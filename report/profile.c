@@ -32,56 +32,11 @@ struct profile_priv {
 	size_t ninfos, capinfos;
 };
 
-/* The last component of a command's argv[0], or NULL if it has none. */
-static char *command_name(uint32_t argc, char *const *argv)
-{
-	const char *b;
-
-	if (!argc || !argv || !argv[0] || !argv[0][0])
-		return NULL;
-	b = strrchr(argv[0], '/');
-	b = b ? b + 1 : argv[0];
-	return b[0] ? xstrdup(b) : NULL;
-}
-
-char *profile_root_name(const struct trace *t)
-{
-	char *name = command_name(t->session.argc, t->session.argv);
-
-	return name ? name : xasprintf("pid %u", t->session.pid);
-}
-
-/* The index of the program process p ran at time: the last exec at or
- * before it, or its first if none was. */
-static size_t exec_at(const struct trace_process *p, uint64_t time)
-{
-	size_t k = 0;
-
-	while (k + 1 < p->nexecs && p->execs[k + 1].time <= time)
-		k++;
-	return k;
-}
-
-char *profile_process_name(const struct trace *t, uint32_t process, uint64_t time)
-{
-	const struct trace_process *p;
-	char *name = NULL;
-
-	if (process >= t->nprocesses)
-		return profile_root_name(t);
-	p = &t->processes[process];
-	if (p->nexecs) {
-		const struct trace_exec *e = &p->execs[exec_at(p, time)];
-		name = command_name(e->argc, e->argv);
-	}
-	return name ? name : xasprintf("pid %u", p->pid);
-}
-
 /* One distinct (shown stack, root, thread frame) and its count. */
 struct key {
 	const struct trace_sample *first; /* a sample with this stack */
 	const char *root;
-	uint32_t tid;
+	uint32_t pid, tid;
 	const char *thread_name;
 	uint64_t count;
 };
@@ -169,7 +124,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 		const char *tn = NULL;
 		uint64_t *slot, thread = 0, root;
 		uint32_t proc = trace_sample_process(t, s);
-		size_t e = proc < t->nprocesses ? exec_at(&t->processes[proc], s->time) : 0;
+		size_t e = proc < t->nprocesses ? stacks_exec_at(&t->processes[proc], s->time) : 0;
 		int added;
 
 		if (!stacks_keep(st, &o->filter, s))
@@ -178,7 +133,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 		slot = hmap_put(&root_of, proc, e, nroots, &added);
 		if (added) {
 			roots = xgrow(roots, &caproots, nroots + 1, sizeof(*roots));
-			roots[nroots++] = keep(p, profile_process_name(t, proc, s->time));
+			roots[nroots++] = keep(p, stacks_process_name(t, proc, s->time));
 		}
 		root = *slot;
 		if (o->thread_frames) {
@@ -190,7 +145,9 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 		slot = hmap_put(&seen, stacks_sample_key(s), thread | root << 32, nkeys, &added);
 		if (added) {
 			keys = xgrow(keys, &capkeys, nkeys + 1, sizeof(*keys));
-			keys[nkeys++] = (struct key){ s, roots[root], s->tid, tn, 0 };
+			keys[nkeys++] = (struct key){ s, roots[root],
+						      proc < t->nprocesses ? t->processes[proc].pid : t->session.pid,
+						      s->tid, tn, 0 };
 		}
 		keys[*slot].count++;
 		pub->samples++;
@@ -204,8 +161,10 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 		size_t depth = stacks_sample_nodes(st, k->first, &nodes);
 
 		offsets[i] = p->nnames;
-		p->names = xgrow(p->names, &p->capnames, p->nnames + 2, sizeof(*p->names));
+		p->names = xgrow(p->names, &p->capnames, p->nnames + 3, sizeof(*p->names));
 		p->names[p->nnames++] = k->root;
+		if (o->process_frames)
+			p->names[p->nnames++] = keep(p, xasprintf("%s [%u]", k->root, k->pid));
 		if (o->thread_frames)
 			p->names[p->nnames++] = keep(p, xasprintf("%s [%u]",
 					k->thread_name && k->thread_name[0] ? k->thread_name : "?", k->tid));

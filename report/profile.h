@@ -4,8 +4,9 @@
  * The model every output is written from: a list of distinct stacks of
  * frame names, root first, each with the number of samples that had it.
  * The root frame is the process name (the basename of argv[0], or "pid N"
- * if there is no command line); with thread_frames, a frame "NAME [TID]"
- * (the thread's name when sampled) follows the root. Stacks are compared
+ * if there is no command line); with process_frames, a frame "NAME [PID]"
+ * (the same name, and the process's pid) follows the root, then with
+ * thread_frames a frame "NAME [TID]" (the thread's name when sampled). Stacks are compared
  * by name, never by address, so two addresses in one function merge.
  *
  * The list is sorted frame by frame, root first, bytewise (a stack sorts
@@ -28,7 +29,9 @@
 
 struct profile_opts {
 	struct stacks_filter filter;
-	int thread_frames;        /* insert "NAME [TID]" under the root */
+	int process_frames;       /* insert "NAME [PID]" under the root */
+	int thread_frames;        /* insert "NAME [TID]" under the root (and
+	                           * the process frame) */
 };
 
 struct profile_stack {
@@ -64,13 +67,5 @@ const struct profile_frame_info *profile_frame_info(const struct profile *p, con
  * profile_free(). */
 struct profile *profile_build(struct stacks *st, const struct profile_opts *o);
 void profile_free(struct profile *p);
-
-/* The name of the recording t: the last component of its command's
- * argv[0], else "pid N". A heap string the caller frees. */
-char *profile_root_name(const struct trace *t);
-/* The root frame name of a sample of process (an index in t's processes)
- * at time: the last component of argv[0] of the program the process ran
- * then, else "pid N" (its pid). A heap string the caller frees. */
-char *profile_process_name(const struct trace *t, uint32_t process, uint64_t time);
 
 #endif

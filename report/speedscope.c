@@ -202,7 +202,7 @@ int speedscope_write(FILE *f, const struct trace *t, const struct export *e, int
 	struct entry *order = xmalloc((n ? n : 1) * sizeof(*order));
 	struct writer w = { .f = f };
 	struct hmap rank_of;      /* tid -> rank of its first sample */
-	char *root = profile_root_name(t);
+	char *root = stacks_root_name(t);
 
 	hmap_init(&rank_of);
 	for (i = 0; i < n; i++) {

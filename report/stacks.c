@@ -295,6 +295,73 @@ static int selected(struct stacks *s, const struct stacks_filter *f, const struc
 	return !exclude;
 }
 
+/* The last component of a command's argv[0], or NULL if it has none. */
+static char *command_name(uint32_t argc, char *const *argv)
+{
+	const char *b;
+
+	if (!argc || !argv || !argv[0] || !argv[0][0])
+		return NULL;
+	b = strrchr(argv[0], '/');
+	b = b ? b + 1 : argv[0];
+	return b[0] ? xstrdup(b) : NULL;
+}
+
+char *stacks_root_name(const struct trace *t)
+{
+	char *name = command_name(t->session.argc, t->session.argv);
+
+	return name ? name : xasprintf("pid %u", t->session.pid);
+}
+
+size_t stacks_exec_at(const struct trace_process *p, uint64_t time)
+{
+	size_t k = 0;
+
+	while (k + 1 < p->nexecs && p->execs[k + 1].time <= time)
+		k++;
+	return k;
+}
+
+char *stacks_process_name(const struct trace *t, uint32_t process, uint64_t time)
+{
+	const struct trace_process *p;
+	char *name = NULL;
+
+	if (process >= t->nprocesses)
+		return stacks_root_name(t);
+	p = &t->processes[process];
+	if (p->nexecs) {
+		const struct trace_exec *e = &p->execs[stacks_exec_at(p, time)];
+		name = command_name(e->argc, e->argv);
+	}
+	return name ? name : xasprintf("pid %u", p->pid);
+}
+
+/* --pid and --process: the sample's process has one of the pids, and
+ * its name when sampled matches. */
+static int process_passes(const struct trace *t, const struct stacks_filter *f, const struct trace_sample *smp)
+{
+	uint32_t proc = trace_sample_process(t, smp);
+	uint32_t pid = proc < t->nprocesses ? t->processes[proc].pid : t->session.pid;
+	size_t i;
+	int match;
+	char *name;
+
+	if (f->npids) {
+		for (i = 0; i < f->npids && f->pids[i] != pid; i++)
+			;
+		if (i == f->npids)
+			return 0;
+	}
+	if (!f->process_re)
+		return 1;
+	name = stacks_process_name(t, proc, smp->time);
+	match = !regexec(f->process_re, name, 0, NULL, 0);
+	free(name);
+	return match;
+}
+
 int stacks_keep(struct stacks *s, const struct stacks_filter *f, const struct trace_sample *smp)
 {
 	const struct trace *t = s->t;
@@ -318,6 +385,8 @@ int stacks_keep(struct stacks *s, const struct stacks_filter *f, const struct tr
 	if (f->thread_re &&
 	    regexec(f->thread_re, trace_thread_name_at(trace_sample_thread(t, smp), smp->time), 0,
 		    NULL, 0))
+		return 0;
+	if ((f->npids || f->process_re) && !process_passes(t, f, smp))
 		return 0;
 	if (!f->focus && !f->exclude)
 		return 1;

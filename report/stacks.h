@@ -58,6 +58,10 @@ struct stacks_filter {
 	const uint32_t *tids;     /* --tid: keep only these, if ntids > 0 */
 	size_t ntids;
 	const regex_t *thread_re; /* --thread: the name when sampled matches */
+	const uint32_t *pids;     /* --pid: keep only these processes, if npids > 0 */
+	size_t npids;
+	const regex_t *process_re; /* --process: the process's name when sampled
+	                           * (stacks_process_name()) matches */
 	int state;                /* enum stacks_state */
 	uint64_t from;            /* --from: ns since the recording started */
 	uint64_t to;              /* --to: keep samples before this, if has_to */
@@ -69,6 +73,17 @@ struct stacks_filter {
 };
 
 struct stacks;
+
+/* The name of the recording t: the last component of its command's
+ * argv[0], else "pid N". A heap string the caller frees. */
+char *stacks_root_name(const struct trace *t);
+/* The name of process (an index in t's processes) at time, a sample's
+ * root frame: the last component of argv[0] of the program the process
+ * ran then, else "pid N" (its pid). A heap string the caller frees. */
+char *stacks_process_name(const struct trace *t, uint32_t process, uint64_t time);
+/* The index in p->execs of the program p ran at time: the last exec at or
+ * before it, or its first if none was. */
+size_t stacks_exec_at(const struct trace_process *p, uint64_t time);
 
 /* The layer over t, naming frames with sym; both are borrowed until
  * stacks_free(). sym may be NULL for a caller that never asks for frames

@@ -297,7 +297,7 @@ static const char page_style[] =
 static void add_index(struct buf *b, const struct trace *t, const struct thread_table *tt,
 		      char *const *stems)
 {
-	char *root = profile_root_name(t);
+	char *root = stacks_root_name(t);
 	struct buf cmd;
 
 	buf_init(&cmd);

@@ -1,9 +1,12 @@
 /*
  * thread_table.c: one pass over the samples, counting per tid.
  *
- * Threads are found through a hash of tid to row, so a trace with
- * thousands of short-lived threads stays linear. The sort at the end gives
- * the table its deterministic order.
+ * Threads are found through a hash of (tid, process) to row, so a trace
+ * with thousands of short-lived threads stays linear, and a tid that two
+ * processes had is two rows. The sort at the end gives the table its
+ * deterministic order: process by process, as the trace lists them, each
+ * one's busiest thread first; with several processes each group has a
+ * line of its own.
  *
  * Which samples count is report/stacks.h's filter, --focus and --exclude
  * included, so a row counts exactly the samples the other outputs show.
@@ -45,28 +48,31 @@ static int cmp_row(const void *a, const void *b)
 {
 	const struct thread_table_row *x = a, *y = b;
 
+	if (x->process != y->process)
+		return x->process < y->process ? -1 : 1;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* The row of thread tid of process (an index in t's), and th its record
+ * if the trace has one. */
 static struct thread_table_row *row_for(struct thread_table *tt, size_t *cap, struct hmap *m,
-					const struct trace *t, uint32_t tid)
+					uint32_t process, uint32_t tid, const struct trace_thread *th)
 {
-	const struct trace_thread *th;
 	struct thread_table_row *r;
 	uint64_t *slot;
 	int added;
 
-	slot = hmap_put(m, tid, 0, tt->nrows, &added);
+	slot = hmap_put(m, tid, process, tt->nrows, &added);
 	if (!added)
 		return &tt->rows[*slot];
 	tt->rows = xgrow(tt->rows, cap, tt->nrows + 1, sizeof(*tt->rows));
 	r = &tt->rows[tt->nrows++];
 	memset(r, 0, sizeof(*r));
+	r->process = process;
 	r->tid = tid;
 	r->name = "";
-	th = trace_thread_find(t, tid);
 	if (th) {
 		r->known = 1;
 		r->start = th->time_start;
@@ -154,7 +160,7 @@ void thread_table_build(struct stacks *st, const struct thread_table_opts *o,
 		set_span(t, f, out);
 	for (i = 0; i < t->nthreads; i++)
 		if (thread_passes(&t->threads[i], t->threads[i].tid, f))
-			row_for(out, &cap, &map, t, t->threads[i].tid);
+			row_for(out, &cap, &map, t->threads[i].process, t->threads[i].tid, &t->threads[i]);
 	for (i = 0; i < t->nsamples; i++) {
 		const struct trace_sample *s = &t->samples[i];
 		struct thread_table_row *r;
@@ -162,7 +168,7 @@ void thread_table_build(struct stacks *st, const struct thread_table_opts *o,
 
 		if (!stacks_keep(st, f, s))
 			continue;
-		r = row_for(out, &cap, &map, t, s->tid);
+		r = row_for(out, &cap, &map, trace_sample_process(t, s), s->tid, trace_sample_thread(t, s));
 		if (!r->samples || s->time < r->first)
 			r->first = s->time;
 		if (!r->samples || s->time > r->last)
@@ -210,6 +216,27 @@ void thread_table_add_share(struct buf *b, uint64_t part, uint64_t whole)
 
 #define NAME_MAX_WIDTH 32
 
+/* The line over the rows of a process, from row i on: "pid PID: NAME, N
+ * samples", NAME the program it ran last. */
+static void write_process(FILE *f, const struct trace *t, const struct thread_table *tt, size_t i)
+{
+	uint32_t proc = tt->rows[i].process;
+	uint64_t n = 0;
+	struct buf name;
+	char *prog = stacks_process_name(t, proc, UINT64_MAX);
+
+	for (size_t k = i; k < tt->nrows && tt->rows[k].process == proc; k++)
+		n += tt->rows[k].samples;
+	buf_init(&name);
+	buf_grow(&name, 0); /* an empty name is "", not NULL */
+	text_escape(&name, prog);
+	fprintf(f, "pid %" PRIu32 ": %s, %" PRIu64 " sample%s\n",
+		proc < t->nprocesses ? t->processes[proc].pid : t->session.pid, (char *)name.data, n,
+		n == 1 ? "" : "s");
+	buf_release(&name);
+	free(prog);
+}
+
 int thread_table_write(FILE *f, const struct trace *t, const struct thread_table *tt)
 {
 	struct buf name, cell[7];
@@ -231,6 +258,8 @@ int thread_table_write(FILE *f, const struct trace *t, const struct thread_table
 	for (i = 0; i < tt->nrows; i++) {
 		const struct thread_table_row *r = &tt->rows[i];
 
+		if (t->nprocesses > 1 && (!i || r->process != tt->rows[i - 1].process))
+			write_process(f, t, tt, i);
 		buf_reset(&name);
 		text_escape(&name, r->name);
 		if (name.len > w) {

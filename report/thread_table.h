@@ -30,6 +30,7 @@ struct thread_table_bin {
 };
 
 struct thread_table_row {
+	uint32_t process;      /* its process, an index in the trace's */
 	uint32_t tid;
 	const char *name;      /* the latest name; borrowed from the trace */
 	uint64_t samples;      /* samples that passed the filter */

@@ -1,7 +1,8 @@
 /*
  * test_profile.c: the profile model on a trace built by hand in memory:
- * root and thread frames, merging by name, sorting, determinism and the
- * --tid, --thread, --state, --from/--to, --focus and --exclude filters.
+ * root, process and thread frames, merging by name, sorting, determinism
+ * and the --tid, --thread, --pid, --process, --state, --from/--to,
+ * --focus and --exclude filters.
  */
 #include <criterion/criterion.h>
 #include <regex.h>
@@ -118,7 +119,7 @@ Test(profile, root_falls_back_to_pid)
 	make_trace(&t);
 	t.session.argc = 0;
 	t.session.argv = NULL;
-	r = profile_root_name(&t);
+	r = stacks_root_name(&t);
 	cr_assert_str_eq(r, "pid 4242");
 	free(r);
 }
@@ -143,31 +144,87 @@ static unsigned long under_root(const char *folded_text, const char *root)
 	return n;
 }
 
-/* Each sample is rooted at the program its process ran at its time: the
- * worker thread's process ran sh, then execed other at 500. */
-Test(profile, root_is_the_program_its_process_ran_then)
+/* make_trace()'s with a second process, 4300, child of the first: the
+ * worker thread's, which ran sh, then execed other at 500. The arrays
+ * are static: one such trace at a time. */
+static void make_two_processes(struct trace *t)
 {
 	static char *sh[] = { "/bin/sh" }, *other[] = { "/opt/other", "-x" };
-	struct trace_exec execs[] = { { 0, 1, sh }, { 500, 2, other } };
-	struct trace_process procs[2];
-	struct trace_thread th[2];
+	static struct trace_exec execs[2];
+	static struct trace_process procs[2];
+	static struct trace_thread th[2];
+
+	execs[0] = (struct trace_exec){ 0, 1, sh };
+	execs[1] = (struct trace_exec){ 500, 2, other };
+	make_trace(t);
+	procs[0] = t->processes[0];
+	procs[1] = (struct trace_process){ .id = 2, .pid = 4300, .parent = 0, .nexecs = 2, .execs = execs };
+	memcpy(th, t->threads, sizeof(th));
+	th[1].process = 1;
+	t->processes = procs;
+	t->nprocesses = 2;
+	t->threads = th;
+}
+
+/* Each sample is rooted at the program its process ran at its time. */
+Test(profile, root_is_the_program_its_process_ran_then)
+{
 	struct profile_opts o = { 0 };
 	struct trace t;
 	char *s;
 
-	make_trace(&t);
-	procs[0] = t.processes[0];
-	procs[1] = (struct trace_process){ .id = 2, .pid = 4300, .parent = 0, .nexecs = 2, .execs = execs };
-	memcpy(th, t.threads, sizeof(th));
-	th[1].process = 1;
-	t.processes = procs;
-	t.nprocesses = 2;
-	t.threads = th;
+	make_two_processes(&t);
 	s = folded(&t, &o);
 	cr_assert_eq(under_root(s, "myprog"), 4, "%s", s);
 	cr_assert_eq(under_root(s, "sh"), 2, "%s", s);
 	cr_assert_eq(under_root(s, "other"), 1, "%s", s);
 	free(s);
+}
+
+/* A process frame names the program and the pid, under the root and
+ * over the thread frame. */
+Test(profile, process_frames_over_thread_frames)
+{
+	struct profile_opts o = { .process_frames = 1, .thread_frames = 1 };
+	struct trace t;
+	char *s;
+
+	make_two_processes(&t);
+	s = folded(&t, &o);
+	cr_assert_eq(under_root(s, "myprog;myprog [4242];main [10]"), 4, "%s", s);
+	cr_assert_eq(under_root(s, "sh;sh [4300];worker [11]"), 2, "%s", s);
+	cr_assert_eq(under_root(s, "other;other [4300];re\\x3bnamed [11]"), 1, "%s", s);
+	free(s);
+}
+
+/* --pid keeps a process's samples whatever it ran; --process those whose
+ * program, when sampled, has a matching name; the two together both. */
+Test(profile, filter_pid_and_process)
+{
+	uint32_t pids[] = { 4300 }, other_pids[] = { 4242 };
+	struct profile_opts o = { .filter = { .pids = pids, .npids = 1 } };
+	uint64_t n;
+	regex_t re;
+	struct trace t;
+	char *s;
+
+	make_two_processes(&t);
+	s = folded_n(&t, &o, &n);
+	cr_assert_eq(n, 3, "%s", s);
+	cr_assert_eq(under_root(s, "myprog"), 0, "%s", s);
+	free(s);
+	cr_assert_eq(regcomp(&re, "^oth", REG_EXTENDED | REG_NOSUB), 0);
+	o.filter = (struct stacks_filter){ .process_re = &re };
+	s = folded_n(&t, &o, &n);
+	cr_assert_eq(n, 1, "%s", s);
+	cr_assert_eq(under_root(s, "other"), 1, "%s", s);
+	free(s);
+	o.filter.pids = other_pids;
+	o.filter.npids = 1;
+	s = folded_n(&t, &o, &n);
+	cr_assert_eq(n, 0, "%s", s);
+	free(s);
+	regfree(&re);
 }
 
 Test(profile, thread_frames_use_name_when_sampled)

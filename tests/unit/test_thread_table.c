@@ -1,9 +1,8 @@
 /*
  * test_thread_table.c: the per-thread table on a trace built by hand in
- * memory: counts, states (preempted its own), order, lifetimes, the
- * timeline, --focus and
- * --exclude (against the profile's verdict), and the file-name stems of
- * --split.
+ * memory: counts, states (preempted its own), order, grouping by process,
+ * lifetimes, the timeline, --focus and --exclude (against the profile's
+ * verdict), and the file-name stems of --split.
  */
 #include <criterion/criterion.h>
 #include <regex.h>
@@ -274,5 +273,44 @@ Test(thread_table, preempted_counted_apart_in_rows_and_bins)
 	build(&t, &o, &tt);
 	cr_assert_eq(tt.samples, 2);
 	cr_assert_eq(tt.rows[0].preempted, 2);
+	done(&tt);
+}
+
+/* With several processes the rows go process by process, as the trace
+ * lists them, under a line for each: tid 10, the busier, is in the
+ * second process here. */
+Test(thread_table, grouped_by_process)
+{
+	static char *sh[] = { "/bin/sh" };
+	struct trace_exec exec = { 0, 1, sh };
+	struct trace_process procs[2];
+	struct trace_thread th[2];
+	struct thread_table_opts o = { 0 };
+	struct thread_table tt;
+	struct trace t;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	make_trace(&t);
+	procs[0] = t.processes[0];
+	procs[1] = (struct trace_process){ .id = 2, .pid = 4300, .parent = 0, .nexecs = 1, .execs = &exec };
+	memcpy(th, t.threads, sizeof(th));
+	th[0].process = 1;
+	t.processes = procs;
+	t.nprocesses = 2;
+	t.threads = th;
+	build(&t, &o, &tt);
+	cr_assert_eq(tt.nrows, 2);
+	cr_assert_eq(tt.rows[0].tid, 11);
+	cr_assert_eq(tt.rows[0].process, 0);
+	cr_assert_eq(tt.rows[1].tid, 10);
+	cr_assert_eq(tt.rows[1].process, 1);
+	f = open_memstream(&text, &len);
+	cr_assert_eq(thread_table_write(f, &t, &tt), 0);
+	fclose(f);
+	cr_assert(strstr(text, "\npid 4242: myprog, 3 samples\n      11  re;named "), "%s", text);
+	cr_assert(strstr(text, "\npid 4300: sh, 4 samples\n      10  main "), "%s", text);
+	free(text);
 	done(&tt);
 }
