@@ -61,6 +61,7 @@ struct sampler {
 	size_t npr, pr_cap;
 	struct hmap pr_index;   /* (pid, 0) -> index into pr + 1 */
 	uint32_t next_process;  /* the next child's trace id */
+	uint64_t images_ended;  /* images recorded of the processes ended */
 	struct sthread *th;     /* the live threads */
 	size_t nth, th_cap;
 	struct hmap th_index;   /* (tid, 0) -> index into th + 1, of the live ones */
@@ -296,6 +297,7 @@ static void drop_process(struct sampler *s, struct sproc *p)
 {
 	size_t i = (size_t)(p - s->pr);
 
+	s->images_ended += images_count(p->images);
 	images_free(p->images);
 	if (i)
 		target_free(p->view);
@@ -452,7 +454,8 @@ static void fill_stats(struct sampler *s, uint64_t start, uint64_t now)
 {
 	s->st->elapsed_ns = now - start;
 	s->st->live_threads = s->nth;
-	s->st->images = 0;
+	s->st->images = s->images_ended;
+	s->st->processes = s->next_process - SAMPLER_PROCESS;
 	for (size_t i = 0; i < s->npr; i++)
 		s->st->images += images_count(s->pr[i].images);
 	s->st->lost = s->st->counters[TRACE_COUNTER_SAMPLES_LOST];

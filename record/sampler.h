@@ -34,6 +34,7 @@
 struct sampler_stats {
 	uint64_t elapsed_ns;
 	uint64_t samples;
+	uint64_t processes;     /* processes seen: the target's and the children followed */
 	uint64_t threads;       /* threads seen */
 	uint64_t live_threads;
 	uint64_t thread_ns;     /* the threads' time alive while recorded, summed */

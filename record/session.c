@@ -162,9 +162,13 @@ static void summary(const struct session_options *o, const struct engine_choice 
 	int sampler = ch->sampler == ENGINE_SAMPLER_PERF ? TRACE_SAMPLER_PERF : TRACE_SAMPLER_TICK;
 	char note[320];
 
+	char procs[48] = "";
+
+	if (st->processes > 1)
+		snprintf(procs, sizeof(procs), "%llu processes, ", (unsigned long long)st->processes);
 	if (!o->quiet)
-		fprintf(stderr, "%s: %llu samples, %llu thread%s, %llu images, %llu lost, %.1f bytes/sample, wrote '%s'; %s\n",
-			diag_progname(), (unsigned long long)st->samples, (unsigned long long)st->threads,
+		fprintf(stderr, "%s: %llu samples, %s%llu thread%s, %llu images, %llu lost, %.1f bytes/sample, wrote '%s'; %s\n",
+			diag_progname(), (unsigned long long)st->samples, procs, (unsigned long long)st->threads,
 			st->threads == 1 ? "" : "s", (unsigned long long)st->images, (unsigned long long)st->lost,
 			st->samples ? (double)bytes / (double)st->samples : 0.0, o->out_path,
 			engine_kernel_note(ch));
