@@ -175,6 +175,8 @@ struct trace_process {
 	uint64_t time_end;      /* 0 if it did not end while recorded */
 	int32_t has_exit;       /* its exit status is known */
 	int32_t exit_status;    /* its wait(2) status when has_exit */
+	int32_t out_of_reach;   /* it did not end at time_end, but could be
+	                         * recorded no further (TRACE_END_OUT_OF_REACH) */
 	size_t nexecs;
 	struct trace_exec *execs; /* its programs, oldest first; may be none */
 };
@@ -443,9 +445,19 @@ int trace_writer_process(struct trace_writer *w, uint32_t id, uint32_t pid, uint
  * images before then are gone, and the caller records their unloads. */
 int trace_writer_process_exec(struct trace_writer *w, uint32_t id, uint64_t time, uint32_t argc,
 			      char *const *argv);
-/* Process id ended at time; exited says whether status (from wait(2)) is
- * known. */
-int trace_writer_process_end(struct trace_writer *w, uint32_t id, uint64_t time, int exited, int32_t status);
+/* How a process-end record says its process ended. */
+enum trace_end_kind {
+	TRACE_END_UNTOLD = 0,       /* it ended, its exit status not known */
+	TRACE_END_EXITED = 1,       /* it ended with the exit status given */
+	TRACE_END_OUT_OF_REACH = 2, /* it did not end, but ran a program the
+	                             * system would not let the recorder
+	                             * sample (another user's, set-user-ID) */
+};
+
+/* Process id ended at time, or went out of reach, as kind (enum
+ * trace_end_kind) says; status (from wait(2)) is told with
+ * TRACE_END_EXITED. */
+int trace_writer_process_end(struct trace_writer *w, uint32_t id, uint64_t time, int kind, int32_t status);
 /* Records an image in process (an id given to trace_writer_process()).
  * img->id must be unique; img->process and time_unloaded are ignored. */
 int trace_writer_image(struct trace_writer *w, uint32_t process, const struct trace_image *img);

@@ -385,8 +385,9 @@ static int rec_process_end(struct loader *l, struct cursor *c)
 	k = process_get(l, id, time);
 	p = &l->t->processes[k];
 	p->time_end = time;
-	p->has_exit = exited == 1;
+	p->has_exit = exited == TRACE_END_EXITED;
 	p->exit_status = p->has_exit ? (int32_t)status : 0;
+	p->out_of_reach = exited == TRACE_END_OUT_OF_REACH;
 	return 0;
 }
 

@@ -460,19 +460,19 @@ int trace_writer_process_exec(struct trace_writer *w, uint32_t id, uint64_t time
 	return maybe_flush(w);
 }
 
-int trace_writer_process_end(struct trace_writer *w, uint32_t id, uint64_t time, int exited, int32_t status)
+int trace_writer_process_end(struct trace_writer *w, uint32_t id, uint64_t time, int kind, int32_t status)
 {
 	int r;
 
 	if ((r = usable(w)) < 0)
 		return r;
-	if (!id)
+	if (!id || kind < TRACE_END_UNTOLD || kind > TRACE_END_OUT_OF_REACH)
 		return TRACE_E_USAGE;
 	buf_reset(&w->rec);
 	buf_put_uvarint(&w->rec, id);
 	buf_put_uvarint(&w->rec, time);
-	buf_addch(&w->rec, exited ? 1 : 0);
-	buf_put_svarint(&w->rec, exited ? status : 0);
+	buf_addch(&w->rec, (char)kind);
+	buf_put_svarint(&w->rec, kind == TRACE_END_EXITED ? status : 0);
 	meta_record(w, TRACE_REC_PROCESS_END);
 	return maybe_flush(w);
 }

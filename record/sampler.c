@@ -127,6 +127,15 @@ static struct sproc *find_process(const struct sampler *s, uint32_t pid)
 
 int sampler_process_known(const struct sampler *s, uint32_t pid) { return find_process(s, pid) != NULL; }
 
+size_t sampler_process_threads(const struct sampler *s, uint32_t pid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nth; i++)
+		n += s->th[i].pid == pid;
+	return n;
+}
+
 /* Thread tid's process: the one it was started in; else the target's. */
 static struct sproc *process_of(const struct sampler *s, uint32_t tid)
 {
@@ -308,7 +317,7 @@ static void drop_process(struct sampler *s, struct sproc *p)
 	}
 }
 
-int sampler_process_end(struct sampler *s, uint32_t pid, uint64_t time, const int *status)
+int sampler_process_end(struct sampler *s, uint32_t pid, uint64_t time, int kind, int status)
 {
 	struct sproc *p = find_process(s, pid);
 	int r;
@@ -320,7 +329,9 @@ int sampler_process_end(struct sampler *s, uint32_t pid, uint64_t time, const in
 		if (s->th[i].pid == pid)
 			r = sampler_thread_end(s, s->th[i].tid, time);
 	if (r == 0)
-		r = trace_writer_process_end(s->w, p->id, time, status != NULL, status ? *status : 0);
+		r = trace_writer_process_end(s->w, p->id, time, kind, status);
+	if (kind == TRACE_END_OUT_OF_REACH)
+		s->st->out_of_reach++;
 	drop_process(s, p);
 	return r;
 }
@@ -337,7 +348,7 @@ int sampler_process_start(struct sampler *s, uint32_t pid, uint32_t parent, uint
 		return 0;
 	}
 	if (find_process(s, pid))
-		r = sampler_process_end(s, pid, time, NULL);
+		r = sampler_process_end(s, pid, time, TRACE_END_UNTOLD, 0);
 	from = find_process(s, parent);
 	parent_id = from ? from->id : 0;
 	p = add_process(s, pid, id, view);
@@ -423,13 +434,14 @@ static int handle_events(struct sampler *s, uint64_t now)
 			r = sampler_thread_end(s, ev.tid, now);
 			break;
 		case TARGET_EVENT_EXEC:
+			s->st->unprivileged += ev.status != 0;
 			r = sampler_exec(s, ev.pid ? ev.pid : s->pr[0].pid, ev.tid, now, NULL);
 			break;
 		case TARGET_EVENT_PROCESS_START:
 			r = sampler_process_start(s, ev.pid, ev.parent, now, target_view((pid_t)ev.pid));
 			break;
 		case TARGET_EVENT_PROCESS_END:
-			r = sampler_process_end(s, ev.pid, now, &ev.status);
+			r = sampler_process_end(s, ev.pid, now, TRACE_END_EXITED, ev.status);
 			break;
 		case TARGET_EVENT_EXIT:
 			s->exited = 1;

@@ -35,6 +35,9 @@ struct sampler_stats {
 	uint64_t elapsed_ns;
 	uint64_t samples;
 	uint64_t processes;     /* processes seen: the target's and the children followed */
+	uint64_t out_of_reach;  /* children lost to a program of another user */
+	uint64_t unprivileged;  /* execs of a set-user-ID or set-group-ID program
+	                         * that ran without its privileges (traced) */
 	uint64_t threads;       /* threads seen */
 	uint64_t live_threads;
 	uint64_t thread_ns;     /* the threads' time alive while recorded, summed */
@@ -140,6 +143,8 @@ int sampler_thread_known(const struct sampler *s, uint32_t tid);
 /* Whether pid is a live process of the profile: the target's, or a child
  * started and not ended. */
 int sampler_process_known(const struct sampler *s, uint32_t pid);
+/* The live threads of process pid that the profile has. */
+size_t sampler_process_threads(const struct sampler *s, uint32_t pid);
 /* Process pid, a child of process parent (a pid; one not in the profile
  * leaves it without a parent), started at time: recorded, with its image
  * table a copy of its parent's, then what view (target_view(), freed by
@@ -147,10 +152,11 @@ int sampler_process_known(const struct sampler *s, uint32_t pid);
  * end was missed, and the pid reused). */
 int sampler_process_start(struct sampler *s, uint32_t pid, uint32_t parent, uint64_t time,
 			  struct target *view);
-/* A child process ended at time, with its wait(2) status if status is
- * not NULL: its threads end, it is recorded, and its tables are freed.
- * The target's own process is the caller's. */
-int sampler_process_end(struct sampler *s, uint32_t pid, uint64_t time, const int *status);
+/* A child process ended at time, or went out of reach, as kind (enum
+ * trace_end_kind) says, with its wait(2) status for TRACE_END_EXITED:
+ * its threads end, it is recorded, and its tables are freed. The
+ * target's own process is the caller's. */
+int sampler_process_end(struct sampler *s, uint32_t pid, uint64_t time, int kind, int status);
 /* A thread of process pid (a known one; else the target's) started, or
  * was found, at time: recorded with the name the target gives it, if it
  * is selected and not known yet. */

@@ -78,6 +78,7 @@
 #include "common/hmap.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
@@ -931,6 +932,33 @@ static int switch_in(struct perf_src *p, struct sampler *s, const struct pending
 	return r;
 }
 
+/* Whether process pid still runs after its leader's EXIT record: it
+ * exists, is not a zombie and is not exiting (PF_EXITING in the flags of
+ * its stat, which is readable whoever it runs as). The kernel writes
+ * that record for a process whose exec made it undumpable (another
+ * user's set-user-ID program) and stops following it. */
+#define PF_EXITING 0x4u
+static int still_running(uint32_t pid)
+{
+	char path[64], buf[512], *q, state;
+	unsigned flags;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	q = strrchr(buf, ')');
+	if (!q || sscanf(q + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
+		return 0;
+	return state != 'Z' && state != 'X' && !(flags & PF_EXITING);
+}
+
 /* What record i of the round means to the loop, in time order. */
 static int handle(struct perf_src *p, struct sampler *s, size_t i)
 {
@@ -991,15 +1019,21 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 			if ((k = lazy_find(p, q->tid)) < p->nlazy)
 				p->lazy[k] = p->lazy[--p->nlazy];
 		}
-		/* A child's leader: the process is gone (or, rarely, another
+		/* A child ends with its last thread (its leader's end alone
+		 * may be a pthread_exit()). A leader whose process still runs
+		 * after that ran another user's program (set-user-ID), which
+		 * the kernel stopped letting us follow; or (rarely) another
 		 * of its threads called execve: it starts again at its next
-		 * sample, without its parent). */
-		if (q->pid == q->tid) {
-			if (p->cpu_wide)
-				hmap_del(&p->followed, q->pid, 0);
-			return sampler_process_end(s, q->pid, q->time, NULL);
-		}
-		return sampler_thread_end(s, q->tid, q->time);
+		 * sample, without its parent. */
+		r = sampler_thread_end(s, q->tid, q->time);
+		if (r < 0 || q->pid == p->pid || !sampler_process_known(s, q->pid) ||
+		    sampler_process_threads(s, q->pid))
+			return r;
+		if (p->cpu_wide)
+			hmap_del(&p->followed, q->pid, 0);
+		return sampler_process_end(s, q->pid, q->time,
+					   q->tid == q->pid && still_running(q->pid) ? TRACE_END_OUT_OF_REACH
+										       : TRACE_END_UNTOLD, 0);
 	case PERF_REC_SWITCH:
 		if (!sampler_thread_known(s, q->tid))
 			return 0;

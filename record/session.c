@@ -177,6 +177,18 @@ static void summary(const struct session_options *o, const struct engine_choice 
 	    st->counters[TRACE_COUNTER_THROTTLED])
 		warning("sampled at %.0f Hz of the %u Hz asked: %s", achieved, o->rate_hz,
 			trace_rate_note(sampler, st->counters, o->rate_hz, st->samples, secs, note, sizeof(note)));
+	/* What following children could not do, and the fix. */
+	if (st->out_of_reach)
+		warning("%llu process%s ran a program of another user (set-user-ID), which the kernel does not "
+			"let this user sample: recorded until then, as prof-report info shows; run prof-record "
+			"as root to follow such programs", (unsigned long long)st->out_of_reach,
+			st->out_of_reach == 1 ? "" : "es");
+	if (st->unprivileged)
+		warning("%llu set-user-ID or set-group-ID program%s ran without %s privileges, as the kernel "
+			"runs a program traced by a user who may not trace it privileged, and may have acted "
+			"otherwise: run prof-record as root, or use --sampler perf, which leaves a program its "
+			"privileges but cannot sample it", (unsigned long long)st->unprivileged,
+			st->unprivileged == 1 ? "" : "s", st->unprivileged == 1 ? "its" : "their");
 	/* Losses are what a recorder at normal priority risks: said when it
 	 * was asked for more and refused. */
 	if (priority == TRACE_PRIORITY_REFUSED && st->lost)
@@ -355,7 +367,7 @@ int session_run(const struct session_options *o)
 		exit_code = 1;
 	} else {
 		if (end.has_exit)
-			r = trace_writer_process_end(w, SAMPLER_PROCESS, end.time, 1, end.exit_status);
+			r = trace_writer_process_end(w, SAMPLER_PROCESS, end.time, TRACE_END_EXITED, end.exit_status);
 		if (r == 0)
 			r = trace_writer_finish(w, &end);
 		if (r == 0 && close(fd) < 0)

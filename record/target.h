@@ -25,7 +25,10 @@
 enum target_event_kind {
 	TARGET_EVENT_THREAD_START, /* tid of process pid is new (or was found at attach) */
 	TARGET_EVENT_THREAD_END,   /* tid exited */
-	TARGET_EVENT_EXEC,         /* process pid called execve: images change */
+	TARGET_EVENT_EXEC,         /* process pid called execve: images change;
+	                            * status 1 if the program is set-user-ID or
+	                            * set-group-ID and runs without it (the
+	                            * kernel's rule for a traced process) */
 	TARGET_EVENT_EXIT,         /* the process is gone; status is its wait status */
 	TARGET_EVENT_PROCESS_START, /* following: process pid, a child of parent, began */
 	TARGET_EVENT_PROCESS_END,  /* following: process pid ended, with status */

@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/user.h>
@@ -91,6 +92,8 @@ struct thread {
 	int held;               /* stopped by target_stop_thread() */
 	int held_kind;          /* enum stop_kind of the held stop */
 	int interrupted;        /* PTRACE_INTERRUPT sent, stop not yet taken */
+	int vforking;           /* waiting for its vfork child to exec or exit,
+	                         * when it cannot stop: not interrupted */
 	uint8_t state;          /* read just before the interrupt */
 };
 
@@ -230,7 +233,7 @@ static long seize(pid_t tid, int follow)
 	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
 
 	if (follow)
-		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE;
 	return ptrace(PTRACE_SEIZE, tid, 0L, opts);
 }
 
@@ -285,6 +288,22 @@ static void process_gone(struct target *t, int status)
 	}
 }
 
+/* Whether process pid, traced by us, has just exec'd a set-user-ID or
+ * set-group-ID program of another user, which the kernel then runs
+ * without those privileges: a tracer who could not trace it privileged
+ * never gains them, and the program may act otherwise than untraced. */
+static int runs_unprivileged(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (geteuid() == 0 || stat(path, &st) < 0)
+		return 0;
+	return ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	       ((st.st_mode & S_ISGID) && st.st_gid != getegid());
+}
+
 static void exec_happened(struct target *t, uint32_t tid)
 {
 	struct thread *th = find(t, tid);
@@ -304,7 +323,7 @@ static void exec_happened(struct target *t, uint32_t tid)
 		close(th->stat_fd);
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
 	th->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
-	push_event(t, TARGET_EVENT_EXEC, pid, (uint32_t)pid, 0);
+	push_event(t, TARGET_EVENT_EXEC, pid, (uint32_t)pid, runs_unprivileged(pid));
 }
 
 /*
@@ -359,8 +378,12 @@ static int classify(struct target *t, pid_t tid, int status, int *gone, int *sig
 		unsigned long child = 0;
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &child) == 0 && child)
 			add_process(t, (pid_t)child, th->pid);
+		th->vforking = event == PTRACE_EVENT_VFORK;
 		break;
 	}
+	case PTRACE_EVENT_VFORK_DONE:
+		th->vforking = 0;
+		break;
 	case PTRACE_EVENT_EXEC:
 		exec_happened(t, (uint32_t)tid);
 		break;
@@ -579,6 +602,10 @@ int target_interrupt_thread(struct target *t, uint32_t tid)
 		return -ESRCH;
 	if (th->interrupted)
 		return 0;
+	/* A vfork parent stops only once its child has exec'd or exited:
+	 * waiting for it would hold every other thread's tick. */
+	if (th->vforking)
+		return -EAGAIN;
 	th->state = read_state(t, th);
 	if (ptrace(PTRACE_INTERRUPT, (pid_t)tid, 0L, 0L) < 0) {
 		if (errno == ESRCH) {

@@ -328,7 +328,9 @@ static void print_process(const struct trace *t, const uint64_t *counts, size_t 
 
 	printf("%*spid %" PRIu32 ": %" PRIu64 " samples, started %.3f s", (int)(2 + 2 * depth), "", p->pid,
 	       counts[i], rel_s(t, p->time_start));
-	if (p->time_end)
+	if (p->time_end && p->out_of_reach)
+		printf(", out of reach from %.3f s (it ran a program of another user)", rel_s(t, p->time_end));
+	else if (p->time_end)
 		printf(", ended %.3f s", rel_s(t, p->time_end));
 	if (p->has_exit && WIFEXITED(p->exit_status))
 		printf(", exit status %d", WEXITSTATUS(p->exit_status));

@@ -124,7 +124,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 		const char *tn = NULL;
 		uint64_t *slot, thread = 0, root;
 		uint32_t proc = trace_sample_process(t, s);
-		size_t e = proc < t->nprocesses ? stacks_exec_at(&t->processes[proc], s->time) : 0;
+		size_t e = proc < t->nprocesses ? stacks_execs_by(&t->processes[proc], s->time) : 0;
 		int added;
 
 		if (!stacks_keep(st, &o->filter, s))

@@ -314,11 +314,11 @@ char *stacks_root_name(const struct trace *t)
 	return name ? name : xasprintf("pid %u", t->session.pid);
 }
 
-size_t stacks_exec_at(const struct trace_process *p, uint64_t time)
+size_t stacks_execs_by(const struct trace_process *p, uint64_t time)
 {
 	size_t k = 0;
 
-	while (k + 1 < p->nexecs && p->execs[k + 1].time <= time)
+	while (k < p->nexecs && p->execs[k].time <= time)
 		k++;
 	return k;
 }
@@ -327,12 +327,22 @@ char *stacks_process_name(const struct trace *t, uint32_t process, uint64_t time
 {
 	const struct trace_process *p;
 	char *name = NULL;
+	size_t k;
 
 	if (process >= t->nprocesses)
 		return stacks_root_name(t);
-	p = &t->processes[process];
+	/* Before its first exec a process runs the program its parent ran
+	 * when it forked; the walk up is bounded, as parents may loop in a
+	 * hostile trace (the reader cuts loops, this does not rely on it). */
+	for (size_t depth = 0; depth <= t->nprocesses; depth++) {
+		p = &t->processes[process];
+		if ((k = stacks_execs_by(p, time)) || p->parent >= t->nprocesses)
+			break;
+		time = p->time_start;
+		process = p->parent;
+	}
 	if (p->nexecs) {
-		const struct trace_exec *e = &p->execs[stacks_exec_at(p, time)];
+		const struct trace_exec *e = &p->execs[k ? k - 1 : 0];
 		name = command_name(e->argc, e->argv);
 	}
 	return name ? name : xasprintf("pid %u", p->pid);

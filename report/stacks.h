@@ -81,9 +81,9 @@ char *stacks_root_name(const struct trace *t);
  * root frame: the last component of argv[0] of the program the process
  * ran then, else "pid N" (its pid). A heap string the caller frees. */
 char *stacks_process_name(const struct trace *t, uint32_t process, uint64_t time);
-/* The index in p->execs of the program p ran at time: the last exec at or
- * before it, or its first if none was. */
-size_t stacks_exec_at(const struct trace_process *p, uint64_t time);
+/* The programs p began by time: its execs at or before it, 0 while it
+ * still runs the one its parent forked it in. */
+size_t stacks_execs_by(const struct trace_process *p, uint64_t time);
 
 /* The layer over t, naming frames with sym; both are borrowed until
  * stacks_free(). sym may be NULL for a caller that never asks for frames

@@ -108,3 +108,165 @@ if why=$(ptrace_ok); then
 else
 	skip "ptrace-tree" "$why"
 fi
+
+# --- what bad children get. Each with the perf_event sampler where it is
+# allowed, and the ptrace one.
+samplers=()
+"$REPORT" info "$TMP/probe.trace" 2> /dev/null | grep -q '^sampler:    perf' && samplers+=(perf)
+ptrace_ok > /dev/null && samplers+=(ptrace)
+# opts SAMPLER: the options that record with it.
+opts() { if [ "$1" = perf ]; then echo "--sampler perf --mode cpu"; else echo "--sampler ptrace --mode wall"; fi; }
+
+# A child that execs a missing file exits 127 as sh's copy: listed, with
+# no program of its own, and the rest recorded.
+for smp in "${samplers[@]}"; do
+	# shellcheck disable=SC2046
+	"$RECORD" $(opts "$smp") -q -f -o "$TMP/missing.trace" -- sh -c "$TMP/no-such-program; $FIX/split 0.2" \
+		> /dev/null 2> "$TMP/missing.err"
+	"$REPORT" info "$TMP/missing.trace" > "$TMP/missing.info" 2>&1
+	"$REPORT" folded --process split "$TMP/missing.trace" > "$TMP/missing.folded" 2>&1
+	if grep -q '^processes: 3$' "$TMP/missing.info" && [ "$(share "$TMP/missing.folded" '^split;.*;main;')" -ge 80 ] &&
+	   { [ "$smp" = perf ] || grep -q '^    pid [0-9]*: .*exit status 127$' "$TMP/missing.info"; }; then
+		ok "$smp-child-execs-missing-file"
+	else
+		fail "$smp-child-execs-missing-file" "$(sed -n '/^processes:/,/^threads:/p' "$TMP/missing.info" | tr '\n' '|')"
+	fi
+done
+
+# A child that outlives the command: the recording ends with the command,
+# and the child runs on, neither stopped nor traced.
+for smp in "${samplers[@]}"; do
+	# shellcheck disable=SC2046
+	"$RECORD" $(opts "$smp") -q -f -o "$TMP/outlive.trace" -- sh -c "$FIX/split 3 > /dev/null & echo \$! > $TMP/outlive.pid; $FIX/split 0.2 > /dev/null" 2> "$TMP/outlive.err"
+	left=$(cat "$TMP/outlive.pid" 2> /dev/null)
+	state=$(awk '{ print $3 }' "/proc/$left/stat" 2> /dev/null)
+	tracer=$(awk '/^TracerPid:/ { print $2 }' "/proc/$left/status" 2> /dev/null)
+	kill "$left" 2> /dev/null
+	"$REPORT" info "$TMP/outlive.trace" > "$TMP/outlive.info" 2>&1
+	if [ "$state" = R ] && [ "$tracer" = 0 ] && grep -q '^processes: 3$' "$TMP/outlive.info"; then
+		ok "$smp-child-outlives-command-runs-on"
+	else
+		fail "$smp-child-outlives-command-runs-on" "pid ${left:-none}: state ${state:-none}, tracer ${tracer:-none}; $(cat "$TMP/outlive.err") $(sed -n '/^processes:/,/^threads:/p' "$TMP/outlive.info" | tr '\n' '|')"
+	fi
+done
+
+# The recorder killed mid-way: nothing of the tree is left stopped or
+# traced, and the tree finishes its work.
+for smp in "${samplers[@]}"; do
+	# shellcheck disable=SC2046
+	"$RECORD" $(opts "$smp") -q -f -o "$TMP/killed.trace" -- sh -c "$FIX/split 0.6 > /dev/null; $FIX/split 0.6 > /dev/null; echo done > $TMP/killed.done" 2> /dev/null &
+	rec=$!
+	sleep 0.3
+	kids=$(pgrep -P "$rec" | tr '\n' ' ')
+	kids="$kids $(for k in $kids; do pgrep -P "$k"; done | tr '\n' ' ')"
+	kill -KILL "$rec"
+	wait "$rec" 2> /dev/null
+	sleep 0.1
+	bad=
+	for k in $kids; do
+		[ -r "/proc/$k/status" ] || continue
+		st=$(awk '/^State:/ { print $2 }' "/proc/$k/status")
+		tr=$(awk '/^TracerPid:/ { print $2 }' "/proc/$k/status")
+		{ [ "$st" = t ] || [ "$st" = T ] || [ "$tr" != 0 ]; } && bad="$bad $k:$st:$tr"
+	done
+	for _ in $(seq 40); do [ -e "$TMP/killed.done" ] && break; sleep 0.05; done
+	if [ -n "$kids" ] && [ -z "$bad" ] && [ -e "$TMP/killed.done" ]; then
+		ok "$smp-recorder-killed-leaves-tree-free (processes$kids)"
+	else
+		fail "$smp-recorder-killed-leaves-tree-free" "processes: ${kids:-none}; stopped or traced:${bad:- none}; finished: $([ -e "$TMP/killed.done" ] && echo yes || echo no)"
+	fi
+	rm -f "$TMP/killed.done"
+done
+
+# A pid reused within one recording: two processes of the same pid, each
+# with its own program, samples and images.
+if [ -w /proc/sys/kernel/ns_last_pid ]; then
+	reused=
+	for _ in 1 2 3; do
+		"$RECORD" -q -f -o "$TMP/reuse.trace" -- sh -c "$FIX/split 0.2 > /dev/null & p=\$!; wait; echo \$((p - 1)) > /proc/sys/kernel/ns_last_pid; $FIX/shift 0.2 5 > /dev/null" 2> /dev/null
+		"$REPORT" info "$TMP/reuse.trace" > "$TMP/reuse.info" 2>&1
+		pids=$(sed -n '/^processes:/,/^threads:/p' "$TMP/reuse.info" | awk '/^    pid / { print $2 }' | sort | uniq -d)
+		[ -n "$pids" ] && { reused=$pids; break; }
+	done
+	"$REPORT" folded --process-frames "$TMP/reuse.trace" > "$TMP/reuse.folded" 2>&1
+	if [ -n "$reused" ] && [ "$(share "$TMP/reuse.folded" "^split;split \\[${reused%:}\\];.*;main;")" -ge 30 ] &&
+	   [ "$(share "$TMP/reuse.folded" "^shift;shift \\[${reused%:}\\];.*;main;")" -ge 30 ]; then
+		ok "pid-reused-two-processes (pid ${reused%:})"
+	elif [ -z "$reused" ]; then
+		skip "pid-reused-two-processes" "the system gave the second child another pid three times (other processes forked meanwhile)"
+	else
+		fail "pid-reused-two-processes" "$(head -5 "$TMP/reuse.folded" | tr '\n' '|')"
+	fi
+else
+	skip "pid-reused-two-processes" "/proc/sys/kernel/ns_last_pid is not writable (needs root)"
+fi
+
+# A thousand short-lived children: each recorded, and the recorder's peak
+# memory grows by less than 4 KiB a child over a hundred children's (what
+# grows is the trace's stack tree: each child's libraries load at new
+# addresses).
+if [ -x /usr/bin/time ]; then
+	for n in 100 1000; do
+		/usr/bin/time -f %M -o "$TMP/rss.$n" "$RECORD" -q -f -o "$TMP/many.trace" -- sh -c "for i in \$(seq $n); do /bin/true; done" 2> /dev/null
+	done
+	"$REPORT" info "$TMP/many.trace" > "$TMP/many.info" 2>&1
+	r100=$(tail -1 "$TMP/rss.100") r1000=$(tail -1 "$TMP/rss.1000")
+	if grep -q '^processes: 100[12]$' "$TMP/many.info" && [ $((r1000 - r100)) -lt $((900 * 4)) ]; then
+		ok "thousand-children-memory-bounded (peak ${r100} KiB for 100, ${r1000} KiB for 1000)"
+	else
+		fail "thousand-children-memory-bounded" "peak ${r100} KiB for 100, ${r1000} KiB for 1000; $(grep '^processes' "$TMP/many.info")"
+	fi
+else
+	skip "thousand-children-memory-bounded" "needs /usr/bin/time (GNU time) to read the recorder's peak memory"
+fi
+
+# As root: a fork bomb under another user, bounded by its limit on
+# processes (which root itself ignores), recorded to its end; and a set-user-ID program
+# started by a user who may not sample it.
+if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null 2>&1 || ! command -v prlimit > /dev/null 2>&1; then
+	skip "fork-bomb-bounded" "needs root, setpriv and prlimit to run a bomb as another user"
+	skip "setuid-child" "needs root and setpriv to make a set-user-ID program and record as another user"
+	exit 0
+fi
+as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+for smp in "${samplers[@]}"; do
+	# shellcheck disable=SC2046,SC2016
+	timeout 60 "$RECORD" $(opts "$smp") -q -f -o "$TMP/bomb.trace" -- setpriv --reuid 65534 --regid 65534 --clear-groups \
+		prlimit --nproc=40 sh -c 'b() { [ $1 -gt 0 ] && { b $(($1 - 1)) & b $(($1 - 1)) & wait; }; sleep 0.1; }; b 7' \
+		> /dev/null 2> "$TMP/bomb.err"
+	rc=$?
+	n=$("$REPORT" info "$TMP/bomb.trace" 2>&1 | awk '/^processes:/ { print $2 }')
+	if [ "$rc" != 124 ] && [ "${n:-0}" -gt 40 ] && grep -qi 'fork\|resource' "$TMP/bomb.err"; then
+		ok "$smp-fork-bomb-bounded ($n processes recorded, exit $rc)"
+	else
+		fail "$smp-fork-bomb-bounded" "exit $rc, ${n:-no} processes: $(head -c 300 "$TMP/bomb.err")"
+	fi
+done
+
+# The set-user-ID program: a copy of split owned by root. Run by nobody,
+# the perf_event sampler loses it at its exec (the kernel stops following
+# a process its exec made undumpable), says so, and records what follows;
+# under ptrace the kernel runs it without its privileges, which is said.
+mkdir -m 755 "$TMP/suid"
+chmod 755 "$TMP"
+cp "$FIX/split" "$TMP/suid/split-suid"
+chmod 4755 "$TMP/suid/split-suid"
+cp "$FIX/split" "$RECORD" "$TMP/suid/"
+chown 65534 "$TMP/suid"
+for smp in "${samplers[@]}"; do
+	# shellcheck disable=SC2046
+	as_nobody "$TMP/suid/prof-record" $(opts "$smp") -q -f -o "$TMP/suid/suid.trace" -- \
+		sh -c "$TMP/suid/split-suid 0.3; $TMP/suid/split 0.2" > /dev/null 2> "$TMP/suid.err"
+	"$REPORT" info "$TMP/suid/suid.trace" > "$TMP/suid.info" 2>&1
+	"$REPORT" folded --process split "$TMP/suid/suid.trace" > "$TMP/suid.folded" 2>&1
+	case $smp in
+	perf) want='out of reach from' said='ran a program of another user' ;;
+	*) want='exit status 0' said='ran without its privileges' ;;
+	esac
+	if grep -q "$want" "$TMP/suid.info" && grep -q "$said" "$TMP/suid.err" &&
+	   [ "$(share "$TMP/suid.folded" ';main;')" -ge 80 ]; then
+		ok "$smp-setuid-child-said"
+	else
+		fail "$smp-setuid-child-said" "$(cat "$TMP/suid.err") $(sed -n '/^processes:/,/^threads:/p' "$TMP/suid.info" | tr '\n' '|')"
+	fi
+done

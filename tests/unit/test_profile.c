@@ -181,6 +181,23 @@ Test(profile, root_is_the_program_its_process_ran_then)
 	free(s);
 }
 
+/* Before its first exec a child runs the program its parent forked it
+ * in: the worker's process here only execs other at 500. */
+Test(profile, before_its_exec_a_child_runs_its_parents_program)
+{
+	struct profile_opts o = { 0 };
+	struct trace t;
+	char *s;
+
+	make_two_processes(&t);
+	t.processes[1].execs++;
+	t.processes[1].nexecs = 1;
+	s = folded(&t, &o);
+	cr_assert_eq(under_root(s, "myprog"), 6, "%s", s);
+	cr_assert_eq(under_root(s, "other"), 1, "%s", s);
+	free(s);
+}
+
 /* A process frame names the program and the pid, under the root and
  * over the thread frame. */
 Test(profile, process_frames_over_thread_frames)

@@ -1426,7 +1426,10 @@ Test(trace_writer, processes_read_back_each_with_its_images)
 	cr_assert_eq(trace_writer_thread_start(w, 7, 101, 5100), 0);
 	cr_assert_eq(trace_writer_sample(w, 5300, 100, TRACE_STATE_RUNNING, 0, stack, 2), 0);
 	cr_assert_eq(trace_writer_sample(w, 5300, 101, TRACE_STATE_RUNNING, 0, stack, 2), 0);
-	cr_assert_eq(trace_writer_process_end(w, 7, 5400, 1, 3 << 8), 0);
+	cr_assert_eq(trace_writer_process_end(w, 7, 5400, TRACE_END_EXITED, 3 << 8), 0);
+	cr_assert_eq(trace_writer_process(w, 8, 102, 1, 5450), 0);
+	cr_assert_eq(trace_writer_process_end(w, 8, 5460, TRACE_END_OUT_OF_REACH, 5), 0);
+	cr_assert_eq(trace_writer_process_end(w, 8, 5470, 3, 0), TRACE_E_USAGE);
 	cr_assert_eq(trace_writer_process(w, 0, 1, 0, 1), TRACE_E_USAGE);
 	cr_assert_eq(trace_writer_process(w, 3, 1, 3, 1), TRACE_E_USAGE);
 	cr_assert_eq(trace_writer_thread_start(w, 0, 5, 1), TRACE_E_USAGE);
@@ -1437,7 +1440,11 @@ Test(trace_writer, processes_read_back_each_with_its_images)
 	close(fd);
 
 	t = load(bl);
-	cr_assert_eq(t->nprocesses, 2);
+	cr_assert_eq(t->nprocesses, 3);
+	cr_assert_eq(t->processes[2].time_end, 5460);
+	cr_assert(t->processes[2].out_of_reach);
+	cr_assert(!t->processes[2].has_exit);
+	cr_assert_eq(t->processes[2].exit_status, 0);
 	cr_assert_eq(t->processes[0].id, 1);
 	cr_assert_eq(t->processes[0].pid, 100);
 	cr_assert_eq(t->processes[0].parent, TRACE_NO_PROCESS);
@@ -1454,6 +1461,7 @@ Test(trace_writer, processes_read_back_each_with_its_images)
 	cr_assert_eq(t->processes[1].time_end, 5400);
 	cr_assert(t->processes[1].has_exit);
 	cr_assert_eq(t->processes[1].exit_status, 3 << 8);
+	cr_assert(!t->processes[1].out_of_reach);
 	cr_assert_eq(t->images[0].process, 0);
 	cr_assert_eq(t->images[1].process, 1);
 	cr_assert_eq(trace_thread_find(t, 100)->process, 0);
