@@ -201,6 +201,31 @@ else
 	skip "pid-reused-two-processes" "/proc/sys/kernel/ns_last_pid is not writable (needs root)"
 fi
 
+# cargo run --release on the Rust fixture: cargo starts the program as
+# its child, whose functions are named under its own root.
+if ! command -v cargo > /dev/null 2>&1; then
+	skip "cargo-run-names-the-program" "cargo is not installed"
+else
+	mkdir -p "$TMP/crate/src"
+	printf '[package]\nname = "shapes"\nversion = "0.1.0"\nedition = "2021"\n\n[profile.release]\ndebug = true\n' \
+		> "$TMP/crate/Cargo.toml"
+	cp "$TOP/testdata/rust/shapes.rs" "$TMP/crate/src/main.rs"
+	export CARGO_TARGET_DIR="$TMP/crate/target" RUSTFLAGS="-C force-frame-pointers=yes"
+	if ! out=$(cd "$TMP/crate" && cargo build --release --offline -q 2>&1); then
+		skip "cargo-run-names-the-program" "cargo cannot build the fixture offline here: $(echo "$out" | tail -1)"
+	else
+		(cd "$TMP/crate" && "$RECORD" -q -f -o "$TMP/cargo.trace" -- cargo run --release --offline -q -- 0.5 > /dev/null 2>&1)
+		"$REPORT" folded "$TMP/cargo.trace" > "$TMP/cargo.folded" 2>&1
+		s=$(share "$TMP/cargo.folded" '^shapes;.*shapes::geometry::spin')
+		if [ "$s" -ge 80 ]; then
+			ok "cargo-run-names-the-program (${s}% in shapes::geometry::spin under shapes)"
+		else
+			fail "cargo-run-names-the-program" "${s}%: $(sort -t' ' -k2 -nr "$TMP/cargo.folded" | head -3 | cut -c1-200 | tr '\n' '|')"
+		fi
+	fi
+	unset CARGO_TARGET_DIR RUSTFLAGS
+fi
+
 # A thousand short-lived children: each recorded, and the recorder's peak
 # memory grows by less than 4 KiB a child over a hundred children's (what
 # grows is the trace's stack tree: each child's libraries load at new
