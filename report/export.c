@@ -104,13 +104,19 @@ struct export *export_build(struct stacks *st, const struct stacks_filter *f)
 			     .kernel_loc = NO_LOCATION };
 	struct export *e = b.e;
 	struct hmap stack_of;     /* stacks_sample_key() -> export stack */
+	struct hmap program_of;   /* (process, programs begun) -> e->programs */
+	size_t capprograms = 0;
 
+	e->processes = t->nprocesses > 1;
 	hmap_init(&stack_of);
+	hmap_init(&program_of);
 	hmap_init(&b.loc_of);
 	hmap_init(&b.func_of);
 	for (size_t i = 0; i < t->nsamples; i++) {
 		const struct trace_sample *s = &t->samples[i];
-		uint64_t *slot;
+		uint32_t proc = trace_sample_process(t, s);
+		const struct trace_process *p = proc < t->nprocesses ? &t->processes[proc] : NULL;
+		uint64_t *slot, *prog;
 		int added;
 
 		if (!stacks_keep(st, f, s))
@@ -118,6 +124,11 @@ struct export *export_build(struct stacks *st, const struct stacks_filter *f)
 		slot = hmap_put(&stack_of, stacks_sample_key(s), 0, 0, &added);
 		if (added)
 			*slot = add_stack(&b, s);
+		prog = hmap_put(&program_of, proc, p ? stacks_execs_by(p, s->time) : 0, e->nprograms, &added);
+		if (added) {
+			e->programs = xgrow(e->programs, &capprograms, e->nprograms + 1, sizeof(*e->programs));
+			e->programs[e->nprograms++] = stacks_process_name(t, proc, s->time);
+		}
 		e->samples = xgrow(e->samples, &b.capsamples, e->nsamples + 1, sizeof(*e->samples));
 		e->samples[e->nsamples++] = (struct export_sample){
 			.time = s->time > t->session.start_monotonic_ns
@@ -126,9 +137,12 @@ struct export *export_build(struct stacks *st, const struct stacks_filter *f)
 			.stack = (uint32_t)*slot,
 			.state = s->state,
 			.thread = trace_thread_name_at(trace_sample_thread(t, s), s->time),
+			.pid = p ? p->pid : t->session.pid,
+			.process = e->programs[*prog],
 		};
 	}
 	hmap_release(&stack_of);
+	hmap_release(&program_of);
 	hmap_release(&b.loc_of);
 	hmap_release(&b.func_of);
 	return e;
@@ -145,6 +159,9 @@ void export_free(struct export *e)
 	free(e->stack_locs);
 	free(e->stacks);
 	free(e->samples);
+	for (size_t i = 0; i < e->nprograms; i++)
+		free(e->programs[i]);
+	free(e->programs);
 	free(e);
 }
 

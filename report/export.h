@@ -50,6 +50,10 @@ struct export_sample {
 	uint8_t state;            /* enum trace_state */
 	const char *thread;       /* the thread's name when sampled, or "";
 	                           * borrowed from the trace */
+	uint32_t pid;             /* its process's */
+	const char *process;      /* the name of the program its process ran
+	                           * then (stacks_process_name()); owned by the
+	                           * export */
 };
 
 struct export {
@@ -67,6 +71,9 @@ struct export {
 	size_t nstacks;
 	struct export_sample *samples;    /* recording order */
 	size_t nsamples;
+	char **programs;                  /* the samples' process names */
+	size_t nprograms;
+	int processes;                    /* the trace has more than one */
 };
 
 /* Builds the model of the samples of st's trace that pass f, named by st,

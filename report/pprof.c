@@ -98,6 +98,10 @@ static int cmp_sample(const void *a, const void *b)
 
 	if (x->stack != y->stack)
 		return x->stack < y->stack ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if ((c = strcmp(x->process, y->process)))
+		return c;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	if ((c = strcmp(x->thread, y->thread)))
@@ -132,6 +136,10 @@ static void samples(struct buf *b, struct strtab *st, const struct trace *t,
 		buf_reset(&m);
 		pprof_pb_packed(&m, SAMPLE_LOCATION_ID, ids, stk->nlocs);
 		pprof_pb_packed(&m, SAMPLE_VALUE, values, period ? 2 : 1);
+		if (e->processes) {
+			label(&m, st, "process", s->process, 0);
+			label(&m, st, "pid", NULL, s->pid);
+		}
 		if (s->thread[0])
 			label(&m, st, "thread", s->thread, 0);
 		label(&m, st, "tid", NULL, s->tid);

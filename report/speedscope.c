@@ -3,7 +3,9 @@
  *
  * The samples are grouped by thread with one sort of their indices (by
  * thread, then recording order), so a trace of many threads is written in
- * one pass over its samples. The document is built in a buffer that is
+ * one pass over its samples. A thread is a tid of a process running one
+ * program: a process that execs another has a profile for each, and with
+ * several processes a profile is named "PROGRAM [PID] / THREAD [TID]". The document is built in a buffer that is
  * written out whenever it grows past a bound, so memory stays flat for a
  * long recording.
  */
@@ -170,7 +172,10 @@ static void profile(struct writer *w, const struct export *e, const struct entry
 {
 	const struct export_sample *s0 = &e->samples[order[from].idx];
 	uint64_t weight = period ? period : 1, start = period ? s0->time : 0;
-	char *name = xasprintf("%s [%" PRIu32 "]", s0->thread[0] ? s0->thread : "?", s0->tid);
+	const char *thread = s0->thread[0] ? s0->thread : "?";
+	char *name = e->processes ? xasprintf("%s [%" PRIu32 "] / %s [%" PRIu32 "]", s0->process, s0->pid, thread,
+					      s0->tid)
+				  : xasprintf("%s [%" PRIu32 "]", thread, s0->tid);
 	size_t i, j;
 
 	buf_addstr(&w->b, "{\"type\":\"sampled\",\"name\":");
@@ -201,14 +206,17 @@ int speedscope_write(FILE *f, const struct trace *t, const struct export *e, int
 	size_t n = e->nsamples, nthreads = 0, active = 0, best = 0, i, j, k;
 	struct entry *order = xmalloc((n ? n : 1) * sizeof(*order));
 	struct writer w = { .f = f };
-	struct hmap rank_of;      /* tid -> rank of its first sample */
+	struct hmap rank_of;      /* (tid and pid, program) -> rank of its first sample */
 	char *root = stacks_root_name(t);
 
 	hmap_init(&rank_of);
 	for (i = 0; i < n; i++) {
 		int added;
 
-		order[i].rank = (size_t)*hmap_put(&rank_of, e->samples[i].tid, 0, nthreads, &added);
+		const struct export_sample *s = &e->samples[i];
+
+		order[i].rank = (size_t)*hmap_put(&rank_of, s->tid | (uint64_t)s->pid << 32,
+						  (uint64_t)(uintptr_t)s->process, nthreads, &added);
 		order[i].idx = i;
 		nthreads += (size_t)added;
 	}

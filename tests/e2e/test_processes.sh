@@ -109,6 +109,34 @@ else
 	skip "ptrace-tree" "$why"
 fi
 
+# --- exports of the tree: pprof labels each sample with its process and
+# pid (read by go tool pprof), speedscope names each profile by process
+# and thread, and diff compares the programs with process frames.
+if [ -s "$TMP/tree.trace" ]; then
+	"$REPORT" export --format pprof -o "$TMP/tree.pb.gz" "$TMP/tree.trace"
+	if ! command -v go > /dev/null 2>&1; then
+		skip "tree-pprof-labels" "go is not installed"
+	elif go tool pprof -tags "$TMP/tree.pb.gz" > "$TMP/tags" 2>&1 && grep -q '^ process: ' "$TMP/tags" &&
+	     grep -q '(.*%): shift$' "$TMP/tags" && [ "$(sed -n '/^ pid: /,/^$/p' "$TMP/tags" | grep -c '%): [0-9]')" = 4 ]; then
+		ok "tree-pprof-labels"
+	else
+		fail "tree-pprof-labels" "$(head -20 "$TMP/tags" | tr '\n' '|')"
+	fi
+	"$REPORT" export --format speedscope -o "$TMP/tree.json" "$TMP/tree.trace"
+	names=$(grep -Eo '"name":"(split|shift) \[[0-9]+\] / [a-z]+ \[[0-9]+\]"' "$TMP/tree.json" | wc -l)
+	if [ "$names" = 3 ]; then
+		ok "tree-speedscope-profile-per-process-thread"
+	else
+		fail "tree-speedscope-profile-per-process-thread" "$names of 3: $(grep -o '"name":"[^"]*"' "$TMP/tree.json" | head -5 | tr '\n' ' ')"
+	fi
+	if "$REPORT" diff --process-frames "$TMP/tree.trace" "$TMP/exec.trace" > "$TMP/diff" 2>&1 &&
+	   grep -q ' total  path_a$' "$TMP/diff" && ! grep -q ' \[[0-9]*\]$' "$TMP/diff"; then
+		ok "tree-diff-with-process-frames"
+	else
+		fail "tree-diff-with-process-frames" "$(head -5 "$TMP/diff" | tr '\n' '|')"
+	fi
+fi
+
 # --- what bad children get. Each with the perf_event sampler where it is
 # allowed, and the ptrace one.
 samplers=()
