@@ -202,6 +202,10 @@ struct perf_src {
 				 * (and, following, its descendants) */
 	struct hmap followed;   /* cpu_wide, following: (pid, 0) of each
 				 * process descended from pid since the start */
+	struct hmap ended;      /* (pid, 0) of the children ended, whose late
+				 * samples (a CPU's events see a process
+				 * after its EXIT record) are dropped, until
+				 * a fork reuses the pid */
 	int read_stacks;        /* wall mode: stacks read, not copied */
 	struct ring *rings;     /* RING__COUNT per CPU, kind-major */
 	int *cpus;
@@ -975,9 +979,12 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 	case PERF_REC_SAMPLE:
 		/* Started between the threads' listing and the events, or
 		 * its fork's record lost. */
-		if (!sampler_process_known(s, q->pid) &&
-		    (r = sampler_process_start(s, q->pid, 0, q->time, target_view((pid_t)q->pid))) < 0)
-			return r;
+		if (!sampler_process_known(s, q->pid)) {
+			if (hmap_get(&p->ended, q->pid, 0))
+				return 0;
+			if ((r = sampler_process_start(s, q->pid, 0, q->time, target_view((pid_t)q->pid))) < 0)
+				return r;
+		}
 		if (!sampler_thread_known(s, q->tid) &&
 		    ((r = sampler_thread_start(s, q->pid, q->tid, q->time)) < 0 || !sampler_thread_known(s, q->tid)))
 			return r;
@@ -1004,10 +1011,12 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		return sampler_thread_name(s, q->tid, q->time, p->names + q->off);
 	case PERF_REC_FORK:
 		/* A new process: a child of q->value's. */
-		if (q->pid == q->tid && q->value != q->pid &&
-		    (r = sampler_process_start(s, q->pid, (uint32_t)q->value, q->time,
-					       target_view((pid_t)q->pid))) < 0)
-			return r;
+		if (q->pid == q->tid && q->value != q->pid) {
+			hmap_del(&p->ended, q->pid, 0);
+			r = sampler_process_start(s, q->pid, (uint32_t)q->value, q->time, target_view((pid_t)q->pid));
+			if (r < 0)
+				return r;
+		}
 		r = sampler_thread_start(s, q->pid, q->tid, q->time);
 		/* Only a thread recorded (-t) has ticks to lose. */
 		if (r == 0 && p->off && sampler_thread_known(s, q->tid))
@@ -1031,6 +1040,7 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 			return r;
 		if (p->cpu_wide)
 			hmap_del(&p->followed, q->pid, 0);
+		*hmap_put(&p->ended, q->pid, 0, 1, NULL) = 1;
 		return sampler_process_end(s, q->pid, q->time,
 					   q->tid == q->pid && still_running(q->pid) ? TRACE_END_OUT_OF_REACH
 										       : TRACE_END_UNTOLD, 0);
@@ -1411,6 +1421,7 @@ static void perf_release(struct sampler_source *src)
 	free(p->names);
 	free(p->chain);
 	hmap_release(&p->followed);
+	hmap_release(&p->ended);
 	free(p);
 }
 
@@ -1481,6 +1492,7 @@ int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, str
 	p->read_stacks = o->wall && memory_readable(p->pid);
 	p->cpu_wide = !o->launched && cpu_wide_allowed(o);
 	hmap_init(&p->followed);
+	hmap_init(&p->ended);
 	if (p->cpu_wide)
 		p->cpu_ns_start = proc_cpu_ns(p->pid);
 	/* A launched command has one thread yet: its events, inherited,

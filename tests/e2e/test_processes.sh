@@ -109,6 +109,33 @@ else
 	skip "ptrace-tree" "$why"
 fi
 
+# --- -p: the children the process starts once attached are recorded too,
+# with every sampler; --no-inherit leaves them out.
+p_case() {
+	local pre=$1 pid
+	shift
+	sh -c "sleep 0.3; $FIX/split 0.3 > /dev/null; $FIX/shift 0.3 5 > /dev/null" &
+	pid=$!
+	"$RECORD" "$@" -q -f -o "$TMP/p.trace" -p "$pid" 2> "$TMP/p.err"
+	wait "$pid"
+	"$REPORT" info "$TMP/p.trace" > "$TMP/p.info" 2>&1
+	"$REPORT" folded --state running "$TMP/p.trace" > "$TMP/p.folded" 2>&1
+	if [ "$pre" = no-inherit ]; then
+		grep -q '^processes: 1$' "$TMP/p.info" && [ "$(share "$TMP/p.folded" '^s[ph]i[lf]t;')" = 0 ] &&
+			ok "attach-no-inherit-leaves-children-out" && return
+	elif [ "$(share "$TMP/p.folded" '^split;.*;main;')" -ge 40 ] && [ "$(share "$TMP/p.folded" '^shift;.*;main;')" -ge 40 ]; then
+		ok "$pre-attach-records-later-children ($(grep '^processes' "$TMP/p.info"))"
+		return
+	fi
+	fail "$pre-attach-children" "$(cat "$TMP/p.err") $(sed -n '/^processes:/,/^threads:/p' "$TMP/p.info" | tr '\n' '|')"
+}
+if "$REPORT" info "$TMP/probe.trace" 2> /dev/null | grep -q '^sampler:    perf'; then
+	p_case cpu --mode cpu
+	p_case wall --mode wall
+	p_case no-inherit --no-inherit
+fi
+ptrace_ok > /dev/null && p_case ptrace --sampler ptrace --mode wall
+
 # --- exports of the tree: pprof labels each sample with its process and
 # pid (read by go tool pprof), speedscope names each profile by process
 # and thread, and diff compares the programs with process frames.
