@@ -31,9 +31,11 @@ void images_free(struct images *im);
  * present at the start. Returns 0, or a negative trace_writer error; a map
  * that cannot be read (the process is gone) is not an error. */
 int images_update(struct images *im, struct trace_writer *w, uint64_t now);
-/* Linux: a forked process's table begins as a copy of its parent's (from,
- * which shares with im), recorded as im's images loaded at now; reading
- * its own map later finds them there. Returns 0 or a trace_writer error. */
+/* A forked process's table begins as its parent's (from, which shares
+ * with im): on Linux a copy, recorded as im's images loaded at now, which
+ * reading its own map later finds there (so a child gone before its map
+ * could be read has them); on macOS, where children are not followed,
+ * its own dyld list, read. Returns 0 or a trace_writer error. */
 int images_inherit(struct images *im, const struct images *from, struct trace_writer *w, uint64_t now);
 /* Linux: the kernel reported an executable mapping of the process at
  * now, of [start, start + len) from offset in the file path (inode): if

@@ -178,6 +178,12 @@ out:
 	return r;
 }
 
+int images_inherit(struct images *im, const struct images *from, struct trace_writer *w, uint64_t now)
+{
+	(void)from;
+	return images_update(im, w, now);
+}
+
 /* The platform's part of the unwind configuration: the leaf search, and
  * where arm64 pointer authentication starts in macOS's addresses. */
 void images_unwind_hooks(struct images *im, struct unwind_config *cfg)

@@ -85,7 +85,7 @@ static void push_event(struct target *t, int kind, uint32_t tid, int status)
 	if (t->ev_head == t->nev)
 		t->ev_head = t->nev = 0;
 	t->ev = xgrow(t->ev, &t->ev_cap, t->nev + 1, sizeof(*t->ev));
-	t->ev[t->nev++] = (struct target_event){ kind, tid, status };
+	t->ev[t->nev++] = (struct target_event){ .kind = kind, .tid = tid, .status = status };
 }
 
 static struct thread *find(struct target *t, uint32_t tid)
