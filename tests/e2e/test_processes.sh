@@ -31,18 +31,28 @@ exec_case() {
 	fi
 }
 
+# The recordings each case is made with, as "NAME OPTIONS...": perf_event
+# in both modes where it is allowed, and the ptrace sampler; "samplers"
+# has one of each sampler.
+setups=() samplers=()
 probe=$("$RECORD" -q -f -o "$TMP/probe.trace" -- true 2>&1)
 if "$REPORT" info "$TMP/probe.trace" 2> /dev/null | grep -q '^sampler:    perf'; then
-	exec_case cpu --mode cpu
-	exec_case wall --mode wall
+	setups+=("cpu --mode cpu" "wall --mode wall")
+	samplers+=("perf --sampler perf --mode cpu")
 else
-	skip "perf-exec" "the perf_event sampler is not allowed here: $probe"
+	skip "perf-processes" "the perf_event sampler is not allowed here: $probe"
 fi
 if why=$(ptrace_ok); then
-	exec_case ptrace --sampler ptrace --mode wall
+	setups+=("ptrace --sampler ptrace --mode wall")
+	samplers+=("ptrace --sampler ptrace --mode wall")
 else
-	skip "ptrace-exec" "$why"
+	skip "ptrace-processes" "$why"
 fi
+
+for setup in "${setups[@]}"; do
+	# shellcheck disable=SC2086
+	exec_case $setup
+done
 
 # --- a process tree: sh -c 'A; A; B', each child computing for 0.6 s. The
 # two programs' shares of the running samples within 5 points of perf's
@@ -89,25 +99,24 @@ else
 	perf_why=${perf_why:-perf is not installed}
 fi
 
-if "$REPORT" info "$TMP/probe.trace" 2> /dev/null | grep -q '^sampler:    perf'; then
-	tree_case cpu --mode cpu
-	tree_case wall --mode wall
-	"$RECORD" --no-inherit -q -f -o "$TMP/alone.trace" -- sh -c "$tree_cmd" > /dev/null 2>&1
+for setup in "${setups[@]}"; do
+	# shellcheck disable=SC2086
+	tree_case $setup
+done
+for smp in "${samplers[@]}"; do
+	# shellcheck disable=SC2086
+	set -- $smp
+	name=$1
+	shift
+	"$RECORD" "$@" --no-inherit -q -f -o "$TMP/alone.trace" -- sh -c "$tree_cmd" > /dev/null 2>&1
 	"$REPORT" info "$TMP/alone.trace" > "$TMP/alone.info" 2>&1
 	"$REPORT" folded "$TMP/alone.trace" > "$TMP/alone.folded" 2>&1
 	if grep -q '^processes: 1$' "$TMP/alone.info" && ! grep -q '^split;\|^shift;' "$TMP/alone.folded"; then
-		ok "no-inherit-records-the-process-alone ($(awk '{ n += $NF } END { print n + 0 }' "$TMP/alone.folded") samples)"
+		ok "$name-no-inherit-records-the-process-alone ($(awk '{ n += $NF } END { print n + 0 }' "$TMP/alone.folded") samples)"
 	else
-		fail "no-inherit-records-the-process-alone" "$(sed -n '/^processes:/,/^threads:/p' "$TMP/alone.info" | tr '\n' '|') $(head -3 "$TMP/alone.folded" | tr '\n' '|')"
+		fail "$name-no-inherit-records-the-process-alone" "$(sed -n '/^processes:/,/^threads:/p' "$TMP/alone.info" | tr '\n' '|') $(head -3 "$TMP/alone.folded" | tr '\n' '|')"
 	fi
-else
-	skip "perf-tree" "the perf_event sampler is not allowed here: $probe"
-fi
-if why=$(ptrace_ok); then
-	tree_case ptrace --sampler ptrace --mode wall
-else
-	skip "ptrace-tree" "$why"
-fi
+done
 
 # --- -p: the children the process starts once attached are recorded too,
 # with every sampler; --no-inherit leaves them out.
@@ -121,7 +130,7 @@ p_case() {
 	"$REPORT" info "$TMP/p.trace" > "$TMP/p.info" 2>&1
 	"$REPORT" folded --state running "$TMP/p.trace" > "$TMP/p.folded" 2>&1
 	if [ "$pre" = no-inherit ]; then
-		grep -q '^processes: 1$' "$TMP/p.info" && [ "$(share "$TMP/p.folded" '^s[ph]i[lf]t;')" = 0 ] &&
+		grep -q '^processes: 1$' "$TMP/p.info" && ! grep -q '^split;\|^shift;' "$TMP/p.folded" &&
 			ok "attach-no-inherit-leaves-children-out" && return
 	elif [ "$(share "$TMP/p.folded" '^split;.*;main;')" -ge 40 ] && [ "$(share "$TMP/p.folded" '^shift;.*;main;')" -ge 40 ]; then
 		ok "$pre-attach-records-later-children ($(grep '^processes' "$TMP/p.info"))"
@@ -129,12 +138,11 @@ p_case() {
 	fi
 	fail "$pre-attach-children" "$(cat "$TMP/p.err") $(sed -n '/^processes:/,/^threads:/p' "$TMP/p.info" | tr '\n' '|')"
 }
-if "$REPORT" info "$TMP/probe.trace" 2> /dev/null | grep -q '^sampler:    perf'; then
-	p_case cpu --mode cpu
-	p_case wall --mode wall
-	p_case no-inherit --no-inherit
-fi
-ptrace_ok > /dev/null && p_case ptrace --sampler ptrace --mode wall
+for setup in "${setups[@]}"; do
+	# shellcheck disable=SC2086
+	p_case $setup
+done
+[ ${#setups[@]} -gt 0 ] && p_case no-inherit --no-inherit
 
 # --- exports of the tree: pprof labels each sample with its process and
 # pid (read by go tool pprof), speedscope names each profile by process
@@ -164,17 +172,13 @@ if [ -s "$TMP/tree.trace" ]; then
 	fi
 fi
 
-# --- what bad children get. Each with the perf_event sampler where it is
-# allowed, and the ptrace one.
-samplers=()
-"$REPORT" info "$TMP/probe.trace" 2> /dev/null | grep -q '^sampler:    perf' && samplers+=(perf)
-ptrace_ok > /dev/null && samplers+=(ptrace)
-# opts SAMPLER: the options that record with it.
-opts() { if [ "$1" = perf ]; then echo "--sampler perf --mode cpu"; else echo "--sampler ptrace --mode wall"; fi; }
+# --- what bad children get, with each sampler. opts SAMPLER: the options
+# that record with it.
+opts() { local s; for s in "${samplers[@]}"; do [ "${s%% *}" = "$1" ] && echo "${s#* }"; done; }
 
 # A child that execs a missing file exits 127 as sh's copy: listed, with
 # no program of its own, and the rest recorded.
-for smp in "${samplers[@]}"; do
+for smp in "${samplers[@]%% *}"; do
 	# shellcheck disable=SC2046
 	"$RECORD" $(opts "$smp") -q -f -o "$TMP/missing.trace" -- sh -c "$TMP/no-such-program; $FIX/split 0.2" \
 		> /dev/null 2> "$TMP/missing.err"
@@ -190,7 +194,7 @@ done
 
 # A child that outlives the command: the recording ends with the command,
 # and the child runs on, neither stopped nor traced.
-for smp in "${samplers[@]}"; do
+for smp in "${samplers[@]%% *}"; do
 	# shellcheck disable=SC2046
 	"$RECORD" $(opts "$smp") -q -f -o "$TMP/outlive.trace" -- sh -c "$FIX/split 3 > /dev/null & echo \$! > $TMP/outlive.pid; $FIX/split 0.2 > /dev/null" 2> "$TMP/outlive.err"
 	left=$(cat "$TMP/outlive.pid" 2> /dev/null)
@@ -207,7 +211,7 @@ done
 
 # The recorder killed mid-way: nothing of the tree is left stopped or
 # traced, and the tree finishes its work.
-for smp in "${samplers[@]}"; do
+for smp in "${samplers[@]%% *}"; do
 	# shellcheck disable=SC2046
 	"$RECORD" $(opts "$smp") -q -f -o "$TMP/killed.trace" -- sh -c "$FIX/split 0.6 > /dev/null; $FIX/split 0.6 > /dev/null; echo done > $TMP/killed.done" 2> /dev/null &
 	rec=$!
@@ -309,7 +313,7 @@ if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null 2>&1 || ! command -v 
 	exit 0
 fi
 as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
-for smp in "${samplers[@]}"; do
+for smp in "${samplers[@]%% *}"; do
 	# shellcheck disable=SC2046,SC2016
 	timeout 60 "$RECORD" $(opts "$smp") -q -f -o "$TMP/bomb.trace" -- setpriv --reuid 65534 --regid 65534 --clear-groups \
 		prlimit --nproc=40 sh -c 'b() { [ $1 -gt 0 ] && { b $(($1 - 1)) & b $(($1 - 1)) & wait; }; sleep 0.1; }; b 7' \
@@ -333,7 +337,7 @@ cp "$FIX/split" "$TMP/suid/split-suid"
 chmod 4755 "$TMP/suid/split-suid"
 cp "$FIX/split" "$RECORD" "$TMP/suid/"
 chown 65534 "$TMP/suid"
-for smp in "${samplers[@]}"; do
+for smp in "${samplers[@]%% *}"; do
 	# shellcheck disable=SC2046
 	as_nobody "$TMP/suid/prof-record" $(opts "$smp") -q -f -o "$TMP/suid/suid.trace" -- \
 		sh -c "$TMP/suid/split-suid 0.3; $TMP/suid/split 0.2" > /dev/null 2> "$TMP/suid.err"

@@ -703,7 +703,7 @@ static void session_open(struct session *s)
 	next_task->nth = 1;
 	cr_assert_eq(target_attach(next_task->pid, 0, &s->t), 0);
 	cr_assert_eq(trace_writer_new(s->fd, &sess, &s->w), 0);
-	s->im = images_new(s->t, 1);
+	s->im = images_new(s->t, 1, NULL);
 }
 
 /* Finishes the trace and loads it back. */
