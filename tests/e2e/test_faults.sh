@@ -194,8 +194,10 @@ for mode in $modes; do
 	fi
 
 	# A frame pointer into unmapped memory: the walk stops there, and why.
+	# Counted are the stacks cut at garbage_fp; a tick before it set its
+	# frame pointer has a whole stack, which stops at its end.
 	record "$mode" gfp-$mode garbage-fp 0.5
-	a=$(has "$TMP/gfp-$mode.folded" ';garbage_fp$')
+	a=$(has "$TMP/gfp-$mode.folded" '^faults;garbage_fp$')
 	un=$(counter "$TMP/gfp-$mode.trace" stop-unreadable)
 	if [ $rc -eq 0 ] && [[ $out == *"garbage-fp done"* ]] && [ "$a" -gt 0 ] && [ "${un:-0}" -ge "$a" ]; then
 		ok "garbage-frame-pointer$x ($a samples end in garbage_fp, stop-unreadable $un)"
