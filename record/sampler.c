@@ -238,16 +238,17 @@ static int exec_record(struct sampler *s, struct sproc *p, uint64_t now, int las
 
 	if (!p->exec_pending)
 		return 0;
-	if (target_cmdline(p->view, &argv, &argc) == 0 && argc)
+	if (target_cmdline(p->view, &argv, &argc) == 0 && argc) {
 		r = trace_writer_process_exec(s->w, p->id, p->exec_time, argc, argv);
-	else if (!last && now - p->exec_time < EXEC_WAIT_NS)
-		return 0;
-	else if (p->exec_comm[0])
-		r = trace_writer_process_exec(s->w, p->id, p->exec_time, 1, name);
+		p->exec_pending = 0;
+	} else if (last || now - p->exec_time >= EXEC_WAIT_NS) {
+		if (p->exec_comm[0])
+			r = trace_writer_process_exec(s->w, p->id, p->exec_time, 1, name);
+		p->exec_pending = 0;
+	}
 	for (uint32_t i = 0; i < argc; i++)
 		free(argv[i]);
 	free(argv);
-	p->exec_pending = 0;
 	return r;
 }
 

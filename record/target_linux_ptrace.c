@@ -376,9 +376,10 @@ static int classify(struct target *t, pid_t tid, int status, int *gone, int *sig
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK: {
 		unsigned long child = 0;
+		/* Adding the child may move the table th points into. */
+		th->vforking = event == PTRACE_EVENT_VFORK;
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &child) == 0 && child)
 			add_process(t, (pid_t)child, th->pid);
-		th->vforking = event == PTRACE_EVENT_VFORK;
 		break;
 	}
 	case PTRACE_EVENT_VFORK_DONE:
