@@ -203,8 +203,11 @@ fi
 # 10 base runs (75/25), 10 more the same and 10 shifted to 67/33, three
 # at a time, each of about 1000 samples at 4000 Hz, in cpu mode: it
 # samples CPU time, so a fixed amount of work takes as many samples
-# whatever the machine's load. Every run makes 840 calls of the same cost
-# (210 units of 3 calls to path_a and 1 to path_b, or 280 of 2 and 1), so
+# whatever the machine's load. Every run makes 1000 calls of the same
+# mean cost (250 units of 3 calls to path_a and 1 to path_b, or 333 of 2
+# and 1; about 0.23 ms each on 2026-12-05's machines, where 840 calls
+# gave 712 to 943 samples in a loaded run, 1060 gave 1103 to 1161 in a
+# quiet one), so
 # that the shifted runs are as long as the others and what they share
 # (the start-up, run) keeps its share. Wall mode, where perf_event is not
 # allowed, counts a run's start-up in wall time, which follows the load:
@@ -223,7 +226,7 @@ record_split() { # NAME WORK...
 }
 export -f record_split
 export RECORD FIX TMP
-for i in 1 2 3 4 5 6 7 8 9 10; do printf 'base%s -n 210\nsame%s -n 210\nshift%s -n 280 2\n' $i $i $i; done \
+for i in 1 2 3 4 5 6 7 8 9 10; do printf 'base%s -n 250\nsame%s -n 250\nshift%s -n 333 2\n' $i $i $i; done \
 	| xargs -P 3 -L 1 bash -c 'record_split "$@"' _
 missing=$(for i in 1 2 3 4 5 6 7 8 9 10; do for k in base same shift; do [ -s "$TMP/$k$i.trace" ] || echo "$k$i"; done; done)
 if [ -n "$missing" ]; then
