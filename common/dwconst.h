@@ -136,8 +136,15 @@
 /* Languages */
 #define DW_LANG_C89 0x0001
 #define DW_LANG_C 0x0002
+#define DW_LANG_C_plus_plus 0x0004
 #define DW_LANG_C99 0x000c
+#define DW_LANG_Go 0x0016
+#define DW_LANG_C_plus_plus_03 0x0019
+#define DW_LANG_C_plus_plus_11 0x001a
+#define DW_LANG_Rust 0x001c
 #define DW_LANG_C11 0x001d
+#define DW_LANG_C_plus_plus_14 0x0021
+#define DW_LANG_C17 0x002c
 
 /* Line programs */
 #define DW_LNS_copy 0x01

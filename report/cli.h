@@ -223,7 +223,7 @@ extern const char *const cli_color_words[];
 #define CLI_OPT_COLORS(g) \
 	CLI_OPT_WORD(0, "colors", "PALETTE", &(g)->colors, cli_color_words, \
 		     "hot (default), image (a hue per image) or lang\n" \
-		     "(Rust, C++, C, unresolved)")
+		     "(Rust, C++, C, Go, unresolved)")
 
 /* Parses argv (argv[0] is the command's name) by c's table, and checks
  * that exactly c->noperands operands are left. Returns the index in argv

@@ -30,6 +30,8 @@ enum demangle_lang {
 	DEMANGLE_LANG_NONE, /* not a mangled name */
 	DEMANGLE_LANG_CXX,  /* Itanium C++ */
 	DEMANGLE_LANG_RUST, /* Rust, legacy or v0 */
+	DEMANGLE_LANG_GO,   /* Go: never mangled, so never set here; symtab.h
+	                     * sets it for the names of a Go program */
 };
 
 /* As demangle_name(), and sets *lang to the mangling that was read. */

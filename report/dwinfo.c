@@ -653,6 +653,7 @@ int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, 
 			frames[n].file = file;
 			frames[n].line = line;
 			frames[n].column = column;
+			frames[n].lang = d->units[cu->unit].lang;
 			n++;
 		}
 		file = dwline_file(&cu->lines, sc->call_file);

@@ -53,6 +53,8 @@ struct dwinfo_frame {
 	                        * (DW_AT_comp_dir, the line table's directory, the
 	                        * file name), or NULL if unknown */
 	uint32_t line, column; /* 0 if unknown */
+	uint16_t lang;         /* the DW_AT_language of the unit that holds
+	                        * addr, or 0 */
 };
 
 struct dwinfo;

@@ -196,16 +196,35 @@ static uint32_t hsl(double h, double s, double l)
 	return rgb(r + m, g + m, b + m);
 }
 
-/* The base hues of the lang palette, and where they vary. */
+/* The base hues of the lang palette, and where they vary. Go is Go's own
+ * cyan, deeper and greener than C++'s blue. */
+enum { HUE_RUST, HUE_CXX, HUE_C, HUE_GO, HUE_UNRESOLVED };
 static const struct lang_hue {
 	const char *label;
 	double hue, spread, sat, light;
 } lang_hues[] = {
-	{ "Rust", 22, 14, 0.85, 0.58 },
-	{ "C++", 205, 22, 0.60, 0.66 },
-	{ "C", 100, 30, 0.50, 0.56 },
-	{ "unresolved", 0, 0, 0.0, 0.70 },
+	[HUE_RUST] = { "Rust", 22, 14, 0.85, 0.58 },
+	[HUE_CXX] = { "C++", 205, 22, 0.60, 0.66 },
+	[HUE_C] = { "C", 100, 30, 0.50, 0.56 },
+	[HUE_GO] = { "Go", 178, 10, 0.80, 0.42 },
+	[HUE_UNRESOLVED] = { "unresolved", 0, 0, 0.0, 0.70 },
 };
+
+static const struct lang_hue *hue_of(const struct profile_frame_info *info)
+{
+	if (!info->resolved)
+		return &lang_hues[HUE_UNRESOLVED];
+	switch (info->lang) {
+	case SYMBOLIZE_LANG_RUST:
+		return &lang_hues[HUE_RUST];
+	case SYMBOLIZE_LANG_CXX:
+		return &lang_hues[HUE_CXX];
+	case SYMBOLIZE_LANG_GO:
+		return &lang_hues[HUE_GO];
+	default:
+		return &lang_hues[HUE_C];
+	}
+}
 
 uint32_t flamegraph_palette_color(int palette, const char *name,
 				  const struct profile_frame_info *info)
@@ -223,8 +242,7 @@ uint32_t flamegraph_palette_color(int palette, const char *name,
 	case FLAMEGRAPH_PALETTE_LANG:
 		if (!info)
 			return NEUTRAL_FILL;
-		lh = !info->resolved ? &lang_hues[3] : info->lang == SYMBOLIZE_LANG_RUST ? &lang_hues[0]
-		   : info->lang == SYMBOLIZE_LANG_CXX ? &lang_hues[1] : &lang_hues[2];
+		lh = hue_of(info);
 		return hsl(lh->hue + lh->spread * v[0], lh->sat, lh->light + 0.12 * (v[1] - 0.5));
 	default:
 		/* reds through yellows, as flamegraph.pl's "hot" */

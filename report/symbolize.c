@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/diag.h"
+#include "common/dwconst.h"
 #include "common/hmap.h"
 #include "report/demangle.h"
 #include "report/dwinfo.h"
@@ -274,7 +275,34 @@ static int lang_of_file(const char *file)
 			return SYMBOLIZE_LANG_CXX;
 	if (!strcmp(dot, ".c") || !strcmp(dot, ".h"))
 		return SYMBOLIZE_LANG_C;
+	if (!strcmp(dot, ".go"))
+		return SYMBOLIZE_LANG_GO;
 	return SYMBOLIZE_LANG_UNKNOWN;
+}
+
+/* A DWARF frame's language: its file's, else its unit's, which names the
+ * language of code in files without a telling suffix (Go's runtime is
+ * partly assembly, "asm_amd64.s", in units of DW_LANG_Go; C++'s headers
+ * may have no suffix at all). */
+static int lang_of_dwarf(const char *file, unsigned dw_lang)
+{
+	int lang = lang_of_file(file);
+
+	if (lang != SYMBOLIZE_LANG_UNKNOWN || !file)
+		return lang;
+	switch (dw_lang) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11: case DW_LANG_C17:
+		return SYMBOLIZE_LANG_C;
+	case DW_LANG_C_plus_plus: case DW_LANG_C_plus_plus_03: case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+		return SYMBOLIZE_LANG_CXX;
+	case DW_LANG_Rust:
+		return SYMBOLIZE_LANG_RUST;
+	case DW_LANG_Go:
+		return SYMBOLIZE_LANG_GO;
+	default:
+		return SYMBOLIZE_LANG_UNKNOWN;
+	}
 }
 
 static int lang_of_mangling(int demangle_lang)
@@ -284,6 +312,8 @@ static int lang_of_mangling(int demangle_lang)
 		return SYMBOLIZE_LANG_CXX;
 	case DEMANGLE_LANG_RUST:
 		return SYMBOLIZE_LANG_RUST;
+	case DEMANGLE_LANG_GO:
+		return SYMBOLIZE_LANG_GO;
 	default:
 		return SYMBOLIZE_LANG_C;
 	}
@@ -325,7 +355,7 @@ static void resolve_dwarf(struct symbolize *s, struct dwinfo *dw, long img, uint
 
 	for (int i = chain_start(s, n); i < n; i++)
 		chain_frame(s, img, rel, fr[i].function, fr[i].file, fr[i].line,
-			    lang_of_file(fr[i].file), i, n);
+			    lang_of_dwarf(fr[i].file, fr[i].lang), i, n);
 }
 
 /* Appends the frames a symbol pack holds for link-time address at, or

@@ -34,13 +34,17 @@
 #include "report/locate.h"
 #include "report/pack.h"
 
-/* The language a frame's code is in, as far as can be told: from the
- * mangling of its symbol, else from its source file's suffix. */
+/* The language a frame's code is in, as far as can be told: from its
+ * source file's suffix, else the language of its DWARF unit; for a symbol,
+ * from its mangling, or Go for a Go program's names (report/symtab.h). */
 enum symbolize_lang {
 	SYMBOLIZE_LANG_UNKNOWN = TRACE_SYMS_LANG_UNKNOWN, /* as a symbol pack stores them */
 	SYMBOLIZE_LANG_C = TRACE_SYMS_LANG_C,
 	SYMBOLIZE_LANG_CXX = TRACE_SYMS_LANG_CXX,
 	SYMBOLIZE_LANG_RUST = TRACE_SYMS_LANG_RUST,
+	/* The trace format has no number for Go yet: a symbol pack stores
+	 * this one, which its readers take for unknown. */
+	SYMBOLIZE_LANG_GO = TRACE_SYMS_LANG_RUST + 1,
 };
 
 struct symbolize_frame {

@@ -7,6 +7,13 @@
  * and collapse aliases to one name, so a lookup is a single binary search.
  * Names live in one pool owned by the table, which is why the mapped file
  * can be released afterwards.
+ *
+ * Go is not mangled, but its linker names an assembly function of the
+ * old calling convention "pkg.name.abi0": in a Go program (one that
+ * defines runtime.goexit, the function every goroutine returns to) that
+ * suffix is dropped, so that a name reads as Go's DWARF, pprof and the
+ * runtime's own tracebacks write it, and every name with a package path
+ * (a '.') is Go's; the others are the C of cgo.
  */
 #include "symtab.h"
 
@@ -55,6 +62,34 @@ static void collect(void *ctx, const struct objfile_symbol *sym)
 	e->name = st->pool.len;
 	buf_add(&st->pool, name, strlen(name) + 1);
 	free(plain);
+}
+
+/* A Go program's names as Go writes them: without the ".abi0" of its
+ * assembly, and of the Go language, if st holds runtime.goexit. */
+static void go_names(struct symtab *st)
+{
+	static const char abi0[] = ".abi0";
+	const size_t nabi0 = sizeof(abi0) - 1;
+	size_t i;
+
+	for (i = 0; i < st->n; i++) {
+		const char *name = (const char *)st->pool.data + st->v[i].name;
+
+		if (!strcmp(name, "runtime.goexit") || !strcmp(name, "runtime.goexit.abi0"))
+			break;
+	}
+	if (i == st->n)
+		return;
+	for (i = 0; i < st->n; i++) {
+		char *name = (char *)st->pool.data + st->v[i].name;
+		size_t len = strlen(name);
+
+		if (st->v[i].lang != DEMANGLE_LANG_NONE || !strchr(name, '.'))
+			continue;
+		st->v[i].lang = DEMANGLE_LANG_GO;
+		if (len > nabi0 && !strcmp(name + len - nabi0, abi0))
+			name[len - nabi0] = 0;
+	}
 }
 
 static const struct symtab *sort_ctx;
@@ -126,6 +161,7 @@ int symtab_new(const struct objfile *of, struct symtab **out)
 		symtab_free(st);
 		return err;
 	}
+	go_names(st);
 	/* An ELF file's .dynsym repeats names of its .symtab: such a name
 	 * keeps the place .symtab gave it. Then one name an address, as
 	 * llvm-symbolizer picks it among aliases. */

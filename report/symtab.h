@@ -25,7 +25,8 @@ void symtab_free(struct symtab *st);
 
 /* Returns the name of the function containing link-time address addr, or
  * NULL. *start and *lang (if non-NULL) get the symbol's address and the
- * enum demangle_lang of its mangling. A symbol with a
+ * enum demangle_lang of its mangling (DEMANGLE_LANG_GO for a Go program's
+ * names, which lose the ".abi0" of Go's assembly). A symbol with a
  * size covers [value, value+size); one without a size covers up to the
  * next symbol, within its section. Among aliases at one address the one
  * with the largest size wins, then the one the file lists last, as
