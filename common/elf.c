@@ -147,10 +147,20 @@ int elf_section_by_name(const struct elf_file *e, const char *name, struct elf_s
 	return ELF_E_NOTFOUND;
 }
 
-/* Looks for a GNU build-id note in n bytes of notes padded to align. */
-static int scan_notes(const uint8_t *p, uint64_t n, uint64_t align, const uint8_t **id, size_t *len)
+static int all_zero(const uint8_t *p, size_t n)
 {
-	uint64_t pos = 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Looks for a note of this name and type in n bytes of notes padded to
+ * align. */
+static int scan_notes(const uint8_t *p, uint64_t n, uint64_t align, const char *want, uint32_t want_type,
+		      const uint8_t **desc_out, size_t *len)
+{
+	uint64_t pos = 0, want_len = strlen(want) + 1;
 
 	if (align != 8)
 		align = 4;
@@ -163,10 +173,12 @@ static int scan_notes(const uint8_t *p, uint64_t n, uint64_t align, const uint8_
 
 		if (name_pad > n - name || descsz > n - desc)
 			return ELF_E_CORRUPT;
-		if (type == ELF_NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + name, "GNU", 4) == 0) {
+		/* Go's linker writes its name padded with NULs into namesz. */
+		if (type == want_type && namesz >= want_len && memcmp(p + name, want, want_len) == 0 &&
+		    all_zero(p + name + want_len, namesz - want_len)) {
 			if (descsz == 0)
 				return ELF_E_CORRUPT;
-			*id = p + desc;
+			*desc_out = p + desc;
 			*len = descsz;
 			return 0;
 		}
@@ -177,7 +189,7 @@ static int scan_notes(const uint8_t *p, uint64_t n, uint64_t align, const uint8_
 	return ELF_E_NOTFOUND;
 }
 
-int elf_build_id(const struct elf_file *e, const uint8_t **id, size_t *len)
+int elf_note(const struct elf_file *e, const char *name, uint32_t type, const uint8_t **desc, size_t *len)
 {
 	int corrupt = 0;
 
@@ -190,7 +202,7 @@ int elf_build_id(const struct elf_file *e, const uint8_t **id, size_t *len)
 			corrupt = 1;
 			continue;
 		}
-		r = scan_notes(e->data + s.offset, s.filesz, segment_align(e, i), id, len);
+		r = scan_notes(e->data + s.offset, s.filesz, segment_align(e, i), name, type, desc, len);
 		if (r == 0)
 			return 0;
 		if (r == ELF_E_CORRUPT)
@@ -203,13 +215,18 @@ int elf_build_id(const struct elf_file *e, const uint8_t **id, size_t *len)
 		if (elf_section(e, i, &s) < 0 || s.type != ELF_SHT_NOTE || !s.data)
 			continue;
 		sh = e->data + e->shoff + (uint64_t)i * SHDR_SIZE;
-		r = scan_notes(s.data, s.size, get_le64(sh + 48), id, len);
+		r = scan_notes(s.data, s.size, get_le64(sh + 48), name, type, desc, len);
 		if (r == 0)
 			return 0;
 		if (r == ELF_E_CORRUPT)
 			corrupt = 1;
 	}
 	return corrupt ? ELF_E_CORRUPT : ELF_E_NOTFOUND;
+}
+
+int elf_build_id(const struct elf_file *e, const uint8_t **id, size_t *len)
+{
+	return elf_note(e, "GNU", ELF_NT_GNU_BUILD_ID, id, len);
 }
 
 int elf_debuglink(const struct elf_file *e, const char **name, uint32_t *crc)

@@ -46,6 +46,9 @@
 #define ELF_STT_GNU_IFUNC 10
 
 #define ELF_NT_GNU_BUILD_ID 3
+#define ELF_NT_GO_BUILD_ID 4      /* in a note named "Go" */
+
+#define ELF_PT_LOAD 1
 
 struct elf_file {
 	const uint8_t *data;
@@ -85,6 +88,10 @@ int elf_segment(const struct elf_file *e, unsigned i, struct elf_segment *out);
 int elf_section(const struct elf_file *e, unsigned i, struct elf_section *out);
 /* The first section with this name, or ELF_E_NOTFOUND. */
 int elf_section_by_name(const struct elf_file *e, const char *name, struct elf_section *out);
+/* The first note named name (with its NUL; Go pads it with more) of this
+ * type, from PT_NOTE segments, then SHT_NOTE sections: *desc (borrowed) and
+ * its *len bytes, never 0. Returns 0, ELF_E_NOTFOUND or ELF_E_CORRUPT. */
+int elf_note(const struct elf_file *e, const char *name, uint32_t type, const uint8_t **desc, size_t *len);
 /* The NT_GNU_BUILD_ID note, from PT_NOTE segments or SHT_NOTE sections.
  * *id is borrowed. */
 int elf_build_id(const struct elf_file *e, const uint8_t **id, size_t *len);

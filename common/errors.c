@@ -42,11 +42,11 @@ static const struct {
 	{ MACHO_E_NOTFOUND, "not found in Mach-O file" },
 
 	{ OBJFILE_E_FORMAT, "neither ELF nor Mach-O" },
-	{ OBJFILE_E_NOIDENT, "the file has no build-id or UUID" },
+	{ OBJFILE_E_NOIDENT, "the file has no identity (no build-id, UUID or loadable segment)" },
 	{ OBJFILE_E_MISMATCH, "another build of the file" },
 
-	{ LOCATE_E_NOTFOUND, "no file with a matching build-id or UUID" },
-	{ LOCATE_E_NOIDENT, "the trace records no build-id or UUID for this image" },
+	{ LOCATE_E_NOTFOUND, "no file with a matching identity" },
+	{ LOCATE_E_NOIDENT, "the trace records no identity for this image" },
 
 	{ DWINFO_E_NODEBUG, "no DWARF debug information" },
 	{ DWINFO_E_CORRUPT, "corrupt DWARF debug information" },

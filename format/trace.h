@@ -23,11 +23,11 @@
 #include "common/errors.h"
 
 #define TRACE_FORMAT_MAJOR 2
-#define TRACE_FORMAT_MINOR 0
+#define TRACE_FORMAT_MINOR 1
 
 /* Caps that keep a hostile file from making the reader allocate or loop
  * without bound. */
-#define TRACE_MAX_IDENT 64            /* build-id / UUID bytes */
+#define TRACE_MAX_IDENT 64            /* identity bytes */
 #define TRACE_MAX_STRING (64u << 10)  /* a path, name or argument */
 #define TRACE_MAX_ARGS 4096
 #define TRACE_MAX_CHUNK (64u << 20)   /* raw or compressed bytes of one chunk */
@@ -76,7 +76,31 @@ enum trace_priority {
 /* trace_session.kernel_paranoid when it was not read. */
 #define TRACE_PARANOID_UNKNOWN 0xff
 
-enum trace_ident_kind { TRACE_IDENT_NONE, TRACE_IDENT_GNU_BUILD_ID, TRACE_IDENT_MACHO_UUID };
+/* What names an image's build (common/ident.h says how each is made). Go's
+ * build ID and the content hash are 2.1's: an image without a GNU build-id
+ * or a UUID gets one of them. */
+enum trace_ident_kind {
+	TRACE_IDENT_NONE,
+	TRACE_IDENT_GNU_BUILD_ID,
+	TRACE_IDENT_MACHO_UUID,
+	TRACE_IDENT_GO_BUILD_ID,  /* the string of Go's build ID note */
+	TRACE_IDENT_CONTENT,      /* a hash of the file's loadable segments */
+};
+
+/* How the recorder read an image's file (2.1). */
+enum trace_image_source {
+	TRACE_SOURCE_UNKNOWN,     /* not said (before 2.1) */
+	TRACE_SOURCE_PATH,        /* at its path */
+	TRACE_SOURCE_ROOT,        /* at its path in the process's root, /proc/PID/root */
+	TRACE_SOURCE_MAPPED,      /* the very file mapped, /proc/PID/map_files */
+	TRACE_SOURCE_MEMORY,      /* from the process's memory (the vDSO) */
+	TRACE_SOURCE_UNREAD,      /* not read: trace_image.why says why */
+};
+
+#define TRACE_IMAGE_DELETED 0x1   /* the map named it "(deleted)": gone or replaced */
+#define TRACE_IMAGE_ELSEWHERE 0x2 /* its path, as the recorder saw it, did not lead
+                                   * to the file mapped: deleted, replaced, or in
+                                   * another mount namespace */
 
 /* Counters are cumulative; the last value written wins. Readers ignore
  * counter keys they do not know, so new ones can be added in a minor
@@ -109,6 +133,7 @@ const char *trace_sampler_name(int sampler);   /* "tick", "perf" */
 const char *trace_kernel_name(int kernel);     /* "sampled", "refused", "not-sampled" */
 const char *trace_priority_name(int priority); /* "normal", "realtime", "refused" */
 const char *trace_ident_kind_name(int kind);
+const char *trace_image_source_name(int source);
 const char *trace_counter_name(int counter);
 /* Whether a recording of mode (enum trace_mode) fell short of rate_hz:
  * under 90% of the samples due over secs of CPU time (cpu mode) or thread
@@ -130,8 +155,10 @@ const char *trace_rate_note(int sampler, const uint64_t *counters, uint32_t rate
 const char *trace_damage_name(int damage);
 
 /* Whether an identity of this kind and length names a build: a GNU
- * build-id of 2 to TRACE_MAX_IDENT bytes or a 16-byte Mach-O UUID. No
- * other is ever looked up, nor kept in a symbol pack. */
+ * build-id of 2 to TRACE_MAX_IDENT bytes, a 16-byte Mach-O UUID, a Go
+ * build ID of 1 to TRACE_MAX_IDENT bytes or a content hash of
+ * TRACE_IDENT_CONTENT_LEN. No other is ever looked up, nor kept in a symbol
+ * pack. */
 int trace_ident_valid(int kind, size_t len);
 /* Whether two identities, each a kind, a length and its bytes, are the
  * same. */
@@ -201,6 +228,10 @@ struct trace_image {
 	uint64_t time_unloaded; /* 0 if never unloaded */
 	uint32_t process;       /* the index in trace.processes of the process
 	                         * whose address space it is in */
+	uint8_t source;         /* enum trace_image_source (2.1) */
+	uint8_t flags;          /* TRACE_IMAGE_* (2.1) */
+	char *why;              /* why the file was not read, or NULL (2.1); a
+	                         * loaded trace owns it */
 };
 
 struct trace_name {

@@ -6,6 +6,7 @@
  * they are stable.
  */
 #include "format/trace.h"
+#include "format/trace_ident.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -65,8 +66,14 @@ const char *trace_priority_name(int priority)
 
 const char *trace_ident_kind_name(int kind)
 {
-	static const char *const names[] = { "none", "gnu-build-id", "macho-uuid" };
+	static const char *const names[] = { "none", "gnu-build-id", "macho-uuid", "go-build-id", "content" };
 	return PICK(names, kind);
+}
+
+const char *trace_image_source_name(int source)
+{
+	static const char *const names[] = { "unknown", "path", "root", "mapped", "memory", "unread" };
+	return PICK(names, source);
 }
 
 const char *trace_counter_name(int counter)
@@ -98,9 +105,13 @@ const char *trace_damage_name(int damage)
 
 int trace_ident_valid(int kind, size_t len)
 {
-	if (kind == TRACE_IDENT_MACHO_UUID)
-		return len == 16;
-	return kind == TRACE_IDENT_GNU_BUILD_ID && len >= 2 && len <= TRACE_MAX_IDENT;
+	switch (kind) {
+	case TRACE_IDENT_GNU_BUILD_ID: return len >= 2 && len <= TRACE_MAX_IDENT;
+	case TRACE_IDENT_MACHO_UUID: return len == 16;
+	case TRACE_IDENT_GO_BUILD_ID: return len >= 1 && len <= TRACE_MAX_IDENT;
+	case TRACE_IDENT_CONTENT: return len == TRACE_IDENT_CONTENT_LEN;
+	default: return 0;
+	}
 }
 
 int trace_ident_same(int kind, size_t len, const uint8_t *ident, int kind2, size_t len2,

@@ -225,8 +225,19 @@ static int rec_image(struct loader *l, struct cursor *c)
 	img.process = TRACE_NO_PROCESS; /* 1.x: the session's, once known */
 	if (c->ok && t->status.major >= 2)
 		get_process(l, c, img.time_loaded, &img.process);
+	/* 2.1: how the file was read, and why not */
+	if (c->ok && c->left) {
+		cursor_u8(c, &img.source);
+		cursor_u8(c, &img.flags);
+		img.why = trace_get_string(c);
+		if (img.why && !img.why[0]) {
+			free(img.why);
+			img.why = NULL;
+		}
+	}
 	if (!c->ok) {
 		free(img.path);
+		free(img.why);
 		return TRACE_E_CORRUPT;
 	}
 	/* An identity that names no build is none, for every reader of
@@ -863,8 +874,10 @@ void trace_free(struct trace *t)
 	for (uint32_t i = 0; i < t->session.argc; i++)
 		free(t->session.argv[i]);
 	free(t->session.argv);
-	for (size_t i = 0; i < t->nimages; i++)
+	for (size_t i = 0; i < t->nimages; i++) {
 		free(t->images[i].path);
+		free(t->images[i].why);
+	}
 	free(t->images);
 	for (size_t i = 0; i < t->nthreads; i++) {
 		for (size_t j = 0; j < t->threads[i].nnames; j++)

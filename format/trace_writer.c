@@ -356,7 +356,7 @@ int trace_writer_image(struct trace_writer *w, uint32_t process, const struct tr
 		return r;
 	if (!process || !img || !img->path || img->ident_len > TRACE_MAX_IDENT)
 		return TRACE_E_USAGE;
-	if ((r = check_string(img->path)) < 0)
+	if ((r = check_string(img->path)) < 0 || (img->why && (r = check_string(img->why)) < 0))
 		return r;
 	buf_reset(&w->rec);
 	buf_put_uvarint(&w->rec, img->id);
@@ -370,6 +370,9 @@ int trace_writer_image(struct trace_writer *w, uint32_t process, const struct tr
 	buf_put_uvarint(&w->rec, img->bias);
 	buf_put_uvarint(&w->rec, img->time_loaded);
 	buf_put_uvarint(&w->rec, process);
+	buf_addch(&w->rec, img->source);
+	buf_addch(&w->rec, img->flags);
+	trace_put_string(&w->rec, img->why ? img->why : "");
 	meta_record(w, TRACE_REC_IMAGE);
 	return maybe_flush(w);
 }

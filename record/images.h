@@ -37,14 +37,28 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now);
  * could be read has them); on macOS, where children are not followed,
  * its own dyld list, read. Returns 0 or a trace_writer error. */
 int images_inherit(struct images *im, const struct images *from, struct trace_writer *w, uint64_t now);
-/* Linux: the kernel reported an executable mapping of the process at
- * now, of [start, start + len) from offset in the file path (inode): if
- * the table has no image there, the map is read again, and if it still
- * shows none (the process ended before the report was read), the mapping
- * is recorded as an image from the report, its file opened by path, and
- * the images it overlaps unloaded. Returns 0 or a trace_writer error. */
-int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, uint64_t start, uint64_t len,
-		  uint64_t offset, uint64_t inode, const char *path);
+/* Linux: the kernel reported an executable mapping m of the process at
+ * now, from offset in its file: if the table has no image there, the map
+ * is read again, and if it still shows none (the process ended before the
+ * report was read), the mapping is recorded as an image from the report,
+ * its file opened as target_open_mapped() does, and the images it
+ * overlaps unloaded. Returns 0 or a trace_writer error. */
+int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, const struct target_mapping *m,
+		  uint64_t offset);
+/* Notes that a sample's frames fell in the images at addrs[0..n), for
+ * images_keep(). */
+void images_hit(struct images *im, const uint64_t *addrs, size_t n);
+/* Makes images_keep() keep every file with samples. */
+void images_keep_all(struct images *im);
+/* Copies into the image cache at dir (format/trace_ident.h), by identity,
+ * the file of every image with samples that cannot be found at its path
+ * later (deleted, replaced, in another mount namespace), or, after
+ * images_keep_all(), of every image with samples; then trims the cache to
+ * max bytes, the least recently kept first. Calls note(ctx, path, err)
+ * for each file: the copy's path, or on failure the file's and a negative
+ * errno. Returns how many are in the cache. Linux. */
+size_t images_keep(struct images *im, const char *dir, uint64_t max,
+		   void (*note)(void *ctx, const char *path, int err), void *ctx);
 /* Whether addr lies in a recorded image (executable file mapping or vDSO)
  * that is still loaded. */
 int images_covers(const struct images *im, uint64_t addr);

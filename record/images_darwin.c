@@ -192,3 +192,28 @@ void images_unwind_hooks(struct images *im, struct unwind_config *cfg)
 	cfg->is_return_ctx = im;
 	cfg->va_bits = MACOS_ARM64_VA_BITS;
 }
+
+/* On macOS images are read from the target's memory, by UUID, and no file
+ * is kept: the image cache is Linux's. */
+void images_hit(struct images *im, const uint64_t *addrs, size_t n)
+{
+	(void)im;
+	(void)addrs;
+	(void)n;
+}
+
+void images_keep_all(struct images *im)
+{
+	(void)im;
+}
+
+size_t images_keep(struct images *im, const char *dir, uint64_t max,
+		   void (*note)(void *ctx, const char *path, int err), void *ctx)
+{
+	(void)im;
+	(void)dir;
+	(void)max;
+	(void)note;
+	(void)ctx;
+	return 0;
+}

@@ -4,26 +4,37 @@
  *
  * The map text is hashed on every update and only parsed when the hash
  * moved, so a check every 100 ms costs one read of a small proc file. Each
- * newly seen executable file mapping is opened as it is mapped
- * (/proc/PID/map_files first, so a deleted or replaced file still gives
- * the right build-id), mmapped read-only and parsed with common/elf.c for
- * its GNU build-id, machine and load bias. The vDSO has no file: its ELF
- * image is read from target memory instead.
+ * newly seen executable file mapping is opened as the process maps it
+ * (target_open_mapped(): the very file, or one proven to be it), and
+ * given the identity format/trace_ident.h defines: its GNU build-id, Go's
+ * build ID, or a hash of its loadable segments. The target controls the
+ * file, so it is never mapped here, where a truncation would raise SIGBUS:
+ * what is read is read with pread(2) into an anonymous buffer as large
+ * as the file, which costs memory only where it is filled (headers,
+ * notes, the CFI sections), and a file that changes while read is not
+ * believed. The vDSO has no file: its ELF image is read from target
+ * memory instead.
  *
- * The .eh_frame (and .eh_frame_hdr) of an image is loaded the first time
- * the unwinder asks about one of its addresses: the file is opened again,
- * its build-id must be the one recorded, and the two sections are copied
- * out and indexed (record/cfi.c). A loaded table is kept for the session,
- * keyed by build-id, so an image mapped twice or re-loaded is not read
- * twice; an image whose sections cannot be had is remembered as such.
+ * The files are kept in a table that the processes of a recording share,
+ * keyed by device, inode, size and times, so a file mapped by many
+ * processes is identified once and its .eh_frame (loaded the first time
+ * the unwinder asks about one of its addresses, and indexed by
+ * record/cfi.c) read once. A file is kept open while few are, so that it
+ * can still be read when its process has gone, and copied into the image
+ * cache at the end (images_keep()) if the report would not find it at
+ * its path.
  */
 #include "images.h"
 #include "maps.h"
 #include "common/buf.h"
 #include "common/diag.h"
 #include "common/elf.h"
+#include "format/trace_ident.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,7 +44,10 @@
 
 #define VDSO_MAX (1u << 20)
 #define EH_FRAME_MAX (64u << 20)   /* larger sections are not copied */
+#define NOTES_MAX (1u << 20)       /* note bytes read per segment or section */
 #define ROW_CACHE 1024              /* a power of two */
+#define KEEP_OPEN 256               /* files kept open, unless elsewhere */
+#define KEEP_OPEN_ELSEWHERE 1024    /* files kept open that are elsewhere */
 
 /* Rows already looked up, by pc: a profile asks about the same return
  * addresses over and over. Emptied whenever the map changes. */
@@ -44,33 +58,46 @@ struct row_slot {
 	struct cfi_row row;
 };
 
-/* One file's call-frame information, kept for the session. */
-struct image_cfi {
+/* A file some process of the recording maps (or the vDSO, whose key is
+ * all 0 and which is known by its identity). */
+struct image_file {
+	uint64_t dev, ino, size;
+	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
+	int fd;                    /* kept open, or -1 */
+	uint8_t kind, len;         /* its identity */
 	uint8_t ident[TRACE_MAX_IDENT];
-	uint8_t ident_len;
+	char *path;                /* where it was first seen, for the cache */
+	int elsewhere;             /* its path does not lead to it */
+	int hit;                   /* samples fell in it */
+	int cfi_done;
 	uint8_t *eh_frame, *hdr;   /* owned copies */
 	struct cfi_table *table;   /* NULL if the file had none we could use */
 };
 
 struct known {
-	char *path;
+	char *path;                /* as the map shows it */
+	char *live;                /* as recorded: without " (deleted)" */
+	char *why;                 /* the image's, or NULL */
+	uint8_t source, flags;
 	uint64_t start, end, inode;
+	uint64_t vma_end;          /* the end of its first mapping */
+	unsigned dev_major, dev_minor;
 	uint32_t id;
 	int seen;
 	uint64_t bias, offset;
 	uint8_t arch;
-	uint8_t ident[TRACE_MAX_IDENT];
-	uint8_t ident_len;         /* a GNU build-id's, or 0 */
-	int cfi;                   /* index into the shared cfi + 1; 0: not looked at yet */
+	size_t file;               /* index into the shared files + 1; 0: none */
 };
 
 /* What the image tables of one recording share: the image ids, unique
- * in the trace, and the call-frame information of the files, which every
- * process that maps one uses. */
+ * in the trace, and the files. */
 struct images_shared {
 	uint32_t next_id;
-	struct image_cfi *cfi;
-	size_t ncfi, cfi_cap;
+	struct image_file *files;
+	size_t nfiles, files_cap;
+	size_t open, open_elsewhere;
+	int want_hits;             /* images_hit() has something to note */
+	int keep_all;
 	unsigned refs;
 };
 
@@ -105,6 +132,20 @@ struct images *images_new(struct target *t, uint32_t process, const struct image
 	return im;
 }
 
+static void release_known(struct known *k)
+{
+	free(k->path);
+	free(k->live);
+	free(k->why);
+}
+
+/* Drops the i'th known image, which has gone. */
+static void forget(struct images *im, size_t i)
+{
+	release_known(&im->k[i]);
+	im->k[i] = im->k[--im->nk];
+}
+
 void images_free(struct images *im)
 {
 	struct images_shared *sh;
@@ -112,16 +153,20 @@ void images_free(struct images *im)
 	if (!im)
 		return;
 	for (size_t i = 0; i < im->nk; i++)
-		free(im->k[i].path);
+		release_known(&im->k[i]);
 	free(im->k);
 	sh = im->sh;
 	if (!--sh->refs) {
-		for (size_t i = 0; i < sh->ncfi; i++) {
-			cfi_table_free(sh->cfi[i].table);
-			free(sh->cfi[i].eh_frame);
-			free(sh->cfi[i].hdr);
+		for (size_t i = 0; i < sh->nfiles; i++) {
+			struct image_file *f = &sh->files[i];
+			cfi_table_free(f->table);
+			free(f->eh_frame);
+			free(f->hdr);
+			free(f->path);
+			if (f->fd >= 0)
+				close(f->fd);
 		}
-		free(sh->cfi);
+		free(sh->files);
 		free(sh);
 	}
 	free(im->rows);
@@ -150,54 +195,268 @@ static uint8_t arch_of(uint16_t machine)
 	}
 }
 
-/* Fills identity, arch and bias from an ELF image in memory. */
-static void describe(struct trace_image *img, const void *p, size_t n, const struct maps_group *g)
+/* --- reading a file the target controls ------------------------------ */
+
+/* A file read piecewise into an anonymous buffer of its size. */
+struct fbuf {
+	int fd;
+	uint64_t size;
+	uint8_t *p;
+};
+
+static int fbuf_open(struct fbuf *b, int fd, uint64_t size)
 {
+	b->fd = fd;
+	b->size = size;
+	b->p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		    -1, 0);
+	return b->p == MAP_FAILED ? -errno : 0;
+}
+
+static void fbuf_close(struct fbuf *b)
+{
+	if (b->p && b->p != MAP_FAILED)
+		munmap(b->p, (size_t)b->size);
+	b->p = NULL;
+}
+
+/* Reads len bytes at off of fd, all of them: a short read is a file that
+ * shrank while read. */
+static int read_at(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+
+	while (len) {
+		ssize_t got = pread(fd, buf, len, (off_t)off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		buf = (uint8_t *)buf + got;
+		off += (uint64_t)got;
+		len -= (size_t)got;
+	}
+	return 0;
+}
+
+/* Fills [off, off + len) of the buffer, cut to the file and to max. */
+static int fbuf_fill(struct fbuf *b, uint64_t off, uint64_t len, uint64_t max)
+{
+	if (off >= b->size)
+		return 0;
+	if (len > b->size - off)
+		len = b->size - off;
+	if (len > max)
+		len = max;
+	return read_at(&b->fd, off, b->p + off, (size_t)len);
+}
+
+/* Reads what common/elf.c looks at to find identities, segments and
+ * sections: the headers, the section names and the notes. */
+static int fbuf_headers(struct fbuf *b, struct elf_file *e)
+{
+	struct elf_section sec;
+	int r;
+
+	if ((r = fbuf_fill(b, 0, 64, 64)) < 0)
+		return r;
+	if ((r = elf_parse(e, b->p, (size_t)b->size)) < 0)
+		return r;
+	if ((r = fbuf_fill(b, e->phoff, (uint64_t)e->phnum * 56, 1u << 20)) < 0 ||
+	    (r = fbuf_fill(b, e->shoff, (uint64_t)e->shnum * 64, 4u << 20)) < 0)
+		return r;
+	if (e->shstrndx && elf_section(e, e->shstrndx, &sec) == 0 &&
+	    (r = fbuf_fill(b, sec.offset, sec.size, 1u << 20)) < 0)
+		return r;
+	for (unsigned i = 0; i < e->phnum; i++) {
+		struct elf_segment seg;
+		if (elf_segment(e, i, &seg) == 0 && seg.type == ELF_PT_NOTE &&
+		    (r = fbuf_fill(b, seg.offset, seg.filesz, NOTES_MAX)) < 0)
+			return r;
+	}
+	for (unsigned i = 1; i < e->shnum; i++)
+		if (elf_section(e, i, &sec) == 0 && sec.type == ELF_SHT_NOTE &&
+		    (r = fbuf_fill(b, sec.offset, sec.size, NOTES_MAX)) < 0)
+			return r;
+	return 0;
+}
+
+static int same_stat(const struct image_file *f, const struct stat *st)
+{
+	return f->dev == (uint64_t)st->st_dev && f->ino == (uint64_t)st->st_ino &&
+	       f->size == (uint64_t)st->st_size && f->mtime_s == st->st_mtim.tv_sec &&
+	       f->mtime_ns == st->st_mtim.tv_nsec && f->ctime_s == st->st_ctim.tv_sec &&
+	       f->ctime_ns == st->st_ctim.tv_nsec;
+}
+
+static struct image_file *new_file(struct images_shared *sh, const struct stat *st, const char *path)
+{
+	struct image_file *f;
+
+	sh->files = xgrow(sh->files, &sh->files_cap, sh->nfiles + 1, sizeof(*sh->files));
+	f = &sh->files[sh->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->path = xstrdup(path);
+	if (st) {
+		f->dev = (uint64_t)st->st_dev;
+		f->ino = (uint64_t)st->st_ino;
+		f->size = (uint64_t)st->st_size;
+		f->mtime_s = st->st_mtim.tv_sec;
+		f->mtime_ns = st->st_mtim.tv_nsec;
+		f->ctime_s = st->st_ctim.tv_sec;
+		f->ctime_ns = st->st_ctim.tv_nsec;
+	}
+	return f;
+}
+
+/* Identifies the file open at fd (st its fstat) into f: 0, or why not. */
+static const char *identify(struct image_file *f, int fd, const struct stat *st)
+{
+	struct fbuf b;
+	struct elf_file e;
+	struct stat after;
+	int kind, r;
+	size_t len;
+
+	if (fbuf_open(&b, fd, (uint64_t)st->st_size) < 0)
+		return "cannot reserve memory to read it";
+	r = fbuf_headers(&b, &e);
+	if (r == 0)
+		r = trace_ident_of_elf(&e, b.size, read_at, &fd, &kind, f->ident, &len);
+	fbuf_close(&b);
+	if (r == ELF_E_NOTELF)
+		return "not an ELF file";
+	if (r < 0 && r != -EIO)
+		return "its ELF headers or segments are damaged";
+	if (r < 0 || fstat(fd, &after) < 0 || !same_stat(f, &after))
+		return "it changed while it was read";
+	f->kind = (uint8_t)kind;
+	f->len = (uint8_t)len;
+	return NULL;
+}
+
+/* Arch and bias of img from the ELF headers at fd, mapped as g says. */
+static void place(struct trace_image *img, int fd, uint64_t size, const struct target_mapping *m,
+		  uint64_t offset)
+{
+	struct fbuf b;
+	struct elf_file e;
+
+	if (fbuf_open(&b, fd, size) < 0)
+		return;
+	if (fbuf_fill(&b, 0, 64, 64) == 0 && elf_parse(&e, b.p, (size_t)b.size) == 0 &&
+	    fbuf_fill(&b, e.phoff, (uint64_t)e.phnum * 56, 1u << 20) == 0) {
+		img->arch = arch_of(e.machine);
+		if (maps_elf_bias(&e, m->start, offset, &img->bias) < 0)
+			img->bias = m->start - offset;
+	}
+	fbuf_close(&b);
+}
+
+static int path_leads_to(const char *path, const struct stat *st)
+{
+	struct stat here;
+
+	return stat(path, &here) == 0 && here.st_dev == st->st_dev && here.st_ino == st->st_ino;
+}
+
+static void keep_open(struct images_shared *sh, struct image_file *f, int fd)
+{
+	if (f->fd >= 0)
+		return;
+	if (f->elsewhere ? sh->open_elsewhere < KEEP_OPEN_ELSEWHERE : sh->open < KEEP_OPEN) {
+		f->fd = dup(fd);
+		if (f->fd >= 0)
+			*(f->elsewhere ? &sh->open_elsewhere : &sh->open) += 1;
+	}
+}
+
+/* Fills img's identity, arch, bias and how its file was read, and sets
+ * *file to its entry in the shared table + 1 (0: none). */
+static void identify_file(struct images *im, struct trace_image *img, const struct target_mapping *m,
+			  uint64_t offset, const char *live, size_t *file, char *why, size_t nwhy)
+{
+	struct images_shared *sh = im->sh;
+	struct image_file *f = NULL;
+	struct stat st;
+	const char *bad;
+	int source, fd = target_open_mapped(im->t, m, &source, &st, why, nwhy);
+
+	if (fd < 0) {
+		img->source = TRACE_SOURCE_UNREAD;
+		img->why = why;
+		return;
+	}
+	img->source = (uint8_t)source;
+	if (!path_leads_to(live, &st))
+		img->flags |= TRACE_IMAGE_ELSEWHERE;
+	for (size_t i = 0; i < sh->nfiles && !f; i++)
+		if (sh->files[i].dev | sh->files[i].ino && same_stat(&sh->files[i], &st))
+			f = &sh->files[i];
+	if (!f) {
+		f = new_file(sh, &st, live);
+		if ((bad = identify(f, fd, &st))) {
+			snprintf(why, nwhy, "%s", bad);
+			f->kind = TRACE_IDENT_NONE;
+		}
+	}
+	if (img->flags & TRACE_IMAGE_ELSEWHERE && !f->elsewhere) {
+		f->elsewhere = 1;
+		sh->want_hits = 1;
+	}
+	keep_open(sh, f, fd);
+	place(img, fd, (uint64_t)st.st_size, m, offset);
+	close(fd);
+	if (f->kind == TRACE_IDENT_NONE) {
+		img->why = why;
+	} else {
+		img->ident_kind = f->kind;
+		img->ident_len = f->len;
+		memcpy(img->ident, f->ident, f->len);
+	}
+	*file = (size_t)(f - sh->files) + 1;
+}
+
+static void identify_vdso(struct images *im, struct trace_image *img, const struct maps_group *g,
+			  size_t *file)
+{
+	struct images_shared *sh = im->sh;
+	size_t n = (size_t)(g->end - g->start);
 	struct elf_file e;
 	const uint8_t *id;
 	size_t idlen;
-
-	if (elf_parse(&e, p, n) < 0)
-		return;
-	img->arch = arch_of(e.machine);
-	if (elf_build_id(&e, &id, &idlen) == 0 && idlen <= TRACE_MAX_IDENT) {
-		img->ident_kind = TRACE_IDENT_GNU_BUILD_ID;
-		img->ident_len = (uint8_t)idlen;
-		memcpy(img->ident, id, idlen);
-	}
-	if (maps_elf_bias(&e, g->start, g->offset, &img->bias) < 0)
-		img->bias = g->start - g->offset;
-}
-
-static void identify_file(struct images *im, struct trace_image *img, const struct maps_group *g)
-{
-	struct stat st;
-	void *p;
-	int fd = target_open_mapped(im->t, g->start, g->end, g->path);
-
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			describe(img, p, (size_t)st.st_size, g);
-			munmap(p, (size_t)st.st_size);
-		}
-	}
-	close(fd);
-}
-
-static void identify_vdso(struct images *im, struct trace_image *img, const struct maps_group *g)
-{
-	size_t n = (size_t)(g->end - g->start);
 	uint8_t *p;
 
+	img->source = TRACE_SOURCE_MEMORY;
 	if (n == 0 || n > VDSO_MAX)
 		return;
 	p = xmalloc(n);
-	if (target_read(im->t, g->start, p, n) == 0)
-		describe(img, p, n, g);
+	if (target_read(im->t, g->start, p, n) == 0 && elf_parse(&e, p, n) == 0) {
+		img->arch = arch_of(e.machine);
+		if (elf_build_id(&e, &id, &idlen) == 0 && idlen >= 2 && idlen <= TRACE_MAX_IDENT) {
+			img->ident_kind = TRACE_IDENT_GNU_BUILD_ID;
+			img->ident_len = (uint8_t)idlen;
+			memcpy(img->ident, id, idlen);
+		}
+		if (maps_elf_bias(&e, g->start, g->offset, &img->bias) < 0)
+			img->bias = g->start - g->offset;
+	}
 	free(p);
+	if (!img->ident_len)
+		return;
+	for (size_t i = 0; i < sh->nfiles; i++)
+		if (!(sh->files[i].dev | sh->files[i].ino) &&
+		    trace_ident_same(sh->files[i].kind, sh->files[i].len, sh->files[i].ident, img->ident_kind,
+				     img->ident_len, img->ident)) {
+			*file = i + 1;
+			return;
+		}
+	struct image_file *f = new_file(sh, NULL, g->path);
+	f->kind = img->ident_kind;
+	f->len = img->ident_len;
+	memcpy(f->ident, img->ident, img->ident_len);
+	*file = sh->nfiles;
 }
 
 static struct known *lookup(struct images *im, const struct maps_group *g)
@@ -213,35 +472,43 @@ static struct known *lookup(struct images *im, const struct maps_group *g)
  * loaded at now. */
 static int add_image(struct images *im, struct trace_writer *w, const struct maps_group *g, uint64_t now)
 {
+	struct target_mapping m = { .start = g->start, .end = g->vma_end, .inode = g->inode,
+				    .dev_major = g->dev_major, .dev_minor = g->dev_minor, .path = g->path };
+	size_t n = strlen(g->path), del = strlen(" (deleted)"), file = 0;
+	char why[512] = "", *live;
 	struct trace_image img;
 	int r;
 
+	if (n > del && !strcmp(g->path + n - del, " (deleted)"))
+		n -= del;
+	live = xstrndup(g->path, n);
 	memset(&img, 0, sizeof(img));
 	img.id = im->sh->next_id++;
-	img.path = g->path;
+	img.path = live;
 	img.start = g->start;
 	img.size = g->end - g->start;
 	img.file_offset = g->offset;
 	img.time_loaded = now;
 	img.bias = g->start - g->offset;
+	if (n < strlen(g->path))
+		img.flags |= TRACE_IMAGE_DELETED;
 	if (strcmp(g->path, "[vdso]") == 0)
-		identify_vdso(im, &img, g);
+		identify_vdso(im, &img, g, &file);
 	else
-		identify_file(im, &img, g);
+		identify_file(im, &img, &m, g->offset, live, &file, why, sizeof(why));
 	r = trace_writer_image(w, im->process, &img);
 	im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
-	im->k[im->nk] = (struct known){ .path = xstrdup(g->path), .start = g->start, .end = g->end,
-					 .inode = g->inode, .id = img.id, .seen = 1, .bias = img.bias,
-					 .offset = img.file_offset, .arch = img.arch };
-	if (img.ident_kind == TRACE_IDENT_GNU_BUILD_ID) {
-		memcpy(im->k[im->nk].ident, img.ident, img.ident_len);
-		im->k[im->nk].ident_len = img.ident_len;
-	}
+	im->k[im->nk] = (struct known){ .path = xstrdup(g->path), .live = live,
+					 .why = img.why ? xstrdup(img.why) : NULL, .source = img.source,
+					 .flags = img.flags, .start = g->start, .end = g->end,
+					 .vma_end = g->vma_end, .dev_major = g->dev_major,
+					 .dev_minor = g->dev_minor, .inode = g->inode, .id = img.id, .seen = 1,
+					 .bias = img.bias, .offset = img.file_offset, .arch = img.arch,
+					 .file = file };
 	im->nk++;
 	im->recorded++;
 	return r;
 }
-
 int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 {
 	struct maps_group *g = NULL;
@@ -284,21 +551,21 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 			continue;
 		}
 		r = trace_writer_image_unload(w, im->k[i].id, now);
-		free(im->k[i].path);
-		im->k[i] = im->k[--im->nk];
+		forget(im, i);
 	}
 	maps_groups_free(g, n);
 	return r;
 }
 
-int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, uint64_t start, uint64_t len,
-		  uint64_t offset, uint64_t inode, const char *path)
+int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, const struct target_mapping *m,
+		  uint64_t offset)
 {
-	struct maps_group g = { .path = (char *)path, .inode = inode, .start = start, .end = start + len,
-				.offset = offset, .executable = 1 };
-	int r = images_covers(im, start) ? 0 : images_update(im, w, now);
+	struct maps_group g = { .path = (char *)m->path, .inode = m->inode, .dev_major = m->dev_major,
+				.dev_minor = m->dev_minor, .start = m->start, .end = m->end,
+				.vma_end = m->end, .offset = offset, .executable = 1 };
+	int r = images_covers(im, m->start) ? 0 : images_update(im, w, now);
 
-	if (r < 0 || images_covers(im, start) || !len)
+	if (r < 0 || images_covers(im, m->start) || m->end <= m->start)
 		return r;
 	/* What the mapping replaced is gone; its CFI rows with it. */
 	for (size_t i = 0; i < im->nk && r == 0;) {
@@ -307,8 +574,7 @@ int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, uint6
 			continue;
 		}
 		r = trace_writer_image_unload(w, im->k[i].id, now);
-		free(im->k[i].path);
-		im->k[i] = im->k[--im->nk];
+		forget(im, i);
 	}
 	if (im->rows)
 		memset(im->rows, 0, ROW_CACHE * sizeof(*im->rows));
@@ -321,19 +587,23 @@ int images_inherit(struct images *im, const struct images *from, struct trace_wr
 
 	for (size_t i = 0; i < from->nk && r == 0; i++) {
 		const struct known *f = &from->k[i];
-		struct trace_image img = { .id = im->sh->next_id++, .path = f->path, .start = f->start,
+		const struct image_file *file = f->file ? &im->sh->files[f->file - 1] : NULL;
+		struct trace_image img = { .id = im->sh->next_id++, .path = f->live, .start = f->start,
 					   .size = f->end - f->start, .file_offset = f->offset, .bias = f->bias,
-					   .arch = f->arch, .time_loaded = now };
+					   .arch = f->arch, .time_loaded = now, .source = f->source,
+					   .flags = f->flags, .why = f->why };
 
-		if (f->ident_len) {
-			img.ident_kind = TRACE_IDENT_GNU_BUILD_ID;
-			img.ident_len = f->ident_len;
-			memcpy(img.ident, f->ident, f->ident_len);
+		if (file && file->kind != TRACE_IDENT_NONE) {
+			img.ident_kind = file->kind;
+			img.ident_len = file->len;
+			memcpy(img.ident, file->ident, file->len);
 		}
 		r = trace_writer_image(w, im->process, &img);
 		im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
 		im->k[im->nk] = *f;
 		im->k[im->nk].path = xstrdup(f->path);
+		im->k[im->nk].live = xstrdup(f->live);
+		im->k[im->nk].why = f->why ? xstrdup(f->why) : NULL;
 		im->k[im->nk].id = img.id;
 		im->nk++;
 		im->recorded++;
@@ -342,95 +612,109 @@ int images_inherit(struct images *im, const struct images *from, struct trace_wr
 	return r;
 }
 
-/* Copies .eh_frame and .eh_frame_hdr out of an ELF image whose build-id
- * must be k's, and indexes them into c. */
-static void cfi_from_elf(struct image_cfi *c, const struct known *k, const void *p, size_t n)
+/* Copies .eh_frame and .eh_frame_hdr out of the ELF image in b (whose
+ * headers are read) into f, reading them first if fill, and indexes them. */
+static void cfi_from_elf(struct image_file *f, struct fbuf *b, const struct elf_file *e, int fill)
 {
-	struct elf_file e;
 	struct elf_section eh, hdr;
 	struct cfi_sections s = { .arch = CFI_ARCH_X86_64 };
-	const uint8_t *id;
-	size_t idlen;
 
-	if (elf_parse(&e, p, n) < 0)
-		return;
-	if (e.machine == 183)   /* EM_AARCH64 */
+	if (e->machine == 183)   /* EM_AARCH64 */
 		s.arch = CFI_ARCH_ARM64;
-	else if (e.machine != 62)
+	else if (e->machine != 62)
 		return;
-	/* The file on disk must be the one that is mapped. */
-	if (elf_build_id(&e, &id, &idlen) < 0 || idlen != k->ident_len || memcmp(id, k->ident, idlen) != 0)
+	if (elf_section_by_name(e, ".eh_frame", &eh) < 0 || !eh.data || eh.size == 0 || eh.size > EH_FRAME_MAX)
 		return;
-	if (elf_section_by_name(&e, ".eh_frame", &eh) < 0 || !eh.data || eh.size == 0 || eh.size > EH_FRAME_MAX)
+	if (fill && fbuf_fill(b, eh.offset, eh.size, EH_FRAME_MAX) < 0)
 		return;
-	c->eh_frame = xmalloc((size_t)eh.size);
-	memcpy(c->eh_frame, eh.data, (size_t)eh.size);
-	s.eh_frame = c->eh_frame;
+	f->eh_frame = xmalloc((size_t)eh.size);
+	memcpy(f->eh_frame, eh.data, (size_t)eh.size);
+	s.eh_frame = f->eh_frame;
 	s.eh_frame_len = (size_t)eh.size;
 	s.eh_frame_addr = eh.addr;
-	if (elf_section_by_name(&e, ".eh_frame_hdr", &hdr) == 0 && hdr.data && hdr.size && hdr.size <= EH_FRAME_MAX) {
-		c->hdr = xmalloc((size_t)hdr.size);
-		memcpy(c->hdr, hdr.data, (size_t)hdr.size);
-		s.hdr = c->hdr;
+	if (elf_section_by_name(e, ".eh_frame_hdr", &hdr) == 0 && hdr.data && hdr.size && hdr.size <= EH_FRAME_MAX &&
+	    (!fill || fbuf_fill(b, hdr.offset, hdr.size, EH_FRAME_MAX) == 0)) {
+		f->hdr = xmalloc((size_t)hdr.size);
+		memcpy(f->hdr, hdr.data, (size_t)hdr.size);
+		s.hdr = f->hdr;
 		s.hdr_len = (size_t)hdr.size;
 		s.hdr_addr = hdr.addr;
 	}
-	if (cfi_table_new(&s, &c->table) < 0) {
-		free(c->eh_frame);
-		free(c->hdr);
-		c->eh_frame = c->hdr = NULL;
-		c->table = NULL;
+	if (cfi_table_new(&s, &f->table) < 0) {
+		free(f->eh_frame);
+		free(f->hdr);
+		f->eh_frame = f->hdr = NULL;
+		f->table = NULL;
 	}
 }
 
-/* The CFI of k, loaded on first use. */
-static const struct image_cfi *cfi_of(struct images *im, struct known *k)
+/* An fd on k's file, the one identified: kept open, or opened again and
+ * seen unchanged. Returns the fd, and whether the caller closes it. */
+static int reopen(struct images *im, const struct known *k, struct image_file *f, int *close_it)
 {
-	struct images_shared *sh = im->sh;
-	struct image_cfi c;
+	struct target_mapping m = { .start = k->start, .end = k->vma_end, .inode = k->inode,
+				    .dev_major = k->dev_major, .dev_minor = k->dev_minor, .path = k->path };
+	struct stat st;
+	char why[512];
+	int source, fd;
 
-	if (k->cfi)
-		return &sh->cfi[k->cfi - 1];
-	for (size_t i = 0; k->ident_len && i < sh->ncfi; i++)
-		if (sh->cfi[i].ident_len == k->ident_len && memcmp(sh->cfi[i].ident, k->ident, k->ident_len) == 0) {
-			k->cfi = (int)i + 1;
-			return &sh->cfi[i];
-		}
-	memset(&c, 0, sizeof(c));
-	memcpy(c.ident, k->ident, k->ident_len);
-	c.ident_len = k->ident_len;
-	if (k->ident_len && strcmp(k->path, "[vdso]") == 0) {
-		size_t n = (size_t)(k->end - k->start);
-		if (n && n <= VDSO_MAX) {
-			uint8_t *p = xmalloc(n);
-			if (target_read(im->t, k->start, p, n) == 0)
-				cfi_from_elf(&c, k, p, n);
-			free(p);
-		}
-	} else if (k->ident_len && k->path[0] == '/') {
-		int fd = target_open_mapped(im->t, k->start, k->end, k->path);
-		struct stat st;
-		if (fd >= 0) {
-			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-				void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-				if (p != MAP_FAILED) {
-					cfi_from_elf(&c, k, p, (size_t)st.st_size);
-					munmap(p, (size_t)st.st_size);
-				}
-			}
-			close(fd);
-		}
+	*close_it = 0;
+	if (f->fd >= 0)
+		return f->fd;
+	fd = target_open_mapped(im->t, &m, &source, &st, why, sizeof(why));
+	if (fd >= 0 && !same_stat(f, &st)) {
+		close(fd);
+		return -1;
 	}
-	sh->cfi = xgrow(sh->cfi, &sh->cfi_cap, sh->ncfi + 1, sizeof(*sh->cfi));
-	sh->cfi[sh->ncfi++] = c;
-	k->cfi = (int)sh->ncfi;
-	return &sh->cfi[sh->ncfi - 1];
+	*close_it = fd >= 0;
+	return fd;
+}
+
+/* The CFI of k's file, loaded on first use. */
+static const struct image_file *cfi_of(struct images *im, struct known *k)
+{
+	struct image_file *f;
+	struct elf_file e;
+	struct fbuf b;
+	int fd, close_it;
+
+	if (!k->file)
+		return NULL;
+	f = &im->sh->files[k->file - 1];
+	if (f->cfi_done)
+		return f;
+	f->cfi_done = 1;
+	if (!(f->dev | f->ino)) {
+		/* the vDSO, from memory; the same one if its build-id is */
+		size_t n = (size_t)(k->end - k->start);
+		uint8_t *p = n && n <= VDSO_MAX ? xmalloc(n) : NULL;
+		const uint8_t *id;
+		size_t idlen;
+
+		b = (struct fbuf){ .fd = -1, .size = n, .p = p };
+		if (p && target_read(im->t, k->start, p, n) == 0 && elf_parse(&e, p, n) == 0 &&
+		    elf_build_id(&e, &id, &idlen) == 0 &&
+		    trace_ident_same(TRACE_IDENT_GNU_BUILD_ID, idlen, id, f->kind, f->len, f->ident))
+			cfi_from_elf(f, &b, &e, 0);
+		free(p);
+		return f;
+	}
+	if ((fd = reopen(im, k, f, &close_it)) < 0)
+		return f;
+	if (fbuf_open(&b, fd, f->size) == 0) {
+		if (fbuf_headers(&b, &e) == 0)
+			cfi_from_elf(f, &b, &e, 1);
+		fbuf_close(&b);
+	}
+	if (close_it)
+		close(fd);
+	return f;
 }
 
 static int lookup_row(struct images *im, uint64_t pc, struct cfi_row *row)
 {
 	struct known *k = NULL;
-	const struct image_cfi *c;
+	const struct image_file *c;
 
 	if (im->last < im->nk && pc >= im->k[im->last].start && pc < im->k[im->last].end) {
 		k = &im->k[im->last];
@@ -445,7 +729,7 @@ static int lookup_row(struct images *im, uint64_t pc, struct cfi_row *row)
 	if (!k)
 		return CFI_E_NOTFOUND;
 	c = cfi_of(im, k);
-	if (!c->table)
+	if (!c || !c->table)
 		return CFI_E_NOTFOUND;
 	return cfi_table_row(c->table, pc - k->bias, row);
 }
@@ -470,8 +754,8 @@ int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row)
 size_t images_cfi_loaded(const struct images *im)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < im->sh->ncfi; i++)
-		n += im->sh->cfi[i].table != NULL;
+	for (size_t i = 0; i < im->sh->nfiles; i++)
+		n += im->sh->files[i].table != NULL;
 	return n;
 }
 
@@ -487,4 +771,198 @@ void images_unwind_hooks(struct images *im, struct unwind_config *cfg)
 	cfg->cfi = cfi_lookup;
 	cfg->cfi_ctx = im;
 	cfg->va_bits = im->va_bits;
+}
+
+void images_hit(struct images *im, const uint64_t *addrs, size_t n)
+{
+	struct images_shared *sh = im->sh;
+
+	if (!sh->want_hits)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct known *k = NULL;
+
+		if (im->last < im->nk && addrs[i] >= im->k[im->last].start && addrs[i] < im->k[im->last].end)
+			k = &im->k[im->last];
+		for (size_t j = 0; !k && j < im->nk; j++)
+			if (addrs[i] >= im->k[j].start && addrs[i] < im->k[j].end) {
+				k = &im->k[j];
+				im->last = j;
+			}
+		if (k && k->file)
+			sh->files[k->file - 1].hit = 1;
+	}
+}
+
+void images_keep_all(struct images *im)
+{
+	im->sh->keep_all = 1;
+	im->sh->want_hits = 1;
+}
+
+/* Makes the directories of path, up to its last part. */
+static int make_dirs(char *path)
+{
+	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = 0;
+		int r = mkdir(path, 0755) < 0 && errno != EEXIST ? -errno : 0;
+		*p = '/';
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Copies the file open at fd, of size bytes, to path, through a
+ * temporary file renamed into place, so that a reader never sees half. */
+static int copy_to(int fd, uint64_t size, const char *path)
+{
+	char *tmp = xasprintf("%s.tmp%d", path, (int)getpid());
+	uint8_t *buf = xmalloc(1u << 20);
+	int out = -1, r;
+
+	if ((r = make_dirs(tmp)) < 0)
+		goto out;
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (out < 0) {
+		r = -errno;
+		goto out;
+	}
+	for (uint64_t off = 0; off < size && r == 0;) {
+		size_t k = size - off < (1u << 20) ? (size_t)(size - off) : (1u << 20);
+		if ((r = read_at(&fd, off, buf, k)) == 0 && write(out, buf, k) != (ssize_t)k)
+			r = errno ? -errno : -EIO;
+		off += k;
+	}
+	if (close(out) < 0 && r == 0)
+		r = -errno;
+	out = -1;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+out:
+	if (out >= 0)
+		close(out);
+	if (r < 0)
+		unlink(tmp);
+	free(tmp);
+	free(buf);
+	return r;
+}
+
+struct cached {
+	char *path;
+	uint64_t size;
+	int64_t mtime;
+	int fresh;   /* kept by this recording */
+};
+
+static int cmp_cached(const void *a, const void *b)
+{
+	const struct cached *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* The files of the cache, which holds DIR/KIND/HEX/BASE and nothing else. */
+static void list_cache(const char *dir, int depth, struct cached **v, size_t *n, size_t *cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *p;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && depth < 2) {
+			list_cache(p, depth + 1, v, n, cap);
+		} else if (S_ISREG(st.st_mode) && depth == 2) {
+			*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = (struct cached){ .path = p, .size = (uint64_t)st.st_size,
+							.mtime = st.st_mtim.tv_sec };
+			continue;
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+/* Removes the oldest files until the cache holds at most max bytes; never
+ * the ones this recording kept. */
+static void trim_cache(const char *dir, char **fresh, size_t nfresh, uint64_t max)
+{
+	struct cached *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+
+	list_cache(dir, 0, &v, &n, &cap);
+	for (size_t i = 0; i < n; i++) {
+		total += v[i].size;
+		for (size_t j = 0; j < nfresh; j++)
+			v[i].fresh |= !strcmp(v[i].path, fresh[j]);
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_cached);
+	for (size_t i = 0; i < n && total > max; i++) {
+		if (v[i].fresh || unlink(v[i].path) < 0)
+			continue;
+		total -= v[i].size;
+		char *slash = strrchr(v[i].path, '/');
+		*slash = 0;
+		rmdir(v[i].path);  /* its identity's directory, if now empty */
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+size_t images_keep(struct images *im, const char *dir, uint64_t max,
+		   void (*note)(void *ctx, const char *path, int err), void *ctx)
+{
+	struct images_shared *sh = im->sh;
+	char **fresh = NULL;
+	size_t nfresh = 0, cap = 0;
+
+	for (size_t i = 0; i < sh->nfiles; i++) {
+		struct image_file *f = &sh->files[i];
+		const char *base = strrchr(f->path, '/');
+		struct stat st;
+		char *to;
+		int r = 0, fd = f->fd;
+
+		if (!f->hit || !(f->elsewhere || sh->keep_all) || !(f->dev | f->ino) ||
+		    !(to = trace_ident_cache_path(dir, f->kind, f->ident, f->len, base ? base + 1 : f->path)))
+			continue;
+		if (stat(to, &st) == 0 && (uint64_t)st.st_size == f->size) {
+			utimensat(AT_FDCWD, to, NULL, 0);   /* used again: the newest */
+		} else {
+			if (fd < 0 && (fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) >= 0 &&
+			    (fstat(fd, &st) < 0 || !same_stat(f, &st))) {
+				close(fd);
+				fd = -1;
+			}
+			r = fd < 0 ? -ENOENT : f->size > max ? -EFBIG : copy_to(fd, f->size, to);
+			if (fd >= 0 && fd != f->fd)
+				close(fd);
+		}
+		note(ctx, r < 0 ? f->path : to, r);
+		if (r < 0) {
+			free(to);
+			continue;
+		}
+		fresh = xgrow(fresh, &cap, nfresh + 1, sizeof(*fresh));
+		fresh[nfresh++] = to;
+	}
+	if (nfresh)
+		trim_cache(dir, fresh, nfresh, max);
+	for (size_t i = 0; i < nfresh; i++)
+		free(fresh[i]);
+	free(fresh);
+	return nfresh;
 }

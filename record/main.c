@@ -19,10 +19,12 @@
 static const char usage_text[] =
 	"usage: prof-record [-fqv] [-o file] [-F hz] [-d seconds] [-t tid] [--max-depth n]\n"
 	"                   [--mode wall|cpu] [--sampler perf|ptrace] [--realtime prio]\n"
-	"                   [--no-inherit] -- command [arg ...]\n"
+	"                   [--no-inherit] [--keep-images] [--image-cache-max mib]\n"
+	"                   -- command [arg ...]\n"
 	"       prof-record [-fqv] [-o file] [-F hz] [-d seconds] [-t tid] [--max-depth n]\n"
 	"                   [--mode wall|cpu] [--sampler perf|ptrace] [--realtime prio]\n"
-	"                   [--no-inherit] -p pid\n"
+	"                   [--no-inherit] [--keep-images] [--image-cache-max mib]\n"
+	"                   -p pid\n"
 	"       prof-record -h | --help\n"
 	"       prof-record --version\n"
 	"\n"
@@ -34,6 +36,12 @@ static const char usage_text[] =
 	"  -t tid           sample only this thread (repeatable)\n"
 	"  --no-inherit     the process alone, not the processes it starts\n"
 	"  --max-depth n    stack depth cap (default 1024)\n"
+	"  --keep-images    copy every file with samples into the image cache, not\n"
+	"                   only those the report could not find at their path\n"
+	"  --image-cache-max mib\n"
+	"                   the image cache's size cap in MiB (default 2048; 0\n"
+	"                   keeps no file); the cache is $PROF_IMAGE_CACHE, else\n"
+	"                   ~/.cache/prof/images\n"
 	"  -q               quiet: no announcement, status or summary\n"
 	"  -v               more detail\n"
 	"  --mode wall|cpu  cpu (on-CPU time only, with Linux's perf_event; lowest\n"
@@ -60,7 +68,16 @@ static void DIAG_NORETURN usage_error(const char *fmt, const char *arg)
 	exit(2);
 }
 
-enum { OPT_MAX_DEPTH = 256, OPT_MODE, OPT_SAMPLER, OPT_REALTIME, OPT_NO_INHERIT, OPT_VERSION };
+enum {
+	OPT_MAX_DEPTH = 256,
+	OPT_MODE,
+	OPT_SAMPLER,
+	OPT_REALTIME,
+	OPT_NO_INHERIT,
+	OPT_KEEP_IMAGES,
+	OPT_IMAGE_CACHE_MAX,
+	OPT_VERSION
+};
 
 int main(int argc, char **argv)
 {
@@ -70,12 +87,14 @@ int main(int argc, char **argv)
 		{ "sampler", required_argument, NULL, OPT_SAMPLER },
 		{ "realtime", required_argument, NULL, OPT_REALTIME },
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+		{ "keep-images", no_argument, NULL, OPT_KEEP_IMAGES },
+		{ "image-cache-max", required_argument, NULL, OPT_IMAGE_CACHE_MAX },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct session_options o = { .out_path = "prof.trace", .rate_hz = 997, .max_depth = 1024,
-				     .rt_priority = 1 };
+				     .rt_priority = 1, .image_cache_max = (uint64_t)2048 << 20 };
 	uint32_t *tids = NULL;
 	size_t tids_cap = 0;
 	const char *bad;
@@ -136,6 +155,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_INHERIT:
 			o.no_inherit = 1;
+			break;
+		case OPT_KEEP_IMAGES:
+			o.keep_images = 1;
+			break;
+		case OPT_IMAGE_CACHE_MAX:
+			o.image_cache_max = parse_uint_opt("--image-cache-max", optarg, 0, 1u << 24) << 20;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -150,6 +150,7 @@ static int on_entry(void *ctx, const struct maps_entry *e)
 	g->dev_minor = e->dev_minor;
 	g->start = e->start;
 	g->end = e->end;
+	g->vma_end = e->end;
 	g->offset = e->offset;
 	g->executable = e->perms[2] == 'x';
 	gr->open = is_file;
@@ -188,7 +189,7 @@ int maps_elf_bias(const struct elf_file *e, uint64_t map_start, uint64_t map_off
 		for (unsigned i = 0; i < e->phnum; i++) {
 			struct elf_segment s;
 			uint64_t lo;
-			if (elf_segment(e, i, &s) < 0 || s.type != 1 /* PT_LOAD */)
+			if (elf_segment(e, i, &s) < 0 || s.type != ELF_PT_LOAD)
 				continue;
 			lo = s.offset & ~(pages[k] - 1);
 			if (map_offset < lo || map_offset - lo >= (s.filesz > 0 ? s.offset - lo + s.filesz : pages[k]))

@@ -32,6 +32,7 @@ struct maps_group {
 	uint64_t inode;
 	unsigned dev_major, dev_minor;
 	uint64_t start, end;   /* lowest and highest mapped address */
+	uint64_t vma_end;      /* the end of the first mapping, which starts at start */
 	uint64_t offset;       /* file offset mapped at start */
 	int executable;        /* some mapping is executable */
 };

@@ -198,7 +198,8 @@ static int parse_record(const uint8_t *p, size_t n, int arch, int chained, struc
 		rec->addr = take64(&c);
 		rec->len = take64(&c);
 		rec->pgoff = take64(&c);
-		take(&c, 8);   /* maj, min */
+		rec->dev_major = take32(&c);
+		rec->dev_minor = take32(&c);
 		rec->inode = take64(&c);
 		take64(&c);    /* ino_generation */
 		rec->prot = take32(&c);

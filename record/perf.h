@@ -84,6 +84,7 @@ struct perf_record {
 	uint64_t lost;
 	/* MMAP2 */
 	uint64_t addr, len, pgoff, inode;
+	uint32_t dev_major, dev_minor;
 	uint32_t prot;
 	/* COMM (NUL-terminated in the record), MMAP2 (the path) */
 	const char *name;

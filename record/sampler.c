@@ -62,6 +62,7 @@ struct sampler {
 	struct hmap pr_index;   /* (pid, 0) -> index into pr + 1 */
 	uint32_t next_process;  /* the next child's trace id */
 	uint64_t images_ended;  /* images recorded of the processes ended */
+	struct images *files;   /* shares the files of every process's images */
 	struct sthread *th;     /* the live threads */
 	size_t nth, th_cap;
 	struct hmap th_index;   /* (tid, 0) -> index into th + 1, of the live ones */
@@ -155,7 +156,7 @@ static struct sproc *add_process(struct sampler *s, uint32_t pid, uint32_t id, s
 	p->pid = pid;
 	p->id = id;
 	p->view = view;
-	p->images = images_new(view, id, s->npr > 1 ? s->pr[0].images : NULL);
+	p->images = images_new(view, id, s->files);
 	*hmap_put(&s->pr_index, pid, 0, 0, NULL) = s->npr;
 	return p;
 }
@@ -397,13 +398,15 @@ static int refresh_images(struct sampler *s, struct images *im, const uint64_t *
 int sampler_sample(struct sampler *s, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
 		   const uint64_t *frames, size_t n, int stop)
 {
-	int r = refresh_images(s, process_of(s, tid)->images, frames, n, time);
+	struct images *im = process_of(s, tid)->images;
+	int r = refresh_images(s, im, frames, n, time);
 
 	s->st->counters[unwind_stop_counter(stop)]++;
 	if (stop == UNWIND_STOP_DEPTH)
 		flags |= TRACE_SAMPLE_TRUNCATED;
 	if (r == 0)
 		r = trace_writer_sample(s->w, time, tid, state, flags, frames, n);
+	images_hit(im, frames, n);
 	if (r == 0 && !s->st->samples++)
 		s->st->first_sample = sampler_now();
 	return r;
@@ -513,6 +516,10 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 	hmap_init(&s.pr_index);
 	s.max_depth = cfg->max_depth ? cfg->max_depth : 1;
 	s.frames = xmalloc(s.max_depth * sizeof(*s.frames));
+	/* The files of every process's images, kept to the end. */
+	s.files = images_new(t, 0, NULL);
+	if (cfg->keep_images)
+		images_keep_all(s.files);
 	add_process(&s, (uint32_t)target_pid(t), SAMPLER_PROCESS, t);
 	s.next_process = SAMPLER_PROCESS + 1;
 	s.next_maint = start + MAINT_NS;
@@ -553,8 +560,12 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 		if (now > s.th[i].start)
 			st->thread_ns += now - s.th[i].start;
 	fill_stats(&s, start, now);
+	if (cfg->image_cache)
+		st->images_kept = images_keep(s.files, cfg->image_cache, cfg->image_cache_max, cfg->image_kept,
+					      cfg->image_kept_ctx);
 	while (s.npr)
 		drop_process(&s, &s.pr[s.npr - 1]);
+	images_free(s.files);
 	free(s.pr);
 	hmap_release(&s.pr_index);
 	hmap_release(&s.th_index);

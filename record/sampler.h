@@ -43,6 +43,7 @@ struct sampler_stats {
 	uint64_t thread_ns;     /* the threads' time alive while recorded, summed */
 	uint64_t first_sample;  /* when the first sample was written (sampler_now()), or 0 */
 	uint64_t images;
+	uint64_t images_kept;   /* files in the image cache for this recording */
 	uint64_t lost;          /* TRACE_COUNTER_SAMPLES_LOST */
 	uint64_t bytes;         /* trace bytes written */
 	uint64_t counters[TRACE_COUNTER__COUNT];
@@ -59,6 +60,14 @@ struct sampler_config {
 	const volatile sig_atomic_t *stop;  /* non-zero: finish now */
 	int launched;           /* the target's first exec is its launch, whose
 	                         * command the session has recorded */
+	/* The image cache (images_keep()): its directory, or NULL for none;
+	 * its size cap; whether every image with samples is kept. note()
+	 * hears of each file kept, or not kept. */
+	const char *image_cache;
+	uint64_t image_cache_max;
+	int keep_images;
+	void (*image_kept)(void *ctx, const char *path, int err);
+	void *image_kept_ctx;
 	/* Called about four times a second, if set. */
 	void (*progress)(void *ctx, const struct sampler_stats *st);
 	void *progress_ctx;

@@ -996,12 +996,17 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 	case PERF_REC_THROTTLE:
 		sampler_counters(s)[TRACE_COUNTER_THROTTLED]++;
 		return 0;
-	case PERF_REC_MMAP2:
+	case PERF_REC_MMAP2: {
+		struct target_mapping m;
+
 		if (!(im = sampler_images(s, q->pid)))
 			return 0;
 		parse_pending(p, q, &rec);
-		return images_mapped(im, sampler_writer(s), q->time, rec.addr, rec.len, rec.pgoff, rec.inode,
-				     rec.name);
+		m = (struct target_mapping){ .start = rec.addr, .end = rec.addr + rec.len, .inode = rec.inode,
+					     .dev_major = rec.dev_major, .dev_minor = rec.dev_minor,
+					     .path = rec.name };
+		return images_mapped(im, sampler_writer(s), q->time, &m, rec.pgoff);
+	}
 	case PERF_REC_COMM:
 		if (q->misc & PERF_MISC_COMM_EXEC) {
 			r = sampler_exec(s, q->pid, q->tid, q->time, p->names + q->off);

@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "sampler.h"
 #include "common/diag.h"
+#include "format/trace_ident.h"
 #include "format/trace.h"
 
 #include <errno.h>
@@ -223,6 +224,19 @@ static void summary(const struct session_options *o, const struct engine_choice 
 		fprintf(stderr, "%s: target exit status %d\n", diag_progname(), shell_status(end->exit_status));
 }
 
+/* What the end of a recording says of each file it kept in the image
+ * cache, or failed to. */
+static void image_kept(void *ctx, const char *path, int err)
+{
+	const struct session_options *o = ctx;
+
+	if (err < 0)
+		warning("cannot keep '%s' in the image cache: %s; a report may not find it", path,
+			prof_strerror(err));
+	else if (o->verbose)
+		fprintf(stderr, "%s: kept '%s'\n", diag_progname(), path);
+}
+
 int session_run(const struct session_options *o)
 {
 	struct target *t = NULL;
@@ -234,6 +248,7 @@ int session_run(const struct session_options *o)
 	struct sampler_stats st;
 	struct trace_end end;
 	struct utsname un;
+	char *cache = NULL;
 	char **cmd_argv = NULL, *host;
 	uint32_t cmd_argc = 0;
 	const char *why = NULL;
@@ -340,6 +355,16 @@ int session_run(const struct session_options *o)
 	cfg.ntids = o->ntids;
 	cfg.stop = &stop_requested;
 	cfg.launched = launched;
+	cache = o->image_cache_max ? trace_ident_cache_dir() : NULL;
+	if (cache) {
+		cfg.image_cache = cache;
+		cfg.image_cache_max = o->image_cache_max;
+		cfg.keep_images = o->keep_images;
+		cfg.image_kept = image_kept;
+		cfg.image_kept_ctx = (void *)o;
+	} else if (o->keep_images) {
+		warning("--keep-images keeps nothing: %s", o->image_cache_max ? "no image cache (set $PROF_IMAGE_CACHE or $HOME)" : "--image-cache-max is 0");
+	}
 	if (!o->quiet && isatty(STDERR_FILENO))
 		cfg.progress = show_progress;
 	r = sampler_run(&cfg, t, src, w, &st);
@@ -380,6 +405,7 @@ int session_run(const struct session_options *o)
 	}
 	summary(o, &ch, priority, began, &st, w, &end);
 	trace_writer_free(w);
+	free(cache);
 	if (fd >= 0)
 		close(fd);
 	target_free(t);

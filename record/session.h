@@ -36,6 +36,9 @@ struct session_options {
 	                             * priority, 0 for normal */
 	int no_inherit;             /* --no-inherit: the process alone, not
 	                             * the processes it starts */
+	int keep_images;            /* --keep-images: every image with samples
+	                             * kept in the image cache */
+	uint64_t image_cache_max;   /* --image-cache-max, bytes; 0 keeps none */
 };
 
 /* Records as o says. Returns prof-record's exit status: the launched

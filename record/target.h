@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "common/buf.h"
@@ -136,10 +137,29 @@ int target_thread_name(struct target *t, uint32_t tid, char *buf, size_t n);
 /* Replaces out's contents with the process's memory-map text. Linux only,
  * like target_open_mapped(): on macOS images come from dyld's list. */
 int target_read_maps(struct target *t, struct buf *out);
-/* Opens a file mapped at [start, end) in the target, as it is mapped (even
- * if deleted or in another mount namespace when the OS allows), falling
- * back to path. Returns an fd the caller closes, or a negative errno. */
-int target_open_mapped(struct target *t, uint64_t start, uint64_t end, const char *path);
+/* One mapping of a file in the target, as its map shows it. */
+struct target_mapping {
+	uint64_t start, end;       /* one mapping (a VMA) of the file */
+	uint64_t inode;
+	unsigned dev_major, dev_minor;
+	const char *path;          /* as the map shows it, " (deleted)" and all */
+};
+
+/* Files larger than this are not opened. */
+#define TARGET_MAPPED_MAX ((uint64_t)16 << 30)
+
+/* Opens the file of mapping m as the target maps it: the very file,
+ * through /proc/PID/map_files (which takes privilege); else at its path
+ * in the target's root and mount namespace (/proc/PID/root, symlinks kept
+ * inside that root); else at its path. A file found by path is taken only
+ * if it is the one mapped (the same device and inode), so the target's
+ * symlinks lead nowhere it could not read itself. Only a non-empty regular
+ * file of at most TARGET_MAPPED_MAX bytes is taken, opened non-blocking and
+ * read-only. Returns an fd the caller closes, with *source (enum
+ * trace_image_source) and *st its fstat(2); or a negative errno, with
+ * why (n bytes) saying what each way gave. */
+int target_open_mapped(struct target *t, const struct target_mapping *m, int *source, struct stat *st,
+		       char *why, size_t n);
 /* The process's command line as a NULL-terminated heap vector; caller frees
  * each string and the vector. */
 int target_cmdline(struct target *t, char ***argv, uint32_t *argc);

@@ -42,6 +42,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +51,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/user.h>
@@ -787,18 +790,75 @@ int target_read_maps(struct target *t, struct buf *out)
 	return 0;
 }
 
-int target_open_mapped(struct target *t, uint64_t start, uint64_t end, const char *path)
+/* Takes fd if it is a file an image can be read from, and, for a file
+ * found by path, the one mapped. Returns fd, or a negative errno with
+ * why saying what was wrong (fd is closed). */
+static int take_mapped(int fd, const struct target_mapping *m, int by_path, struct stat *st, const char **why)
 {
-	char p[128];
-	int fd;
-
-	snprintf(p, sizeof(p), "/proc/%d/map_files/%lx-%lx", (int)t->pid, (unsigned long)start,
-		 (unsigned long)end);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
+	if (fd < 0) {
+		*why = strerror(errno);
+		return -errno;
+	}
+	if (fstat(fd, st) < 0) {
+		*why = strerror(errno);
+	} else if (!S_ISREG(st->st_mode)) {
+		*why = "not a regular file";
+	} else if (by_path && (st->st_ino != m->inode || major(st->st_dev) != m->dev_major ||
+			       minor(st->st_dev) != m->dev_minor)) {
+		*why = "another file than the one mapped";
+	} else if (st->st_size <= 0) {
+		*why = "an empty file";
+	} else if ((uint64_t)st->st_size > TARGET_MAPPED_MAX) {
+		*why = "larger than 16 GiB";
+	} else {
 		return fd;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd >= 0 ? fd : -errno;
+	}
+	close(fd);
+	return -EINVAL;
+}
+
+/* The path without the " (deleted)" the map adds to a file removed. */
+static char *live_path(const char *path)
+{
+	size_t n = strlen(path), k = strlen(" (deleted)");
+
+	if (n > k && !strcmp(path + n - k, " (deleted)"))
+		n -= k;
+	return xstrndup(path, n);
+}
+
+int target_open_mapped(struct target *t, const struct target_mapping *m, int *source, struct stat *st,
+		       char *why, size_t n)
+{
+	const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	struct open_how how = { .flags = flags, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	const char *w_mapped, *w_root = "not an absolute path", *w_path = "not an absolute path";
+	char p[128], *path = live_path(m->path);
+	int fd, root;
+
+	snprintf(p, sizeof(p), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)t->pid, m->start, m->end);
+	fd = take_mapped(open(p, flags), m, 0, st, &w_mapped);
+	*source = TRACE_SOURCE_MAPPED;
+	if (fd < 0 && path[0] == '/') {
+		snprintf(p, sizeof(p), "/proc/%d/root", (int)t->pid);
+		root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0)
+			fd = take_mapped(-1, m, 1, st, &w_root);
+		else
+			fd = take_mapped((int)syscall(SYS_openat2, root, path + 1, &how, sizeof(how)), m, 1, st,
+					 &w_root);
+		if (root >= 0)
+			close(root);
+		*source = TRACE_SOURCE_ROOT;
+		if (fd < 0) {
+			fd = take_mapped(open(path, flags), m, 1, st, &w_path);
+			*source = TRACE_SOURCE_PATH;
+		}
+	}
+	if (fd < 0)
+		snprintf(why, n, "map_files: %s; root: %s; path: %s", w_mapped, w_root, w_path);
+	free(path);
+	return fd;
 }
 
 int target_cmdline(struct target *t, char ***argv, uint32_t *argc)

@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/diag.h"
+#include "format/trace_ident.h"
 #include "common/hmap.h"
 #include "report/cli.h"
 #include "report/cmds.h"
@@ -226,11 +227,17 @@ static void count_use(struct stacks *st, struct image_use *use)
 }
 
 /* An identity as the platform's own tools print it: a build-id in
- * lowercase hex, a UUID as 8-4-4-4-12 uppercase hex, as dwarfdump shows. */
+ * lowercase hex, a UUID as 8-4-4-4-12 uppercase hex, as dwarfdump shows,
+ * Go's build ID as the text `go tool buildid` prints (or its end). */
 static void format_ident(char *out, const struct trace_image *img)
 {
 	size_t n = img->ident_len <= TRACE_MAX_IDENT ? img->ident_len : 0, i, o = 0;
 
+	if (img->ident_kind == TRACE_IDENT_GO_BUILD_ID) {
+		memcpy(out, img->ident, n);   /* printable ASCII: the recorder checked */
+		out[n] = 0;
+		return;
+	}
 	if (img->ident_kind != TRACE_IDENT_MACHO_UUID || n != 16) {
 		objfile_hex(out, img->ident, n);
 		return;
@@ -240,6 +247,34 @@ static void format_ident(char *out, const struct trace_image *img)
 			out[o++] = '-';
 		o += (size_t)sprintf(out + o, "%02X", img->ident[i]);
 	}
+}
+
+/* How the recorder read the image's file, and what it found there. */
+static void print_source(const struct trace_image *img)
+{
+	static const char *const how[] = {
+		[TRACE_SOURCE_PATH] = "at its path",
+		[TRACE_SOURCE_ROOT] = "at its path in the process's root (/proc/PID/root)",
+		[TRACE_SOURCE_MAPPED] = "the file mapped (/proc/PID/map_files)",
+		[TRACE_SOURCE_MEMORY] = "from the process's memory",
+	};
+
+	if (img->source == TRACE_SOURCE_UNKNOWN)
+		return;
+	fputs("    read:     ", stdout);
+	if (img->source < sizeof(how) / sizeof(*how) && how[img->source])
+		fputs(how[img->source], stdout);
+	else
+		fputs("not read", stdout);
+	if (img->flags & TRACE_IMAGE_DELETED)
+		fputs("; deleted or replaced while it ran", stdout);
+	else if (img->flags & TRACE_IMAGE_ELSEWHERE)
+		fputs("; its path led the recorder elsewhere (replaced, or another mount namespace)", stdout);
+	if (img->why) {
+		fputs("; no identity: ", stdout);
+		print_text(text_escape, img->why);
+	}
+	putchar('\n');
 }
 
 static void print_share(uint64_t part, uint64_t whole)
@@ -268,8 +303,13 @@ static void print_images(struct stacks *st, struct symbolize *sym)
 		format_ident(hex, img);
 		printf("  image %" PRIu32 ": ", img->id);
 		print_text(text_escape, img->path && img->path[0] ? img->path : "-");
-		printf("\n    ident:    %s %s\n", trace_ident_kind_name(img->ident_kind),
-		       hex[0] ? hex : "-");
+		printf("\n    ident:    %s ", trace_ident_kind_name(img->ident_kind));
+		print_text(text_escape, hex[0] ? hex : "-");
+		if (img->ident_kind == TRACE_IDENT_CONTENT && trace_ident_content_sampled(img->ident))
+			printf(" (of %" PRIu64 " loadable bytes, %" PRIu64 " MiB sampled)",
+			       trace_ident_content_bytes(img->ident), TRACE_IDENT_CONTENT_BOUND >> 20);
+		putchar('\n');
+		print_source(img);
 		printf("    range:    0x%" PRIx64 "-0x%" PRIx64 " (file offset 0x%" PRIx64
 		       ", bias 0x%" PRIx64 ", %s)\n",
 		       img->start, img->start + img->size, img->file_offset, img->bias,

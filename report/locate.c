@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "common/diag.h"
+#include "format/trace_ident.h"
 
 #define LOCATE_MAX_DEPTH 32
 #define LOCATE_MAX_FILES 200000
@@ -220,13 +221,19 @@ static void try(struct search *s, char *path)
 {
 	struct objfile of;
 	char *why = NULL;
+	int err;
 
 	if (s->done || seen(s->r, path)) {
 		free(path);
 		return;
 	}
-	if (objfile_open(&of, path, s->img->ident_kind, s->img->ident, s->img->ident_len,
-			 &why) < 0) {
+	if ((err = objfile_open(&of, path, s->img->ident_kind, s->img->ident, s->img->ident_len, &why)) < 0) {
+		/* The file the recording names, but not the one it saw. */
+		if (err == OBJFILE_E_MISMATCH && s->img->path && !strcmp(path, s->img->path)) {
+			char *was = why;
+			why = xasprintf("the file at %s has changed since the recording: %s", path, was);
+			free(was);
+		}
 		add_try(s->r, path, why);
 	} else if (of.has_dwarf) {
 		add_try(s->r, path, NULL);
@@ -302,6 +309,26 @@ static const char *base_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* The copy the recorder kept in the image cache, if it did. */
+static void try_cache(struct search *s, const char *dir)
+{
+	char *own = dir ? NULL : trace_ident_cache_dir(), *path;
+
+	if (!dir)
+		dir = own;
+	if (dir && dir[0] && s->img->path &&
+	    (path = trace_ident_cache_path(dir, s->img->ident_kind, s->img->ident, s->img->ident_len,
+					   base_of(s->img->path)))) {
+		struct stat st;
+		/* Most images were never kept: only a copy there is a candidate. */
+		if (stat(path, &st) == 0)
+			try(s, path);
+		else
+			free(path);
+	}
+	free(own);
+}
+
 static void try_index(struct search *s, const struct locate_index *ix)
 {
 	const char *base = s->img->path ? base_of(s->img->path) : "";
@@ -352,6 +379,7 @@ int locate_image(const struct trace_image *img, const struct locate_opts *o,
 	/* Pseudo-images such as "[vdso]" have no file behind them. */
 	if (img->path && img->path[0] == '/')
 		try(&s, xstrdup(img->path));
+	try_cache(&s, o ? o->image_cache : NULL);
 	if (elf) {
 		if (root[0])
 			try(&s, xasprintf("%s/.build-id/%.2s/%s.debug", root, hex, hex + 2));

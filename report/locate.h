@@ -9,8 +9,9 @@
  * none does, the first match serves its symbol table. Every path tried is
  * recorded with its fate, so 'prof-report info' can explain the result.
  *
- * Candidates, in order, for an ELF image:
- *   1. the recorded path;
+ * Candidates, in order, for an ELF image with a GNU build-id:
+ *   1. the recorded path, then its copy in the image cache
+ *      (format/trace_ident.h), if the recorder kept one;
  *   2. DEBUG_ROOT/.build-id/xx/rest.debug (DEBUG_ROOT is /usr/lib/debug);
  *   3. the .gnu_debuglink name of the recorded file, in the file's
  *      directory, its .debug/ subdirectory and DEBUG_ROOT/<directory>;
@@ -22,10 +23,11 @@
  *      which build each of them is.
  * For a Mach-O image: 1, then 5, where the files are dSYM bundles' DWARF
  * files, bare Mach-O files and universal files (whose matching slice is
- * the one used).
+ * the one used). For an ELF image named by Go's build ID or a content
+ * hash: 1, then 5.
  *
  * An identity becomes part of a path only hex-encoded by us, and only if
- * its length is valid (a 16-byte UUID; a build-id of 2 to 64 bytes).
+ * trace_ident_valid() takes it.
  *
  * Library code: returns 0 or a negative LOCATE_E_* (common/errors.h) or
  * -errno, which prof_strerror() describes.
@@ -53,6 +55,8 @@ struct locate_opts {
 	const struct locate_index *index; /* --symbols, or NULL */
 	const char *debug_root;           /* NULL: /usr/lib/debug; "": none */
 	const char *debuginfod_cache;     /* NULL: from the environment; "": none */
+	const char *image_cache;          /* NULL: from the environment
+	                                   * (trace_ident_cache_dir()); "": none */
 };
 
 /* One candidate file and its fate. */

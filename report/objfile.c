@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/diag.h"
+#include "format/trace_ident.h"
 
 /* A file larger than this is refused rather than mapped. */
 #define OBJFILE_MAX_FILE ((uint64_t)4 << 30)
@@ -83,30 +84,45 @@ void objfile_hex(char *out, const uint8_t *p, size_t n)
 
 static const char *kind_word(int kind)
 {
-	return kind == TRACE_IDENT_MACHO_UUID ? "UUID" : "build-id";
+	switch (kind) {
+	case TRACE_IDENT_MACHO_UUID: return "UUID";
+	case TRACE_IDENT_GO_BUILD_ID: return "Go build ID";
+	case TRACE_IDENT_CONTENT: return "content hash";
+	default: return "build-id";
+	}
 }
 
-/* Reads the identity of the object at data into of. */
-static int parse_object(struct objfile *of, int kind, const uint8_t *data, size_t size)
+static int read_mapped(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	const uint8_t *id;
+	const struct objfile *of = ctx;
+
+	if (off > of->size || len > of->size - off)
+		return ELF_E_CORRUPT;
+	memcpy(buf, of->data + off, len);
+	return 0;
+}
+
+/* Reads the identity of the object at data into of: for ELF, the one
+ * format/trace_ident.h prefers. */
+static int parse_object(struct objfile *of, int macho, const uint8_t *data, size_t size)
+{
 	size_t len;
 	int err;
 
-	of->kind = kind;
+	of->is_macho = macho;
 	of->data = data;
 	of->size = size;
-	if (kind == TRACE_IDENT_GNU_BUILD_ID) {
+	if (!macho) {
 		if ((err = elf_parse(&of->elf, data, size)) < 0)
 			return err;
-		err = elf_build_id(&of->elf, &id, &len);
-		if (err == ELF_E_NOTFOUND || (err == 0 && (len == 0 || len > TRACE_MAX_IDENT)))
+		err = trace_ident_of_elf(&of->elf, size, read_mapped, of, &of->kind, of->ident, &len);
+		if (err == ELF_E_NOTFOUND)
 			return OBJFILE_E_NOIDENT;
 		if (err < 0)
 			return err;
-		memcpy(of->ident, id, len);
 		of->ident_len = len;
 	} else {
+		of->kind = TRACE_IDENT_MACHO_UUID;
 		if ((err = macho_parse(&of->macho, data, size)) < 0)
 			return err;
 		err = macho_uuid(&of->macho, of->ident);
@@ -134,7 +150,7 @@ static int has_dwarf(const struct objfile *of)
 {
 	struct elf_section sec;
 
-	if (of->kind == TRACE_IDENT_GNU_BUILD_ID)
+	if (!of->is_macho)
 		return elf_section_by_name(&of->elf, ".debug_info", &sec) == 0 &&
 		       sec.type != ELF_SHT_NOBITS && sec.size > 0;
 	return macho_sections(&of->macho, find_dwarf, NULL) > 0;
@@ -152,13 +168,12 @@ int objfile_open(struct objfile *of, const char *path, int kind, const uint8_t *
 	if (*why)
 		return -EINVAL;
 	if (of->mapsize >= ELF_MAGIC_LEN && !memcmp(of->map, ELF_MAGIC, ELF_MAGIC_LEN)) {
-		err = parse_object(of, TRACE_IDENT_GNU_BUILD_ID, of->map, of->mapsize);
+		err = parse_object(of, 0, of->map, of->mapsize);
 	} else if ((err = macho_slices(of->map, of->mapsize, slices, OBJFILE_MAX_SLICES,
 				       &nslices)) == 0) {
 		err = OBJFILE_E_NOIDENT;
 		for (i = 0; i < nslices && i < OBJFILE_MAX_SLICES; i++) {
-			err = parse_object(of, TRACE_IDENT_MACHO_UUID, of->map + slices[i].offset,
-					   slices[i].size);
+			err = parse_object(of, 1, of->map + slices[i].offset, slices[i].size);
 			if (err == 0 && matches(of, kind, ident, ident_len))
 				break;
 		}
@@ -169,11 +184,15 @@ int objfile_open(struct objfile *of, const char *path, int kind, const uint8_t *
 		char have[2 * TRACE_MAX_IDENT + 1];
 
 		objfile_hex(have, of->ident, of->ident_len);
-		*why = of->kind == kind ? xasprintf("%s mismatch (the file has %s%s)", kind_word(kind),
-						    have, nslices > 1 ? " and others" : "")
-					: xasprintf("a %s file, not %s", of->kind == TRACE_IDENT_MACHO_UUID
-									 ? "Mach-O" : "ELF",
-						    kind == TRACE_IDENT_MACHO_UUID ? "Mach-O" : "ELF");
+		if (of->kind == kind)
+			*why = xasprintf("%s mismatch (the file has %s%s)", kind_word(kind), have,
+					 nslices > 1 ? " and others" : "");
+		else if (of->is_macho != (kind == TRACE_IDENT_MACHO_UUID))
+			*why = xasprintf("a %s file, not %s", of->is_macho ? "Mach-O" : "ELF",
+					 kind == TRACE_IDENT_MACHO_UUID ? "Mach-O" : "ELF");
+		else
+			*why = xasprintf("it has a %s, where the recording has a %s", kind_word(of->kind),
+					 kind_word(kind));
 		err = OBJFILE_E_MISMATCH;
 	} else if (err < 0) {
 		*why = err == OBJFILE_E_NOIDENT || err == OBJFILE_E_FORMAT
@@ -211,12 +230,11 @@ int objfile_identities(const char *path,
 		return -EINVAL;
 	}
 	if (of.mapsize >= ELF_MAGIC_LEN && !memcmp(of.map, ELF_MAGIC, ELF_MAGIC_LEN)) {
-		if (parse_object(&of, TRACE_IDENT_GNU_BUILD_ID, of.map, of.mapsize) == 0)
+		if (parse_object(&of, 0, of.map, of.mapsize) == 0)
 			cb(ctx, of.kind, of.ident, of.ident_len);
 	} else if (macho_slices(of.map, of.mapsize, slices, OBJFILE_MAX_SLICES, &nslices) == 0) {
 		for (i = 0; i < nslices && i < OBJFILE_MAX_SLICES; i++)
-			if (parse_object(&of, TRACE_IDENT_MACHO_UUID, of.map + slices[i].offset,
-					 slices[i].size) == 0)
+			if (parse_object(&of, 1, of.map + slices[i].offset, slices[i].size) == 0)
 				cb(ctx, of.kind, of.ident, of.ident_len);
 	}
 	objfile_release(&of);
@@ -272,7 +290,7 @@ int objfile_dwarf_sections(const struct objfile *of, struct dwinfo_section **sec
 	struct elf_section sec;
 	int err = 0;
 
-	if (of->kind == TRACE_IDENT_GNU_BUILD_ID) {
+	if (!of->is_macho) {
 		for (unsigned i = 1; i < of->elf.shnum; i++) {
 			if ((err = elf_section(&of->elf, i, &sec)) < 0)
 				break;
@@ -364,7 +382,7 @@ int objfile_symbols(const struct objfile *of,
 	struct symbol_ctx c = { .of = of, .cb = cb, .ctx = ctx };
 	int err;
 
-	if (of->kind == TRACE_IDENT_GNU_BUILD_ID) {
+	if (!of->is_macho) {
 		err = elf_symbols(&of->elf, elf_symbol, &c);
 		return err == ELF_E_NOTFOUND ? 0 : err;
 	}
@@ -379,7 +397,7 @@ const char *objfile_debuglink(const struct objfile *of)
 	const char *name;
 	uint32_t crc;
 
-	if (of->kind != TRACE_IDENT_GNU_BUILD_ID || elf_debuglink(&of->elf, &name, &crc) < 0)
+	if (of->is_macho || elf_debuglink(&of->elf, &name, &crc) < 0)
 		return NULL;
 	return name;
 }

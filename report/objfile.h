@@ -24,9 +24,10 @@ struct objfile {
 	size_t mapsize;
 	const uint8_t *data;  /* the object: the file, or the chosen slice */
 	size_t size;
-	int kind;             /* TRACE_IDENT_GNU_BUILD_ID (ELF) or _MACHO_UUID */
-	struct elf_file elf;  /* kind ELF */
-	struct macho_file macho; /* kind Mach-O */
+	int is_macho;         /* a Mach-O object, else ELF */
+	int kind;             /* its identity's: enum trace_ident_kind */
+	struct elf_file elf;  /* ELF */
+	struct macho_file macho; /* Mach-O */
 	uint8_t ident[TRACE_MAX_IDENT];
 	size_t ident_len;
 	int has_dwarf;        /* it holds a .debug_info / __debug_info section */

@@ -152,7 +152,7 @@ static int same_start(const struct symtab_entry *x, const struct symtab_entry *y
 int symtab_new(const struct objfile *of, struct symtab **out)
 {
 	struct symtab *st = xcalloc(1, sizeof(*st));
-	struct collect c = { st, of->kind == TRACE_IDENT_MACHO_UUID };
+	struct collect c = { st, of->is_macho };
 	int err;
 
 	buf_init(&st->pool);

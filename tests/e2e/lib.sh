@@ -15,6 +15,8 @@ REPORT=${BIN%/}/prof-report
 RESULTS=${RESULTS:-/dev/null}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/prof-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# The recorder keeps files in the image cache: the test's own, not $HOME's.
+export PROF_IMAGE_CACHE=$TMP/image-cache
 
 # CASE_PREFIX, if set, goes before every case name (a script run again
 # another way names its cases apart).

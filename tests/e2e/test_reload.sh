@@ -67,7 +67,7 @@ split=$(awk '/stack nodes split/ { print $4 }' "$TMP/hand.info")
 "$REPORT" info "$TMP/anon.trace" > "$TMP/anon.info" 2>&1
 odd=$(grep -A5 '^  image 3: /nonexistent/libodd.so$' "$TMP/anon.info")
 echo "$odd" | grep -qx '    ident:    none -' \
-	&& echo "$odd" | grep -qx '    symbols:  none: the trace records no build-id or UUID for this image' \
+	&& echo "$odd" | grep -qx '    symbols:  none: the trace records no identity for this image' \
 	&& ok "identity-of-no-valid-form-is-none" \
 	|| fail "identity-of-no-valid-form-is-none" "$(echo "$odd" | tr '\n' '|')"
 

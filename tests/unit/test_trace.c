@@ -26,6 +26,7 @@
 #include "common/hmap.h"
 #include "format/trace.h"
 #include "format/trace_chunk.h"
+#include "format/trace_ident.h"
 #include "blob.h"
 
 /* --- helpers ------------------------------------------------------------ */
@@ -337,8 +338,13 @@ Test(trace_writer, round_trip_every_record)
 	img.size = 0x12000;
 	img.file_offset = 0;
 	img.bias = 0;
+	img.source = TRACE_SOURCE_MAPPED;
+	img.flags = TRACE_IMAGE_DELETED | TRACE_IMAGE_ELSEWHERE;
 	img2 = img;
 	img2.id = 2;
+	img2.source = TRACE_SOURCE_UNREAD;
+	img2.flags = 0;
+	img2.why = "map_files: Operation not permitted; root: not a regular file; path: not a regular file";
 	img2.ident_kind = TRACE_IDENT_MACHO_UUID;
 	img2.ident_len = 16;
 	img2.path = "/usr/lib/libwork.so";
@@ -407,6 +413,11 @@ Test(trace_writer, round_trip_every_record)
 	cr_assert_eq(t->images[0].start, 0x400000);
 	cr_assert_eq(t->images[0].size, 0x12000);
 	cr_assert_eq(t->images[0].time_unloaded, 0);
+	cr_assert_eq(t->images[0].source, TRACE_SOURCE_MAPPED);
+	cr_assert_eq(t->images[0].flags, TRACE_IMAGE_DELETED | TRACE_IMAGE_ELSEWHERE);
+	cr_assert_null(t->images[0].why);
+	cr_assert_eq(t->images[1].source, TRACE_SOURCE_UNREAD);
+	cr_assert_str_eq(t->images[1].why, img2.why);
 	cr_assert_eq(t->images[1].ident_kind, TRACE_IDENT_MACHO_UUID);
 	cr_assert_eq(t->images[1].ident_len, 16);
 	cr_assert_eq(t->images[1].bias, 0xfffffffffffff000ull);
@@ -2182,7 +2193,10 @@ Test(trace_reader, identity_of_another_kind_or_length_is_none)
 		{ TRACE_IDENT_GNU_BUILD_ID, 20, 1 }, { TRACE_IDENT_GNU_BUILD_ID, 2, 1 },
 		{ TRACE_IDENT_GNU_BUILD_ID, 64, 1 }, { TRACE_IDENT_MACHO_UUID, 16, 1 },
 		{ TRACE_IDENT_GNU_BUILD_ID, 1, 0 }, { TRACE_IDENT_MACHO_UUID, 8, 0 },
-		{ TRACE_IDENT_MACHO_UUID, 20, 0 }, { TRACE_IDENT_NONE, 4, 0 }, { 3, 16, 0 },
+		{ TRACE_IDENT_MACHO_UUID, 20, 0 }, { TRACE_IDENT_NONE, 4, 0 }, { TRACE_IDENT_GO_BUILD_ID, 1, 1 },
+		{ TRACE_IDENT_GO_BUILD_ID, 64, 1 }, { TRACE_IDENT_GO_BUILD_ID, 0, 0 },
+		{ TRACE_IDENT_CONTENT, TRACE_IDENT_CONTENT_LEN, 1 }, { TRACE_IDENT_CONTENT, 20, 0 },
+		{ TRACE_IDENT_CONTENT, 32, 0 }, { 5, 16, 0 },
 	};
 	const size_t n = sizeof(ids) / sizeof(ids[0]);
 	uint8_t bytes[64];
