@@ -12,7 +12,8 @@
  * with its parent's; a stack's verdict is its leaf's bits with its
  * parent's chain. The bits belong to one focus and exclude pair and are
  * cleared when another is asked for. Each name is matched once, however
- * many nodes show it.
+ * many nodes show it. Whether a node's function starts a stack, as a
+ * leaf and as a caller, is a few bits more, kept for the layer's life.
  */
 #include "stacks.h"
 
@@ -36,6 +37,14 @@ enum {
 #define MATCH_FOCUS 1u
 #define MATCH_EXCLUDE 2u
 
+/* The bits of a node's own function: whether it starts a stack. */
+enum {
+	TOP_LEAF_DONE = 1,
+	TOP_LEAF = 2,
+	TOP_CALLER_DONE = 4,
+	TOP_CALLER = 8,
+};
+
 #define NOT_TIMED UINT64_MAX
 
 struct node_frames {
@@ -57,6 +66,7 @@ struct stacks {
 	struct hmap name_bits;       /* (name pointer, 0) -> MATCH_* */
 	uint32_t *walk;              /* nodes whose chain is being resolved */
 	size_t capwalk;
+	uint8_t *top;                /* per node TOP_* bits, or NULL */
 };
 
 struct stacks *stacks_new(const struct trace *t, struct symbolize *sym)
@@ -81,6 +91,7 @@ void stacks_free(struct stacks *s)
 	free(s->bits);
 	hmap_release(&s->name_bits);
 	free(s->walk);
+	free(s->top);
 	free(s);
 }
 
@@ -146,8 +157,44 @@ size_t stacks_frames(struct stacks *s, uint32_t node, int leaf,
 	return m->n;
 }
 
-/* The nodes of stack into s->nodes from index first on; returns the
- * index after the last. */
+int stacks_top_name(const char *name)
+{
+	static const char *const tops[] = {
+		"runtime.goexit", "runtime.mstart", "runtime.mcall", "runtime.rt0_go",
+	};
+
+	for (size_t i = 0; i < sizeof(tops) / sizeof(*tops); i++) {
+		size_t n = strlen(tops[i]);
+
+		if (!strncmp(name, tops[i], n) && (name[n] == 0 || name[n] == ' '))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether node's function, in one role, starts a stack: its outermost
+ * frame (the one that holds the code) is named so. */
+static int is_top(struct stacks *s, uint32_t node, int leaf)
+{
+	uint8_t done = leaf ? TOP_LEAF_DONE : TOP_CALLER_DONE, yes = leaf ? TOP_LEAF : TOP_CALLER;
+
+	if (!s->sym || node == 0 || node >= s->t->nnodes)
+		return 0;
+	if (!s->top)
+		s->top = xcalloc(s->t->nnodes, 1);
+	if (!(s->top[node] & done)) {
+		const struct symbolize_frame *fr;
+		size_t n = stacks_frames(s, node, leaf, &fr);
+
+		s->top[node] |= done;
+		if (fr[n - 1].resolved && stacks_top_name(fr[n - 1].name))
+			s->top[node] |= yes;
+	}
+	return !!(s->top[node] & yes);
+}
+
+/* The nodes of stack into s->nodes from index first on, up to the one
+ * whose function starts the stack; returns the index after the last. */
 static size_t walk_nodes(struct stacks *s, uint32_t stack, size_t first)
 {
 	struct trace_chain c;
@@ -158,6 +205,8 @@ static size_t walk_nodes(struct stacks *s, uint32_t stack, size_t first)
 	     depth - first < STACKS_MAX_DEPTH && trace_chain_next(&c, &n);) {
 		s->nodes = xgrow(s->nodes, &s->capnodes, depth + 1, sizeof(*s->nodes));
 		s->nodes[depth++] = n;
+		if (is_top(s, n, depth - 1 == first))
+			break;
 	}
 	return depth;
 }
@@ -247,7 +296,7 @@ static void resolve_chain(struct stacks *s, uint32_t n)
 
 		s->bits[k] |= CHAIN_DONE | (m & MATCH_FOCUS ? CHAIN_FOCUS : 0) |
 			      (m & MATCH_EXCLUDE ? CHAIN_EXCLUDE : 0);
-		if (parent && parent < k)
+		if (parent && parent < k && !is_top(s, k, 0))
 			s->bits[k] |= s->bits[parent] & (CHAIN_FOCUS | CHAIN_EXCLUDE);
 	}
 }
@@ -278,7 +327,7 @@ static int selected(struct stacks *s, const struct stacks_filter *f, const struc
 		}
 		focus = !!(s->bits[node] & LEAF_FOCUS);
 		exclude = !!(s->bits[node] & LEAF_EXCLUDE);
-		if (parent && parent < node) {
+		if (parent && parent < node && !is_top(s, node, 1)) {
 			resolve_chain(s, parent);
 			focus |= !!(s->bits[parent] & CHAIN_FOCUS);
 			exclude |= !!(s->bits[parent] & CHAIN_EXCLUDE);

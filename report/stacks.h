@@ -22,7 +22,8 @@
  * (--focus keeps a stack with a frame whose name matches, --exclude drops
  * one, and exclude wins, as pprof's focus and ignore do). The frames are
  * matched as shown (with --lines, "NAME (FILE:LINE)"); the root and thread
- * frames that a profile adds are not frames of the stack. What each node's
+ * frames that a profile adds are not frames of the stack, nor are those
+ * past the function that starts it (stacks_nodes()). What each node's
  * chain matched is remembered, so a verdict costs one lookup per sample.
  */
 #ifndef REPORT_STACKS_H
@@ -101,9 +102,24 @@ const struct trace *stacks_trace(const struct stacks *s);
  * own. Borrowed until stacks_free(). */
 size_t stacks_frames(struct stacks *s, uint32_t node, int leaf,
 		     const struct symbolize_frame **frames);
+/* Whether a frame's name (as shown: with --lines, "NAME (FILE:LINE)")
+ * is one of the functions Go's runtime starts a stack with, and so its
+ * outermost: runtime.goexit (every goroutine's, the main one's too,
+ * returns to it), runtime.mstart (a thread's system stack),
+ * runtime.mcall (the system stack a goroutine left for the scheduler)
+ * and runtime.rt0_go (the first thread's, before the scheduler runs). The
+ * runtime's own tracebacks stop at the same functions. */
+int stacks_top_name(const char *name);
+
 /* The nodes of the stack whose leaf is node stack, leaf first, cut at
- * STACKS_MAX_DEPTH: sets *nodes to them (borrowed until the next call)
- * and returns how many (0 for the empty stack). */
+ * STACKS_MAX_DEPTH and, if the layer has a symbolizer, after the first
+ * node whose function starts a stack (stacks_top_name()): what a walk
+ * finds past it is not the stack's. Go 1.19's threads begin with the
+ * frame pointer of the thread that made them, and its scheduler leaves
+ * the one of the goroutine it switched from, so a frame-pointer walk
+ * goes on through stale frames of another stack. Sets *nodes to them
+ * (borrowed until the next call) and returns how many (0 for the empty
+ * stack). */
 size_t stacks_nodes(struct stacks *s, uint32_t stack, const uint32_t **nodes);
 /* The nodes of sample smp's stack as every output shows it, leaf first:
  * STACKS_NODE_KERNEL if its tick landed in kernel mode, then those of

@@ -3,8 +3,9 @@
  * bounded chain walk, a node named by the images of its first sample
  * whatever the filter, the verdict of focus and exclude on leaves and
  * callers (and after another pair is asked for), deep stacks cut to their
- * leaf-most nodes, frames that stay valid for the layer's life, and the
- * [kernel] frame of a tick in kernel mode.
+ * leaf-most nodes, frames that stay valid for the layer's life, the
+ * [kernel] frame of a tick in kernel mode, and stacks that end at the
+ * function Go starts them with, whatever a walk found past it.
  */
 #include <criterion/criterion.h>
 #include <regex.h>
@@ -12,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/diag.h"
+#include "format/trace_syms.h"
+#include "report/pack.h"
 #include "report/stacks.h"
 #include "report/symbolize.h"
 
@@ -275,4 +279,94 @@ Test(stacks, preempted_is_a_state_of_its_own)
 	cr_assert(!stacks_state_match(STACKS_STATE_PREEMPTED, TRACE_STATE_UNKNOWN));
 	cr_assert(!stacks_state_match(STACKS_STATE_IDLE, TRACE_STATE__COUNT));
 	cr_assert(!stacks_state_match(STACKS_STATE_PREEMPTED, TRACE_STATE__COUNT));
+}
+
+Test(stacks, go_top_names)
+{
+	cr_assert(stacks_top_name("runtime.goexit"));
+	cr_assert(stacks_top_name("runtime.mstart"));
+	cr_assert(stacks_top_name("runtime.mcall"));
+	cr_assert(stacks_top_name("runtime.rt0_go"));
+	cr_assert(stacks_top_name("runtime.goexit (asm_amd64.s:1594)"), "as --lines shows it");
+	cr_assert(!stacks_top_name("runtime.mstart0"));
+	cr_assert(!stacks_top_name("runtime.main"), "main's goroutine returns to goexit");
+	cr_assert(!stacks_top_name("runtime.systemstack"));
+	cr_assert(!stacks_top_name("xruntime.goexit"));
+	cr_assert(!stacks_top_name(""));
+}
+
+/* A one-frame name for each link-time address of a pack's image, in
+ * ascending order. */
+static void pack_names(struct trace_syms_image *img, const uint64_t *at, const char *const *name, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		img->strings = xgrow(img->strings, &img->cap_strings, img->nstrings + 1, sizeof(*img->strings));
+		img->strings[img->nstrings] = xstrdup(name[i]);
+		img->addrs = xgrow(img->addrs, &img->cap_addrs, img->naddrs + 1, sizeof(*img->addrs));
+		img->addrs[img->naddrs++] = (struct trace_syms_addr){ at[i], (uint32_t)img->nframes, 1 };
+		img->frames = xgrow(img->frames, &img->cap_frames, img->nframes + 1, sizeof(*img->frames));
+		img->frames[img->nframes++] = (struct trace_syms_frame){
+			.name = (uint32_t)img->nstrings++, .lang = TRACE_SYMS_LANG_UNKNOWN };
+	}
+}
+
+Test(stacks, a_go_stack_ends_at_the_function_that_starts_it)
+{
+	/* A thread of Go 1.19's: usleep <- sysmon <- mstart, where the walk
+	 * went on through the stale frame pointer the thread began with, into
+	 * schedule and an address of no image. Sample 1's leaf is mstart
+	 * itself; sample 2 is a goroutine's, whole. Return addresses are
+	 * looked up at address - 1. */
+	static const uint64_t at[] = { 0x100 - 1, 0x100, 0x200 - 1, 0x300, 0x400 - 1, 0x500,
+				       0xf00 - 1 };
+	static const char *const name[] = { "runtime.mstart", "runtime.mstart", "runtime.sysmon",
+					    "runtime.usleep", "runtime.goexit", "main.hot",
+					    "runtime.schedule" };
+	struct trace_node n[] = { { 0, 0 }, { 0x9000, 0 }, { 0x1f00, 1 }, { 0x1100, 2 },
+				  { 0x1200, 3 }, { 0x1300, 4 }, { 0x1100, 2 }, { 0x1400, 0 },
+				  { 0x1500, 7 } };
+	struct trace_sample s[] = { { 100, 1, 5, TRACE_STATE_RUNNING, 0, 0 },
+				    { 110, 1, 6, TRACE_STATE_RUNNING, 0, 0 },
+				    { 120, 1, 8, TRACE_STATE_RUNNING, 0, 0 } };
+	struct trace t;
+	struct trace_syms *syms = trace_syms_new();
+	struct pack *pk = pack_new();
+	struct stacks_filter f = { 0 };
+	const uint32_t *nodes;
+	regex_t stale, sysmon;
+
+	make_trace(&t);
+	t.nodes = n;
+	t.nnodes = sizeof(n) / sizeof(*n);
+	t.samples = s;
+	t.nsamples = sizeof(s) / sizeof(*s);
+	pack_names(trace_syms_add_image(syms, image.ident_kind, image.ident, image.ident_len, image.path),
+		   at, name, sizeof(at) / sizeof(*at));
+	pack_add(pk, syms, "test", 1);
+	sym = symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "", .debuginfod_cache = "",
+							  .pack = pk });
+	st = stacks_new(&t, sym);
+
+	cr_assert_eq(stacks_sample_nodes(st, &s[0], &nodes), 3, "usleep, sysmon, mstart");
+	cr_assert_eq(nodes[0], 5);
+	cr_assert_eq(nodes[2], 3);
+	cr_assert_eq(stacks_nodes(st, 6, &nodes), 1, "a leaf in mstart is the whole stack");
+	cr_assert_eq(stacks_nodes(st, 8, &nodes), 2, "main.hot under goexit");
+	cr_assert_eq(stacks_nodes(st, 2, &nodes), 2, "no function that starts a stack: all of it");
+
+	/* What lies past the stack's start is not matched either. */
+	re(&stale, "schedule|unknown");
+	re(&sysmon, "sysmon");
+	f.focus = &stale;
+	cr_assert_str_eq(kept(&t, &f), "");
+	f.focus = NULL;
+	f.exclude = &stale;
+	cr_assert_str_eq(kept(&t, &f), "0 1 2");
+	f.exclude = &sysmon;
+	cr_assert_str_eq(kept(&t, &f), "1 2");
+	regfree(&stale);
+	regfree(&sysmon);
+	stacks_free(st);
+	symbolize_free(sym);
+	pack_free(pk);
 }
