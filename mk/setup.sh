@@ -10,7 +10,8 @@
 #          xmllint, go tool pprof, protoc, headless Chromium with
 #          playwright-core and speedscope from npm), the Mach-O
 #          cross-tools, libc's debug file, mandoc, strace, perf, ESLint
-#          (npm) for the flame graph's script. Missing,
+#          (npm) for the flame graph's script, and go, which also builds
+#          the Go fixture (tests/e2e/test_go.sh). Missing,
 #          as a user who is not root, each is named with the command that
 #          installs it, and the tests that need it are skipped.
 #   bench  what `make bench` adds: perf, GNU time, node.
