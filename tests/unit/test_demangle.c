@@ -2,7 +2,8 @@
  * test_demangle.c: C++ and Rust names through libiberty, checked against
  * known forms, against c++filt(1) on every C++ name libstdc++ exports, and
  * against the symbols of a Rust program compiled here in both manglings;
- * then plain C names, Mach-O underscores, and hostile input.
+ * then plain C names, Go names left alone, Mach-O underscores, and hostile
+ * input.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -231,6 +232,27 @@ Test(demangle, plain_c_names_unchanged)
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
 		expect(plain[i], 0, NULL);
 		cr_expect_eq(demangle_plain(plain[i], 0), plain[i]);
+	}
+}
+
+/* Go's names are not mangled: package paths with slashes and dots,
+ * methods on pointers, closures, generics' shapes and the linker's own
+ * names all stay as they are (report/symtab.c drops ".abi0"). */
+Test(demangle, go_names_unchanged)
+{
+	static const char *const go[] = {
+		"main.hxGoHot", "internal/poll.(*FD).Read", "runtime.goexit.abi0", "main.main.func1",
+		"type..eq.[2]interface {}", "main.Map[go.shape.int_0]", "gopkg.in/yaml%2ev3.Unmarshal",
+		"_rt0_amd64_linux", "go:buildid", "runtime.gcBgMarkWorker.func2",
+	};
+
+	for (size_t i = 0; i < sizeof(go) / sizeof(go[0]); i++) {
+		int lang = -1;
+
+		expect(go[i], 0, NULL);
+		cr_expect_null(demangle_name_lang(go[i], 0, &lang), "'%s'", go[i]);
+		cr_expect_eq(lang, DEMANGLE_LANG_NONE, "'%s'", go[i]);
+		cr_expect_eq(demangle_plain(go[i], 0), go[i]);
 	}
 }
 
