@@ -106,7 +106,7 @@ static int parse_frames(struct cursor *c, struct trace_syms_image *img)
 			get_u32(c, img->nstrings, &f->file);
 			get_u32(c, UINT32_MAX, &f->line);
 			cursor_u8(c, &lang);
-			f->lang = lang <= TRACE_SYMS_LANG_RUST ? lang : TRACE_SYMS_LANG_UNKNOWN;
+			f->lang = lang <= TRACE_SYMS_LANG_GO ? lang : TRACE_SYMS_LANG_UNKNOWN;
 		}
 		if (!c->ok)
 			return TRACE_E_CORRUPT;

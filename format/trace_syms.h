@@ -33,6 +33,7 @@ enum trace_syms_lang {
 	TRACE_SYMS_LANG_C,
 	TRACE_SYMS_LANG_CXX,
 	TRACE_SYMS_LANG_RUST,
+	TRACE_SYMS_LANG_GO,     /* 2.1 */
 };
 
 struct trace_syms_frame {

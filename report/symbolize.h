@@ -42,9 +42,7 @@ enum symbolize_lang {
 	SYMBOLIZE_LANG_C = TRACE_SYMS_LANG_C,
 	SYMBOLIZE_LANG_CXX = TRACE_SYMS_LANG_CXX,
 	SYMBOLIZE_LANG_RUST = TRACE_SYMS_LANG_RUST,
-	/* The trace format has no number for Go yet: a symbol pack stores
-	 * this one, which its readers take for unknown. */
-	SYMBOLIZE_LANG_GO = TRACE_SYMS_LANG_RUST + 1,
+	SYMBOLIZE_LANG_GO = TRACE_SYMS_LANG_GO,
 };
 
 struct symbolize_frame {

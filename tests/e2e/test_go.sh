@@ -25,11 +25,10 @@ fi
 
 GO_SRC=$TOP/testdata/go/hxgo.go
 GO_BIN=$BUILD/testdata/go/hxgo
-# The fixture's GNU build-id, a hash of its source and the toolchain
-# (Go's linker writes none unless -B asks), by which prof-report finds
-# the binary. The -B is here until the recorder reads Go's own build ID
-# note; then GO_LDFLAGS can be empty (GO_LDFLAGS= builds without it).
-GO_LDFLAGS=${GO_LDFLAGS--B 0x$({ cat "$GO_SRC"; go version; } | sha1sum | cut -c1-40)}
+# Linker flags for the fixture: none, as go build makes it, so that it has
+# Go's build ID and no GNU build-id; the recorder identifies it by the
+# former (format/trace_ident.h).
+GO_LDFLAGS=${GO_LDFLAGS-}
 
 # go_build OUT LDFLAGS: the fixture, with the build's caches under
 # $BUILD rather than in $HOME, and no C toolchain (nothing uses cgo).
@@ -100,6 +99,12 @@ grep -q ';main\.hxGoHot[; ]' "$TMP/go.folded" && grep -q ';main\.hxGoCold[; ]' "
 grep -q ';main\.hxGoAlloc;runtime\.makeslice;runtime\.mallocgc[; ]' "$TMP/go.folded" \
 	&& ok "go-runtime-names-$mode" \
 	|| fail "go-runtime-names-$mode" "no main.hxGoAlloc;runtime.makeslice;runtime.mallocgc: $(grep -c mallocgc "$TMP/go.folded") stacks name mallocgc"
+
+# named by Go's build ID, as `go tool buildid` prints it (its last part)
+gid=$(go tool buildid "$GO_BIN" 2> /dev/null | awk -F/ '{ print (length($0) > 64 ? $NF : $0) }')
+"$REPORT" info "$TMP/go.trace" 2> /dev/null | grep -qx "    ident:    go-build-id $gid" \
+	&& ok "go-identified-by-its-build-id-$mode" \
+	|| fail "go-identified-by-its-build-id-$mode" "want go-build-id '$gid': $("$REPORT" info "$TMP/go.trace" 2>&1 | grep -m2 'ident:' | tr '\n' '|')"
 
 hot=$(hot_share "$TMP/go.folded")
 within "$hot" 75 5 && ok "go-split-$mode (main.hxGoHot ${hot}% of the two)" \
