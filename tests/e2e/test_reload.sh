@@ -107,7 +107,7 @@ for mode in wall cpu; do
 	sb=$(share "$TMP/$mode.folded" ';bravo_run;bravo_hot(;|$)')
 	mixed=$(grep -c 'alpha_.*bravo_\|bravo_.*alpha_' "$TMP/$mode.folded")
 	split=$(awk '/stack nodes split/ { print $4 }' "$TMP/$mode.info")
-	unloaded=$(grep -A4 'libplug_alpha.so$' "$TMP/$mode.info" | grep -c 'unloaded:')
+	unloaded=$(grep -A6 'libplug_alpha.so$' "$TMP/$mode.info" | grep -c 'unloaded:')
 	if [ "$sa" -ge 25 ] && [ "$sb" -ge 25 ] && [ "$mixed" = 0 ] && [ "$unloaded" = 1 ] \
 		&& [ "${split:-0}" -gt 0 ]; then
 		ok "reload-recorded-$mode-keeps-both-names (alpha ${sa}%, bravo ${sb}%, at $a, $split stack nodes split)"
