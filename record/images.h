@@ -48,6 +48,10 @@ int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, const
 /* Notes that a sample's frames fell in the images at addrs[0..n), for
  * images_keep(). */
 void images_hit(struct images *im, const uint64_t *addrs, size_t n);
+/* The files of the recording's images, each read once however many
+ * processes map it, and of them the ones given a content hash, with the
+ * bytes read to make them (Linux; 0 on macOS). */
+void images_files(const struct images *im, uint64_t *files, uint64_t *hashed, uint64_t *hashed_bytes);
 /* Makes images_keep() keep every file with samples. */
 void images_keep_all(struct images *im);
 /* Copies into the image cache at dir (format/trace_ident.h), by identity,

@@ -217,3 +217,9 @@ size_t images_keep(struct images *im, const char *dir, uint64_t max,
 	(void)ctx;
 	return 0;
 }
+
+void images_files(const struct images *im, uint64_t *files, uint64_t *hashed, uint64_t *hashed_bytes)
+{
+	(void)im;
+	*files = *hashed = *hashed_bytes = 0;
+}

@@ -96,6 +96,7 @@ struct images_shared {
 	struct image_file *files;
 	size_t nfiles, files_cap;
 	size_t open, open_elsewhere;
+	uint64_t hashed, hashed_bytes; /* content hashes made, and the bytes read */
 	int want_hits;             /* images_hit() has something to note */
 	int keep_all;
 	unsigned refs;
@@ -310,9 +311,23 @@ static struct image_file *new_file(struct images_shared *sh, const struct stat *
 	return f;
 }
 
-/* Identifies the file open at fd (st its fstat) into f: 0, or why not. */
-static const char *identify(struct image_file *f, int fd, const struct stat *st)
+struct counted {
+	int fd;
+	uint64_t bytes;
+};
+
+static int read_counted(void *ctx, uint64_t off, void *buf, size_t len)
 {
+	struct counted *c = ctx;
+
+	c->bytes += len;
+	return read_at(&c->fd, off, buf, len);
+}
+
+/* Identifies the file open at fd (st its fstat) into f: 0, or why not. */
+static const char *identify(struct images_shared *sh, struct image_file *f, int fd, const struct stat *st)
+{
+	struct counted c = { fd, 0 };
 	struct fbuf b;
 	struct elf_file e;
 	struct stat after;
@@ -323,8 +338,10 @@ static const char *identify(struct image_file *f, int fd, const struct stat *st)
 		return "cannot reserve memory to read it";
 	r = fbuf_headers(&b, &e);
 	if (r == 0)
-		r = trace_ident_of_elf(&e, b.size, read_at, &fd, &kind, f->ident, &len);
+		r = trace_ident_of_elf(&e, b.size, read_counted, &c, &kind, f->ident, &len);
 	fbuf_close(&b);
+	sh->hashed += c.bytes > 0;
+	sh->hashed_bytes += c.bytes;
 	if (r == ELF_E_NOTELF)
 		return "not an ELF file";
 	if (r < 0 && r != -EIO)
@@ -396,7 +413,7 @@ static void identify_file(struct images *im, struct trace_image *img, const stru
 			f = &sh->files[i];
 	if (!f) {
 		f = new_file(sh, &st, live);
-		if ((bad = identify(f, fd, &st))) {
+		if ((bad = identify(sh, f, fd, &st))) {
 			snprintf(why, nwhy, "%s", bad);
 			f->kind = TRACE_IDENT_NONE;
 		}
@@ -965,4 +982,11 @@ size_t images_keep(struct images *im, const char *dir, uint64_t max,
 		free(fresh[i]);
 	free(fresh);
 	return nfresh;
+}
+
+void images_files(const struct images *im, uint64_t *files, uint64_t *hashed, uint64_t *hashed_bytes)
+{
+	*files = im->sh->nfiles;
+	*hashed = im->sh->hashed;
+	*hashed_bytes = im->sh->hashed_bytes;
 }

@@ -560,6 +560,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 		if (now > s.th[i].start)
 			st->thread_ns += now - s.th[i].start;
 	fill_stats(&s, start, now);
+	images_files(s.files, &st->image_files, &st->files_hashed, &st->bytes_hashed);
 	if (cfg->image_cache)
 		st->images_kept = images_keep(s.files, cfg->image_cache, cfg->image_cache_max, cfg->image_kept,
 					      cfg->image_kept_ctx);

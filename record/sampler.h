@@ -44,6 +44,9 @@ struct sampler_stats {
 	uint64_t first_sample;  /* when the first sample was written (sampler_now()), or 0 */
 	uint64_t images;
 	uint64_t images_kept;   /* files in the image cache for this recording */
+	uint64_t image_files;   /* distinct files the images are of */
+	uint64_t files_hashed;  /* of them, given a content hash */
+	uint64_t bytes_hashed;  /* the bytes read to hash them */
 	uint64_t lost;          /* TRACE_COUNTER_SAMPLES_LOST */
 	uint64_t bytes;         /* trace bytes written */
 	uint64_t counters[TRACE_COUNTER__COUNT];

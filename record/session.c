@@ -215,6 +215,10 @@ static void summary(const struct session_options *o, const struct engine_choice 
 		fprintf(stderr, "%s: stacks read off the CPU: %llu; intervals given the stack of an earlier one: %llu\n",
 			diag_progname(), (unsigned long long)st->counters[TRACE_COUNTER_STACKS_READ],
 			(unsigned long long)st->counters[TRACE_COUNTER_STACKS_REUSED]);
+	fprintf(stderr, "%s: image files: %llu, each read once; %llu given a content hash, %.1f MiB read for it; "
+		"%llu kept in the image cache\n", diag_progname(), (unsigned long long)st->image_files,
+		(unsigned long long)st->files_hashed, (double)st->bytes_hashed / (1 << 20),
+		(unsigned long long)st->images_kept);
 	fprintf(stderr, "%s: threads vanished mid-sample: %llu\n", diag_progname(),
 		(unsigned long long)st->counters[TRACE_COUNTER_THREADS_VANISHED]);
 	for (int k = TRACE_COUNTER_STOP_END; k <= TRACE_COUNTER_STOP_DEPTH; k++)

@@ -549,8 +549,78 @@ static void print_load(const struct trace *t)
 		printf("  and %" PRIu64 " more losses, not listed\n", st->losses_unlisted);
 }
 
-static void print_counts(const struct trace *t)
+struct go_cut {
+	const char *name;   /* the outermost function of the stacks cut there */
+	uint64_t count;
+};
+
+/* The most frequent first, then by name. */
+static int cmp_go_cut(const void *a, const void *b)
 {
+	const struct go_cut *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Where a Go program's stacks end: at the function Go's runtime starts a
+ * stack with (stacks_top_name()), or elsewhere, by the outermost function
+ * and why a walk stops there. Says nothing of a trace with no such stack. */
+static void print_go_roots(struct stacks *st)
+{
+	static const struct { const char *name, *why; } known[] = {
+		{ "runtime.systemstack", "the system stack, whose frame pointer leads no further" },
+		{ "runtime.sigtramp", "Go's signal handler, on a stack of its own" },
+		{ "runtime.morestack", "growing a goroutine's stack" },
+	};
+	const struct trace *t = stacks_trace(st);
+	struct go_cut *cut = NULL;
+	size_t ncut = 0, cap = 0;
+	uint64_t whole = 0, total = 0;
+
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const uint32_t *nodes;
+		const struct symbolize_frame *fr;
+		size_t depth = stacks_nodes(st, t->samples[i].stack, &nodes), nf, k;
+
+		if (!depth)
+			continue;
+		nf = stacks_frames(st, nodes[depth - 1], depth == 1, &fr);
+		total++;
+		if (stacks_top_name(fr[nf - 1].name)) {
+			whole++;
+			continue;
+		}
+		for (k = 0; k < ncut && strcmp(cut[k].name, fr[nf - 1].name); k++)
+			;
+		if (k == ncut) {
+			cut = xgrow(cut, &cap, ncut + 1, sizeof(*cut));
+			cut[ncut++] = (struct go_cut){ fr[nf - 1].name, 0 };
+		}
+		cut[k].count++;
+	}
+	if (whole) {
+		printf("go stacks:        %" PRIu64 " of %" PRIu64 " whole (from runtime.goexit, runtime.mstart,\n"
+		       "                  runtime.mcall or runtime.rt0_go)\n", whole, total);
+		if (ncut)
+			qsort(cut, ncut, sizeof(*cut), cmp_go_cut);
+		for (size_t a = 0; a < ncut; a++) {
+			const char *why = "the walk stopped there";
+			for (size_t k = 0; k < sizeof(known) / sizeof(*known); k++)
+				if (!strcmp(known[k].name, cut[a].name))
+					why = known[k].why;
+			fputs("  cut at ", stdout);
+			print_text(text_escape, cut[a].name);
+			printf(": %" PRIu64 " (%s)\n", cut[a].count, why);
+		}
+	}
+	free(cut);
+}
+
+static void print_counts(struct stacks *st)
+{
+	const struct trace *t = stacks_trace(st);
 	uint64_t truncated = 0, kernel = 0, states[TRACE_STATE__COUNT] = { 0 };
 	struct hmap stacks;
 	size_t i;
@@ -570,6 +640,7 @@ static void print_counts(const struct trace *t)
 	printf("unique stacks:    %zu (%zu stack nodes)\n", stacks.count,
 	       t->nnodes ? t->nnodes - 1 : 0);
 	printf("truncated stacks: %" PRIu64 "\n", truncated);
+	print_go_roots(st);
 	printf("in the kernel:    %" PRIu64 " (shown with a [kernel] leaf frame)\n", kernel);
 	printf("lost samples:     %" PRIu64 "\n", t->counters[TRACE_COUNTER_SAMPLES_LOST]);
 	for (c = 0; c < TRACE_STATE__COUNT; c++)
@@ -605,7 +676,7 @@ int cmd_info(int argc, char **argv)
 	print_images(ct.stacks, ct.sym);
 	print_processes(ct.t);
 	print_threads(ct.t);
-	print_counts(ct.t);
+	print_counts(ct.stacks);
 	diag_close_stdout();
 	cli_close(&ct);
 	cli_release(&cmd);

@@ -86,6 +86,16 @@ whole() {
 	r=$(roots "$3")
 	[ "$r" -ge $want ] && ok "$1 (${r}%, $sampler sampler; outermost: $(tops "$3"))" \
 		|| fail "$1" "${r}% reach a root, want >= $want ($sampler sampler); outermost: $(tops "$3")"
+	# info counts them too, and says where the others were cut
+	"$REPORT" info "$2" > "$TMP/roots.info" 2>&1
+	set -- "$1" "$(awk '$1 == "go" && $2 == "stacks:" { print $3, $5 }' "$TMP/roots.info")" \
+		"$(awk '$1 == "cut" && match($0, /: [0-9]+ \(/) { n += substr($0, RSTART + 2, RLENGTH - 4) } END { print n + 0 }' "$TMP/roots.info")"
+	local w=${2% *} n=${2#* }
+	if [ -n "$w" ] && [ $((w * 100 / n - r)) -le 1 ] && [ $((r - w * 100 / n)) -le 1 ] && [ $((w + $3)) = "$n" ]; then
+		ok "$1-counted-by-info ($w of $n whole)"
+	else
+		fail "$1-counted-by-info" "info says '$2' and $3 cut, folded ${r}%: $(grep -A5 '^go stacks' "$TMP/roots.info" | tr '\n' '|')"
+	fi
 }
 heaviest() { sort -t' ' -k2 -nr "$1" | head -3 | cut -c1-200 | tr '\n' '|'; }
 

@@ -48,14 +48,19 @@ echo "$info" | grep -Eq '^    ident:    content [0-9a-f]{48}$' \
 	&& echo "$info" | grep -q "^    symbols:  $TMP/lines (DWARF" \
 	&& ok no-build-id-has-a-content-identity \
 	|| fail no-build-id-has-a-content-identity "$(echo "$info" | tr '\n' '|')"
-# a content identity matches the same code stripped of its debug sections
-strip -g -o "$TMP/lines.stripped" "$TMP/lines"
+# a content identity matches the same code stripped of its sections, and
+# the unstripped file, under --symbols by any name, serves it
+strip -s -o "$TMP/lines.stripped" "$TMP/lines"
 mkdir -p "$TMP/syms" && cp "$TMP/lines" "$TMP/syms/lines.unstripped"
 cp "$TMP/lines" "$TMP/lines.orig"
 cp "$TMP/lines.stripped" "$TMP/lines"
-"$REPORT" info "$TMP/nobid.trace" 2>&1 | grep -q "^    symbols:  $TMP/lines (" \
+"$REPORT" info --symbols "$TMP/syms" "$TMP/nobid.trace" > "$TMP/stripped.info" 2>&1
+"$REPORT" folded --symbols "$TMP/syms" "$TMP/nobid.trace" > "$TMP/stripped.folded" 2>&1
+grep -q "^    symbols:  $TMP/syms/lines.unstripped (DWARF" "$TMP/stripped.info" \
+	&& grep -q "not used $TMP/lines: it matches but has no debug information" "$TMP/stripped.info" \
 	&& ok stripped-copy-has-the-same-content-identity \
-	|| fail stripped-copy-has-the-same-content-identity "$(image_info "$TMP/nobid.trace" "$TMP/lines" | tr '\n' '|')"
+	|| fail stripped-copy-has-the-same-content-identity "$(grep -E 'symbols:|not used' "$TMP/stripped.info" | head -4 | tr '\n' '|')"
+named "$TMP/stripped.folded" stripped-named-from-symbols-by-content
 
 # refused: rebuilt, the same size with a byte changed late in its last
 # loadable segment (its first pages as they were), truncated
@@ -84,6 +89,45 @@ head -c $(($(stat -c %s "$TMP/lines.orig") / 2)) "$TMP/lines.orig" > "$TMP/lines
 	&& ok truncated-copy-refused \
 	|| fail truncated-copy-refused "$(image_info "$TMP/nobid.trace" "$TMP/lines" | tr '\n' '|')"
 cp "$TMP/lines.orig" "$TMP/lines"
+
+# a pack made while the file is there names it after it is gone
+if "$REPORT" pack "$TMP/nobid.trace" 2> "$TMP/pack.err"; then
+	mv "$TMP/lines" "$TMP/lines.away"
+	"$REPORT" folded "$TMP/nobid.trace" > "$TMP/packed.folded" 2>&1
+	named "$TMP/packed.folded" no-build-id-named-from-a-pack
+	mv "$TMP/lines.away" "$TMP/lines"
+	rm -f "$TMP/nobid.trace.syms"
+else
+	fail no-build-id-named-from-a-pack "$(cat "$TMP/pack.err")"
+fi
+
+# one file, two processes: identified and hashed once
+"$RECORD" -v -f -o "$TMP/two.trace" -- sh -c "'$TMP/lines' 0.3 & '$TMP/lines' 0.3; wait" > /dev/null 2> "$TMP/two.err"
+grep -q 'image files: [0-9]*, each read once; 1 given a content hash' "$TMP/two.err" \
+	&& [ "$("$REPORT" info "$TMP/two.trace" | grep -c "^  image [0-9]*: $TMP/lines\$")" -ge 2 ] \
+	&& ok one-file-two-processes-hashed-once \
+	|| fail one-file-two-processes-hashed-once "$(grep 'image files' "$TMP/two.err")"
+
+# --- the image cache: --keep-images, and its cap ----------------------------
+# An old file that fills the cap goes when a recording keeps another; a
+# file larger than the cap is not kept, and the recorder says so.
+old=$PROF_IMAGE_CACHE/content/00112233445566778899aabbccddeeff0011223344556677/old
+mkdir -p "${old%/*}"
+head -c $((1024 * 1024)) /dev/zero > "$old"
+touch -d '2020-01-01' "$old"
+"$RECORD" -q -f --keep-images --image-cache-max 1 -o "$TMP/keep.trace" -- "$TMP/lines" 0.2 > /dev/null 2> "$TMP/keep.err"
+kept=$(find "$PROF_IMAGE_CACHE" -type f -name lines | wc -l)
+if [ "$kept" = 1 ] && [ ! -e "$old" ] && [ ! -d "${old%/*}" ] &&
+   grep -q "warning: cannot keep '.*libc.so.6' in the image cache: File too large" "$TMP/keep.err"; then
+	ok keep-images-within-the-cap
+else
+	fail keep-images-within-the-cap "kept $kept, old $(ls "$old" 2>&1), $(tr '\n' '|' < "$TMP/keep.err")"
+fi
+"$RECORD" -q -f --keep-images -o "$TMP/keep.trace" -- "$TMP/lines" 0.2 > /dev/null 2> "$TMP/keep.err"
+n=$(find "$PROF_IMAGE_CACHE/gnu-build-id" -type f -name 'libc.so.6' 2> /dev/null | wc -l)
+[ "$n" = 1 ] && [ ! -s "$TMP/keep.err" ] && ok keep-images-keeps-every-image-with-samples \
+	|| fail keep-images-keeps-every-image-with-samples "$n libc copies: $(find "$PROF_IMAGE_CACHE" -type f | tr '\n' ' ') $(tr '\n' '|' < "$TMP/keep.err")"
+rm -rf "$PROF_IMAGE_CACHE"
 
 # --- deleted, or replaced, while it runs; attached with -p ---------------
 if ! why=$(ptrace_ok attach); then
@@ -155,6 +199,27 @@ chmod 711 "$TMP"
 chmod 777 "$TMP/m"
 mapper_case mapped-device device 'not a regular file'
 mapper_case truncated-under-the-mapping truncate 'damaged'
+# A 4 GiB file, sparse, whose last loadable segment runs to its end: its
+# content hash reads 64 MiB of it, and says so.
+le64() { local v=$1 i; for i in 0 1 2 3 4 5 6 7; do printf '\\x%02x' $(((v >> (8 * i)) & 255)); done; }
+big=$TMP/m/huge.so
+cp "$TMP/lines.orig" "$big"
+truncate -s 4G "$big"
+phoff=$(($(readelf -hW "$big" | awk '/Start of program headers/ { print $5 }')))
+ph=$(readelf -lW "$big" | awk '/^  [A-Z]/ && $1 != "Type" { i++ } $1 == "LOAD" { n = i - 1; off = $2 } END { print n, off }')
+n=${ph% *} off=$((${ph#* }))
+printf "$(le64 $((4 * 1024 * 1024 * 1024 - off)))$(le64 $((4 * 1024 * 1024 * 1024 - off)))" |
+	dd of="$big" bs=1 seek=$((phoff + n * 56 + 32)) conv=notrunc status=none
+if timeout 60 "$RECORD" -q -f -o "$TMP/m/huge.trace" -- "$FIX/mapper" 0.3 plain "$big" > /dev/null 2> "$TMP/m/huge.err"; then
+	info=$(image_info "$TMP/m/huge.trace" "$big")
+	echo "$info" | grep -Eq "^    ident:    content [0-9a-f]{48} \(of [0-9]+ loadable bytes, 64 MiB sampled\)\$" \
+		&& ok huge-sparse-file-hashed-within-the-bound \
+		|| fail huge-sparse-file-hashed-within-the-bound "$(echo "$info" | grep -E 'ident|read' | tr '\n' '|')"
+else
+	fail huge-sparse-file-hashed-within-the-bound "$(tail -2 "$TMP/m/huge.err")"
+fi
+rm -f "$big"
+
 # Without privilege, /proc/PID/map_files is closed: the recorder goes by
 # path, and finds what the target put there.
 nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"

@@ -62,6 +62,7 @@ Test(maps, group_files)
 	cr_assert_str_eq(g[0].path, "/usr/bin/prog");
 	cr_assert_eq(g[0].start, 0x5581c4a00000);
 	cr_assert_eq(g[0].end, 0x5581c4a0a000);
+	cr_assert_eq(g[0].vma_end, 0x5581c4a02000, "the first mapping's, as /proc/PID/map_files names it");
 	cr_assert_eq(g[0].offset, 0);
 	cr_assert(g[0].executable);
 	cr_assert_str_eq(g[1].path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
@@ -105,6 +106,7 @@ Test(maps, same_file_twice_is_two_images)
 	cr_assert_eq(n, 3);
 	cr_assert_eq(g[2].start, 0x3000);
 	cr_assert_eq(g[2].end, 0x6000, "an anonymous gap does not split a file");
+	cr_assert_eq(g[2].vma_end, 0x4000);
 	maps_groups_free(g, n);
 }
 
