@@ -234,12 +234,14 @@ if [ -n "$missing" ]; then
 	exit 0
 fi
 samples=$(for i in 1 2 3 4 5 6 7 8 9 10; do for k in base same shift; do "$REPORT" folded "$TMP/$k$i.trace" | awk '{ s += $NF } END { print s + 0 }'; done; done | sort -n | sed -n '1p;$p' | paste -sd-)
-# About 1000 samples a run, the case the rates below are for: within a
-# quarter either way (960 to 1170 in 60 cpu mode runs at a load of 5).
-if [ "${samples%-*}" -ge 750 ] && [ "${samples#*-}" -le 1250 ]; then
+# About 1000 samples a run, the case the rates below are for: 700 to
+# 1400. The work is fixed, so the count follows the machine's speed, not
+# its load: 960 to 1170 in 60 cpu mode runs at a load of 5, 1122 to 1251
+# in a CI run on a slower machine on 2026-12-05.
+if [ "${samples%-*}" -ge 700 ] && [ "${samples#*-}" -le 1400 ]; then
 	ok "diff-runs-about-1000-samples ($samples samples a run)"
 else
-	fail "diff-runs-about-1000-samples" "runs of $samples samples, not 750 to 1250"
+	fail "diff-runs-about-1000-samples" "runs of $samples samples, not 700 to 1400"
 fi
 # flagged A... -- B...: 1 if --check finds a significant change; its
 # line is in $TMP/flagged.out
