@@ -230,7 +230,7 @@ struct trace_image {
 	                         * whose address space it is in */
 	uint8_t source;         /* enum trace_image_source (2.1) */
 	uint8_t flags;          /* TRACE_IMAGE_* (2.1) */
-	char *why;              /* why the file was not read, or NULL (2.1); a
+	char *why;              /* why it has no identity, or NULL (2.1); a
 	                         * loaded trace owns it */
 };
 

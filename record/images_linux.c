@@ -45,6 +45,7 @@
 #define VDSO_MAX (1u << 20)
 #define EH_FRAME_MAX (64u << 20)   /* larger sections are not copied */
 #define NOTES_MAX (1u << 20)       /* note bytes read per segment or section */
+#define NOTES_TOTAL (4u << 20)     /* and in all; a file's notes past it are not read */
 #define ROW_CACHE 1024              /* a power of two */
 #define KEEP_OPEN 256               /* files kept open, unless elsewhere */
 #define KEEP_OPEN_ELSEWHERE 1024    /* files kept open that are elsewhere */
@@ -66,6 +67,7 @@ struct image_file {
 	int fd;                    /* kept open, or -1 */
 	uint8_t kind, len;         /* its identity */
 	uint8_t ident[TRACE_MAX_IDENT];
+	const char *why;           /* why it has none: a static string */
 	char *path;                /* where it was first seen, for the cache */
 	int elsewhere;             /* its path does not lead to it */
 	int hit;                   /* samples fell in it */
@@ -252,11 +254,24 @@ static int fbuf_fill(struct fbuf *b, uint64_t off, uint64_t len, uint64_t max)
 	return read_at(&b->fd, off, b->p + off, (size_t)len);
 }
 
+/* Fills one note segment or section, from what the budget has left. */
+static int fill_note(struct fbuf *b, uint64_t off, uint64_t len, uint64_t *budget)
+{
+	uint64_t n = len < NOTES_MAX ? len : NOTES_MAX;
+
+	if (n > *budget)
+		n = *budget;
+	*budget -= n;
+	return n ? fbuf_fill(b, off, n, n) : 0;
+}
+
 /* Reads what common/elf.c looks at to find identities, segments and
- * sections: the headers, the section names and the notes. */
+ * sections: the headers, the section names and the notes, within
+ * NOTES_TOTAL (a file may claim 65535 notes of a MiB each). */
 static int fbuf_headers(struct fbuf *b, struct elf_file *e)
 {
 	struct elf_section sec;
+	uint64_t budget = NOTES_TOTAL;
 	int r;
 
 	if ((r = fbuf_fill(b, 0, 64, 64)) < 0)
@@ -272,12 +287,12 @@ static int fbuf_headers(struct fbuf *b, struct elf_file *e)
 	for (unsigned i = 0; i < e->phnum; i++) {
 		struct elf_segment seg;
 		if (elf_segment(e, i, &seg) == 0 && seg.type == ELF_PT_NOTE &&
-		    (r = fbuf_fill(b, seg.offset, seg.filesz, NOTES_MAX)) < 0)
+		    (r = fill_note(b, seg.offset, seg.filesz, &budget)) < 0)
 			return r;
 	}
 	for (unsigned i = 1; i < e->shnum; i++)
 		if (elf_section(e, i, &sec) == 0 && sec.type == ELF_SHT_NOTE &&
-		    (r = fbuf_fill(b, sec.offset, sec.size, NOTES_MAX)) < 0)
+		    (r = fill_note(b, sec.offset, sec.size, &budget)) < 0)
 			return r;
 	return 0;
 }
@@ -397,7 +412,6 @@ static void identify_file(struct images *im, struct trace_image *img, const stru
 	struct images_shared *sh = im->sh;
 	struct image_file *f = NULL;
 	struct stat st;
-	const char *bad;
 	int source, fd = target_open_mapped(im->t, m, &source, &st, why, nwhy);
 
 	if (fd < 0) {
@@ -413,10 +427,8 @@ static void identify_file(struct images *im, struct trace_image *img, const stru
 			f = &sh->files[i];
 	if (!f) {
 		f = new_file(sh, &st, live);
-		if ((bad = identify(sh, f, fd, &st))) {
-			snprintf(why, nwhy, "%s", bad);
+		if ((f->why = identify(sh, f, fd, &st)))
 			f->kind = TRACE_IDENT_NONE;
-		}
 	}
 	if (img->flags & TRACE_IMAGE_ELSEWHERE && !f->elsewhere) {
 		f->elsewhere = 1;
@@ -426,7 +438,7 @@ static void identify_file(struct images *im, struct trace_image *img, const stru
 	place(img, fd, (uint64_t)st.st_size, m, offset);
 	close(fd);
 	if (f->kind == TRACE_IDENT_NONE) {
-		img->why = why;
+		img->why = (char *)f->why;
 	} else {
 		img->ident_kind = f->kind;
 		img->ident_len = f->len;

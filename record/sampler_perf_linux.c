@@ -617,6 +617,15 @@ static int wanted(const struct perf_src *p, uint32_t pid)
 	return !p->cpu_wide || hmap_get(&p->followed, pid, 0) != NULL;
 }
 
+/* Whether a COMM or MMAP2 record of process pid joins the round. With
+ * the CPUs' own events a child's fork may be in a ring drained after the
+ * one with its exec, so every process's join and wanted() decides when
+ * the round is handled in time order, its fork seen (handle()). */
+static int may_be_wanted(const struct perf_src *p, uint32_t pid)
+{
+	return wanted(p, pid) || (p->cpu_wide && p->o.follow);
+}
+
 /* A record of a ring of this kind: a switch out's sample has no
  * callchain. */
 static int parse(int kind, const uint8_t *bytes, size_t len, struct perf_record *rec)
@@ -673,7 +682,7 @@ static void queue_record(struct perf_src *p, int kind, const struct perf_record 
 		queue(p, rec);
 		return;
 	case PERF_REC_MMAP2:
-		if (wanted(p, rec->pid) && (rec->prot & PROT_EXEC)) {
+		if (may_be_wanted(p, rec->pid) && (rec->prot & PROT_EXEC)) {
 			q = queue(p, rec);
 			q->bytes = raw_off == IN_RING ? bytes : NULL;
 			q->off = raw_off;
@@ -681,7 +690,7 @@ static void queue_record(struct perf_src *p, int kind, const struct perf_record 
 		}
 		return;
 	case PERF_REC_COMM:
-		if (!wanted(p, rec->pid))
+		if (!may_be_wanted(p, rec->pid))
 			return;
 		n = strlen(rec->name) + 1;
 		p->names = xgrow(p->names, &p->names_cap, p->nnames + n, 1);
@@ -999,7 +1008,7 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 	case PERF_REC_MMAP2: {
 		struct target_mapping m;
 
-		if (!(im = sampler_images(s, q->pid)))
+		if (!wanted(p, q->pid) || !(im = sampler_images(s, q->pid)))
 			return 0;
 		parse_pending(p, q, &rec);
 		m = (struct target_mapping){ .start = rec.addr, .end = rec.addr + rec.len, .inode = rec.inode,
@@ -1008,6 +1017,8 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		return images_mapped(im, sampler_writer(s), q->time, &m, rec.pgoff);
 	}
 	case PERF_REC_COMM:
+		if (!wanted(p, q->pid))
+			return 0;
 		if (q->misc & PERF_MISC_COMM_EXEC) {
 			r = sampler_exec(s, q->pid, q->tid, q->time, p->names + q->off);
 			if (r < 0)
