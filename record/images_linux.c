@@ -740,21 +740,25 @@ static const struct image_file *cfi_of(struct images *im, struct known *k)
 	return f;
 }
 
+/* The known image that holds pc, or NULL; the last one found is tried
+ * first, as consecutive lookups mostly fall in the same image. */
+static struct known *known_at(struct images *im, uint64_t pc)
+{
+	if (im->last < im->nk && pc >= im->k[im->last].start && pc < im->k[im->last].end)
+		return &im->k[im->last];
+	for (size_t i = 0; i < im->nk; i++)
+		if (pc >= im->k[i].start && pc < im->k[i].end) {
+			im->last = i;
+			return &im->k[i];
+		}
+	return NULL;
+}
+
 static int lookup_row(struct images *im, uint64_t pc, struct cfi_row *row)
 {
-	struct known *k = NULL;
+	struct known *k = known_at(im, pc);
 	const struct image_file *c;
 
-	if (im->last < im->nk && pc >= im->k[im->last].start && pc < im->k[im->last].end) {
-		k = &im->k[im->last];
-	} else {
-		for (size_t i = 0; i < im->nk; i++)
-			if (pc >= im->k[i].start && pc < im->k[i].end) {
-				k = &im->k[i];
-				im->last = i;
-				break;
-			}
-	}
 	if (!k)
 		return CFI_E_NOTFOUND;
 	c = cfi_of(im, k);
@@ -809,15 +813,8 @@ void images_hit(struct images *im, const uint64_t *addrs, size_t n)
 	if (!sh->want_hits)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		const struct known *k = NULL;
+		const struct known *k = known_at(im, addrs[i]);
 
-		if (im->last < im->nk && addrs[i] >= im->k[im->last].start && addrs[i] < im->k[im->last].end)
-			k = &im->k[im->last];
-		for (size_t j = 0; !k && j < im->nk; j++)
-			if (addrs[i] >= im->k[j].start && addrs[i] < im->k[j].end) {
-				k = &im->k[j];
-				im->last = j;
-			}
 		if (k && k->file)
 			sh->files[k->file - 1].hit = 1;
 	}
