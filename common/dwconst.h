@@ -192,6 +192,7 @@
 #define DW_CFA_GNU_negative_offset_extended 0x2f
 
 /* Expression operations */
+#define DW_OP_addr 0x03
 #define DW_OP_deref 0x06
 #define DW_OP_const1u 0x08
 #define DW_OP_const1s 0x09
@@ -205,10 +206,18 @@
 #define DW_OP_consts 0x11
 #define DW_OP_dup 0x12
 #define DW_OP_drop 0x13
+#define DW_OP_over 0x14
+#define DW_OP_pick 0x15
 #define DW_OP_swap 0x16
+#define DW_OP_rot 0x17
+#define DW_OP_abs 0x19
 #define DW_OP_and 0x1a
+#define DW_OP_div 0x1b
 #define DW_OP_minus 0x1c
+#define DW_OP_mod 0x1d
 #define DW_OP_mul 0x1e
+#define DW_OP_neg 0x1f
+#define DW_OP_not 0x20
 #define DW_OP_or 0x21
 #define DW_OP_plus 0x22
 #define DW_OP_plus_uconst 0x23
@@ -216,17 +225,20 @@
 #define DW_OP_shr 0x25
 #define DW_OP_shra 0x26
 #define DW_OP_xor 0x27
+#define DW_OP_bra 0x28
 #define DW_OP_eq 0x29
 #define DW_OP_ge 0x2a
 #define DW_OP_gt 0x2b
 #define DW_OP_le 0x2c
 #define DW_OP_lt 0x2d
 #define DW_OP_ne 0x2e
+#define DW_OP_skip 0x2f
 #define DW_OP_lit0 0x30
 #define DW_OP_lit31 0x4f
 #define DW_OP_breg0 0x70
 #define DW_OP_breg31 0x8f
 #define DW_OP_bregx 0x92
 #define DW_OP_deref_size 0x94
+#define DW_OP_nop 0x96
 
 #endif

@@ -23,7 +23,7 @@
 #include "common/errors.h"
 
 #define TRACE_FORMAT_MAJOR 2
-#define TRACE_FORMAT_MINOR 1
+#define TRACE_FORMAT_MINOR 2
 
 /* Caps that keep a hostile file from making the reader allocate or loop
  * without bound. */
@@ -120,6 +120,9 @@ enum trace_counter {
 	TRACE_COUNTER_STACKS_READ,      /* wall mode: stacks read off the CPU (1.3) */
 	TRACE_COUNTER_STACKS_REUSED,    /* intervals given a thread's stack read before (1.3) */
 	TRACE_COUNTER_UNSTARTED,        /* wall mode: ticks lost of threads not run yet (1.3) */
+	TRACE_COUNTER_STOP_WINDOW,      /* the next frame lay past the stack copied (2.2) */
+	TRACE_COUNTER_STOP_NOT_CODE,    /* a return address outside the code (2.2) */
+	TRACE_COUNTER_STACKS_JOINED,    /* stacks completed with their thread's outer frames (2.2) */
 	TRACE_COUNTER__COUNT
 };
 

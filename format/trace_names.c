@@ -82,7 +82,7 @@ const char *trace_counter_name(int counter)
 		"samples-lost", "threads-vanished", "stop-end", "stop-unreadable",
 		"stop-not-up", "stop-misaligned", "stop-loop", "stop-depth",
 		"throttled", "cpu-ns", "max-sample-rate", "stacks-read", "stacks-reused",
-		"unstarted",
+		"unstarted", "stop-window", "stop-not-code", "stacks-joined",
 	};
 	return PICK(names, counter);
 }

@@ -4,8 +4,12 @@
  *
  * The file's .eh_frame is indexed twice, through its .eh_frame_hdr and
  * without it, and each table is asked for the rows at the functions of
- * the symbol table and at points spread over .text. Each row's DWARF
- * expressions are evaluated, with memory reads served from the input.
+ * the symbol table and at points spread over .text, as the file's arch
+ * (x86_64 or arm64) numbers its registers. Each row's DWARF expressions
+ * (the CFA's, the return address's and the frame pointer's) are
+ * evaluated, with memory reads served from the input at address 0 and
+ * failing outside it. fuzz/seeds.sh adds an object whose rows use every
+ * operation of the evaluator.
  */
 #include "fuzz/fuzz.h"
 
@@ -55,7 +59,7 @@ static int read_input(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
-static void eval(const uint8_t *expr, size_t len, struct input *in)
+static void eval(int arch, const uint8_t *expr, size_t len, struct input *in)
 {
 	struct cfi_regs regs = { .pc = 0x1000, .sp = 0x100, .fp = 0x200, .lr = 0x300 };
 	uint64_t v;
@@ -63,8 +67,8 @@ static void eval(const uint8_t *expr, size_t len, struct input *in)
 	if (!expr)
 		return;
 	fuzz_touch(expr, len);
-	cfi_expr_eval(CFI_ARCH_X86_64, expr, len, &regs, &v);
-	cfi_expr_eval_mem(CFI_ARCH_X86_64, expr, len, &regs, read_input, in, &v);
+	cfi_expr_eval(arch, expr, len, &regs, &v);
+	cfi_expr_eval_mem(arch, expr, len, &regs, read_input, in, &v);
 }
 
 static void rows(const struct cfi_sections *s, const struct pcs *p, struct input *in)
@@ -79,9 +83,9 @@ static void rows(const struct cfi_sections *s, const struct pcs *p, struct input
 		if (cfi_table_row(t, p->pc[i], &row) < 0)
 			continue;
 		if (row.cfa_kind == CFI_CFA_EXPR)
-			eval(row.expr, row.expr_len, in);
-		eval(row.ra.expr, row.ra.expr_len, in);
-		eval(row.fp.expr, row.fp.expr_len, in);
+			eval(s->arch, row.expr, row.expr_len, in);
+		eval(s->arch, row.ra.expr, row.ra.expr_len, in);
+		eval(s->arch, row.fp.expr, row.fp.expr_len, in);
 	}
 	cfi_table_free(t);
 }
@@ -101,6 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint64_t k = 0; k < FUZZ_CFI_SPREAD; k++)
 			add_pc(&p, text.addr + text.size / FUZZ_CFI_SPREAD * k);
 	elf_symbols(&e, on_symbol, &p);
+	s.arch = e.machine == 183 ? CFI_ARCH_ARM64 : CFI_ARCH_X86_64;   /* EM_AARCH64 */
 	s.eh_frame = eh.data;
 	s.eh_frame_len = eh.size;
 	s.eh_frame_addr = eh.addr;

@@ -12,7 +12,8 @@
  * location passes the pc. Only the columns an unwinder needs (the return
  * address and the frame pointer) are kept, plus remember/restore_state;
  * everything else is parsed and skipped. Instruction counts, state-stack
- * depth and expression stacks are capped, so no input loops or overflows.
+ * depth, expression steps and expression stacks are capped, so no input
+ * loops or overflows.
  */
 #include "cfi.h"
 #include "common/bytes.h"
@@ -24,7 +25,8 @@
 
 #define MAX_INSNS 4096      /* per CIE + FDE run */
 #define MAX_STATES 16       /* remember_state depth */
-#define MAX_STACK 32        /* DWARF expression stack */
+#define MAX_STACK 32        /* DWARF expression stack (glibc's PLT expression needs 3) */
+#define MAX_STEPS 256       /* expression operations run, loops included (that one runs 9) */
 
 #define PE_OMIT 0xff
 #define PE_ABSPTR 0x00
@@ -654,6 +656,7 @@ int cfi_table_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row)
 	memset(row, 0, sizeof(*row));
 	row->start = loc;
 	row->end = next;
+	row->func = f.pc;
 	row->cfa_kind = st.cfa_kind;
 	row->cfa_reg = st.cfa_reg;
 	row->cfa_offset = st.cfa_offset;
@@ -690,6 +693,19 @@ int cfi_expr_eval(int arch, const uint8_t *expr, size_t len, const struct cfi_re
 	return cfi_expr_eval_mem(arch, expr, len, regs, NULL, NULL, out);
 }
 
+/*
+ * A stack machine over the operations compilers and libcs write in
+ * DW_CFA_def_cfa_expression, DW_CFA_expression and DW_CFA_val_expression:
+ * glibc's PLT entries and signal trampolines, GCC's stack realignment.
+ * Arithmetic is on 64-bit two's-complement words, as libgcc's
+ * execute_stack_op() does it, with the traps taken out: a division by
+ * zero is CFI_E_CORRUPT, and INT64_MIN / -1 is INT64_MIN. A truncated
+ * operand, a stack underflow or a branch outside the expression is
+ * CFI_E_CORRUPT; an unknown operation, a register the rows do not carry,
+ * more than MAX_STEPS operations (a loop), more than MAX_STACK entries
+ * or an unreadable (or, without read, any) memory read is
+ * CFI_E_UNSUPPORTED.
+ */
 int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
 		      memory_read_fn read, void *ctx,
 		      uint64_t *out)
@@ -698,23 +714,30 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 	uint64_t st[MAX_STACK];
 	unsigned n = 0, steps = 0;
 
+	if (!expr || len == 0)
+		return CFI_E_CORRUPT;
 	rd_init(&r, expr, 0, len, 0);
 	while (r.c.left) {
 		uint8_t op = (uint8_t)rd_u(&r, 1);
 		uint64_t a, b, v = 0;
 		int push = 1;
 
-		if (++steps > 256)
+		if (++steps > MAX_STEPS)
 			return CFI_E_UNSUPPORTED;
 		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
 			v = op - DW_OP_lit0;
-		} else if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+		} else if ((op >= DW_OP_breg0 && op <= DW_OP_breg31) || op == DW_OP_bregx) {
+			uint64_t reg = op == DW_OP_bregx ? rd_uleb(&r) : (uint64_t)(op - DW_OP_breg0);
 			int64_t off = rd_sleb(&r);
-			if (reg_value(arch, op - DW_OP_breg0, regs, &v) < 0)
+			if (!r.c.ok)
+				return CFI_E_CORRUPT;
+			if (reg_value(arch, reg, regs, &v) < 0)
 				return CFI_E_UNSUPPORTED;
 			v += (uint64_t)off;
 		} else {
 			switch (op) {
+			/* A link-time address, not relocated, as libgcc reads it. */
+			case DW_OP_addr: v = rd_u(&r, 8); break;
 			case DW_OP_const1u: v = rd_u(&r, 1); break;
 			case DW_OP_const1s: v = (uint64_t)(int64_t)(int8_t)rd_u(&r, 1); break;
 			case DW_OP_const2u: v = rd_u(&r, 2); break;
@@ -724,36 +747,26 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 			case DW_OP_const8u: case DW_OP_const8s: v = rd_u(&r, 8); break;
 			case DW_OP_constu: v = rd_uleb(&r); break;
 			case DW_OP_consts: v = (uint64_t)rd_sleb(&r); break;
-			case DW_OP_bregx: {
-				uint64_t reg = rd_uleb(&r);
-				int64_t off = rd_sleb(&r);
-				if (reg_value(arch, reg, regs, &v) < 0)
-					return CFI_E_UNSUPPORTED;
-				v += (uint64_t)off;
-				break;
-			}
 			case DW_OP_deref: case DW_OP_deref_size: {
 				unsigned size = op == DW_OP_deref ? 8 : (unsigned)rd_u(&r, 1);
-				uint8_t b[8];
-				if (!r.c.ok)
+				uint8_t buf[8];
+				/* The sizes libgcc reads; no compiler writes others. */
+				if (!r.c.ok || n < 1 || (size != 1 && size != 2 && size != 4 && size != 8))
 					return CFI_E_CORRUPT;
-				if (n < 1)
-					return CFI_E_CORRUPT;
-				if (!read || size == 0 || size > 8)
+				if (!read || read(ctx, st[n - 1], buf, size) < 0)
 					return CFI_E_UNSUPPORTED;
-				if (read(ctx, st[n - 1], b, size) < 0)
-					return CFI_E_UNSUPPORTED;
-				v = 0;
 				for (unsigned i = 0; i < size; i++)
-					v |= (uint64_t)b[i] << (8 * i);
+					v |= (uint64_t)buf[i] << (8 * i);
 				n--;
 				break;
 			}
-			case DW_OP_dup:
-				if (n < 1)
+			case DW_OP_dup: case DW_OP_over: case DW_OP_pick: {
+				unsigned i = op == DW_OP_dup ? 0 : op == DW_OP_over ? 1 : (unsigned)rd_u(&r, 1);
+				if (!r.c.ok || i >= n)
 					return CFI_E_CORRUPT;
-				v = st[n - 1];
+				v = st[n - 1 - i];
 				break;
+			}
 			case DW_OP_drop:
 				if (n < 1)
 					return CFI_E_CORRUPT;
@@ -768,23 +781,45 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 				st[n - 2] = a;
 				push = 0;
 				break;
-			case DW_OP_plus_uconst:
-				if (n < 1)
+			case DW_OP_rot:     /* the top goes third, the other two up one */
+				if (n < 3)
 					return CFI_E_CORRUPT;
-				st[n - 1] += rd_uleb(&r);
+				a = st[n - 1];
+				st[n - 1] = st[n - 2];
+				st[n - 2] = st[n - 3];
+				st[n - 3] = a;
 				push = 0;
 				break;
-			case DW_OP_and: case DW_OP_minus: case DW_OP_mul: case DW_OP_or:
-			case DW_OP_plus: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
-			case DW_OP_xor: case DW_OP_eq: case DW_OP_ge: case DW_OP_gt:
-			case DW_OP_le: case DW_OP_lt: case DW_OP_ne:
+			case DW_OP_abs: case DW_OP_neg: case DW_OP_not: case DW_OP_plus_uconst:
+				b = op == DW_OP_plus_uconst ? rd_uleb(&r) : 0;
+				if (!r.c.ok || n < 1)
+					return CFI_E_CORRUPT;
+				a = st[n - 1];
+				switch (op) {
+				case DW_OP_abs: v = (int64_t)a < 0 ? -a : a; break;  /* INT64_MIN stays */
+				case DW_OP_neg: v = -a; break;
+				case DW_OP_not: v = ~a; break;
+				case DW_OP_plus_uconst: v = a + b; break;
+				}
+				st[n - 1] = v;
+				push = 0;
+				break;
+			case DW_OP_and: case DW_OP_div: case DW_OP_minus: case DW_OP_mod:
+			case DW_OP_mul: case DW_OP_or: case DW_OP_plus: case DW_OP_shl:
+			case DW_OP_shr: case DW_OP_shra: case DW_OP_xor: case DW_OP_eq:
+			case DW_OP_ge: case DW_OP_gt: case DW_OP_le: case DW_OP_lt: case DW_OP_ne:
 				if (n < 2)
 					return CFI_E_CORRUPT;
 				b = st[--n];
 				a = st[--n];
+				if ((op == DW_OP_div || op == DW_OP_mod) && b == 0)
+					return CFI_E_CORRUPT;
 				switch (op) {
 				case DW_OP_and: v = a & b; break;
+				/* Signed; by -1 it is a negation, as INT64_MIN / -1 would trap. */
+				case DW_OP_div: v = b == UINT64_MAX ? -a : (uint64_t)((int64_t)a / (int64_t)b); break;
 				case DW_OP_minus: v = a - b; break;
+				case DW_OP_mod: v = a % b; break;
 				case DW_OP_mul: v = a * b; break;
 				case DW_OP_or: v = a | b; break;
 				case DW_OP_plus: v = a + b; break;
@@ -799,6 +834,29 @@ int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cf
 				case DW_OP_lt: v = (int64_t)a < (int64_t)b; break;
 				case DW_OP_ne: v = (int64_t)a != (int64_t)b; break;
 				}
+				break;
+			case DW_OP_skip: case DW_OP_bra: {
+				/* The offset counts from past the operand; the target
+				 * may be the end, which stops. Loops are bounded by
+				 * the step count. */
+				int64_t to = (int16_t)rd_u(&r, 2);
+				if (!r.c.ok)
+					return CFI_E_CORRUPT;
+				push = 0;
+				if (op == DW_OP_bra) {
+					if (n < 1)
+						return CFI_E_CORRUPT;
+					if (st[--n] == 0)
+						break;
+				}
+				to += (int64_t)rd_pos(&r);
+				if (to < 0 || (uint64_t)to > len)
+					return CFI_E_CORRUPT;
+				rd_init(&r, expr, (size_t)to, len, 0);
+				break;
+			}
+			case DW_OP_nop:
+				push = 0;
 				break;
 			default:
 				return CFI_E_UNSUPPORTED;

@@ -59,6 +59,8 @@ struct cfi_rule {
 /* The unwind row in force at a pc. */
 struct cfi_row {
 	uint64_t start, end;        /* the row covers [start, end), file addresses */
+	uint64_t func;              /* the FDE's first address: the function's start
+				     * (images_cfi_row() gives the target's address) */
 	uint8_t cfa_kind;           /* enum cfi_cfa_kind */
 	uint16_t cfa_reg;
 	int64_t cfa_offset;
@@ -102,11 +104,16 @@ int cfi_table_uses_hdr(const struct cfi_table *t);
  * CFI_E_UNSUPPORTED. row->expr is borrowed from the table's buffer. */
 int cfi_table_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row);
 /* Evaluates a DWARF expression of constants, register reads (breg of
- * pc/sp/fp/lr by the arch's DWARF numbers) and arithmetic; memory reads
- * are refused. Returns 0 and *out, or CFI_E_UNSUPPORTED/CFI_E_CORRUPT. */
+ * pc/sp/fp/lr by the arch's DWARF numbers), stack operations, arithmetic
+ * and branches, at most 256 operations on a stack of 32; memory reads are
+ * refused. Returns 0 and *out; CFI_E_CORRUPT for a truncated operand, an
+ * underflow, a branch outside the expression or a division by zero;
+ * CFI_E_UNSUPPORTED for an unknown operation or register, a loop past the
+ * step limit, an overflow or a memory read that fails. */
 int cfi_expr_eval(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
 		  uint64_t *out);
-/* The same, with DW_OP_deref and DW_OP_deref_size served by read. */
+/* The same, with DW_OP_deref and DW_OP_deref_size (of 1, 2, 4 or 8
+ * bytes) served by read. */
 int cfi_expr_eval_mem(int arch, const uint8_t *expr, size_t len, const struct cfi_regs *regs,
 		      memory_read_fn read, void *ctx,
 		      uint64_t *out);

@@ -77,7 +77,9 @@ int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row);
  * exist. */
 /* Points cfg's return-address test and CFI lookup at im: a return address
  * lies in an image, just after a call instruction read from the target's
- * code; a pc's CFI row is images_cfi_row()'s. Both modes unwind so. */
+ * code; a pc's CFI row is images_cfi_row()'s; on Linux, a return address
+ * must lie in an executable mapping (images_is_code()). Both modes unwind
+ * so. */
 void images_unwind_hooks(struct images *im, struct unwind_config *cfg);
 /* The target im reads, borrowed. */
 struct target *images_target(const struct images *im);
@@ -85,6 +87,10 @@ struct target *images_target(const struct images *im);
  * the struct images; images.c): addr lies in a recorded image, just after
  * an x86_64 call instruction read from the target's code. */
 int images_is_return(void *ctx, uint64_t addr);
+/* The is_code test of struct unwind_config (ctx is the struct images;
+ * Linux): addr lies in an executable mapping of the process, file-backed
+ * or not. The map is read again, now and then, for an address in none. */
+int images_is_code(void *ctx, uint64_t addr);
 /* Files whose CFI has been loaded so far (Linux). */
 size_t images_cfi_loaded(const struct images *im);
 /* Images recorded so far. */

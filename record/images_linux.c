@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -104,6 +105,17 @@ struct images_shared {
 	unsigned refs;
 };
 
+/* An executable mapping: file-backed, anonymous (JIT code) or special. */
+struct range {
+	uint64_t start, end;
+};
+
+/* A return address outside every executable mapping sends is_code() to
+ * read the map again, at most this often per process: code mapped since
+ * the last read is normally announced first (an MMAP2 record), so this is
+ * for what was not (a lost record; the ptrace sampler, which has none). */
+#define CODE_REREAD_NS (100 * 1000000ull)
+
 struct images {
 	struct target *t;
 	uint32_t process;       /* the trace's id of t's process */
@@ -117,6 +129,9 @@ struct images {
 	size_t last;               /* the known image of the last lookup */
 	unsigned va_bits;          /* arm64: the user address bits, from the map's top */
 	struct row_slot *rows;     /* ROW_CACHE slots */
+	struct range *x;           /* the executable mappings, by address */
+	size_t nx, xcap;
+	uint64_t x_read;           /* when is_code() last read the map, ns */
 };
 
 struct images *images_new(struct target *t, uint32_t process, const struct images *share)
@@ -173,6 +188,7 @@ void images_free(struct images *im)
 		free(sh);
 	}
 	free(im->rows);
+	free(im->x);
 	buf_release(&im->text);
 	free(im);
 }
@@ -538,6 +554,72 @@ static int add_image(struct images *im, struct trace_writer *w, const struct map
 	im->recorded++;
 	return r;
 }
+/* Adds [start, end) to the executable ranges, which stay sorted. */
+static void add_code(struct images *im, uint64_t start, uint64_t end)
+{
+	size_t i = im->nx;
+
+	while (i > 0 && im->x[i - 1].start > start)
+		i--;
+	if (i > 0 && im->x[i - 1].start == start) {
+		im->x[i - 1].end = end;
+		return;
+	}
+	im->x = xgrow(im->x, &im->xcap, im->nx + 1, sizeof(*im->x));
+	memmove(&im->x[i + 1], &im->x[i], (im->nx - i) * sizeof(*im->x));
+	im->x[i] = (struct range){ start, end };
+	im->nx++;
+}
+
+static int code_entry(void *ctx, const struct maps_entry *e)
+{
+	if (e->perms[2] == 'x')
+		add_code(ctx, e->start, e->end);
+	return 0;
+}
+
+/* The executable ranges of the map text last read. */
+static void read_code(struct images *im)
+{
+	im->nx = 0;
+	maps_parse((const char *)im->text.data, im->text.len, code_entry, im);
+}
+
+static int in_code(const struct images *im, uint64_t addr)
+{
+	size_t lo = 0, hi = im->nx;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (addr < im->x[mid].start)
+			hi = mid;
+		else if (addr >= im->x[mid].end)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+int images_is_code(void *ctx, uint64_t addr)
+{
+	struct images *im = ctx;
+	struct timespec ts;
+	uint64_t now;
+
+	if (in_code(im, addr))
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (im->x_read && now - im->x_read < CODE_REREAD_NS)
+		return 0;
+	im->x_read = now;
+	if (target_read_maps(im->t, &im->text) < 0 || im->text.len == 0)
+		return 0;
+	read_code(im);
+	return in_code(im, addr);
+}
+
 int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 {
 	struct maps_group *g = NULL;
@@ -553,6 +635,7 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 		return 0;
 	if (maps_group((const char *)im->text.data, im->text.len, &g, &n, &top) < 0)
 		return 0;  /* a torn read: try again next time */
+	read_code(im);
 	/* Pointer authentication signs above the user address space, whose
 	 * size the kernel chose (48 bits, or 39 as on many Android devices):
 	 * the stack sits at its top. No code address needs a bit above. */
@@ -593,6 +676,9 @@ int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, const
 				.dev_minor = m->dev_minor, .start = m->start, .end = m->end,
 				.vma_end = m->end, .offset = offset, .executable = 1 };
 	int r = images_covers(im, m->start) ? 0 : images_update(im, w, now);
+
+	if (m->end > m->start)
+		add_code(im, m->start, m->end);
 
 	if (r < 0 || images_covers(im, m->start) || m->end <= m->start)
 		return r;
@@ -758,13 +844,17 @@ static int lookup_row(struct images *im, uint64_t pc, struct cfi_row *row)
 {
 	struct known *k = known_at(im, pc);
 	const struct image_file *c;
+	int e;
 
 	if (!k)
 		return CFI_E_NOTFOUND;
 	c = cfi_of(im, k);
 	if (!c || !c->table)
 		return CFI_E_NOTFOUND;
-	return cfi_table_row(c->table, pc - k->bias, row);
+	e = cfi_table_row(c->table, pc - k->bias, row);
+	if (e == 0)
+		row->func += k->bias;
+	return e;
 }
 
 int images_cfi_row(struct images *im, uint64_t pc, struct cfi_row *row)
@@ -803,6 +893,8 @@ void images_unwind_hooks(struct images *im, struct unwind_config *cfg)
 	cfg->is_return_ctx = im;
 	cfg->cfi = cfi_lookup;
 	cfg->cfi_ctx = im;
+	cfg->is_code = images_is_code;
+	cfg->is_code_ctx = im;
 	cfg->va_bits = im->va_bits;
 }
 

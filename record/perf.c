@@ -139,6 +139,7 @@ regs:
 			return -1;
 		rec->stack = data;
 		rec->stack_len = (size_t)dyn;
+		rec->stack_size = size;
 	}
 	return !c->ok ? -1 : 0;
 }

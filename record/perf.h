@@ -80,6 +80,8 @@ struct perf_record {
 	struct unwind_regs regs; /* pc, sp, fp and (arm64) lr, else 0 */
 	const uint8_t *stack;   /* stack bytes from sp, stack_len of them */
 	size_t stack_len;
+	size_t stack_size;      /* the bytes asked for: more than stack_len if
+				 * the copy reached the stack's end */
 	/* LOST */
 	uint64_t lost;
 	/* MMAP2 */

@@ -67,6 +67,7 @@ struct sampler {
 	size_t nth, th_cap;
 	struct hmap th_index;   /* (tid, 0) -> index into th + 1, of the live ones */
 	uint64_t *frames;       /* max_depth of them */
+	struct unwind_frame *trail;  /* the last walk's, max_depth of them */
 	size_t max_depth;
 	uint64_t start;         /* when the loop started */
 	uint64_t next_refresh;  /* the earliest unknown-code re-read of the map */
@@ -368,12 +369,19 @@ uint64_t *sampler_walk(struct sampler *s, const struct sampler_regs *r, size_t *
 {
 	struct unwind_config uc = { .arch = r->arch, .max_depth = s->max_depth };
 	struct unwind_memory mem = { .read = r->read, .ctx = r->read_ctx, .window_addr = r->window_addr,
-				     .window = r->window, .window_len = r->window_len };
+				     .window = r->window, .window_len = r->window_len,
+				     .window_whole = r->window_whole };
 
 	images_unwind_hooks(process_of(s, r->tid)->images, &uc);
+	uc.trail = s->trail;
 	*n = 0;
 	*stop = unwind_stack(&uc, &r->regs, &mem, s->frames, n);
 	return s->frames;
+}
+
+const struct unwind_frame *sampler_trail(const struct sampler *s)
+{
+	return s->trail;
 }
 
 /* Code outside every known image usually means a library was mapped
@@ -516,6 +524,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 	hmap_init(&s.pr_index);
 	s.max_depth = cfg->max_depth ? cfg->max_depth : 1;
 	s.frames = xmalloc(s.max_depth * sizeof(*s.frames));
+	s.trail = xmalloc(s.max_depth * sizeof(*s.trail));
 	/* The files of every process's images, kept to the end. */
 	s.files = images_new(t, 0, NULL);
 	if (cfg->keep_images)
@@ -572,6 +581,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 	hmap_release(&s.th_index);
 	free(s.th);
 	free(s.frames);
+	free(s.trail);
 	return r;
 }
 

@@ -206,6 +206,7 @@ struct sampler_regs {
 	uint64_t window_addr;
 	const uint8_t *window;
 	size_t window_len;
+	int window_whole;       /* see struct unwind_memory */
 	memory_read_fn read;
 	void *read_ctx;
 };
@@ -215,6 +216,9 @@ struct sampler_regs {
  * with room for the configured max_depth (the caller may add frames up
  * to that), borrowed until the next walk. *stop is the enum unwind_stop. */
 uint64_t *sampler_walk(struct sampler *s, const struct sampler_regs *r, size_t *n, int *stop);
+/* How each frame of the last walk was found (struct unwind_frame), *n of
+ * them; borrowed until the next walk. */
+const struct unwind_frame *sampler_trail(const struct sampler *s);
 /* Records one sample of tid at time, with its state (enum trace_state),
  * TRACE_SAMPLE_* flags and stack (leaf first, borrowed), whose walk ended
  * for the enum unwind_stop reason stop: counted, and a stack cut at the

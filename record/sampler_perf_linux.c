@@ -24,9 +24,11 @@
  * and stack are those of the moment the thread entered the kernel, so the
  * sample is the user stack that asked for the kernel's work, flagged
  * TRACE_SAMPLE_KERNEL. The recorder walks the copy with unwind_stack(),
- * which adds the caller of a frameless leaf that the kernel's walk loses,
- * and where the copy ends it continues with the kernel's callchain from
- * the frame both have. Only addresses reach the trace.
+ * which adds the caller of a frameless leaf that the kernel's walk loses.
+ * Where the walk needs bytes past the copy (a server's outer frames lie
+ * deeper than 2 KiB), build_stack() goes on in the stack as it is now, or
+ * joins the thread's earlier complete walks (outer.h), or, last, the
+ * kernel's callchain. Only addresses reach the trace.
  *
  * The events also ask for FORK, EXIT, COMM and MMAP2 records: FORK starts
  * a thread, EXIT ends one, COMM records renames and execs, MMAP2 of
@@ -72,6 +74,7 @@
 #include "images.h"
 #include "memory.h"
 #include "offcpu.h"
+#include "outer.h"
 #include "perf.h"
 #include "unwind.h"
 #include "common/diag.h"
@@ -98,7 +101,7 @@
  * at most 184 bytes above sp (split 176, threads 176, demo 176, frameless
  * 184), but the CFI walk through libc's frames, which keep no frame
  * pointer, needs more: the caller of qsort was 1512 bytes above sp at most
- * (p50 840). 2 KiB holds that; the kernel's callchain gives the rest. On
+ * (p50 840). 2 KiB holds that; build_stack() finds the rest. On
  * split -n 3000 at 997 Hz the 2 KiB copy with CFI measured no slower than
  * perf record -g (medians 2.757 s against 2.772 s, bare 2.762 s).
  */
@@ -241,6 +244,8 @@ struct perf_src {
 	size_t spare_names_cap;
 	uint64_t *chain;
 	size_t chain_cap;
+	struct outer *outer;    /* each thread's outer frames */
+	struct hmap unreadable; /* (pid, 0) of processes whose memory is refused */
 	uint8_t window[SWITCH_WINDOW];
 	struct remote remote;
 	uint64_t lost_ticks;    /* offcpu's ticks lost, as counted so far */
@@ -467,84 +472,6 @@ static void close_all(struct perf_src *p)
 	p->nclock = 0;
 }
 
-/* A read this far above a full stack copy is the stack going on (no
- * frame is that large); one further is a broken walk's (a garbage frame
- * pointer). */
-#define FRAME_MAX (64 * 1024)
-
-/* A read of the walk outside the copy: it fails, and sets *past if the
- * stack goes on past the copy's end (ctx: that end, 0 if the kernel
- * copied less than it was asked, so the stack ended there). */
-struct copy_end {
-	uint64_t end;
-	int past;
-};
-
-static int past_copy(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct copy_end *c = ctx;
-
-	(void)buf;
-	(void)len;
-	if (c->end && addr >= c->end && addr - c->end < FRAME_MAX)
-		c->past = 1;
-	return -1;
-}
-
-/*
- * The stack of one sample: the walk of the copied window, continued with
- * the kernel's callchain from the last frame the walk found, if the
- * kernel's chain has it. Without a window, the kernel's chain alone; a
- * sample without a chain (a switch out's) whose walk went on past a full
- * copy is cut there, truncated. *stop is the enum unwind_stop to count.
- */
-static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const struct perf_record *rec,
-				   size_t *np, int *stop)
-{
-	size_t max = sampler_config(s)->max_depth ? sampler_config(s)->max_depth : 1, nk = rec->nips, n = 0;
-	uint64_t *frames = NULL;
-
-	p->chain = xgrow(p->chain, &p->chain_cap, nk + 1, sizeof(*p->chain));
-	for (size_t i = 0; i < nk; i++)
-		p->chain[i] = perf_ip(rec, i);
-	*stop = UNWIND_STOP_END;
-	if (rec->has_regs && rec->stack_len >= 8) {
-		struct copy_end c = { rec->stack_len == SWITCH_WINDOW ? rec->regs.sp + rec->stack_len : 0, 0 };
-		struct sampler_regs r = { .tid = rec->tid, .arch = PERF_ARCH, .regs = rec->regs,
-					  .window_addr = rec->regs.sp, .window = rec->stack,
-					  .window_len = rec->stack_len, .read = past_copy, .read_ctx = &c };
-
-		frames = sampler_walk(s, &r, &n, stop);
-		if (*stop == UNWIND_STOP_END || *stop == UNWIND_STOP_DEPTH || n == 0)
-			goto out;
-		/* The walk left the window or broke: the kernel read on from
-		 * bp, so continue with its chain after the frame both have. */
-		for (size_t j = 0; j < nk; j++) {
-			if (p->chain[j] != frames[n - 1])
-				continue;
-			if (j + 1 >= nk)
-				goto out;
-			while (++j < nk && n < max)
-				frames[n++] = p->chain[j];
-			*stop = j < nk || nk >= p->kernel_max_stack ? UNWIND_STOP_DEPTH : UNWIND_STOP_END;
-			goto out;
-		}
-		if (!nk && c.past)
-			*stop = UNWIND_STOP_DEPTH;
-		/* No frame in common, so the walks disagree: the kernel's
-		 * frame-pointer chain is the one to trust when it is longer. */
-		if (nk <= n)
-			goto out;
-	}
-	frames = p->chain;
-	for (n = 0; n < nk && n < max; n++)
-		;
-	*stop = n < nk || nk >= p->kernel_max_stack ? UNWIND_STOP_DEPTH : UNWIND_STOP_END;
-out:
-	*np = n;
-	return frames;
-}
-
 /* A read of the walk past the window: a page at a time, the last one
  * kept (a deep stack is walked upward, page after page). */
 static int read_remote(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -564,6 +491,159 @@ static int read_remote(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * A walk that ran out of the copied stack goes on in the thread's stack as
+ * it is now, read with process_vm_readv(2) (the copy is at most one drain,
+ * 10 ms, old), if the stack still holds what the copy held from the walk's
+ * last frame up: then the thread has most likely not returned past that
+ * frame, and what lies above it is what lay there at the sample. A thread
+ * that has returned and called again leaves stale words that could pass
+ * for frames, so the walk that goes on must reach the outermost frame
+ * (or the depth cap) to be believed, else the walk of the copy is made
+ * again. Returns the frames, with *n and *stop, or NULL if the stack has
+ * moved on or cannot be read.
+ */
+static uint64_t *walk_on(struct perf_src *p, struct sampler *s, uint32_t pid, struct sampler_regs *r,
+			 size_t *n, int *stop)
+{
+	uint64_t from = sampler_trail(s)[*n - 1].sp, off, *frames;
+	size_t len;
+	pid_t tid = (pid_t)r->tid;
+	uint8_t now[STACK_WINDOW];
+	int e, st;
+
+	if (hmap_get(&p->unreadable, pid, 0) || from < r->window_addr || from - r->window_addr >= r->window_len)
+		return NULL;
+	off = from - r->window_addr;
+	len = r->window_len - (size_t)off;
+	if (len > sizeof(now))
+		len = sizeof(now);
+	if ((e = memory_read_pid(&tid, from, now, len)) < 0) {
+		if (e == -EPERM)
+			*hmap_put(&p->unreadable, pid, 0, 1, NULL) = 1;
+		return NULL;
+	}
+	if (memcmp(now, r->window + off, len) != 0)
+		return NULL;
+	p->remote.tid = tid;
+	p->remote.base = 1;
+	r->read = read_remote;
+	r->read_ctx = &p->remote;
+	frames = sampler_walk(s, r, n, &st);
+	r->read = NULL;
+	if (st != UNWIND_STOP_END && st != UNWIND_STOP_DEPTH)
+		return sampler_walk(s, r, n, stop);
+	*stop = st;
+	return frames;
+}
+
+/* Whether pc, a frame where the kernel's callchain ended, is the outermost
+ * frame of its thread by its CFI (glibc's _start and clone say so), or
+ * has no CFI to say otherwise. */
+static int outermost(struct sampler *s, uint32_t pid, uint64_t pc)
+{
+	struct images *im = sampler_images(s, pid);
+	struct cfi_row row;
+
+	if (!im || images_cfi_row(im, pc - 1, &row) < 0)
+		return 1;
+	return row.ra.kind == CFI_RULE_UNDEFINED;
+}
+
+/*
+ * The stack of one sample: the walk of the copied window; where it runs
+ * out of the copy, on in the stack as it is now (walk_on()), else
+ * completed from the thread's last complete walk where they meet
+ * (outer.h), else continued with the kernel's frame-pointer callchain
+ * from the last frame both have. Without a window, the kernel's chain
+ * alone. Every frame taken from the kernel's chain must be code; a stack
+ * that ends with it is complete only if its last frame is the outermost
+ * (outermost()), else it counts as cut at the window. *stop is the enum
+ * unwind_stop to count.
+ */
+static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const struct perf_record *rec,
+				   size_t *np, int *stop)
+{
+	size_t max = sampler_config(s)->max_depth ? sampler_config(s)->max_depth : 1, nk = rec->nips, n = 0;
+	uint64_t *frames = NULL;
+	struct images *im = sampler_images(s, rec->pid);
+
+	p->chain = xgrow(p->chain, &p->chain_cap, nk + 1, sizeof(*p->chain));
+	for (size_t i = 0; i < nk; i++) {
+		p->chain[i] = perf_ip(rec, i);
+		/* The kernel's walk follows rbp, which code without frame
+		 * pointers uses for anything: it ends at the first word
+		 * that is not code. */
+		if (i > 0 && im && !images_is_code(im, p->chain[i]))
+			nk = i;
+	}
+	*stop = UNWIND_STOP_END;
+	if (rec->has_regs && rec->stack_len >= 8) {
+		struct sampler_regs r = { .tid = rec->tid, .arch = PERF_ARCH, .regs = rec->regs,
+					  .window_addr = rec->regs.sp, .window = rec->stack,
+					  .window_len = rec->stack_len,
+					  .window_whole = rec->stack_len < rec->stack_size };
+		uint64_t *deeper;
+		int whole;
+
+		frames = sampler_walk(s, &r, &n, stop);
+		if (*stop == UNWIND_STOP_WINDOW && n > 1 && (deeper = walk_on(p, s, rec->pid, &r, &n, stop)))
+			frames = deeper;
+		if (*stop == UNWIND_STOP_END) {
+			outer_keep(p->outer, rec->tid, frames, sampler_trail(s), n);
+			goto out;
+		}
+		if (*stop == UNWIND_STOP_WINDOW && n > 0) {
+			size_t joined = outer_join(p->outer, rec->tid, frames, n, max, &sampler_trail(s)[n - 1],
+						   &whole);
+			if (joined > n) {
+				sampler_counters(s)[TRACE_COUNTER_STACKS_JOINED]++;
+				n = joined;
+				*stop = whole ? UNWIND_STOP_END : UNWIND_STOP_DEPTH;
+				goto out;
+			}
+		}
+		if (*stop == UNWIND_STOP_DEPTH || n == 0)
+			goto out;
+		/* The walk left the window or broke: the kernel read on from
+		 * bp, so continue with its chain after the return address
+		 * both have. Not from a frame a signal interrupted: the
+		 * kernel's chain skips it. */
+		if (n > 1 && sampler_trail(s)[n - 1].exact)
+			goto out;
+		for (size_t j = 1; j < nk; j++) {
+			if (p->chain[j] != frames[n - 1])
+				continue;
+			if (j + 1 >= nk)
+				goto out;
+			while (++j < nk && n < max)
+				frames[n++] = p->chain[j];
+			goto chain_end;
+		}
+		/* No frame in common: the kernel's chain is taken only for a
+		 * walk that found no caller at all. */
+		if (n > 1 || nk <= n)
+			goto out;
+	}
+	frames = p->chain;
+	for (n = 0; n < nk && n < max; n++)
+		;
+chain_end:
+	if (n == 0)
+		*stop = UNWIND_STOP_END;
+	else if (n == max)
+		*stop = UNWIND_STOP_DEPTH;
+	else if (nk < rec->nips)
+		*stop = UNWIND_STOP_NOT_CODE;
+	else if (rec->nips >= p->kernel_max_stack)
+		*stop = UNWIND_STOP_DEPTH;   /* the kernel's own cap */
+	else
+		*stop = outermost(s, rec->pid, frames[n - 1]) ? UNWIND_STOP_END : UNWIND_STOP_WINDOW;
+out:
+	*np = n;
+	return frames;
+}
+
 /* offcpu's read: thread tid's stack now, from its switch-out registers,
  * SWITCH_WINDOW bytes from sp at once and the rest as the walk needs it. */
 static int read_stack(void *ctx, uint32_t tid, const struct unwind_regs *regs, const uint64_t **addrs,
@@ -572,7 +652,7 @@ static int read_stack(void *ctx, uint32_t tid, const struct unwind_regs *regs, c
 	struct perf_src *p = ctx;
 	long got = memory_read_upto((pid_t)tid, regs->sp, p->window, sizeof(p->window));
 	struct sampler_regs r = { .tid = tid, .arch = PERF_ARCH, .regs = *regs, .window_addr = regs->sp,
-				  .window = p->window,
+				  .window = p->window, .window_whole = 1,
 				  .read = read_remote, .read_ctx = &p->remote };
 
 	if (got < 0) {
@@ -1050,6 +1130,7 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		 * the kernel stopped letting us follow; or (rarely) another
 		 * of its threads called execve: it starts again at its next
 		 * sample, without its parent. */
+		outer_forget(p->outer, q->tid);
 		r = sampler_thread_end(s, q->tid, q->time);
 		if (r < 0 || q->pid == p->pid || !sampler_process_known(s, q->pid) ||
 		    sampler_process_threads(s, q->pid))
@@ -1437,6 +1518,8 @@ static void perf_release(struct sampler_source *src)
 	free(p->names);
 	free(p->chain);
 	hmap_release(&p->followed);
+	hmap_release(&p->unreadable);
+	outer_free(p->outer);
 	hmap_release(&p->ended);
 	free(p);
 }
@@ -1509,6 +1592,8 @@ int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, str
 	p->cpu_wide = !o->launched && cpu_wide_allowed(o);
 	hmap_init(&p->followed);
 	hmap_init(&p->ended);
+	hmap_init(&p->unreadable);
+	p->outer = outer_new();
 	if (p->cpu_wide)
 		p->cpu_ns_start = proc_cpu_ns(p->pid);
 	/* A launched command has one thread yet: its events, inherited,

@@ -112,7 +112,7 @@ static int sample_thread(struct tick *k, struct sampler *s, uint32_t tid)
 	time = sampler_now();
 	memset(k->cache.valid, 0, sizeof(k->cache.valid));
 	sr = (struct sampler_regs){ .tid = tid, .arch = ts.arch, .regs = ts.regs, .window_addr = ts.window_addr,
-				    .window = ts.window, .window_len = ts.window_len,
+				    .window = ts.window, .window_len = ts.window_len, .window_whole = 1,
 				    .read = cached_read, .read_ctx = &k->cache };
 	frames = sampler_walk(s, &sr, &n, &stop);
 	/* A thread that cannot be let go stays held until the detach at

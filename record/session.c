@@ -221,9 +221,12 @@ static void summary(const struct session_options *o, const struct engine_choice 
 		(unsigned long long)st->images_kept);
 	fprintf(stderr, "%s: threads vanished mid-sample: %llu\n", diag_progname(),
 		(unsigned long long)st->counters[TRACE_COUNTER_THREADS_VANISHED]);
-	for (int k = TRACE_COUNTER_STOP_END; k <= TRACE_COUNTER_STOP_DEPTH; k++)
-		fprintf(stderr, "%s: unwind %s: %llu\n", diag_progname(), trace_counter_name(k),
-			(unsigned long long)st->counters[k]);
+	for (int k = 0; k < TRACE_COUNTER__COUNT; k++)
+		if (!strncmp(trace_counter_name(k), "stop-", 5))
+			fprintf(stderr, "%s: unwind %s: %llu\n", diag_progname(), trace_counter_name(k),
+				(unsigned long long)st->counters[k]);
+	fprintf(stderr, "%s: stacks completed with their thread's outer frames: %llu\n", diag_progname(),
+		(unsigned long long)st->counters[TRACE_COUNTER_STACKS_JOINED]);
 	if (end->has_exit)
 		fprintf(stderr, "%s: target exit status %d\n", diag_progname(), shell_status(end->exit_status));
 }

@@ -48,8 +48,22 @@
 
 #include <string.h>
 
-static int mem_read(const struct unwind_memory *m, uint64_t addr, void *buf, size_t len)
+/* A walk's memory and what its reads met. */
+struct walk {
+	const struct unwind_memory *m;
+	int past;               /* a read past the window's end failed */
+	int left;               /* a signal frame led off the window's stack */
+};
+
+/* How far above the window a failed read counts as past it, rather than
+ * as an address that is simply not the stack's. */
+#define PAST_MAX (1u << 20)
+
+static int mem_read(struct walk *w, uint64_t addr, void *buf, size_t len)
 {
+	const struct unwind_memory *m = w->m;
+	uint64_t end = m->window_addr + m->window_len;
+
 	if (m->window && addr >= m->window_addr) {
 		uint64_t off = addr - m->window_addr;
 		if (off <= m->window_len && len <= m->window_len - off) {
@@ -57,9 +71,11 @@ static int mem_read(const struct unwind_memory *m, uint64_t addr, void *buf, siz
 			return 0;
 		}
 	}
-	if (!m->read)
-		return -1;
-	return m->read(m->ctx, addr, buf, len) < 0 ? -1 : 0;
+	if (m->read && m->read(m->ctx, addr, buf, len) >= 0)
+		return 0;
+	if (m->window && !m->window_whole && (w->left || (addr + len > end && addr < end + PAST_MAX)))
+		w->past = 1;
+	return -1;
 }
 
 uint64_t unwind_strip_pac(uint64_t addr, unsigned va_bits)
@@ -86,6 +102,7 @@ static uint64_t fix_ret(const struct unwind_config *cfg, uint64_t ret)
 /* Where the hybrid walk stands: a frame's pc, sp and fp. */
 struct frame_state {
 	uint64_t pc, sp, fp, lr;
+	uint64_t ra_at;         /* where pc was read; 0: a register, or the leaf */
 	int leaf;
 	int have_sp;            /* sp is exact; else only a lower bound */
 	int exact;              /* pc is exact (the frame above was a signal frame) */
@@ -113,18 +130,38 @@ static int reg_of(const struct unwind_config *cfg, const struct frame_state *f, 
 	return -1;
 }
 
-/* One step by a CFI row: STEP_OK with the caller in *next, STEP_CANNOT,
- * or UNWIND_STOP_END when the row says there is no caller. */
-static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory *mem,
-		    const struct cfi_row *row, const struct frame_state *f, struct frame_state *next)
+/* A register's value by a rule whose expression computes its address
+ * (CFI_RULE_EXPR) or the value itself (CFI_RULE_VAL_EXPR); *at is the
+ * address read, or 0. */
+static int rule_expr(int arch, struct walk *w, const struct cfi_rule *rule, const struct cfi_regs *r,
+		     uint64_t *v, uint64_t *at)
 {
-	uint64_t cfa, ra, fp = f->fp, a;
+	uint64_t a;
+
+	*at = 0;
+	if (cfi_expr_eval_mem(arch, rule->expr, rule->expr_len, r, expr_read, w, &a) < 0)
+		return -1;
+	if (rule->kind == CFI_RULE_VAL_EXPR) {
+		*v = a;
+		return 0;
+	}
+	*at = a;
+	return mem_read(w, a, v, 8);
+}
+
+/* One step by a CFI row: STEP_OK with the caller in *next, STEP_CANNOT,
+ * or UNWIND_STOP_END when the row says there is no caller. *cfa is set
+ * as soon as the CFA is known. */
+static int cfi_step(const struct unwind_config *cfg, struct walk *w, const struct cfi_row *row,
+		    const struct frame_state *f, struct frame_state *next, uint64_t *cfa_out)
+{
+	uint64_t cfa, ra, fp = f->fp, at = 0, unused;
 	struct cfi_regs r = { f->pc, f->sp, f->fp, f->lr };
 	int arch = cfg->arch == UNWIND_ARCH_ARM64 ? CFI_ARCH_ARM64 : CFI_ARCH_X86_64;
 
 	if (row->cfa_kind == CFI_CFA_EXPR) {
 		if (!f->have_sp ||
-		    cfi_expr_eval_mem(arch, row->expr, row->expr_len, &r, expr_read, (void *)mem, &cfa) < 0)
+		    cfi_expr_eval_mem(arch, row->expr, row->expr_len, &r, expr_read, w, &cfa) < 0)
 			return STEP_CANNOT;
 	} else if (cfg->arch == UNWIND_ARCH_ARM64 && !f->have_sp && row->cfa_reg == CFI_ARM64_SP) {
 		/* arm64, a frame reached through its frame record: its sp is
@@ -140,20 +177,23 @@ static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory 
 		cfa += (uint64_t)row->cfa_offset;
 	}
 	/* The CFA lies above sp, except in an arm64 leaf that has pushed
-	 * nothing and still has its return address in lr. */
-	if (cfa < f->sp || (cfa & 7) ||
-	    (cfa == f->sp && (cfg->arch != UNWIND_ARCH_ARM64 || !f->leaf || row->ra.kind == CFI_RULE_OFFSET)))
+	 * nothing and still has its return address in lr, and past a signal
+	 * frame, whose handler may have run on a stack of its own. */
+	if ((cfa & 7) || (!row->signal_frame && (cfa < f->sp ||
+	    (cfa == f->sp && (cfg->arch != UNWIND_ARCH_ARM64 || !f->leaf || row->ra.kind == CFI_RULE_OFFSET)))))
 		return STEP_CANNOT;
+	*cfa_out = cfa;
 	switch (row->ra.kind) {
 	case CFI_RULE_UNDEFINED:
 		return UNWIND_STOP_END;
 	case CFI_RULE_OFFSET:
-		if (mem_read(mem, cfa + (uint64_t)row->ra.offset, &ra, 8) < 0)
+		at = cfa + (uint64_t)row->ra.offset;
+		if (mem_read(w, at, &ra, 8) < 0)
 			return STEP_CANNOT;
 		break;
 	case CFI_RULE_EXPR:     /* a signal frame's saved pc */
-		if (cfi_expr_eval_mem(arch, row->ra.expr, row->ra.expr_len, &r, expr_read, (void *)mem, &a) < 0 ||
-		    mem_read(mem, a, &ra, 8) < 0)
+	case CFI_RULE_VAL_EXPR:
+		if (rule_expr(arch, w, &row->ra, &r, &ra, &at) < 0)
 			return STEP_CANNOT;
 		break;
 	case CFI_RULE_SAME:
@@ -171,15 +211,15 @@ static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory 
 	case CFI_RULE_SAME:
 		break;
 	case CFI_RULE_OFFSET:
-		if (mem_read(mem, cfa + (uint64_t)row->fp.offset, &fp, 8) < 0)
+		if (mem_read(w, cfa + (uint64_t)row->fp.offset, &fp, 8) < 0)
 			return STEP_CANNOT;
 		break;
 	case CFI_RULE_VAL_OFFSET:
 		fp = cfa + (uint64_t)row->fp.offset;
 		break;
 	case CFI_RULE_EXPR:
-		if (cfi_expr_eval_mem(arch, row->fp.expr, row->fp.expr_len, &r, expr_read, (void *)mem, &a) < 0 ||
-		    mem_read(mem, a, &fp, 8) < 0)
+	case CFI_RULE_VAL_EXPR:
+		if (rule_expr(arch, w, &row->fp, &r, &fp, &unused) < 0)
 			fp = 0;
 		break;
 	default:
@@ -190,6 +230,7 @@ static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory 
 	next->sp = cfa;
 	next->fp = fp;
 	next->lr = 0;
+	next->ra_at = at;
 	next->leaf = 0;
 	/* Past a signal frame the pc was interrupted, not a return address:
 	 * it is looked up as it is. */
@@ -199,8 +240,8 @@ static int cfi_step(const struct unwind_config *cfg, const struct unwind_memory 
 }
 
 /* The frame-pointer step from f->fp: STEP_OK or an enum unwind_stop. */
-static int fp_step(const struct unwind_config *cfg, const struct unwind_memory *mem,
-		   const struct frame_state *f, uint64_t lower, int first, struct frame_state *next)
+static int fp_step(const struct unwind_config *cfg, struct walk *w, const struct frame_state *f,
+		   uint64_t lower, int first, struct frame_state *next)
 {
 	uint8_t rec[16];
 	uint64_t up, ret;
@@ -211,7 +252,7 @@ static int fp_step(const struct unwind_config *cfg, const struct unwind_memory *
 		return UNWIND_STOP_MISALIGNED;
 	if (f->fp < lower || (!first && f->fp == lower))
 		return UNWIND_STOP_NOT_UP;
-	if (f->fp > UINT64_MAX - 16 || mem_read(mem, f->fp, rec, sizeof(rec)) < 0)
+	if (f->fp > UINT64_MAX - 16 || mem_read(w, f->fp, rec, sizeof(rec)) < 0)
 		return UNWIND_STOP_UNREADABLE;
 	memcpy(&up, rec, 8);
 	memcpy(&ret, rec + 8, 8);
@@ -222,6 +263,7 @@ static int fp_step(const struct unwind_config *cfg, const struct unwind_memory *
 		*next = *f;
 		next->pc = fix_ret(cfg, f->lr);
 		next->lr = 0;
+		next->ra_at = 0;
 		next->leaf = 0;
 		next->exact = 0;
 		return STEP_OK;
@@ -232,6 +274,7 @@ static int fp_step(const struct unwind_config *cfg, const struct unwind_memory *
 	next->sp = f->fp + 16;
 	next->fp = up;
 	next->lr = 0;
+	next->ra_at = f->fp + 8;
 	next->leaf = 0;
 	next->exact = 0;
 	/* On x86_64 the caller's sp is just above the record. An arm64
@@ -243,8 +286,8 @@ static int fp_step(const struct unwind_config *cfg, const struct unwind_memory *
 
 /* The leaf search of the plain walk, for a leaf without CFI. Returns 1 and
  * the caller in *next if a return address was found between sp and fp. */
-static int leaf_scan(const struct unwind_config *cfg, const struct unwind_memory *mem,
-		     const struct frame_state *f, struct frame_state *next)
+static int leaf_scan(const struct unwind_config *cfg, struct walk *w, const struct frame_state *f,
+		     struct frame_state *next)
 {
 	uint64_t limit = f->sp + 8 * UNWIND_LEAF_SCAN_WORDS;
 
@@ -253,14 +296,15 @@ static int leaf_scan(const struct unwind_config *cfg, const struct unwind_memory
 	if (f->fp >= f->sp && !(f->fp & 7) && f->fp < limit)
 		limit = f->fp;
 	for (uint64_t a = f->sp; a < limit; a += 8) {
-		uint64_t w;
-		if (mem_read(mem, a, &w, 8) < 0)
+		uint64_t v;
+		if (mem_read(w, a, &v, 8) < 0)
 			return 0;
-		if (cfg->is_return(cfg->is_return_ctx, w)) {
-			next->pc = w;
+		if (cfg->is_return(cfg->is_return_ctx, v)) {
+			next->pc = v;
 			next->sp = a + 8;
 			next->fp = f->fp;
 			next->lr = 0;
+			next->ra_at = a;
 			next->leaf = 0;
 			next->exact = 0;
 			next->have_sp = 1;
@@ -270,38 +314,62 @@ static int leaf_scan(const struct unwind_config *cfg, const struct unwind_memory
 	return 0;
 }
 
+static void trail(const struct unwind_config *cfg, size_t k, const struct frame_state *f, uint64_t func)
+{
+	if (cfg->trail)
+		cfg->trail[k] = (struct unwind_frame){ f->have_sp ? f->sp : 0, f->ra_at, func, f->exact, 0 };
+}
+
 static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_regs *regs,
-			 const struct unwind_memory *mem, uint64_t *out, size_t *n)
+			 struct walk *w, uint64_t *out, size_t *n)
 {
 	size_t max = cfg->max_depth ? cfg->max_depth : 1;
 	size_t k = 0;
-	struct frame_state f = { fix_ret(cfg, regs->pc), regs->sp, regs->fp, regs->lr, 1, regs->sp != 0, 1 };
+	struct frame_state f = { fix_ret(cfg, regs->pc), regs->sp, regs->fp, regs->lr, 0, 1, regs->sp != 0, 1 };
 	uint64_t lower = regs->sp;   /* the plain walk's bound for fp */
 	int stop, first_fp = 1;
 
+	trail(cfg, k, &f, 0);
 	out[k++] = f.pc;
 	for (;;) {
 		struct frame_state next = { 0 };
 		struct cfi_row row;
+		uint64_t cfa = 0;
 		int r = STEP_CANNOT;
 
 		if ((f.have_sp || cfg->arch == UNWIND_ARCH_ARM64) &&
 		    cfg->cfi(cfg->cfi_ctx, f.exact ? f.pc : f.pc - 1, &row) == 0) {
-			r = cfi_step(cfg, mem, &row, &f, &next);
+			if (cfg->trail)
+				cfg->trail[k - 1].func = row.func;
+			r = cfi_step(cfg, w, &row, &f, &next, &cfa);
 			if (r == UNWIND_STOP_END) {
 				stop = r;
 				break;
 			}
 			if (r == STEP_OK && cfg->cfi_frames)
 				(*cfg->cfi_frames)++;
-		} else if (f.leaf && leaf_scan(cfg, mem, &f, &next)) {
+			/* A row that could not be applied for want of bytes
+			 * past the copy: the frame pointer, if this code keeps
+			 * none, would only lead astray. */
+			if (r != STEP_OK && w->past) {
+				if (cfg->trail)
+					cfg->trail[k - 1].next_sp = cfa;
+				stop = UNWIND_STOP_WINDOW;
+				break;
+			}
+		} else if (f.leaf && leaf_scan(cfg, w, &f, &next)) {
 			r = STEP_OK;
 		}
 		if (r != STEP_OK) {
 			if (f.have_sp && f.sp > lower)
 				lower = f.sp;
-			r = fp_step(cfg, mem, &f, lower, first_fp, &next);
+			r = fp_step(cfg, w, &f, lower, first_fp, &next);
 			if (r != STEP_OK) {
+				if (r == UNWIND_STOP_UNREADABLE && w->past) {
+					r = UNWIND_STOP_WINDOW;
+					if (cfg->trail && cfg->arch == UNWIND_ARCH_X86_64)
+						cfg->trail[k - 1].next_sp = f.fp + 16;
+				}
 				stop = r;
 				break;
 			}
@@ -316,14 +384,28 @@ static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_re
 			stop = UNWIND_STOP_END;
 			break;
 		}
-		if (f.have_sp && next.sp < f.sp) {
+		if (next.exact) {
+			/* Past a signal frame the stack may be another (the
+			 * handler's was an alternate stack): the bounds start
+			 * again from the interrupted sp, and what the copy of
+			 * the handler's stack lacks is the thread's stack. */
+			lower = next.sp;
+			first_fp = 1;
+			if (next.sp < w->m->window_addr || next.sp - w->m->window_addr >= w->m->window_len + PAST_MAX)
+				w->left = 1;
+		} else if (f.have_sp && next.sp < f.sp) {
 			stop = UNWIND_STOP_NOT_UP;
+			break;
+		}
+		if (cfg->is_code && !cfg->is_code(cfg->is_code_ctx, next.pc)) {
+			stop = UNWIND_STOP_NOT_CODE;
 			break;
 		}
 		if (k == max) {
 			stop = UNWIND_STOP_DEPTH;
 			break;
 		}
+		trail(cfg, k, &next, 0);
 		out[k++] = next.pc;
 		f = next;
 	}
@@ -337,10 +419,11 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 	size_t max = cfg->max_depth ? cfg->max_depth : 1;
 	size_t k = 0;
 	uint64_t fp = regs->fp, lower = regs->sp;
+	struct walk w = { mem, 0, 0 };
 	int stop;
 
 	if (cfg->cfi)
-		return unwind_hybrid(cfg, regs, mem, out, n);
+		return unwind_hybrid(cfg, regs, &w, out, n);
 	out[k++] = fix_ret(cfg, regs->pc);
 	if (cfg->arch == UNWIND_ARCH_X86_64 && cfg->is_return && regs->sp && !(regs->sp & 7)) {
 		uint64_t limit = regs->sp + 8 * UNWIND_LEAF_SCAN_WORDS;
@@ -349,15 +432,15 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 		if (fp >= regs->sp && !(fp & 7) && fp < limit)
 			limit = fp;
 		for (uint64_t a = regs->sp; a < limit; a += 8) {
-			uint64_t w;
-			if (mem_read(mem, a, &w, 8) < 0)
+			uint64_t v;
+			if (mem_read(&w, a, &v, 8) < 0)
 				break;
-			if (cfg->is_return(cfg->is_return_ctx, w)) {
+			if (cfg->is_return(cfg->is_return_ctx, v)) {
 				if (k == max) {
 					*n = k;
 					return UNWIND_STOP_DEPTH;
 				}
-				out[k++] = w;
+				out[k++] = v;
 				break;
 			}
 		}
@@ -378,8 +461,8 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 			stop = UNWIND_STOP_NOT_UP;
 			break;
 		}
-		if (fp > UINT64_MAX - 16 || mem_read(mem, fp, rec, sizeof(rec)) < 0) {
-			stop = UNWIND_STOP_UNREADABLE;
+		if (fp > UINT64_MAX - 16 || mem_read(&w, fp, rec, sizeof(rec)) < 0) {
+			stop = w.past ? UNWIND_STOP_WINDOW : UNWIND_STOP_UNREADABLE;
 			break;
 		}
 		memcpy(&next, rec, 8);      /* the target is little-endian, like us */
@@ -392,11 +475,19 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 					stop = UNWIND_STOP_DEPTH;
 					break;
 				}
+				if (cfg->is_code && !cfg->is_code(cfg->is_code_ctx, lr)) {
+					stop = UNWIND_STOP_NOT_CODE;
+					break;
+				}
 				out[k++] = lr;
 			}
 		}
 		if (ret == 0) {
 			stop = UNWIND_STOP_END;
+			break;
+		}
+		if (cfg->is_code && !cfg->is_code(cfg->is_code_ctx, ret)) {
+			stop = UNWIND_STOP_NOT_CODE;
 			break;
 		}
 		if (k == max) {
@@ -427,14 +518,17 @@ int unwind_stop_counter(int stop)
 	case UNWIND_STOP_NOT_UP: return TRACE_COUNTER_STOP_NOT_UP;
 	case UNWIND_STOP_MISALIGNED: return TRACE_COUNTER_STOP_MISALIGNED;
 	case UNWIND_STOP_LOOP: return TRACE_COUNTER_STOP_LOOP;
+	case UNWIND_STOP_WINDOW: return TRACE_COUNTER_STOP_WINDOW;
+	case UNWIND_STOP_NOT_CODE: return TRACE_COUNTER_STOP_NOT_CODE;
 	default: return TRACE_COUNTER_STOP_DEPTH;
 	}
 }
 
 const char *unwind_stop_name(int stop)
 {
-	static const char *const names[] = { "end", "unreadable", "not-up", "misaligned", "loop", "depth" };
-	if (stop < 0 || stop > UNWIND_STOP_DEPTH)
+	static const char *const names[] = { "end", "unreadable", "not-up", "misaligned", "loop", "depth",
+					     "window", "not-code" };
+	if (stop < 0 || stop > UNWIND_STOP_NOT_CODE)
 		return "unknown";
 	return names[stop];
 }

@@ -38,6 +38,8 @@ enum unwind_stop {
 	UNWIND_STOP_MISALIGNED, /* fp is not 8-byte aligned */
 	UNWIND_STOP_LOOP,       /* the frame record points at itself */
 	UNWIND_STOP_DEPTH,      /* max_depth frames were stored and more remain */
+	UNWIND_STOP_WINDOW,     /* the next frame lies past the copied stack */
+	UNWIND_STOP_NOT_CODE,   /* a return address outside the executable code */
 };
 
 #define UNWIND_DEFAULT_VA_BITS 48
@@ -48,12 +50,17 @@ struct unwind_regs {
 };
 
 struct unwind_memory {
-	/* May be NULL, then only the window is readable. */
+	/* May be NULL, then only the window is readable. A read past the
+	 * window's end that fails stops the walk with UNWIND_STOP_WINDOW. */
 	memory_read_fn read;
 	void *ctx;
 	uint64_t window_addr;   /* the target address of window[0] */
 	const uint8_t *window;  /* borrowed for the walk; may be NULL */
 	size_t window_len;
+	int window_whole;       /* nothing is missing for want of a copy: the
+				 * window runs to the stack's end, or read
+				 * reads the live stack. Else a failed read
+				 * past the window is UNWIND_STOP_WINDOW. */
 };
 
 struct unwind_config {
@@ -79,13 +86,37 @@ struct unwind_config {
 	void *cfi_ctx;
 	/* Optional: incremented once per frame unwound through a CFI row. */
 	size_t *cfi_frames;
+	/* Optional: says whether addr lies in an executable mapping of the
+	 * target. A return address that does not is no frame: the walk
+	 * stops there with UNWIND_STOP_NOT_CODE rather than invent one. */
+	int (*is_code)(void *ctx, uint64_t addr);
+	void *is_code_ctx;
+	/* Optional (the hybrid walk): room for max_depth entries, filled for
+	 * each frame stored, so a walk cut short can be joined with another. */
+	struct unwind_frame *trail;
+};
+
+/* How each frame of a walk was found. */
+struct unwind_frame {
+	uint64_t sp;            /* the frame's sp (its callee's CFA); 0 if unknown */
+	uint64_t ra_at;         /* where its pc was read; 0: a register, or the leaf */
+	uint64_t func;          /* its function's start by CFI (struct cfi_row's
+				 * func); 0 if it had no row */
+	int exact;              /* its pc was interrupted (the leaf, or a frame a
+				 * signal interrupted), not a return address */
+	uint64_t next_sp;       /* the last frame's only: its caller's sp, as far
+				 * as the walk got (0 if unknown), for a walk that
+				 * stopped there */
 };
 
 #define UNWIND_LEAF_SCAN_WORDS 64
 
 /* Walks the stack of regs and stores at most cfg->max_depth frames, leaf
  * first, into out (room for max_depth entries, owned by the caller); *n is
- * set to the number stored. Returns the enum unwind_stop reason (>= 0). */
+ * set to the number stored. Returns the enum unwind_stop reason (>= 0).
+ * The walk never returns a frame it did not find: a return address
+ * outside the code (cfg->is_code), a frame that does not move up the
+ * stack, or one past the copied window ends it, with that reason. */
 int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs,
 		 const struct unwind_memory *mem, uint64_t *out, size_t *n);
 

@@ -621,7 +621,7 @@ static void print_go_roots(struct stacks *st)
 static void print_counts(struct stacks *st)
 {
 	const struct trace *t = stacks_trace(st);
-	uint64_t truncated = 0, kernel = 0, states[TRACE_STATE__COUNT] = { 0 };
+	uint64_t truncated = 0, kernel = 0, walks = 0, cut = 0, states[TRACE_STATE__COUNT] = { 0 };
 	struct hmap stacks;
 	size_t i;
 	int c;
@@ -640,6 +640,14 @@ static void print_counts(struct stacks *st)
 	printf("unique stacks:    %zu (%zu stack nodes)\n", stacks.count,
 	       t->nnodes ? t->nnodes - 1 : 0);
 	printf("truncated stacks: %" PRIu64 "\n", truncated);
+	for (c = 0; c < TRACE_COUNTER__COUNT; c++)
+		if (!strncmp(trace_counter_name(c), "stop-", 5)) {
+			walks += t->counters[c];
+			if (c != TRACE_COUNTER_STOP_END)
+				cut += t->counters[c];
+		}
+	printf("incomplete walks: %" PRIu64 " of %" PRIu64 " (stopped before the outermost frame: the\n"
+	       "                  stop-* counters but stop-end)\n", cut, walks);
 	print_go_roots(st);
 	printf("in the kernel:    %" PRIu64 " (shown with a [kernel] leaf frame)\n", kernel);
 	printf("lost samples:     %" PRIu64 "\n", t->counters[TRACE_COUNTER_SAMPLES_LOST]);

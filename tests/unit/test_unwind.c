@@ -116,7 +116,7 @@ Test(unwind, unreadable)
 	cr_assert_eq(unwind_stop_counter(stop), TRACE_COUNTER_STOP_UNREADABLE);
 }
 
-Test(unwind, unreadable_without_callback)
+Test(unwind, past_window_without_callback)
 {
 	static struct fake f;
 	uint64_t out[8];
@@ -125,8 +125,9 @@ Test(unwind, unreadable_without_callback)
 	struct unwind_regs r = { .pc = 1, .sp = at(0), .fp = at(10) };
 	struct unwind_memory m = { .window = (uint8_t *)f.mem, .window_addr = BASE, .window_len = 8 * 11 };
 	chain3(&f);
-	/* The record at word 10 straddles the end of the window. */
-	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_UNREADABLE);
+	/* The record at word 10 straddles the end of the window: the walk
+	 * ran out of the copy, which is not an unreadable stack. */
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_WINDOW);
 	cr_assert_eq(n, 1);
 }
 
@@ -836,4 +837,139 @@ Test(unwind, arm64_signed_pc_stripped)
 	cr_assert_eq(n, 2);
 	cr_assert_eq(out[0], UINT64_C(0x100000580));
 	cr_assert_eq(out[1], UINT64_C(0x100000610));
+}
+
+/* A walk of a copy alone (no read callback) through code without frame
+ * pointers: the caller's return address lies past the copy, so the walk
+ * stops there as cut at the window, says where the caller's frame would
+ * be, and does not take the frame-pointer step from rbp, which such code
+ * uses for anything. */
+Test(unwind, cfi_stops_at_window_end)
+{
+	static struct fake f;
+	struct rows rs = { .n = 1 };
+	struct unwind_frame tr[8];
+	uint64_t out[8];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 8, .cfi = rows_lookup,
+				     .cfi_ctx = &rs, .trail = tr };
+	/* rbp holds a frame record inside the copy, which must not be used */
+	struct unwind_regs r = { .pc = 0x500010, .sp = at(0), .fp = at(4) };
+	struct unwind_memory m = { .window = (uint8_t *)f.mem, .window_addr = BASE, .window_len = 8 * 8 };
+
+	memset(&f, 0, sizeof(f));
+	frame(&f, 4, 0, 0x400900);
+	f.mem[5] = 0x500500;                 /* the leaf's caller, frameless too */
+	rs.s[0] = (struct span){ 0x500000, 0x501000, rsp_row(48, 0) };
+	rs.s[0].row.func = 0x500000;
+	int stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_WINDOW, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[1], 0x500500);
+	cr_assert_eq(tr[0].sp, at(0));
+	cr_assert_eq(tr[0].func, 0x500000);
+	cr_assert(tr[0].exact);
+	cr_assert_eq(tr[1].sp, at(6));
+	cr_assert_eq(tr[1].ra_at, at(5));
+	cr_assert(!tr[1].exact);
+	cr_assert_eq(tr[1].func, 0x500000);
+	cr_assert_eq(tr[1].next_sp, at(12), "the caller's sp is the CFA, sp + 48");
+	cr_assert_eq(unwind_stop_counter(stop), TRACE_COUNTER_STOP_WINDOW);
+	cr_assert_str_eq(unwind_stop_name(stop), "window");
+
+	/* The same stack as the whole stack (the copy reached its end):
+	 * the word is unreadable, not cut by the copy. */
+	m.window_whole = 1;
+	cr_assert_neq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_WINDOW);
+}
+
+/* A return address outside the code is no frame: the walk stops before
+ * it, in the hybrid and the plain walk alike. */
+static int code_below_0x600000(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr >= 0x400000 && addr < 0x600000;
+}
+
+Test(unwind, not_code_stops)
+{
+	static struct fake f;
+	struct rows rs = { .n = 1 };
+	uint64_t out[16];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16, .cfi = rows_lookup,
+				     .cfi_ctx = &rs, .is_code = code_below_0x600000 };
+	struct unwind_regs r = { .pc = 0x400010, .sp = at(2), .fp = at(10) };
+	struct unwind_memory m = memory(&f);
+
+	memset(&f, 0, sizeof(f));
+	frame(&f, 10, at(20), 0x401111);
+	frame(&f, 20, at(30), 0x686c73696a206164);  /* ASCII, as in a data buffer */
+	frame(&f, 30, 0, 0x403333);
+	rs.s[0] = (struct span){ 0x400000, 0x402000, rbp_row() };
+	int stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_NOT_CODE, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[1], 0x401111);
+	cr_assert_eq(unwind_stop_counter(stop), TRACE_COUNTER_STOP_NOT_CODE);
+	cfg.cfi = NULL;
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_NOT_CODE);
+	cr_assert_eq(n, 2);
+}
+
+/* A handler on an alternate signal stack, below the thread's stack: past
+ * __restore_rt's signal frame the walk goes on at the interrupted sp, on
+ * the other stack, although that is not "up" from the handler's. With a
+ * copy of the handler's stack alone, the interrupted frame's caller is
+ * cut at the window, with the caller's sp known for a join. */
+Test(unwind, cfi_signal_frame_alternate_stack)
+{
+	static const uint8_t cfa_expr[] = { 0x77, 0xa0, 0x01, 0x06 };   /* *(rsp + 160) */
+	static const uint8_t rip_at[] = { 0x77, 0xa8, 0x01 };          /* rsp + 168 */
+	static const uint8_t rbp_at[] = { 0x77, 0xf8, 0x00 };          /* rsp + 120 */
+	static struct fake f;
+	struct rows rs = { .n = 3 };
+	struct unwind_frame tr[16];
+	uint64_t out[16];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16, .cfi = rows_lookup,
+				     .cfi_ctx = &rs, .trail = tr };
+	/* The thread's stack is words 0..255; the alternate stack 300.. */
+	struct unwind_regs r = { .pc = 0x400010, .sp = at(300), .fp = at(302) };
+	struct unwind_memory m = memory(&f);
+
+	memset(&f, 0, sizeof(f));
+	frame(&f, 302, 0x999, 0x500040);    /* the handler's record: back into __restore_rt */
+	f.mem[304 + 20] = at(60);           /* the saved context: rsp, rip, rbp */
+	f.mem[304 + 21] = 0x600020;
+	f.mem[304 + 15] = at(80);
+	f.mem[60] = 0x400700;               /* the interrupted leaf's return address */
+	frame(&f, 80, 0, 0x400900);
+	rs.s[0] = (struct span){ 0x400000, 0x401000, rbp_row() };
+	rs.s[1] = (struct span){ 0x50003f, 0x500049, { .cfa_kind = CFI_CFA_EXPR, .expr = cfa_expr,
+			.expr_len = sizeof(cfa_expr), .ra_reg = CFI_X86_64_RA,
+			.ra = { .kind = CFI_RULE_EXPR, .expr = rip_at, .expr_len = sizeof(rip_at) },
+			.fp = { .kind = CFI_RULE_EXPR, .expr = rbp_at, .expr_len = sizeof(rbp_at) }, .signal_frame = 1 } };
+	rs.s[2] = (struct span){ 0x600020, 0x600100, rsp_row(8, 0) };
+	rs.s[2].row.func = 0x600020;
+	int stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 5);
+	cr_assert_eq(out[1], 0x500040);
+	cr_assert_eq(out[2], 0x600020);
+	cr_assert(tr[2].exact, "the interrupted pc is exact");
+	cr_assert_eq(tr[2].sp, at(60));
+	cr_assert_eq(tr[2].ra_at, at(304 + 21));
+	cr_assert_eq(out[3], 0x400700);
+	cr_assert_eq(out[4], 0x400900);
+
+	/* A copy of the alternate stack alone: the thread's stack is past it. */
+	m = (struct unwind_memory){ .window = (uint8_t *)&f.mem[300], .window_addr = at(300),
+				    .window_len = 8 * 100 };
+	stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_WINDOW, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 3);
+	cr_assert_eq(out[2], 0x600020);
+	cr_assert_eq(tr[2].func, 0x600020);
+	cr_assert_eq(tr[2].next_sp, at(61));
 }
