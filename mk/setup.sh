@@ -10,8 +10,9 @@
 #          xmllint, go tool pprof, protoc, headless Chromium with
 #          playwright-core and speedscope from npm), the Mach-O
 #          cross-tools, libc's debug file, mandoc, strace, perf, ESLint
-#          (npm) for the flame graph's script, and go, which also builds
-#          the Go fixture (tests/e2e/test_go.sh). Missing,
+#          (npm) for the flame graph's script, go, which also builds
+#          the Go fixture (tests/e2e/test_go.sh), and nginx and ab, a
+#          real server under load (tests/e2e/test_real_stacks.sh). Missing,
 #          as a user who is not root, each is named with the command that
 #          installs it, and the tests that need it are skipped.
 #   bench  what `make bench` adds: perf, GNU time, node.
@@ -95,6 +96,8 @@ test)
 	check cmd  strace                   strace
 	check cmd  perf                     linux-perf
 	check file /usr/bin/time            time
+	check file /usr/sbin/nginx          nginx-light
+	check cmd  ab                       apache2-utils
 	;;
 bench)
 	check cmd  perf                     linux-perf

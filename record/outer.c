@@ -11,7 +11,7 @@
 /* The last KEPT complete walks of a thread are kept, the newest tried
  * first: a thread in a loop calls several functions from the same frame,
  * and a walk stopped in one of them meets the last walk that was in it. */
-#define KEPT 4
+#define KEPT 8
 
 struct walk {
 	size_t n, cap;
