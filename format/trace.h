@@ -213,6 +213,11 @@ struct trace_process {
 
 #define TRACE_NO_PROCESS UINT32_MAX
 
+/* [start, end): addresses of a process. */
+struct trace_range {
+	uint64_t start, end;
+};
+
 struct trace_image {
 	uint32_t id;            /* unique within the trace */
 	uint8_t ident_kind;     /* enum trace_ident_kind; a loaded trace holds
@@ -235,6 +240,10 @@ struct trace_image {
 	uint8_t flags;          /* TRACE_IMAGE_* (2.1) */
 	char *why;              /* why it has no identity, or NULL (2.1); a
 	                         * loaded trace owns it */
+	size_t nsignal;
+	struct trace_range *signal; /* its signal trampolines (2.2): code a
+	                         * signal handler returns through, whose caller
+	                         * is the interrupted code, at its exact pc */
 };
 
 struct trace_name {
@@ -496,6 +505,8 @@ int trace_writer_process_end(struct trace_writer *w, uint32_t id, uint64_t time,
  * img->id must be unique; img->process and time_unloaded are ignored. */
 int trace_writer_image(struct trace_writer *w, uint32_t process, const struct trace_image *img);
 int trace_writer_image_unload(struct trace_writer *w, uint32_t id, uint64_t time);
+/* Records that [start, end) of image id is a signal trampoline (2.2). */
+int trace_writer_signal_frame(struct trace_writer *w, uint32_t id, uint64_t start, uint64_t end);
 /* A thread of process (an id given to trace_writer_process()) started. */
 int trace_writer_thread_start(struct trace_writer *w, uint32_t process, uint32_t tid, uint64_t time);
 int trace_writer_thread_name(struct trace_writer *w, uint32_t tid, uint64_t time, const char *name);

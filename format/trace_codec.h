@@ -26,6 +26,7 @@ enum trace_record_type {
 	TRACE_REC_PROCESS = 11,       /* 2.0 */
 	TRACE_REC_PROCESS_EXEC = 12,  /* 2.0 */
 	TRACE_REC_PROCESS_END = 13,   /* 2.0 */
+	TRACE_REC_SIGNAL_FRAME = 14,  /* 2.2 */
 };
 
 /* A delta's residual against the period is stored offset by this, so that

@@ -271,6 +271,33 @@ static int rec_image_unload(struct loader *l, struct cursor *c)
 	return 0;
 }
 
+/* At most this many signal trampolines are kept per image: a libc has
+ * one or two. */
+#define MAX_SIGNAL_FRAMES 16
+
+static int rec_signal_frame(struct loader *l, struct cursor *c)
+{
+	uint32_t id;
+	uint64_t start, size;
+	const uint64_t *slot;
+	struct trace_image *img;
+
+	get_u32(c, &id);
+	cursor_uleb(c, &start);
+	cursor_uleb(c, &size);
+	if (!c->ok || size == 0 || start > UINT64_MAX - size)
+		return TRACE_E_CORRUPT;
+	slot = hmap_get(&l->images, id, 0);
+	if (!slot)
+		return 0;
+	img = &l->t->images[*slot];
+	if (img->nsignal == MAX_SIGNAL_FRAMES)
+		return 0;
+	img->signal = xrealloc(img->signal, (img->nsignal + 1) * sizeof(*img->signal));
+	img->signal[img->nsignal++] = (struct trace_range){ start, start + size };
+	return 0;
+}
+
 static int rec_thread(struct loader *l, struct cursor *c, unsigned type)
 {
 	struct trace_thread *th;
@@ -615,6 +642,7 @@ static int parse_data(struct loader *l, const uint8_t *p, size_t n)
 		case TRACE_REC_PROCESS: r = rec_process(l, &rc); break;
 		case TRACE_REC_PROCESS_EXEC: r = rec_process_exec(l, &rc); break;
 		case TRACE_REC_PROCESS_END: r = rec_process_end(l, &rc); break;
+		case TRACE_REC_SIGNAL_FRAME: r = rec_signal_frame(l, &rc); break;
 		default: break; /* a newer minor version's record */
 		}
 		if (r < 0)
@@ -877,6 +905,7 @@ void trace_free(struct trace *t)
 	for (size_t i = 0; i < t->nimages; i++) {
 		free(t->images[i].path);
 		free(t->images[i].why);
+		free(t->images[i].signal);
 	}
 	free(t->images);
 	for (size_t i = 0; i < t->nthreads; i++) {

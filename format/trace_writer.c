@@ -403,6 +403,22 @@ int trace_writer_image_unload(struct trace_writer *w, uint32_t id, uint64_t time
 	return id_time_record(w, TRACE_REC_IMAGE_UNLOAD, id, time, NULL, 0);
 }
 
+int trace_writer_signal_frame(struct trace_writer *w, uint32_t id, uint64_t start, uint64_t end)
+{
+	int r;
+
+	if ((r = usable(w)) < 0)
+		return r;
+	if (end <= start)
+		return TRACE_E_USAGE;
+	buf_reset(&w->rec);
+	buf_put_uvarint(&w->rec, id);
+	buf_put_uvarint(&w->rec, start);
+	buf_put_uvarint(&w->rec, end - start);
+	meta_record(w, TRACE_REC_SIGNAL_FRAME);
+	return maybe_flush(w);
+}
+
 int trace_writer_thread_start(struct trace_writer *w, uint32_t process, uint32_t tid, uint64_t time)
 {
 	if (!process)

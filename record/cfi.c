@@ -657,6 +657,7 @@ int cfi_table_row(const struct cfi_table *t, uint64_t pc, struct cfi_row *row)
 	row->start = loc;
 	row->end = next;
 	row->func = f.pc;
+	row->func_end = f.pc + f.range;
 	row->cfa_kind = st.cfa_kind;
 	row->cfa_reg = st.cfa_reg;
 	row->cfa_offset = st.cfa_offset;

@@ -59,8 +59,8 @@ struct cfi_rule {
 /* The unwind row in force at a pc. */
 struct cfi_row {
 	uint64_t start, end;        /* the row covers [start, end), file addresses */
-	uint64_t func;              /* the FDE's first address: the function's start
-				     * (images_cfi_row() gives the target's address) */
+	uint64_t func, func_end;    /* the FDE's range: the function's (images_cfi_row()
+				     * gives the target's addresses) */
 	uint8_t cfa_kind;           /* enum cfi_cfa_kind */
 	uint16_t cfa_reg;
 	int64_t cfa_offset;

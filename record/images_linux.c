@@ -29,6 +29,7 @@
 #include "common/buf.h"
 #include "common/diag.h"
 #include "common/elf.h"
+#include "common/hmap.h"
 #include "format/trace_ident.h"
 
 #include <dirent.h>
@@ -132,6 +133,8 @@ struct images {
 	struct range *x;           /* the executable mappings, by address */
 	size_t nx, xcap;
 	uint64_t x_read;           /* when is_code() last read the map, ns */
+	struct trace_writer *w;    /* the last given, for note_signal_frame() */
+	struct hmap signal;        /* (image id, start) of the trampolines told */
 };
 
 struct images *images_new(struct target *t, uint32_t process, const struct images *share)
@@ -147,6 +150,7 @@ struct images *images_new(struct target *t, uint32_t process, const struct image
 	}
 	im->sh->refs++;
 	buf_init(&im->text);
+	hmap_init(&im->signal);
 	return im;
 }
 
@@ -189,6 +193,7 @@ void images_free(struct images *im)
 	}
 	free(im->rows);
 	free(im->x);
+	hmap_release(&im->signal);
 	buf_release(&im->text);
 	free(im);
 }
@@ -627,6 +632,7 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 	uint64_t h, top;
 	int r = 0;
 
+	im->w = w;
 	/* An exited process shows an empty map: that is no unload. */
 	if (target_read_maps(im->t, &im->text) < 0 || im->text.len == 0)
 		return 0;
@@ -677,6 +683,7 @@ int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, const
 				.vma_end = m->end, .offset = offset, .executable = 1 };
 	int r = images_covers(im, m->start) ? 0 : images_update(im, w, now);
 
+	im->w = w;
 	if (m->end > m->start)
 		add_code(im, m->start, m->end);
 
@@ -700,6 +707,7 @@ int images_inherit(struct images *im, const struct images *from, struct trace_wr
 {
 	int r = 0;
 
+	im->w = w;
 	for (size_t i = 0; i < from->nk && r == 0; i++) {
 		const struct known *f = &from->k[i];
 		const struct image_file *file = f->file ? &im->sh->files[f->file - 1] : NULL;
@@ -852,8 +860,10 @@ static int lookup_row(struct images *im, uint64_t pc, struct cfi_row *row)
 	if (!c || !c->table)
 		return CFI_E_NOTFOUND;
 	e = cfi_table_row(c->table, pc - k->bias, row);
-	if (e == 0)
+	if (e == 0) {
 		row->func += k->bias;
+		row->func_end += k->bias;
+	}
 	return e;
 }
 
@@ -882,9 +892,28 @@ size_t images_cfi_loaded(const struct images *im)
 	return n;
 }
 
+/* The first time a walk crosses a signal trampoline of an image (a row
+ * of an FDE whose CIE says 'S'), the trace is told, so that a report can
+ * name it and take its caller's pc as exact. */
+static void note_signal_frame(struct images *im, uint64_t pc, uint64_t start, uint64_t end)
+{
+	const struct known *k = known_at(im, pc);
+	int added;
+
+	if (!k || !im->w)
+		return;
+	hmap_put(&im->signal, k->id, start, 1, &added);
+	if (added)
+		trace_writer_signal_frame(im->w, k->id, start, end);
+}
+
 static int cfi_lookup(void *ctx, uint64_t pc, struct cfi_row *row)
 {
-	return images_cfi_row(ctx, pc, row);
+	int e = images_cfi_row(ctx, pc, row);
+
+	if (e == 0 && row->signal_frame)
+		note_signal_frame(ctx, pc, row->func, row->func_end);
+	return e;
 }
 
 void images_unwind_hooks(struct images *im, struct unwind_config *cfg)

@@ -10,13 +10,20 @@
 
 /* The last KEPT complete walks of a thread are kept, the newest tried
  * first: a thread in a loop calls several functions from the same frame,
- * and a walk stopped in one of them meets the last walk that was in it. */
-#define KEPT 8
+ * and a walk stopped in one of them meets the last walk that was in it.
+ * A handler interrupting a loop needed 16 (the walks of the loop's
+ * callees and the handler's own, each a slot), about 7 KiB a thread at
+ * 30 frames a walk. */
+#define KEPT 16
+
+/* A frame as a join needs it. */
+struct frame {
+	uint64_t pc, sp, func;
+};
 
 struct walk {
 	size_t n, cap;
-	uint64_t *pc;
-	struct unwind_frame *f;
+	struct frame *f;
 };
 
 struct kept {
@@ -37,10 +44,8 @@ struct outer *outer_new(void)
 
 static void kept_free(struct kept *k)
 {
-	for (unsigned i = 0; i < KEPT; i++) {
-		free(k->w[i].pc);
+	for (unsigned i = 0; i < KEPT; i++)
 		free(k->w[i].f);
-	}
 	free(k);
 }
 
@@ -55,34 +60,44 @@ void outer_free(struct outer *o)
 	free(o);
 }
 
+/* Whether w is the walk pc/trail but for its leaf's pc. */
+static int same(const struct walk *w, const uint64_t *pc, const struct unwind_frame *trail, size_t n)
+{
+	if (n == 0 || w->n != n || w->f[0].func != trail[0].func)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if (w->f[i].pc != pc[i])
+			return 0;
+	return 1;
+}
+
 void outer_keep(struct outer *o, uint32_t tid, const uint64_t *pc, const struct unwind_frame *trail,
 		size_t n)
 {
 	uint64_t *slot = hmap_put(&o->by_tid, tid, 0, 0, NULL);
 	struct kept *k = (struct kept *)(uintptr_t)*slot;
-	struct walk *w, *prev;
+	struct walk *w;
+	unsigned i;
 
 	if (!k) {
 		k = xcalloc(1, sizeof(*k));
 		*slot = (uintptr_t)k;
 	}
-	prev = &k->w[(k->next + KEPT - 1) % KEPT];
-	/* A walk that differs from the last one kept only in its leaf's pc
-	 * (a thread in a loop) takes its place. */
-	if (n > 0 && prev->n == n && prev->f[0].func == trail[0].func &&
-	    !memcmp(prev->pc + 1, pc + 1, (n - 1) * sizeof(*pc))) {
-		w = prev;
-	} else {
+	/* A walk that differs from one kept only in its leaf's pc (a thread
+	 * in a loop) takes its place. */
+	for (w = NULL, i = 0; !w && i < KEPT; i++)
+		if (same(&k->w[i], pc, trail, n))
+			w = &k->w[i];
+	if (!w) {
 		w = &k->w[k->next];
 		k->next = (k->next + 1) % KEPT;
 	}
 	if (n > w->cap) {
-		w->pc = xrealloc(w->pc, n * sizeof(*w->pc));
 		w->f = xrealloc(w->f, n * sizeof(*w->f));
 		w->cap = n;
 	}
-	memcpy(w->pc, pc, n * sizeof(*pc));
-	memcpy(w->f, trail, n * sizeof(*trail));
+	for (size_t j = 0; j < n; j++)
+		w->f[j] = (struct frame){ pc[j], trail[j].sp, trail[j].func };
 	w->n = n;
 }
 
@@ -104,7 +119,7 @@ size_t outer_join(const struct outer *o, uint32_t tid, uint64_t *pc, size_t n, s
 			if (w->f[j - 1].func != last->func)
 				break;
 			while (j < w->n && n < max)
-				pc[n++] = w->pc[j++];
+				pc[n++] = w->f[j++].pc;
 			*whole = j == w->n;
 			return n;
 		}

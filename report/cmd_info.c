@@ -207,7 +207,7 @@ static void count_use(struct stacks *st, struct image_use *use)
 
 		for (size_t d = 0; d < depth; d++) {
 			const struct symbolize_frame *fr;
-			size_t nf = stacks_frames(st, nodes[d], d == 0, &fr);
+			size_t nf = stacks_frames(st, nodes[d], stacks_leaf(st, nodes, d), &fr);
 			struct image_use *iu;
 
 			if (fr[0].image < 0)
@@ -586,7 +586,7 @@ static void print_go_roots(struct stacks *st)
 
 		if (!depth)
 			continue;
-		nf = stacks_frames(st, nodes[depth - 1], depth == 1, &fr);
+		nf = stacks_frames(st, nodes[depth - 1], stacks_leaf(st, nodes, depth - 1), &fr);
 		total++;
 		if (stacks_top_name(fr[nf - 1].name)) {
 			whole++;

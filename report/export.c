@@ -90,7 +90,7 @@ static uint32_t add_stack(struct builder *b, const struct trace_sample *s)
 
 	e->stack_locs = xgrow(e->stack_locs, &b->capstack_locs, first + n, sizeof(*e->stack_locs));
 	for (size_t i = 0; i < n; i++)
-		e->stack_locs[first + i] = location(b, nodes[i], stacks_leaf(nodes, i));
+		e->stack_locs[first + i] = location(b, nodes[i], stacks_leaf(b->st, nodes, i));
 	e->nstack_locs += n;
 	e->stacks = xgrow(e->stacks, &b->capstacks, e->nstacks + 1, sizeof(*e->stacks));
 	e->stacks[e->nstacks] = (struct export_stack){ .first = first, .nlocs = n };

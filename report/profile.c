@@ -170,7 +170,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 					k->thread_name && k->thread_name[0] ? k->thread_name : "?", k->tid));
 		/* Root first: every caller as a return address, then the leaf. */
 		for (size_t d = depth; d-- > 0;)
-			add_node(p, st, nodes[d], stacks_leaf(nodes, d));
+			add_node(p, st, nodes[d], stacks_leaf(st, nodes, d));
 		pub->stacks[i].nframes = p->nnames - offsets[i];
 		pub->stacks[i].count = k->count;
 	}

@@ -232,9 +232,20 @@ size_t stacks_sample_nodes(struct stacks *s, const struct trace_sample *smp, con
 	return n;
 }
 
-int stacks_leaf(const uint32_t *nodes, size_t i)
+int stacks_leaf(struct stacks *s, const uint32_t *nodes, size_t i)
 {
-	return nodes[i] != STACKS_NODE_KERNEL && (i == 0 || nodes[i - 1] == STACKS_NODE_KERNEL);
+	uint32_t in;
+
+	if (nodes[i] == STACKS_NODE_KERNEL)
+		return 0;
+	if (i == 0 || (in = nodes[i - 1]) == STACKS_NODE_KERNEL)
+		return 1;
+	if (!s->sym || in == 0 || in >= s->t->nnodes)
+		return 0;
+	if (!s->time)
+		time_nodes(s);
+	return symbolize_is_signal(s->sym, s->process[in], s->t->nodes[in].addr,
+				   s->time[in] != NOT_TIMED ? s->time[in] : 0);
 }
 
 uint64_t stacks_sample_key(const struct trace_sample *smp)

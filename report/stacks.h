@@ -126,9 +126,11 @@ size_t stacks_nodes(struct stacks *s, uint32_t stack, const uint32_t **nodes);
  * stacks_nodes(), whose first is the leaf (see stacks_leaf()). Sets
  * *nodes (borrowed until the next call) and returns how many. */
 size_t stacks_sample_nodes(struct stacks *s, const struct trace_sample *smp, const uint32_t **nodes);
-/* Whether nodes[i] of stacks_sample_nodes() is its stack's leaf, the
- * address where the thread was rather than a return address. */
-int stacks_leaf(const uint32_t *nodes, size_t i);
+/* Whether nodes[i] of stacks_sample_nodes() or stacks_nodes() is an
+ * address where a thread was rather than a return address: its stack's
+ * leaf, or the code a signal interrupted (the frame out of a signal
+ * trampoline, symbolize_is_signal()). */
+int stacks_leaf(struct stacks *s, const uint32_t *nodes, size_t i);
 /* A key that two samples share exactly when stacks_sample_nodes() gives
  * them the same nodes. */
 uint64_t stacks_sample_key(const struct trace_sample *smp);

@@ -377,6 +377,21 @@ uint64_t symbolize_lookup_offset(uint64_t offset, int leaf)
 	return leaf || offset == 0 ? offset : offset - 1;
 }
 
+static int in_signal(const struct trace_image *img, uint64_t addr)
+{
+	for (size_t i = 0; i < img->nsignal; i++)
+		if (addr >= img->signal[i].start && addr < img->signal[i].end)
+			return 1;
+	return 0;
+}
+
+int symbolize_is_signal(const struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time)
+{
+	long img = symbolize_image_find(s, process, addr, time);
+
+	return img >= 0 && in_signal(&s->t->images[img], addr);
+}
+
 /* Appends the frames for addr to the newest block. */
 static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 {
@@ -384,7 +399,7 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 	const char *name = NULL;
 	size_t before = s->blocks->used;
 	uint64_t rel, at;
-	int lang = DEMANGLE_LANG_NONE;
+	int lang = DEMANGLE_LANG_NONE, signal;
 
 	if (img < 0) {
 		f = new_frame(s);
@@ -393,16 +408,22 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 		f->name = keep(s, xasprintf("[unknown]+0x%llx", (unsigned long long)addr));
 		return;
 	}
+	/* A handler returns to a trampoline's first instruction, and a
+	 * return address into it is exactly that: no call precedes it. */
+	signal = in_signal(&s->t->images[img], addr);
 	rel = addr - s->t->images[img].bias;
-	at = symbolize_lookup_offset(rel, leaf);
+	at = symbolize_lookup_offset(rel, leaf || signal);
 	if (!s->o.addresses) {
 		struct symbolize_image *si = load_image(s, (size_t)img);
 		if (si->dw)
 			resolve_dwarf(s, si->dw, img, rel, at);
 		else if (si->pack)
 			resolve_pack(s, si->pack, img, rel, at);
-		if (s->blocks->used > before)
+		if (s->blocks->used > before) {
+			for (size_t i = before; i < s->blocks->used; i++)
+				s->blocks->f[i].signal = signal;
 			return;
+		}
 		if (si->symtab)
 			name = symtab_lookup(si->symtab, at, NULL, &lang);
 	}
@@ -410,6 +431,9 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 	f->image = img;
 	f->image_label = s->images[img].label;
 	f->offset = rel;
+	f->signal = signal;
+	if (!name && signal && !s->o.addresses)
+		name = "[signal handler called]";
 	f->resolved = name != NULL;
 	f->lang = name ? lang_of_mangling(lang) : SYMBOLIZE_LANG_UNKNOWN;
 	f->name = name ? name

@@ -50,7 +50,10 @@ struct symbolize_frame {
 	const char *file;  /* source file, or NULL */
 	uint32_t line;     /* 0 if unknown */
 	int inlined;       /* 1 if inlined into the next frame */
-	int resolved;      /* named by DWARF or a symbol table */
+	int resolved;      /* named by DWARF or a symbol table (or a signal
+	                    * trampoline that nothing names) */
+	int signal;        /* a signal trampoline: the next frame out is the
+	                    * interrupted code, at its exact pc */
 	int lang;          /* enum symbolize_lang */
 	long image;        /* index into trace->images, or -1 */
 	const char *image_label; /* the IMAGE of IMAGE+0xOFFSET, or NULL if
@@ -90,6 +93,12 @@ size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint
 /* The link-time address looked up for an address at offset in its image:
  * offset itself for a leaf, offset - 1 for a return address. */
 uint64_t symbolize_lookup_offset(uint64_t offset, int leaf);
+
+/* Whether addr, seen at time in process, is in a signal trampoline the
+ * recorder crossed (struct trace_image's signal): looked up as it is,
+ * named "[signal handler called]" where nothing names it, and exact
+ * pc the frame it returns to. */
+int symbolize_is_signal(const struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time);
 
 /* The index of the image that addr names at time in process, or -1: the
  * trace format's rule, trace_image_at(). */

@@ -67,6 +67,8 @@ int main(int argc, char **argv)
 	if (!deadline)
 		deadline = fixture_now_ns() + units * 1000000;
 	hx_main_loop(deadline);
+	/* No handler in the printf below: its frames are in no walk before. */
+	timer_delete(timer);
 	printf("sig: %d signals handled\n", (int)handled);
 	return 0;
 }

@@ -21,7 +21,8 @@
 #           signal stack, in cpu and wall mode: of the samples in
 #           hx_in_handler, >= 99% also hold main and end at _start, and
 #           >= perf's share - 1; no walk stopped at a misaligned frame
-#           pointer.
+#           pointer; the trampoline named __restore_rt or [signal
+#           handler called].
 #
 # perf comes from PATH; where it cannot record, the comparisons are
 # skipped, each with why, and the thresholds are still checked. Every
@@ -366,6 +367,22 @@ EOF
 # but not off an alternate one: its copy of the stack is the 8 KB above
 # the handler's sp, so with alt its share is 0 and the 99% is what counts.
 
+# The frame a handler returns to is named as gdb and perf name it:
+# __restore_rt from libc's symbols (its debug file, which the set-up
+# installs), else [signal handler called]; never libc.so.6+0x...
+trampoline() {
+	local bad all
+	all=$(grep -c ';hx_in_handler' "$2")
+	bad=$(grep ';hx_in_handler' "$2" | grep -Ev ';(__restore_rt|\[signal handler called\]);hx_in_handler' |
+	      sort -t' ' -k2 -nr | head -3 | tr '\n' '|')
+	if [ "$all" -gt 0 ] && [ -z "$bad" ]; then
+		ok "$1-trampoline-named ($(awk '/;hx_in_handler/ { line = $0; sub(/;hx_in_handler.*/, "", line); sub(/.*;/, "", line); n[line] += $NF }
+			END { for (k in n) printf "%s%s in %d samples", (c++ ? ", " : ""), k, n[k] }' "$2"))"
+	else
+		fail "$1-trampoline-named" "$all handler stacks; unnamed below the handler: ${bad:-none}"
+	fi
+}
+
 sig_case() {
 	local variant alt p mode name t m
 	if [ ! -x "$FIX/sig" ]; then
@@ -389,6 +406,7 @@ sig_case() {
 			t=$TMP/$name.trace
 			rec "$name-handler-stacks-whole" "$t" --mode $mode -- "$FIX/sig" 2 $alt || continue
 			judge "$name-handler-stacks-whole" "$t.folded" 99 1 "$p" hx_in_handler
+			trampoline "$name" "$t.folded"
 			m=$(stop "$t" stop-misaligned)
 			if [ "$m" = 0 ]; then
 				ok "$name-no-misaligned-stops ($(stops "$t"))"

@@ -229,15 +229,15 @@ Test(stacks, a_tick_in_the_kernel_shows_a_kernel_frame_above_its_leaf)
 	open_layer(&t);
 	cr_assert_eq(stacks_sample_nodes(st, &s[0], &nodes), 2);
 	cr_assert_eq(nodes[0], 2);
-	cr_assert(stacks_leaf(nodes, 0));
-	cr_assert(!stacks_leaf(nodes, 1));
+	cr_assert(stacks_leaf(st, nodes, 0));
+	cr_assert(!stacks_leaf(st, nodes, 1));
 	cr_assert_eq(stacks_sample_nodes(st, &s[1], &nodes), 3);
 	cr_assert_eq(nodes[0], STACKS_NODE_KERNEL);
 	cr_assert_eq(nodes[1], 2);
 	cr_assert_eq(nodes[2], 1);
-	cr_assert(!stacks_leaf(nodes, 0));
-	cr_assert(stacks_leaf(nodes, 1), "the user leaf stays a leaf under [kernel]");
-	cr_assert(!stacks_leaf(nodes, 2));
+	cr_assert(!stacks_leaf(st, nodes, 0));
+	cr_assert(stacks_leaf(st, nodes, 1), "the user leaf stays a leaf under [kernel]");
+	cr_assert(!stacks_leaf(st, nodes, 2));
 	cr_assert_eq(stacks_frames(st, STACKS_NODE_KERNEL, 1, &fr), 1);
 	cr_assert_str_eq(fr[0].name, "[kernel]");
 	cr_assert_eq(fr[0].image, -1);
@@ -369,4 +369,41 @@ Test(stacks, a_go_stack_ends_at_the_function_that_starts_it)
 	stacks_free(st);
 	symbolize_free(sym);
 	pack_free(pk);
+}
+
+/* A handler's stack: the leaf in the handler, its return into libc's
+ * signal trampoline (0x3c050 past a nop at 0x3c04f, the range the
+ * recorder told), then the interrupted code, at its exact pc 0x2000: a
+ * function's first instruction, which pc - 1 would put in the function
+ * before. */
+Test(stacks, a_signal_trampoline_is_named_and_its_caller_is_exact)
+{
+	struct trace_range tramp = { 0x13c04f, 0x13c060 };
+	struct trace_image im[] = {
+		{ .id = 1, .path = "/x/libc.so", .start = 0x100000, .size = 0x100000, .bias = 0x100000,
+		  .nsignal = 1, .signal = &tramp },
+	};
+	/* root <- 0x102000 (interrupted) <- 0x13c050 (trampoline) <- 0x105000 (handler) */
+	struct trace_node n[] = { { 0, 0 }, { 0x102000, 0 }, { 0x13c050, 1 }, { 0x105000, 2 } };
+	struct trace_sample s[] = { { 100, 1, 3, TRACE_STATE_RUNNING, 0, 0 } };
+	struct trace t = { .nimages = 1, .images = im, .nnodes = 4, .nodes = n, .nsamples = 1, .samples = s };
+	const struct symbolize_frame *fr;
+	const uint32_t *nodes;
+
+	open_layer(&t);
+	cr_assert_eq(stacks_sample_nodes(st, &s[0], &nodes), 3);
+	cr_assert(stacks_leaf(st, nodes, 0));
+	cr_assert(!stacks_leaf(st, nodes, 1), "the trampoline is a return address");
+	cr_assert(stacks_leaf(st, nodes, 2), "the interrupted code's pc is exact");
+	cr_assert_eq(stacks_frames(st, nodes[1], 0, &fr), 1);
+	cr_assert_str_eq(fr[0].name, "[signal handler called]");
+	cr_assert(fr[0].signal);
+	cr_assert(fr[0].resolved);
+	cr_assert_eq(fr[0].offset, 0x3c050);
+	cr_assert(symbolize_is_signal(sym, 0, 0x13c04f, 100));
+	cr_assert(!symbolize_is_signal(sym, 0, 0x13c060, 100));
+	cr_assert_eq(stacks_frames(st, nodes[2], 1, &fr), 1);
+	cr_assert_str_eq(fr[0].name, "libc.so+0x2000");
+	cr_assert(!fr[0].signal);
+	close_layer();
 }

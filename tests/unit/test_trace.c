@@ -2553,3 +2553,32 @@ Test(trace_reader, hostile_chunk_contents_never_crash)
 		buf_release(&raw[c]);
 	free_multi(&m);
 }
+
+/* A signal trampoline told for an image (2.2) is on that image when read;
+ * one for an image not recorded is dropped, and an empty range refused. */
+Test(trace_reader, signal_frames_of_an_image)
+{
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct trace_image libc = { .id = 1, .path = "libc.so.6", .start = 0x10000, .size = 0x10000 };
+	struct blob bl;
+	struct trace *t;
+
+	cr_assert_eq(trace_writer_image(w, 1, &libc), 0);
+	cr_assert_eq(trace_writer_signal_frame(w, 1, 0x1c04f, 0x1c060), 0);
+	cr_assert_eq(trace_writer_signal_frame(w, 9, 0x1c04f, 0x1c060), 0);
+	cr_assert_eq(trace_writer_signal_frame(w, 1, 0x1c04f, 0x1c04f), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+	t = load(bl);
+	assert_whole(t);
+	cr_assert_eq(t->status.minor, 2);
+	cr_assert_eq(t->nimages, 1);
+	cr_assert_eq(t->images[0].nsignal, 1);
+	cr_assert_eq(t->images[0].signal[0].start, 0x1c04f);
+	cr_assert_eq(t->images[0].signal[0].end, 0x1c060);
+	trace_free(t);
+	free(bl.p);
+}
