@@ -134,6 +134,7 @@ struct images {
 	size_t nx, xcap;
 	uint64_t x_read;           /* when is_code() last read the map, ns */
 	struct trace_writer *w;    /* the last given, for note_signal_frame() */
+	uint64_t sigreturn;        /* arm64: the vDSO's __kernel_rt_sigreturn, or 0 */
 	struct hmap signal;        /* (image id, start) of the trampolines told */
 };
 
@@ -468,6 +469,16 @@ static void identify_file(struct images *im, struct trace_image *img, const stru
 	*file = (size_t)(f - sh->files) + 1;
 }
 
+/* arm64's vDSO has the kernel's signal return trampoline; its address
+ * goes to ctx. */
+static int find_sigreturn(void *ctx, const struct elf_symbol *sym)
+{
+	if (strcmp(sym->name, "__kernel_rt_sigreturn") != 0)
+		return 0;
+	*(uint64_t *)ctx = sym->value;
+	return 1;
+}
+
 static void identify_vdso(struct images *im, struct trace_image *img, const struct maps_group *g,
 			  size_t *file)
 {
@@ -491,6 +502,10 @@ static void identify_vdso(struct images *im, struct trace_image *img, const stru
 		}
 		if (maps_elf_bias(&e, g->start, g->offset, &img->bias) < 0)
 			img->bias = g->start - g->offset;
+		if (elf_symbols(&e, find_sigreturn, &im->sigreturn) == 1)
+			im->sigreturn += img->bias;
+		else
+			im->sigreturn = 0;
 	}
 	free(p);
 	if (!img->ident_len)
@@ -708,6 +723,7 @@ int images_inherit(struct images *im, const struct images *from, struct trace_wr
 	int r = 0;
 
 	im->w = w;
+	im->sigreturn = from->sigreturn;
 	for (size_t i = 0; i < from->nk && r == 0; i++) {
 		const struct known *f = &from->k[i];
 		const struct image_file *file = f->file ? &im->sh->files[f->file - 1] : NULL;
@@ -916,6 +932,18 @@ static int cfi_lookup(void *ctx, uint64_t pc, struct cfi_row *row)
 	return e;
 }
 
+/* The kernel's trampoline: the nop before it is its too, as gdb has it,
+ * for a return address into it is its first instruction. */
+static int is_sigreturn(void *ctx, uint64_t pc)
+{
+	struct images *im = ctx;
+
+	if (!im->sigreturn || pc != im->sigreturn)
+		return 0;
+	note_signal_frame(im, pc, pc - 4, pc + 8);
+	return 1;
+}
+
 void images_unwind_hooks(struct images *im, struct unwind_config *cfg)
 {
 	cfg->is_return = images_is_return;
@@ -924,6 +952,8 @@ void images_unwind_hooks(struct images *im, struct unwind_config *cfg)
 	cfg->cfi_ctx = im;
 	cfg->is_code = images_is_code;
 	cfg->is_code_ctx = im;
+	cfg->is_sigreturn = is_sigreturn;
+	cfg->is_sigreturn_ctx = im;
 	cfg->va_bits = im->va_bits;
 }
 

@@ -239,6 +239,42 @@ static int cfi_step(const struct unwind_config *cfg, struct walk *w, const struc
 	return STEP_OK;
 }
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <stddef.h>
+#include <ucontext.h>
+/* The layout is the C library's too: checked where it can be. */
+_Static_assert(128 + offsetof(ucontext_t, uc_mcontext.regs[29]) == UNWIND_A64_SIGFRAME_X29, "x29");
+_Static_assert(128 + offsetof(ucontext_t, uc_mcontext.sp) == UNWIND_A64_SIGFRAME_SP, "sp");
+_Static_assert(128 + offsetof(ucontext_t, uc_mcontext.pc) == UNWIND_A64_SIGFRAME_PC, "pc");
+_Static_assert(128 + offsetof(ucontext_t, uc_mcontext.__reserved) == UNWIND_A64_SIGFRAME_RECORDS, "records");
+#endif
+
+/* arm64: the step through the kernel's signal frame at f->sp, whose
+ * sigcontext holds the interrupted pc, sp, x29 and x30. The frame is
+ * believed only if its first record is the FP/SIMD context. The
+ * interrupted code is like a leaf: its return address may still be in
+ * x30. */
+static int sigframe_step(const struct unwind_config *cfg, struct walk *w, const struct frame_state *f,
+			 struct frame_state *next)
+{
+	uint64_t r[4];
+	uint32_t magic;
+
+	if (!f->have_sp || f->sp > UINT64_MAX - UNWIND_A64_SIGFRAME_RECORDS - 4 ||
+	    mem_read(w, f->sp + UNWIND_A64_SIGFRAME_RECORDS, &magic, 4) < 0 || magic != UNWIND_A64_FPSIMD_MAGIC ||
+	    mem_read(w, f->sp + UNWIND_A64_SIGFRAME_X29, r, sizeof(r)) < 0)
+		return STEP_CANNOT;
+	next->pc = fix_ret(cfg, r[3]);
+	next->sp = r[2];
+	next->fp = r[0];
+	next->lr = r[1];
+	next->ra_at = f->sp + UNWIND_A64_SIGFRAME_PC;
+	next->leaf = 1;
+	next->exact = 1;
+	next->have_sp = 1;
+	return STEP_OK;
+}
+
 /* The frame-pointer step from f->fp: STEP_OK or an enum unwind_stop. */
 static int fp_step(const struct unwind_config *cfg, struct walk *w, const struct frame_state *f,
 		   uint64_t lower, int first, struct frame_state *next)
@@ -252,11 +288,19 @@ static int fp_step(const struct unwind_config *cfg, struct walk *w, const struct
 		return UNWIND_STOP_MISALIGNED;
 	if (f->fp < lower || (!first && f->fp == lower))
 		return UNWIND_STOP_NOT_UP;
-	if (f->fp > UINT64_MAX - 16 || mem_read(w, f->fp, rec, sizeof(rec)) < 0)
-		return UNWIND_STOP_UNREADABLE;
-	memcpy(&up, rec, 8);
-	memcpy(&ret, rec + 8, 8);
-	ret = fix_ret(cfg, ret);
+	if (f->fp > UINT64_MAX - 16 || mem_read(w, f->fp, rec, sizeof(rec)) < 0) {
+		if (!f->leaf || cfg->arch != UNWIND_ARCH_ARM64 || !f->lr)
+			return UNWIND_STOP_UNREADABLE;
+		/* An arm64 leaf's caller is in lr, whether or not the leaf
+		 * saved it in a record: with the record out of reach (past
+		 * the copy, as the vDSO's frameless code interrupted by a
+		 * signal has it), lr is still the caller. */
+		ret = up = 0;
+	} else {
+		memcpy(&up, rec, 8);
+		memcpy(&ret, rec + 8, 8);
+		ret = fix_ret(cfg, ret);
+	}
 	if (f->leaf && cfg->arch == UNWIND_ARCH_ARM64 && f->lr && fix_ret(cfg, f->lr) != ret) {
 		/* A leaf without a record of its own: its caller is in lr,
 		 * and the record at fp is the caller's. */
@@ -337,7 +381,17 @@ static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_re
 		uint64_t cfa = 0;
 		int r = STEP_CANNOT;
 
-		if ((f.have_sp || cfg->arch == UNWIND_ARCH_ARM64) &&
+		if (cfg->arch == UNWIND_ARCH_ARM64 && cfg->is_sigreturn &&
+		    cfg->is_sigreturn(cfg->is_sigreturn_ctx, f.pc)) {
+			r = sigframe_step(cfg, w, &f, &next);
+			if (r != STEP_OK && w->past) {
+				stop = UNWIND_STOP_WINDOW;
+				break;
+			}
+		}
+		if (r == STEP_OK) {
+			/* through the kernel's signal frame */
+		} else if ((f.have_sp || cfg->arch == UNWIND_ARCH_ARM64) &&
 		    cfg->cfi(cfg->cfi_ctx, f.exact ? f.pc : f.pc - 1, &row) == 0) {
 			if (cfg->trail)
 				cfg->trail[k - 1].func = row.func;

@@ -94,7 +94,26 @@ struct unwind_config {
 	/* Optional (the hybrid walk): room for max_depth entries, filled for
 	 * each frame stored, so a walk cut short can be joined with another. */
 	struct unwind_frame *trail;
+	/* Optional, arm64 (the hybrid walk): says whether pc is the kernel's
+	 * signal return trampoline, the vDSO's __kernel_rt_sigreturn, which
+	 * has no CFI. A frame there whose sp is known is the kernel's
+	 * rt_sigframe, and the interrupted registers are read from its
+	 * sigcontext (see UNWIND_A64_SIGFRAME_*). */
+	int (*is_sigreturn)(void *ctx, uint64_t pc);
+	void *is_sigreturn_ctx;
 };
+
+/* arm64's rt_sigframe as the kernel lays it out at a handler's sp (and so
+ * at its trampoline's): a siginfo of 128 bytes, then the ucontext, whose
+ * uc_mcontext (struct sigcontext) begins 176 bytes in: fault_address,
+ * x0 to x30, sp, pc, pstate, then its records, 16-aligned, of which the
+ * first is always the FP/SIMD context, with that magic. */
+#define UNWIND_A64_SIGFRAME_X29 (128 + 176 + 8 + 29 * 8)
+#define UNWIND_A64_SIGFRAME_X30 (UNWIND_A64_SIGFRAME_X29 + 8)
+#define UNWIND_A64_SIGFRAME_SP (UNWIND_A64_SIGFRAME_X29 + 16)
+#define UNWIND_A64_SIGFRAME_PC (UNWIND_A64_SIGFRAME_X29 + 24)
+#define UNWIND_A64_SIGFRAME_RECORDS (128 + 176 + 288)
+#define UNWIND_A64_FPSIMD_MAGIC 0x46508001u
 
 /* How each frame of a walk was found. */
 struct unwind_frame {

@@ -33,4 +33,6 @@ for mode in "$@"; do
 		record "$mode-$f" $opts -- "./$f" 2
 	done
 	record "$mode-deep" $opts --max-depth 300 -- ./deep 1
+	record "$mode-sig" $opts -- ./sig 2
+	record "$mode-sig-alt" $opts -- ./sig 2 alt
 done

@@ -18,6 +18,8 @@
 #     the threads followed and named in cpu mode;
 #   - split's 75/25 share, within a bound its sample count sets;
 #   - a 10,000-deep recursion cut at --max-depth and marked truncated;
+#   - a signal handler's samples whole (>= 99%) through the kernel's
+#     signal frame, also on an alternate signal stack;
 #   - info: an arm64 trace, each fixture's image by the build-id readelf
 #     reads, served by its DWARF;
 #   - every name of every report: the folded stacks of --addresses,
@@ -286,6 +288,19 @@ for mode in $MODES; do
 		fi
 		oracle "$name"
 	fi
+	# A handler's samples go through the kernel's signal frame, at the
+	# vDSO's trampoline (no CFI: its rt_sigframe is read), to the
+	# interrupted code and on to _start, on the thread's stack and off an
+	# alternate one.
+	for name in $mode-sig $mode-sig-alt; do
+		recorded "$name" "arm64-signal-handler-$name" || continue
+		set -- $(among "$TMP/$name.folded" ';hx_in_handler' '^[^;]*;_start;.*;main;.*;\[signal handler called\];hx_in_handler')
+		if [ "$1" -ge 99 ] && [ "$2" -ge 100 ]; then
+			ok "arm64-signal-handler-$name ($1% of $2 samples in the handler whole, through [signal handler called])"
+		else
+			fail "arm64-signal-handler-$name" "$1% of $2 (want >= 99% of >= 100): $(grep hx_in_handler "$TMP/$name.folded" | grep -v ';_start;' | sort -t' ' -k2 -nr | head -2)"
+		fi
+	done
 	name=$mode-threads
 	if recorded "$name" "arm64-threads-$name"; then
 		oracle "$name"

@@ -973,3 +973,78 @@ Test(unwind, cfi_signal_frame_alternate_stack)
 	cr_assert_eq(tr[2].func, 0x600020);
 	cr_assert_eq(tr[2].next_sp, at(61));
 }
+
+static int sigreturn_at_0x7bc(void *ctx, uint64_t pc)
+{
+	(void)ctx;
+	return pc == 0x7bc;
+}
+
+/*
+ * arm64: a handler (CFA = sp + 16) returns to the vDSO's trampoline, which
+ * has no CFI; at the trampoline's sp lies the kernel's rt_sigframe, whose
+ * sigcontext gives the interrupted pc (exact), sp, x29 and x30. The
+ * interrupted code is the vDSO's frameless clock_gettime: its caller is
+ * in x30, and the record at x29, its caller's, is past the copy of the
+ * stack, so with the copy alone the caller still comes from x30, and its
+ * row (CFA = sp + 32) says where the walk stopped. With the whole stack
+ * the walk reaches the end. A frame there that is no signal frame (no
+ * FP/SIMD record) is not taken for one.
+ */
+Test(unwind, arm64_kernel_sigframe)
+{
+	static struct fake f;
+	struct rows rs = { .n = 2 };
+	struct unwind_frame tr[16];
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_ARM64, .max_depth = 16, .cfi = rows_lookup, .cfi_ctx = &rs,
+				     .is_sigreturn = sigreturn_at_0x7bc, .trail = tr };
+	struct unwind_regs r = { .pc = 0x400010, .sp = at(0), .fp = at(0), .lr = 0x7bc };
+	struct unwind_memory m = memory(&f);
+	uint64_t out[16], *sc = &f.mem[2];   /* the sigframe, at the handler's CFA */
+	size_t n;
+
+	memset(&f, 0, sizeof(f));
+	sc[UNWIND_A64_SIGFRAME_X29 / 8] = at(300);
+	sc[UNWIND_A64_SIGFRAME_X30 / 8] = 0x500508;            /* into the caller */
+	sc[UNWIND_A64_SIGFRAME_SP / 8] = at(280);
+	sc[UNWIND_A64_SIGFRAME_PC / 8] = 0x33c;                 /* the vDSO's leaf */
+	memcpy(&sc[UNWIND_A64_SIGFRAME_RECORDS / 8], &(uint32_t){ UNWIND_A64_FPSIMD_MAGIC }, 4);
+	f.mem[287] = 0x500900;               /* the caller's return address, at CFA - 8 */
+	frame(&f, 300, 0, 0x500900);
+	rs.s[0] = (struct span){ 0x400000, 0x400100, rsp_row(16, 0) };
+	rs.s[0].row.cfa_reg = CFI_ARM64_SP;
+	rs.s[0].row.ra_reg = CFI_ARM64_LR;
+	rs.s[0].row.ra = (struct cfi_rule){ .kind = CFI_RULE_SAME };
+	rs.s[1] = (struct span){ 0x500500, 0x501000, { .cfa_kind = CFI_CFA_REG, .cfa_reg = CFI_ARM64_SP,
+						       .cfa_offset = 64, .ra_reg = CFI_ARM64_LR, .func = 0x500500,
+						       .ra = { .kind = CFI_RULE_UNDEFINED } } };
+	int stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[1], 0x7bc);
+	cr_assert_eq(out[2], 0x33c, "the interrupted pc, exact");
+	cr_assert(tr[2].exact);
+	cr_assert_eq(tr[2].sp, at(280));
+	cr_assert_eq(out[3], 0x500508);
+
+	/* The copy ends below the interrupted frame: x30 still gives the
+	 * caller; the caller's row needs no bytes (its return address is
+	 * undefined here), so make it one that does. */
+	rs.s[1].row.ra = (struct cfi_rule){ .kind = CFI_RULE_OFFSET, .offset = -8 };
+	m = (struct unwind_memory){ .window = (uint8_t *)f.mem, .window_addr = BASE, .window_len = 8 * 200 };
+	stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_WINDOW, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[3], 0x500508);
+	cr_assert_eq(tr[3].func, 0x500500);
+	cr_assert_eq(tr[3].next_sp, at(288));
+
+	/* No FP/SIMD record: not a signal frame; the walk goes on by the
+	 * frame record at x29 instead (here none: fp 0 ends it). */
+	memset(&sc[UNWIND_A64_SIGFRAME_RECORDS / 8], 0, 8);
+	m = memory(&f);
+	r.fp = 0;
+	stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(n, 2, "n %zu", n);
+	cr_assert_eq(out[1], 0x7bc);
+}
