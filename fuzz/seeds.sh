@@ -84,6 +84,32 @@ ops:
 	.size ops, .-ops
 EOF
 	;;
+unwind)
+	# fuzz_unwind.c's header (flags, pc, sp, fp, lr, window, a row kind
+	# for each of 16 ranges of code, 16 bytes of expression), then the
+	# stack at 0x7ff000000000.
+	# unwind_seed FILE FLAGS PC SP FP LR WINDOW KIND: all ranges of KIND.
+	unwind_seed() {
+		{ le 1 "$2"; le 8 "$3"; le 8 "$4"; le 8 "$5"; le 8 "$6"; le 2 "$7"
+		  i=0; while [ $i -lt 16 ]; do le 1 "$8"; i=$((i + 1)); done
+		  le 8 0; le 8 0; } > "$1"
+	}
+	base=$((0x7ff000000000))
+	# A frame-pointer chain of three records, the copy holding two.
+	unwind_seed "$dir/fp-chain" 2 $((0x400010)) $base $((base + 16)) 0 48 1
+	{ le 8 0; le 8 0; le 8 $((base + 48)); le 8 $((0x401001)); le 8 0; le 8 0
+	  le 8 $((base + 80)); le 8 $((0x402001)); le 8 0; le 8 0; le 8 0; le 8 $((0x403001)); } >> "$dir/fp-chain"
+	# The same as arm64, and as frameless code past the copy.
+	cp "$dir/fp-chain" "$dir/fp-chain-arm64"
+	printf '\003' | at "$dir/fp-chain-arm64" 0
+	unwind_seed "$dir/frameless" 0 $((0x400010)) $base 0 $((0x401001)) 32 2
+	{ le 8 $((0x401001)); le 8 $((0x402001)); le 8 $((0x403001)); le 8 0; } >> "$dir/frameless"
+	# glibc's signal trampoline, whose context at sp + 40 says where the
+	# interrupted code was: sp 0x100 further up.
+	unwind_seed "$dir/sigframe" 2 $((0x400010)) $base $((base + 16)) 0 2048 4
+	printf '\001' | at "$dir/sigframe" 35
+	{ le 8 0; le 8 0; le 8 0; le 8 $((0x401001)); i=0; while [ $i -lt 40 ]; do le 8 0; i=$((i + 1)); done; } >> "$dir/sigframe"
+	;;
 dwinfo)
 	# The DWARF of the fixtures: GCC's and clang's (testdata/dwarf, DWARF
 	# 4 and 5, zlib- and zstd-compressed sections), a separate debug file
