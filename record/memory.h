@@ -28,6 +28,9 @@ typedef int (*memory_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
  * (the top of a stack) still returns the pages before it. Returns the
  * bytes read, or a negative errno when not even the first byte was. */
 long memory_read_upto(pid_t pid, uint64_t addr, void *buf, size_t len);
+/* Reads the 8-byte words at addr[0..n) (n at most 1024) of process pid
+ * into out, in one call: 0, or a negative errno if any is unreadable. */
+int memory_read_words(pid_t pid, const uint64_t *addr, uint64_t *out, size_t n);
 /* A memory_read_fn on the process whose pid ctx points to (a pid_t). */
 int memory_read_pid(void *ctx, uint64_t addr, void *buf, size_t len);
 

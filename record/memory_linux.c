@@ -38,6 +38,23 @@ long memory_read_upto(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return got < 0 ? -errno : got;
 }
 
+int memory_read_words(pid_t pid, const uint64_t *addr, uint64_t *out, size_t n)
+{
+	struct iovec local[1024], remote[1024];
+	ssize_t got;
+
+	if (n > 1024)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		local[i] = (struct iovec){ &out[i], 8 };
+		remote[i] = (struct iovec){ (void *)(uintptr_t)addr[i], 8 };
+	}
+	got = process_vm_readv(pid, local, n, remote, n, 0);
+	if (got < 0)
+		return -errno;
+	return (size_t)got == 8 * n ? 0 : -EFAULT;
+}
+
 int memory_read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };

@@ -245,6 +245,9 @@ struct perf_src {
 	uint64_t *chain;
 	size_t chain_cap;
 	struct outer *outer;    /* each thread's outer frames */
+	uint8_t *snap;          /* walk_on()'s read of a stack, SNAP_BYTES */
+	uint64_t *at;           /* still_there()'s addresses and words */
+	size_t at_cap;
 	struct hmap unreadable; /* (pid, 0) of processes whose memory is refused */
 	uint8_t window[SWITCH_WINDOW];
 	struct remote remote;
@@ -495,46 +498,132 @@ static int read_remote(void *ctx, uint64_t addr, void *buf, size_t len)
  * A walk that ran out of the copied stack goes on in the thread's stack as
  * it is now, read with process_vm_readv(2) (the copy is at most one drain,
  * 10 ms, old), if the stack still holds what the copy held from the walk's
- * last frame up: then the thread has most likely not returned past that
- * frame, and what lies above it is what lay there at the sample. A thread
- * that has returned and called again leaves stale words that could pass
- * for frames, so the walk that goes on must reach the outermost frame
- * (or the depth cap) to be believed, else the walk of the copy is made
- * again. Returns the frames, with *n and *stop, or NULL if the stack has
- * moved on or cannot be read.
+ * last frame up (at least the copy's last COMPARE_MIN bytes: a frame's
+ * saved registers and return address alone are the same for any call down
+ * the same path, its locals are not): then the thread has most likely not
+ * returned past that frame, and what lies above it is what lay there at
+ * the sample. The stack is read in one call, up to SNAP_BYTES, and that
+ * part of the copy read again after it, so that a thread that returned
+ * through it meanwhile is caught. A thread that has returned and called
+ * again leaves stale words that could pass for frames, so the walk that
+ * goes on must reach the outermost frame (or the depth cap) to be
+ * believed, else the walk of the copy is made again. Returns the frames,
+ * with *n and *stop, or NULL if the stack has moved on or cannot be read.
  */
+#define COMPARE_MIN 512
+#define SNAP_BYTES (64 * 1024)
+
+struct snap {
+	uint64_t addr;
+	const uint8_t *p;
+	size_t len;
+};
+
+static int read_snap(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct snap *sn = ctx;
+
+	if (addr < sn->addr || addr - sn->addr > sn->len || len > sn->len - (addr - sn->addr))
+		return -1;
+	memcpy(buf, sn->p + (addr - sn->addr), len);
+	return 0;
+}
+
+/* Whether the return addresses a walk found past the copy's end are still
+ * where it found them, read again after the walk in one call: a thread
+ * that returned and called down another path while its stack was being
+ * read has changed some of them. */
+static int still_there(struct perf_src *p, pid_t tid, const uint64_t *frames, const struct unwind_frame *trail,
+		       size_t n, uint64_t end)
+{
+	uint64_t *at, *want, *now;
+	size_t k = 0;
+
+	p->at = xgrow(p->at, &p->at_cap, 3 * n, sizeof(*p->at));
+	at = p->at;
+	want = at + n;
+	now = want + n;
+	for (size_t i = 1; i < n && k < 1024; i++)
+		if (trail[i].ra_at >= end) {
+			at[k] = trail[i].ra_at;
+			want[k++] = frames[i];
+		}
+	if (k == 0)
+		return 1;
+	if (memory_read_words(tid, at, now, k) < 0)
+		return 0;
+	for (size_t i = 0; i < k; i++)
+		if ((PERF_ARCH == UNWIND_ARCH_ARM64 ? unwind_strip_pac(now[i], 0) : now[i]) != want[i])
+			return 0;
+	return 1;
+}
+
 static uint64_t *walk_on(struct perf_src *p, struct sampler *s, uint32_t pid, struct sampler_regs *r,
 			 size_t *n, int *stop)
 {
-	uint64_t from = sampler_trail(s)[*n - 1].sp, off, *frames;
-	size_t len;
+	uint64_t from = sampler_trail(s)[*n - 1].sp, end = r->window_addr + r->window_len, *frames;
 	pid_t tid = (pid_t)r->tid;
-	uint8_t now[STACK_WINDOW];
-	int e, st;
+	uint8_t again[COMPARE_MIN];
+	struct snap sn;
+	long got;
+	size_t len;
+	int st;
 
-	if (hmap_get(&p->unreadable, pid, 0) || from < r->window_addr || from - r->window_addr >= r->window_len)
+	if (hmap_get(&p->unreadable, pid, 0) || from < r->window_addr || from >= end)
 		return NULL;
-	off = from - r->window_addr;
-	len = r->window_len - (size_t)off;
-	if (len > sizeof(now))
-		len = sizeof(now);
-	if ((e = memory_read_pid(&tid, from, now, len)) < 0) {
-		if (e == -EPERM)
+	if (end - from < COMPARE_MIN)
+		from = r->window_len > COMPARE_MIN ? end - COMPARE_MIN : r->window_addr;
+	len = (size_t)(end - from);
+	if (!p->snap)
+		p->snap = xmalloc(SNAP_BYTES);
+	if ((got = memory_read_upto(tid, from, p->snap, SNAP_BYTES)) < 0) {
+		if (got == -EPERM)
 			*hmap_put(&p->unreadable, pid, 0, 1, NULL) = 1;
 		return NULL;
 	}
-	if (memcmp(now, r->window + off, len) != 0)
+	if ((size_t)got < len || memcmp(p->snap, r->window + (from - r->window_addr), len) != 0)
 		return NULL;
-	p->remote.tid = tid;
-	p->remote.base = 1;
-	r->read = read_remote;
-	r->read_ctx = &p->remote;
+	/* The end of the copy, read again: unchanged while the rest was read. */
+	if (memory_read_pid(&tid, end - (len < sizeof(again) ? len : sizeof(again)), again,
+			    len < sizeof(again) ? len : sizeof(again)) < 0 ||
+	    memcmp(again, r->window + r->window_len - (len < sizeof(again) ? len : sizeof(again)),
+		   len < sizeof(again) ? len : sizeof(again)) != 0)
+		return NULL;
+	sn = (struct snap){ from, p->snap, (size_t)got };
+	r->read = read_snap;
+	r->read_ctx = &sn;
 	frames = sampler_walk(s, r, n, &st);
 	r->read = NULL;
-	if (st != UNWIND_STOP_END && st != UNWIND_STOP_DEPTH)
+	if ((st != UNWIND_STOP_END && st != UNWIND_STOP_DEPTH) || !still_there(p, tid, frames, sampler_trail(s), *n, end))
 		return sampler_walk(s, r, n, stop);
 	*stop = st;
 	return frames;
+}
+
+/* outer_join()'s check: thread tid's stack now, read in one call. */
+struct holds {
+	struct perf_src *p;
+	uint32_t pid;
+	pid_t tid;
+};
+
+static int stack_holds(void *ctx, const uint64_t *at, const uint64_t *pc, size_t n)
+{
+	struct holds *h = ctx;
+	uint64_t now[64];
+	int e;
+
+	if (n > sizeof(now) / sizeof(*now) || hmap_get(&h->p->unreadable, h->pid, 0))
+		return 0;
+	if ((e = memory_read_words(h->tid, at, now, n)) < 0) {
+		if (e == -EPERM)
+			*hmap_put(&h->p->unreadable, h->pid, 0, 1, NULL) = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((PERF_ARCH == UNWIND_ARCH_ARM64 ? unwind_strip_pac(now[i], 0) : now[i]) != pc[i])
+			return 0;
+	return 1;
 }
 
 /* Whether pc, a frame where the kernel's callchain ended, is the outermost
@@ -548,6 +637,38 @@ static int outermost(struct sampler *s, uint32_t pid, uint64_t pc)
 	if (!im || images_cfi_row(im, pc - 1, &row) < 0)
 		return 1;
 	return row.ra.kind == CFI_RULE_UNDEFINED;
+}
+
+/* Where in the kernel's chain (nk return addresses after the pc) the last
+ * of a walk's n frames is: the index nearest to the walk's own, as the two
+ * walks see the same frames (the walk may have one more, the caller of a
+ * frameless leaf), so that a recursion, whose return addresses repeat,
+ * is joined at its own depth. 0 if the chain lacks it. */
+static size_t chain_at(const uint64_t *chain, size_t nk, const uint64_t *frames, size_t n)
+{
+	size_t best = 0, want = n - 1;
+
+	for (size_t j = 1; j < nk; j++)
+		if (chain[j] == frames[n - 1] &&
+		    (!best || (j > want ? j - want : want - j) < (best > want ? best - want : want - best)))
+			best = j;
+	return best;
+}
+
+/* Whether the kernel's chain, the frame pointers' walk at the sample
+ * itself, says otherwise than frames n to joined of a stack completed
+ * from an earlier walk, where it has them: code with frame pointers,
+ * such as a recursion that has changed course since, is caught so. */
+static int chain_denies(const uint64_t *chain, size_t nk, const uint64_t *frames, size_t n, size_t joined)
+{
+	size_t j = chain_at(chain, nk, frames, n);
+
+	if (j == 0)
+		return 0;
+	for (size_t i = n; i < joined && ++j < nk; i++)
+		if (chain[j] != frames[i])
+			return 1;
+	return 0;
 }
 
 /*
@@ -564,7 +685,7 @@ static int outermost(struct sampler *s, uint32_t pid, uint64_t pc)
 static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const struct perf_record *rec,
 				   size_t *np, int *stop)
 {
-	size_t max = sampler_config(s)->max_depth ? sampler_config(s)->max_depth : 1, nk = rec->nips, n = 0;
+	size_t max = sampler_config(s)->max_depth ? sampler_config(s)->max_depth : 1, nk = rec->nips, n = 0, j;
 	uint64_t *frames = NULL;
 	struct images *im = sampler_images(s, rec->pid);
 
@@ -594,9 +715,10 @@ static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const 
 			goto out;
 		}
 		if (*stop == UNWIND_STOP_WINDOW && n > 0) {
+			struct holds h = { p, rec->pid, (pid_t)rec->tid };
 			size_t joined = outer_join(p->outer, rec->tid, frames, n, max, &sampler_trail(s)[n - 1],
-						   &whole);
-			if (joined > n) {
+						   stack_holds, &h, &whole);
+			if (joined > n && !chain_denies(p->chain, nk, frames, n, joined)) {
 				sampler_counters(s)[TRACE_COUNTER_STACKS_JOINED]++;
 				n = joined;
 				*stop = whole ? UNWIND_STOP_END : UNWIND_STOP_DEPTH;
@@ -611,9 +733,7 @@ static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const 
 		 * kernel's chain skips it. */
 		if (n > 1 && sampler_trail(s)[n - 1].exact)
 			goto out;
-		for (size_t j = 1; j < nk; j++) {
-			if (p->chain[j] != frames[n - 1])
-				continue;
+		if ((j = chain_at(p->chain, nk, frames, n)) > 0) {
 			if (j + 1 >= nk)
 				goto out;
 			while (++j < nk && n < max)
@@ -1520,6 +1640,8 @@ static void perf_release(struct sampler_source *src)
 	hmap_release(&p->followed);
 	hmap_release(&p->unreadable);
 	outer_free(p->outer);
+	free(p->snap);
+	free(p->at);
 	hmap_release(&p->ended);
 	free(p);
 }

@@ -211,6 +211,12 @@ static int cfi_step(const struct unwind_config *cfg, struct walk *w, const struc
 	case CFI_RULE_SAME:
 		break;
 	case CFI_RULE_OFFSET:
+		/* A slot below sp is in a frame already popped: in an epilogue
+		 * after leave (GCC's rows still name the slot there) the
+		 * register holds the value again, and a copy of the stack
+		 * from sp does not have the slot. */
+		if (f->have_sp && cfa + (uint64_t)row->fp.offset < f->sp)
+			break;
 		if (mem_read(w, cfa + (uint64_t)row->fp.offset, &fp, 8) < 0)
 			return STEP_CANNOT;
 		break;

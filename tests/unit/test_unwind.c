@@ -1048,3 +1048,33 @@ Test(unwind, arm64_kernel_sigframe)
 	cr_assert_eq(n, 2, "n %zu", n);
 	cr_assert_eq(out[1], 0x7bc);
 }
+
+/* A leaf in its epilogue after leave: rbp already holds the caller's frame
+ * pointer again, yet GCC's row still says rbp is saved at CFA - 16, a slot
+ * now below sp, which a copy of the stack from sp does not have. The walk
+ * takes the register, not the frame-pointer step from it, which would
+ * lose the caller (found at [sp], not in a frame record). */
+Test(unwind, cfi_epilogue_after_leave)
+{
+	static struct fake f;
+	struct rows rs = { .n = 2 };
+	uint64_t out[16];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16, .cfi = rows_lookup, .cfi_ctx = &rs };
+	/* sp at word 2, [sp] returns into the caller, whose record is at 10 */
+	struct unwind_regs r = { .pc = 0x400021, .sp = at(2), .fp = at(10) };
+	struct unwind_memory m = { .window = (uint8_t *)&f.mem[2], .window_addr = at(2), .window_len = 8 * 200 };
+
+	memset(&f, 0, sizeof(f));
+	f.mem[2] = 0x500123;                 /* into the caller */
+	frame(&f, 10, at(20), 0x500456);     /* the caller's record: its caller */
+	frame(&f, 20, 0, 0x500789);
+	rs.s[0] = (struct span){ 0x400000, 0x400100, rsp_row(8, -16) };   /* after leave */
+	rs.s[1] = (struct span){ 0x500000, 0x501000, rbp_row() };
+	int stop = unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[1], 0x500123);
+	cr_assert_eq(out[2], 0x500456);
+	cr_assert_eq(out[3], 0x500789);
+}
