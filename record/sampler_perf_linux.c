@@ -502,11 +502,12 @@ static int read_remote(void *ctx, uint64_t addr, void *buf, size_t len)
  * saved registers and return address alone are the same for any call down
  * the same path, its locals are not): then the thread has most likely not
  * returned past that frame, and what lies above it is what lay there at
- * the sample. The stack is read in one call, up to SNAP_BYTES, and that
- * part of the copy read again after it, so that a thread that returned
- * through it meanwhile is caught. A thread that has returned and called
- * again leaves stale words that could pass for frames, so the walk that
- * goes on must reach the outermost frame (or the depth cap) to be
+ * the sample. The stack is read in one call, up to SNAP_BYTES, and the
+ * copy's end read again after it, so that a thread that returned through
+ * it meanwhile is caught. A thread that has returned and called again
+ * leaves stale words that could pass for frames, so the walk that goes on
+ * must reach the outermost frame (or the depth cap) and find its return
+ * addresses still there when read once more (still_there()) to be
  * believed, else the walk of the copy is made again. Returns the frames,
  * with *n and *stop, or NULL if the stack has moved on or cannot be read.
  */
@@ -566,7 +567,7 @@ static uint64_t *walk_on(struct perf_src *p, struct sampler *s, uint32_t pid, st
 	uint8_t again[COMPARE_MIN];
 	struct snap sn;
 	long got;
-	size_t len;
+	size_t len, tail;
 	int st;
 
 	if (hmap_get(&p->unreadable, pid, 0) || from < r->window_addr || from >= end)
@@ -574,6 +575,7 @@ static uint64_t *walk_on(struct perf_src *p, struct sampler *s, uint32_t pid, st
 	if (end - from < COMPARE_MIN)
 		from = r->window_len > COMPARE_MIN ? end - COMPARE_MIN : r->window_addr;
 	len = (size_t)(end - from);
+	tail = len < sizeof(again) ? len : sizeof(again);
 	if (!p->snap)
 		p->snap = xmalloc(SNAP_BYTES);
 	if ((got = memory_read_upto(tid, from, p->snap, SNAP_BYTES)) < 0) {
@@ -584,10 +586,8 @@ static uint64_t *walk_on(struct perf_src *p, struct sampler *s, uint32_t pid, st
 	if ((size_t)got < len || memcmp(p->snap, r->window + (from - r->window_addr), len) != 0)
 		return NULL;
 	/* The end of the copy, read again: unchanged while the rest was read. */
-	if (memory_read_pid(&tid, end - (len < sizeof(again) ? len : sizeof(again)), again,
-			    len < sizeof(again) ? len : sizeof(again)) < 0 ||
-	    memcmp(again, r->window + r->window_len - (len < sizeof(again) ? len : sizeof(again)),
-		   len < sizeof(again) ? len : sizeof(again)) != 0)
+	if (memory_read_pid(&tid, end - tail, again, tail) < 0 ||
+	    memcmp(again, r->window + r->window_len - tail, tail) != 0)
 		return NULL;
 	sn = (struct snap){ from, p->snap, (size_t)got };
 	r->read = read_snap;
@@ -674,7 +674,7 @@ static int chain_denies(const uint64_t *chain, size_t nk, const uint64_t *frames
 /*
  * The stack of one sample: the walk of the copied window; where it runs
  * out of the copy, on in the stack as it is now (walk_on()), else
- * completed from the thread's last complete walk where they meet
+ * completed from the thread's last complete walks where they meet
  * (outer.h), else continued with the kernel's frame-pointer callchain
  * from the last frame both have. Without a window, the kernel's chain
  * alone. Every frame taken from the kernel's chain must be code; a stack
