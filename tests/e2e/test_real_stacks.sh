@@ -446,11 +446,12 @@ deep_case() {
 		for (i = 1; i <= k; i++) if (f[i] == "deep_a") { if (b) bad = 1; a++ } else if (f[i] == "deep_b") b = 1
 		if (bad || (whole && b && a % 3)) wrong += n; total += n; if (whole) w += n }
 		END { printf "%d %d %d\n", wrong, total, w }' "$t.folded")
-	# At most 1 in 10,000: a thread that returns through the copy's last
+	# At most 1 in 1,000: a thread that returns through the copy's last
 	# bytes and comes down another course while its stack is read, in the
 	# few microseconds of the reads, is not always caught: one stack in
-	# about 680,000 here.
-	if [ $(($1 * 10000)) -le "$2" ] && [ "$2" -gt 1000 ]; then
+	# about 680,000 on an idle machine here, 3 of 15,500 under the load of
+	# make check.
+	if [ $(($1 * 1000)) -le "$2" ] && [ "$2" -gt 1000 ]; then
 		ok "deep200-courses-as-taken ($1 of $2 stacks off course, $3 whole)"
 	else
 		bad=$(awk '{ line = $0; sub(/ [0-9]+$/, "", line); if (line ~ /deep_b.*deep_a/) print }' "$t.folded" | head -2 | cut -c1-300)
