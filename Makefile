@@ -120,7 +120,7 @@ ALL_LDFLAGS = $(REQ_LDFLAGS) $(LDFLAGS)
 COMMON_SRC := $(wildcard common/*.c)
 FORMAT_SRC := $(wildcard format/*.c)
 RECORD_SRC := $(filter-out record/main.c,$(wildcard record/*.c))
-REPORT_SRC := $(filter-out report/main.c,$(wildcard report/*.c))
+REPORT_SRC := $(wildcard report/*/*.c)
 # Platform files, by their names: _macos.c and _darwin.c are macOS's
 # (mk/macos.mk), the others Linux's.
 DARWIN_SRC_PATTERNS := %_macos.c %_darwin.c

@@ -34,25 +34,25 @@ enum prof_error {
 	MACHO_E_CORRUPT,             /* a header, command, table or string is out of bounds */
 	MACHO_E_NOTFOUND,            /* the requested command, segment or table is absent */
 
-	/* report/objfile.h */
+	/* report/symbols/objfile.h */
 	OBJFILE_E_FORMAT = -19700,   /* neither ELF nor Mach-O */
 	OBJFILE_E_NOIDENT,           /* no build-id / LC_UUID in the file */
 	OBJFILE_E_MISMATCH,          /* an identity other than the one wanted */
 
-	/* report/locate.h */
+	/* report/symbols/locate.h */
 	LOCATE_E_NOTFOUND = -19600,  /* no candidate matched; see the tries */
 	LOCATE_E_NOIDENT,            /* the trace records no usable identity */
 
-	/* report/dwinfo.h */
+	/* report/dwarf/dwinfo.h */
 	DWINFO_E_NODEBUG = -19500,   /* no (or an empty) .debug_info */
 	DWINFO_E_CORRUPT,            /* not one unit header reads */
 	DWINFO_E_COMPRESSED,         /* a compressed section is malformed, of an
 	                              * unknown kind, or larger than DWINFO_MAX_SECTION */
 
-	/* report/pprof.h */
+	/* report/output/pprof.h */
 	PPROF_E_ZLIB = -19400,       /* zlib refused to compress */
 
-	/* report/thread_split.h */
+	/* report/output/thread_split.h */
 	THREAD_SPLIT_E_NOTEMPTY = -19300, /* the directory already holds something */
 
 	/* record/cfi.h */

@@ -12,7 +12,7 @@
 #include "common/buf.h"
 #include "common/diag.h"
 #include "fuzz/dwarf_raw.h"
-#include "report/objfile.h"
+#include "report/symbols/objfile.h"
 
 /* Addresses per seed, at most. */
 #define MAX_ADDRS 512

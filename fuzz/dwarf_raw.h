@@ -13,7 +13,7 @@
 #define DWARF_RAW_COMPRESSED 0x40
 #define DWARF_RAW_ADDRS 0x7f
 
-/* The sections report/dwinfo.c reads, named as ELF names them. */
+/* The sections report/dwarf/dwinfo.c reads, named as ELF names them. */
 static const char *const dwarf_raw_sections[] = {
 	".debug_info", ".debug_abbrev", ".debug_line", ".debug_line_str", ".debug_str",
 	".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists",

@@ -1,5 +1,5 @@
 /*
- * fuzz_dwinfo.c: the DWARF reader (report/dwinfo.c, with the line table
+ * fuzz_dwinfo.c: the DWARF reader (report/dwarf/dwinfo.c, with the line table
  * reader, the interval folding and the section table beside it) on any
  * sections: the unit index, then for each address looked up the unit's
  * DIE walk, its ranges and range lists, its line table and the names
@@ -18,7 +18,7 @@
 
 #include "common/bytes.h"
 #include "fuzz/dwarf_raw.h"
-#include "report/dwinfo.h"
+#include "report/dwarf/dwinfo.h"
 
 /* Lookups per input, at most: enough to reach every unit of a seed. */
 #define FUZZ_DWINFO_LOOKUPS 4096

@@ -6,7 +6,7 @@
 // imported, so the file needs nothing beside ESLint itself.
 export default [
 	{
-		files: ['report/flamegraph.js'],
+		files: ['report/output/flamegraph.js'],
 		languageOptions: {
 			ecmaVersion: 5,
 			sourceType: 'script',

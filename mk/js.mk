@@ -1,5 +1,5 @@
-# mk/js.mk: the flame graph's script, report/flamegraph.js, as the C string
-# report/flamegraph.c embeds: each line quoted, without the lines that
+# mk/js.mk: the flame graph's script, report/output/flamegraph.js, as the
+# C string report/output/flamegraph.c embeds: each line quoted, without the lines that
 # start with "//" (the file's own comments), and refused if it holds the
 # "]]>" that would end the CDATA section around it in every graph.
 #
@@ -8,9 +8,9 @@
 # up to date before it compiles anything, and the objects' dependency
 # files name the header from their first compile on.
 
-JS_HEADER := build/gen/report/flamegraph.js.h
+JS_HEADER := build/gen/report/output/flamegraph.js.h
 
-$(JS_HEADER): report/flamegraph.js
+$(JS_HEADER): report/output/flamegraph.js
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  JS      $<")
 	$(Q)sed -e '/^\/\//d' $< > $@.js

@@ -62,7 +62,7 @@ MACOS_UNABLE := $(if $(filter Darwin,$(UNAME)),on macOS the programs are built n
 	$(if $(filter x86_64,$(shell uname -m)),,the cross-compiler from npm is Zig for x86_64 Linux))
 
 MACOS_RECORD_SRC := $(filter-out $(LINUX_SRC_PATTERNS),$(wildcard record/*.c))
-MACOS_REPORT_SRC := $(wildcard report/*.c)
+MACOS_REPORT_SRC := report/main.c $(wildcard report/*/*.c)
 # The Makefile's required flags (its sanitizers aside: make macos refuses
 # SANITIZE), every warning of -Wall -Wextra an error, unused parameters
 # too, and the libraries of each target. xxHash is used header-only.

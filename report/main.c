@@ -8,8 +8,8 @@
 
 #include "common/diag.h"
 #include "format/trace.h"
-#include "report/cmds.h"
-#include "report/timing.h"
+#include "report/cmd/cmds.h"
+#include "common/timing.h"
 
 static const struct {
 	const char *name;

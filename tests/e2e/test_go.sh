@@ -14,7 +14,7 @@
 # runtime starts it with: runtime.goexit (a goroutine's, main's too),
 # runtime.mstart (a thread's system stack), runtime.mcall (the system
 # stack the scheduler runs on) or runtime.rt0_go (before the scheduler);
-# the report cuts what a walk finds past it (report/stacks.h). The cases
+# the report cuts what a walk finds past it (report/model/stacks.h). The cases
 # say how many stacks end elsewhere, and where.
 . "$(dirname "$0")/lib.sh"
 

@@ -28,7 +28,7 @@ named() {
 }
 
 missing=""
-for f in common/* format/* record/* report/* mk/* Makefile; do
+for f in common/* format/* record/* report/* report/*/* mk/* Makefile; do
 	[ -f "$f" ] || continue
 	named "$f" || { [[ $f == *.h ]] && named "${f%.h}.c"; } || missing="$missing $f"
 done

@@ -125,7 +125,7 @@ done
 ESLINT=$PLAYWRIGHT_DIR/node_modules/.bin/eslint
 if ! command -v node > /dev/null || [ ! -x "$ESLINT" ]; then
 	skip "svg-script-lint" "node or ESLint is not installed (make check installs ESLint from npm)"
-elif out=$(cd "$TOP" && "$ESLINT" --config mk/eslint.config.mjs report/flamegraph.js 2>&1); then
+elif out=$(cd "$TOP" && "$ESLINT" --config mk/eslint.config.mjs report/output/flamegraph.js 2>&1); then
 	ok "svg-script-lint"
 else
 	fail "svg-script-lint" "$(echo "$out" | grep -E 'error|warning' | head -3 | tr '\n' '|')"

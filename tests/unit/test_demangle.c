@@ -16,7 +16,7 @@
 
 #include "common/elf.h"
 #include "build_dir.h"
-#include "report/demangle.h"
+#include "report/dwarf/demangle.h"
 #include "object_file.h"
 
 #define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
@@ -237,7 +237,7 @@ Test(demangle, plain_c_names_unchanged)
 
 /* Go's names are not mangled: package paths with slashes and dots,
  * methods on pointers, closures, generics' shapes and the linker's own
- * names all stay as they are (report/symtab.c drops ".abi0"). */
+ * names all stay as they are (report/symbols/symtab.c drops ".abi0"). */
 Test(demangle, go_names_unchanged)
 {
 	static const char *const go[] = {

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/diff.h"
-#include "report/stacks.h"
-#include "report/symbolize.h"
+#include "report/output/diff.h"
+#include "report/model/stacks.h"
+#include "report/symbols/symbolize.h"
 
 #include "hand_trace.h"
 

@@ -21,7 +21,7 @@
 #include "common/buf.h"
 #include "common/elf.h"
 #include "common/dwconst.h"
-#include "report/dwdie.h"
+#include "report/dwarf/dwdie.h"
 #include "tests/unit/build_dir.h"
 #include "tests/unit/object_file.h"
 

@@ -32,7 +32,7 @@
 
 #include "common/elf.h"
 #include "common/macho.h"
-#include "report/dwinfo.h"
+#include "report/dwarf/dwinfo.h"
 #include "object_file.h"
 
 #define SHF_COMPRESSED_FLAG 0x800

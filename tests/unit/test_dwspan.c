@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "report/dwspan.h"
+#include "report/dwarf/dwspan.h"
 
 struct iv {
 	uint64_t lo, hi, prio;

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/export.h"
-#include "report/stacks.h"
-#include "report/symbolize.h"
+#include "report/model/export.h"
+#include "report/model/stacks.h"
+#include "report/symbols/symbolize.h"
 
 #include "hand_trace.h"
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests for report/flamegraph.c: XML escaping of hostile names, the
+ * Unit tests for report/output/flamegraph.c: XML escaping of hostile names, the
  * layout (merging, --minwidth, --reverse, --inverted) seen through the SVG
  * it writes, the palettes, the caller's colour and details hooks, and
  * determinism.
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "report/flamegraph.h"
-#include "report/symbolize.h"
+#include "report/output/flamegraph.h"
+#include "report/symbols/symbolize.h"
 
 static char *escape(const char *s, size_t max)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "report/folded.h"
+#include "report/output/folded.h"
 
 static char *esc(const char *s)
 {

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "common/diag.h"
-#include "report/locate.h"
-#include "report/objfile.h"
+#include "report/symbols/locate.h"
+#include "report/symbols/objfile.h"
 
 static char tmp[] = "/tmp/test_locate.XXXXXX";
 static char split[256], stripped[256], debug[256];

@@ -19,9 +19,9 @@
 #include "format/trace.h"
 #include "format/trace_chunk.h"
 #include "format/trace_syms.h"
-#include "report/pack.h"
-#include "report/pack_build.h"
-#include "report/symbolize.h"
+#include "report/symbols/pack.h"
+#include "report/output/pack_build.h"
+#include "report/symbols/symbolize.h"
 #include "blob.h"
 #include "hand_trace.h"
 

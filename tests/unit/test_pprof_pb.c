@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "report/pprof_pb.h"
+#include "report/output/pprof_pb.h"
 
 static void expect(const struct buf *b, const char *hex)
 {

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "report/folded.h"
-#include "report/profile.h"
-#include "report/stacks.h"
-#include "report/symbolize.h"
+#include "report/output/folded.h"
+#include "report/model/profile.h"
+#include "report/model/stacks.h"
+#include "report/symbols/symbolize.h"
 
 #include "hand_trace.h"
 

@@ -17,7 +17,7 @@
 
 #include "common/elf.h"
 #include "format/trace.h"
-#include "report/cmds.h"
+#include "report/cmd/cmds.h"
 #include "build_dir.h"
 #include "object_file.h"
 

@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "report/signif.h"
+#include "report/model/signif.h"
 
 #define near(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol), "%.12g is not %.12g", (double)(a), (double)(b))
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "common/buf.h"
-#include "report/speedscope.h"
+#include "report/output/speedscope.h"
 
 static char *json(const char *s)
 {

@@ -15,9 +15,9 @@
 
 #include "common/diag.h"
 #include "format/trace_syms.h"
-#include "report/pack.h"
-#include "report/stacks.h"
-#include "report/symbolize.h"
+#include "report/symbols/pack.h"
+#include "report/model/stacks.h"
+#include "report/symbols/symbolize.h"
 
 #include "hand_trace.h"
 

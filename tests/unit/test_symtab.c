@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "common/elf.h"
-#include "report/locate.h"
-#include "report/objfile.h"
-#include "report/symbolize.h"
-#include "report/symtab.h"
+#include "report/symbols/locate.h"
+#include "report/symbols/objfile.h"
+#include "report/symbols/symbolize.h"
+#include "report/symbols/symtab.h"
 #include "build_dir.h"
 #include "object_file.h"
 

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/profile.h"
-#include "report/stacks.h"
-#include "report/symbolize.h"
-#include "report/thread_table.h"
+#include "report/model/profile.h"
+#include "report/model/stacks.h"
+#include "report/symbols/symbolize.h"
+#include "report/output/thread_table.h"
 
 #include "hand_trace.h"
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/profile.h"
-#include "report/symbolize.h"
-#include "report/top.h"
+#include "report/model/profile.h"
+#include "report/symbols/symbolize.h"
+#include "report/output/top.h"
 
 /* A profile of the given stacks, each "frame;frame;... COUNT" with the
  * root first; frames point into a copy of the text kept by the caller. */

@@ -1,0 +1,692 @@
+/*
+ * cmd_info.c: 'prof-report info TRACE', everything the trace holds, for a
+ * person: the session, every image with its identity and which file serves
+ * its symbols (or every path tried and why each was refused), the threads
+ * with their name histories, the counters, and what loading found. Its
+ * first use is answering "why are my frames hex?" and "what was lost?".
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "common/diag.h"
+#include "format/trace_ident.h"
+#include "common/hmap.h"
+#include "report/cmd/cli.h"
+#include "report/cmd/cmds.h"
+#include "report/dwarf/dwinfo.h"
+#include "report/symbols/locate.h"
+#include "report/symbols/symbolize.h"
+#include "common/text.h"
+
+static double rel_s(const struct trace *t, uint64_t ns)
+{
+	return ns >= t->session.start_monotonic_ns
+		       ? (double)(ns - t->session.start_monotonic_ns) / 1e9
+		       : -(double)(t->session.start_monotonic_ns - ns) / 1e9;
+}
+
+/* Prints s made safe for a terminal by text_escape() or text_quote(). */
+static void print_text(void (*make)(struct buf *b, const char *s), const char *s)
+{
+	struct buf b;
+
+	buf_init(&b);
+	make(&b, s);
+	fputs((char *)b.data, stdout);
+	buf_release(&b);
+}
+
+/* Whether ticks in kernel mode were sampled, and if not, why, naming
+ * what would change it. */
+static void print_kernel(const struct trace_session *s)
+{
+	fputs("kernel time: ", stdout);
+	switch (s->kernel) {
+	case TRACE_KERNEL_SAMPLED:
+		puts("sampled");
+		break;
+	case TRACE_KERNEL_REFUSED:
+		if (s->kernel_paranoid != TRACE_PARANOID_UNKNOWN)
+			printf("not sampled: kernel.perf_event_paranoid is %u (needs <= 1, or root or "
+			       "CAP_PERFMON)\n", s->kernel_paranoid);
+		else
+			puts("not sampled: refused by the kernel (needs kernel.perf_event_paranoid "
+			     "<= 1, or root or CAP_PERFMON)");
+		break;
+	case TRACE_KERNEL_NOT_SAMPLED:
+		puts("not sampled by this sampler");
+		break;
+	default:
+		puts("unknown");
+	}
+}
+
+/* The recorder's priority while it sampled (1.3). */
+static void print_priority(const struct trace_session *s)
+{
+	fputs("recorder:   ", stdout);
+	switch (s->priority) {
+	case TRACE_PRIORITY_REALTIME:
+		printf("real-time priority %u\n", s->rt_priority);
+		break;
+	case TRACE_PRIORITY_REFUSED:
+		printf("normal priority (real-time priority %u was refused)\n", s->rt_priority);
+		break;
+	case TRACE_PRIORITY_NORMAL:
+		puts("normal priority");
+		break;
+	default:
+		puts("-");
+	}
+}
+
+/* The rate asked and the rate achieved: the samples over the CPU time the
+ * kernel counted (cpu mode), or over the time the threads were alive (wall
+ * mode, which samples every thread at every tick); and what held it back,
+ * from the counters of 1.3. */
+static void print_rate(const struct trace *t, uint64_t end)
+{
+	const struct trace_session *s = &t->session;
+	const uint64_t *c = t->counters;
+	char note[320];
+	double secs = 0;
+
+	if (s->mode == TRACE_MODE_CPU) {
+		secs = (double)c[TRACE_COUNTER_CPU_NS] / 1e9;
+	} else {
+		for (size_t i = 0; i < t->nthreads; i++) {
+			const struct trace_thread *th = &t->threads[i];
+			uint64_t from = th->time_start > s->start_monotonic_ns ? th->time_start : s->start_monotonic_ns;
+			uint64_t to = th->time_end ? th->time_end : end;
+			if (to > from)
+				secs += (double)(to - from) / 1e9;
+		}
+	}
+	printf("rate:       %" PRIu32 " Hz asked", s->rate_hz);
+	if (secs > 0)
+		printf(", %.0f Hz achieved (%zu samples over %.3f s of %s time)", (double)t->nsamples / secs,
+		       t->nsamples, secs, s->mode == TRACE_MODE_CPU ? "CPU" : "thread");
+	putchar('\n');
+	if (c[TRACE_COUNTER_THROTTLED] || trace_rate_short(s->mode, s->rate_hz, t->nsamples, secs, t->nthreads))
+		printf("held back:  %s\n", trace_rate_note(s->sampler, c, s->rate_hz, t->nsamples, secs, note, sizeof(note)));
+}
+
+static void print_session(const struct trace *t, const char *path)
+{
+	const struct trace_session *s = &t->session;
+	uint64_t last = 0, end;
+	char when[64];
+	size_t i;
+
+	fputs("trace:      ", stdout);
+	print_text(text_escape, path);
+	printf("\nformat:     %u.%u\n", t->status.major, t->status.minor);
+	fputs("host:       ", stdout);
+	print_text(text_escape, s->host && s->host[0] ? s->host : "-");
+	printf("\nos:         %s\narch:       %s\nmode:       %s\nsampler:    %s\n",
+	       trace_os_name(s->os), trace_arch_name(s->arch), trace_mode_name(s->mode),
+	       trace_sampler_name(s->sampler));
+	print_kernel(s);
+	print_priority(s);
+	printf("pid:        %" PRIu32 "\n", s->pid);
+	fputs("command:   ", stdout);
+	if (!s->argc)
+		fputs(" -", stdout);
+	for (i = 0; i < s->argc && s->argv; i++) {
+		putchar(' ');
+		print_text(text_quote, s->argv[i]);
+	}
+	putchar('\n');
+
+	{
+		time_t secs = (time_t)(s->start_realtime_ns / 1000000000u);
+		struct tm tm;
+		if (gmtime_r(&secs, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm))
+			printf("started:    %s.%03uZ\n", when,
+			       (unsigned)(s->start_realtime_ns % 1000000000u / 1000000u));
+		else
+			printf("started:    -\n");
+	}
+	for (i = 0; i < t->nsamples; i++)
+		if (t->samples[i].time > last)
+			last = t->samples[i].time;
+	end = t->has_end ? t->end.time : last;
+	if (end)
+		printf("duration:   %.3f s%s\n", rel_s(t, end),
+		       t->has_end ? "" : " (to the last sample; no end record)");
+	else
+		printf("duration:   -\n");
+	print_rate(t, end);
+	if (t->has_end && t->end.has_exit) {
+		int st = t->end.exit_status;
+		if (WIFEXITED(st))
+			printf("exit:       status %d\n", WEXITSTATUS(st));
+		else if (WIFSIGNALED(st))
+			printf("exit:       killed by signal %d%s\n", WTERMSIG(st),
+			       WCOREDUMP(st) ? " (core dumped)" : "");
+		else
+			printf("exit:       wait status 0x%x\n", (unsigned)st);
+	}
+}
+
+/* Per image: the samples with at least one frame in it, and its frames
+ * over all samples, with how many of those have no name. */
+struct image_use {
+	uint64_t samples, frames, unresolved;
+	size_t last;   /* the last stack counted into samples, plus one */
+};
+
+static void count_use(struct stacks *st, struct image_use *use)
+{
+	const struct trace *t = stacks_trace(st);
+	struct { uint32_t stack; uint64_t count; } *u = NULL;
+	size_t nu = 0, cap = 0, i;
+	struct hmap stacks;
+
+	/* Each distinct stack once, weighted. */
+	hmap_init(&stacks);
+	for (i = 0; i < t->nsamples; i++) {
+		int added;
+		uint64_t *slot = hmap_put(&stacks, t->samples[i].stack, 0, nu, &added);
+
+		if (added) {
+			u = xgrow(u, &cap, nu + 1, sizeof(*u));
+			u[nu].stack = t->samples[i].stack;
+			u[nu++].count = 0;
+		}
+		u[*slot].count++;
+	}
+	for (i = 0; i < nu; i++) {
+		const uint32_t *nodes;
+		size_t depth = stacks_nodes(st, u[i].stack, &nodes);
+
+		for (size_t d = 0; d < depth; d++) {
+			const struct symbolize_frame *fr;
+			size_t nf = stacks_frames(st, nodes[d], stacks_leaf(st, nodes, d), &fr);
+			struct image_use *iu;
+
+			if (fr[0].image < 0)
+				continue;
+			iu = &use[fr[0].image];
+			iu->frames += u[i].count;
+			if (!fr[nf - 1].resolved)
+				iu->unresolved += u[i].count;
+			if (iu->last != i + 1) {
+				iu->last = i + 1;
+				iu->samples += u[i].count;
+			}
+		}
+	}
+	free(u);
+	hmap_release(&stacks);
+}
+
+/* An identity as the platform's own tools print it: a build-id in
+ * lowercase hex, a UUID as 8-4-4-4-12 uppercase hex, as dwarfdump shows,
+ * Go's build ID as the text `go tool buildid` prints (or its end). */
+static void format_ident(char *out, const struct trace_image *img)
+{
+	size_t n = img->ident_len <= TRACE_MAX_IDENT ? img->ident_len : 0, i, o = 0;
+
+	if (img->ident_kind == TRACE_IDENT_GO_BUILD_ID) {
+		memcpy(out, img->ident, n);   /* printable ASCII: the recorder checked */
+		out[n] = 0;
+		return;
+	}
+	if (img->ident_kind != TRACE_IDENT_MACHO_UUID || n != 16) {
+		objfile_hex(out, img->ident, n);
+		return;
+	}
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		o += (size_t)sprintf(out + o, "%02X", img->ident[i]);
+	}
+}
+
+/* How the recorder read the image's file, and what it found there. */
+static void print_source(const struct trace_image *img)
+{
+	static const char *const how[] = {
+		[TRACE_SOURCE_PATH] = "at its path",
+		[TRACE_SOURCE_ROOT] = "at its path in the process's root (/proc/PID/root)",
+		[TRACE_SOURCE_MAPPED] = "the file mapped (/proc/PID/map_files)",
+		[TRACE_SOURCE_MEMORY] = "from the process's memory",
+	};
+
+	if (img->source == TRACE_SOURCE_UNKNOWN)
+		return;
+	fputs("    read:     ", stdout);
+	if (img->source < sizeof(how) / sizeof(*how) && how[img->source])
+		fputs(how[img->source], stdout);
+	else
+		fputs("not read", stdout);
+	if (img->flags & TRACE_IMAGE_DELETED)
+		fputs("; deleted or replaced while it ran", stdout);
+	else if (img->flags & TRACE_IMAGE_ELSEWHERE)
+		fputs("; its path led the recorder elsewhere (replaced, or another mount namespace)", stdout);
+	if (img->why) {
+		fputs("; no identity: ", stdout);
+		print_text(text_escape, img->why);
+	}
+	putchar('\n');
+}
+
+static void print_share(uint64_t part, uint64_t whole)
+{
+	if (whole)
+		printf("%.1f%%", 100.0 * (double)part / (double)whole);
+	else
+		fputs("-", stdout);
+}
+
+static void print_images(struct stacks *st, struct symbolize *sym)
+{
+	const struct trace *t = stacks_trace(st);
+	char hex[2 * TRACE_MAX_IDENT + 1];
+	struct image_use *use = xcalloc(t->nimages + 1, sizeof(*use));
+	size_t i, k;
+
+	count_use(st, use);
+	printf("\nimages: %zu\n", t->nimages);
+	for (i = 0; i < t->nimages; i++) {
+		const struct trace_image *img = &t->images[i];
+		const struct locate_result *src;
+		const struct pack_image *pi;
+		int err, dw_err;
+
+		format_ident(hex, img);
+		printf("  image %" PRIu32 ": ", img->id);
+		print_text(text_escape, img->path && img->path[0] ? img->path : "-");
+		printf("\n    ident:    %s ", trace_ident_kind_name(img->ident_kind));
+		print_text(text_escape, hex[0] ? hex : "-");
+		if (img->ident_kind == TRACE_IDENT_CONTENT && trace_ident_content_sampled(img->ident))
+			printf(" (of %" PRIu64 " loadable bytes, %" PRIu64 " MiB sampled)",
+			       trace_ident_content_bytes(img->ident), TRACE_IDENT_CONTENT_BOUND >> 20);
+		putchar('\n');
+		print_source(img);
+		printf("    range:    0x%" PRIx64 "-0x%" PRIx64 " (file offset 0x%" PRIx64
+		       ", bias 0x%" PRIx64 ", %s)\n",
+		       img->start, img->start + img->size, img->file_offset, img->bias,
+		       trace_arch_name(img->arch));
+		if (img->time_loaded)
+			printf("    loaded:   %.3f s\n", rel_s(t, img->time_loaded));
+		else
+			printf("    loaded:   at start\n");
+		if (img->time_unloaded)
+			printf("    unloaded: %.3f s\n", rel_s(t, img->time_unloaded));
+		printf("    samples:  %" PRIu64 " (", use[i].samples);
+		print_share(use[i].samples, t->nsamples);
+		printf(" of all), %" PRIu64 " frames, ", use[i].frames);
+		print_share(use[i].unresolved, use[i].frames);
+		printf(" unresolved\n");
+
+		src = symbolize_image_source(sym, i, &err);
+		if (!err) {
+			fputs("    symbols:  ", stdout);
+			print_text(text_escape, src->path);
+			if (symbolize_image_dwarf(sym, i, &dw_err))
+				printf(" (DWARF, %zu function symbols)\n",
+				       symbolize_image_nsymbols(sym, i));
+			else if (dw_err)
+				printf(" (%zu function symbols; its DWARF is unusable: %s)\n",
+				       symbolize_image_nsymbols(sym, i), prof_strerror(dw_err));
+			else
+				printf(" (%zu function symbols, no DWARF)\n",
+				       symbolize_image_nsymbols(sym, i));
+		} else if ((pi = symbolize_image_pack(sym, i))) {
+			fputs("    symbols:  pack ", stdout);
+			print_text(text_escape, pack_image_origin(pi));
+			printf(" (%zu addresses; no debug file: %s)\n", pack_image_naddrs(pi),
+			       prof_strerror(err));
+		} else {
+			printf("    symbols:  none: %s\n", prof_strerror(err));
+		}
+		for (k = 0; k < src->ntries; k++) {
+			if (!src->tries[k].why)
+				continue;
+			fputs("      not used ", stdout);
+			print_text(text_escape, src->tries[k].path);
+			fputs(": ", stdout);
+			print_text(text_escape, src->tries[k].why);
+			putchar('\n');
+		}
+	}
+	free(use);
+}
+
+/* Process i and, indented under it, its children, in the order seen;
+ * depth bounds the walk (a hostile trace's parents may loop). */
+static void print_process(const struct trace *t, const uint64_t *counts, size_t i, size_t depth)
+{
+	const struct trace_process *p = &t->processes[i];
+
+	printf("%*spid %" PRIu32 ": %" PRIu64 " samples, started %.3f s", (int)(2 + 2 * depth), "", p->pid,
+	       counts[i], rel_s(t, p->time_start));
+	if (p->time_end && p->out_of_reach)
+		printf(", out of reach from %.3f s (it ran a program of another user)", rel_s(t, p->time_end));
+	else if (p->time_end)
+		printf(", ended %.3f s", rel_s(t, p->time_end));
+	if (p->has_exit && WIFEXITED(p->exit_status))
+		printf(", exit status %d", WEXITSTATUS(p->exit_status));
+	else if (p->has_exit && WIFSIGNALED(p->exit_status))
+		printf(", killed by signal %d", WTERMSIG(p->exit_status));
+	putchar('\n');
+	for (size_t k = 0; k < p->nexecs; k++) {
+		printf("%*sexec %.3f s:", (int)(4 + 2 * depth), "", rel_s(t, p->execs[k].time));
+		for (uint32_t a = 0; a < p->execs[k].argc; a++) {
+			putchar(' ');
+			print_text(text_quote, p->execs[k].argv[a]);
+		}
+		putchar('\n');
+	}
+	if (depth >= t->nprocesses)
+		return;
+	for (size_t c = 0; c < t->nprocesses; c++)
+		if (t->processes[c].parent == i && c != i)
+			print_process(t, counts, c, depth + 1);
+}
+
+/* The processes as a tree: each whose parent was not recorded at the top. */
+static void print_processes(const struct trace *t)
+{
+	uint64_t *counts = xcalloc(t->nprocesses ? t->nprocesses : 1, sizeof(*counts));
+
+	for (size_t i = 0; i < t->nsamples; i++) {
+		uint32_t p = trace_sample_process(t, &t->samples[i]);
+		if (p < t->nprocesses)
+			counts[p]++;
+	}
+	printf("\nprocesses: %zu\n", t->nprocesses);
+	for (size_t i = 0; i < t->nprocesses; i++)
+		if (t->processes[i].parent >= t->nprocesses)
+			print_process(t, counts, i, 0);
+	free(counts);
+}
+
+static void print_threads(const struct trace *t)
+{
+	struct hmap counts;
+	size_t i, k;
+
+	hmap_init(&counts);
+	for (i = 0; i < t->nsamples; i++)
+		(*hmap_put(&counts, t->samples[i].tid, 0, 0, NULL))++;
+	printf("\nthreads: %zu\n", t->nthreads);
+	for (i = 0; i < t->nthreads; i++) {
+		const struct trace_thread *th = &t->threads[i];
+		uint64_t *n = hmap_get(&counts, th->tid, 0);
+
+		printf("  tid %" PRIu32 ": %" PRIu64 " samples, started %.3f s", th->tid,
+		       n ? *n : 0, rel_s(t, th->time_start));
+		if (th->time_end)
+			printf(", ended %.3f s", rel_s(t, th->time_end));
+		putchar('\n');
+		for (k = 0; k < th->nnames; k++) {
+			printf("    name %.3f s: ", rel_s(t, th->names[k].time));
+			print_text(text_quote, th->names[k].name);
+			putchar('\n');
+		}
+	}
+	hmap_release(&counts);
+}
+
+/* When a loss happened, by the samples read around it; a loss after the
+ * footer, among the symbols, has none. */
+static void add_loss_times(struct buf *b, const struct trace *t, const struct trace_loss *l)
+{
+	if ((l->held != TRACE_HELD_UNKNOWN && l->held != TRACE_HELD_RECORDS) ||
+	    (t->status.has_footer && l->seq > t->status.footer_seq))
+		return;
+	switch (l->has) {
+	case TRACE_LOSS_BEFORE | TRACE_LOSS_AFTER:
+		buf_addf(b, ": samples between %.3f s and %.3f s lost", rel_s(t, l->time_before),
+			 rel_s(t, l->time_after));
+		break;
+	case TRACE_LOSS_BEFORE:
+		buf_addf(b, ": samples after %.3f s lost", rel_s(t, l->time_before));
+		break;
+	case TRACE_LOSS_AFTER:
+		buf_addf(b, ": samples before %.3f s lost", rel_s(t, l->time_after));
+		break;
+	}
+}
+
+/* What a damaged chunk held, when its header tells and it is not samples. */
+static const char *held_name(int held)
+{
+	switch (held) {
+	case TRACE_HELD_FOOTER: return " (the footer)";
+	case TRACE_HELD_SYMBOLS: return " (symbols)";
+	case TRACE_HELD_OTHER: return " (of an unknown type)";
+	default: return "";
+	}
+}
+
+static void print_loss(const struct trace *t, const struct trace_loss *l)
+{
+	const uint64_t *f = t->status.footer;
+	struct buf b;
+
+	buf_init(&b);
+	switch (l->kind) {
+	case TRACE_LOSS_MISSING:
+		cli_chunk_names(&b, l->seq, l->nseq);
+		buf_addf(&b, " missing at byte %" PRIu64, l->offset);
+		add_loss_times(&b, t, l);
+		break;
+	case TRACE_LOSS_CUT:
+		cli_chunk_names(&b, l->seq, 1);
+		buf_addf(&b, " cut short at byte %" PRIu64 ", where the file ends %" PRIu64
+			     " bytes into it",
+			 l->offset, l->bytes);
+		add_loss_times(&b, t, l);
+		break;
+	case TRACE_LOSS_UNFINISHED:
+		buf_addf(&b, "no footer after chunk %" PRIu32
+			     ": the recording did not finish cleanly, and what it wrote last may be lost",
+			 l->seq - 1);
+		break;
+	case TRACE_LOSS_DAMAGED:
+		if (l->damage == TRACE_DAMAGE_FOOTER) {
+			buf_addf(&b, "chunk %" PRIu32 ", the footer, disagrees with the chunks before it: "
+				     "it counts %" PRIu64 " chunks, %" PRIu64 " samples and %" PRIu64
+				     " stack nodes before byte %" PRIu64,
+				 l->seq, f[0], f[1], f[2], f[3]);
+			break;
+		}
+		if (l->nseq) {
+			cli_chunk_names(&b, l->seq, l->nseq);
+			buf_addf(&b, "%s%s damaged", held_name(l->held),
+				 l->open ? " (and any after it)" : "");
+		} else {
+			buf_addf(&b, "damaged bytes before chunk %" PRIu32, l->seq);
+		}
+		buf_addf(&b, " at bytes %" PRIu64 "-%" PRIu64 " (%s)", l->offset, l->offset + l->bytes,
+			 trace_damage_name(l->damage));
+		if (!l->nseq)
+			buf_addstr(&b, ": no chunk lost");
+		else
+			add_loss_times(&b, t, l);
+		break;
+	}
+	printf("  %s\n", (char *)b.data);
+	buf_release(&b);
+}
+
+/* What loading found: the counts, then each loss. */
+static void print_load(const struct trace *t)
+{
+	const struct trace_load_status *st = &t->status;
+	size_t i;
+
+	printf("\nload:\n");
+	printf("  file bytes         %" PRIu64 "\n", st->file_bytes);
+	printf("  chunks             %" PRIu64 "\n", st->chunks);
+	printf("  chunks skipped     %" PRIu64 " (unknown types)\n", st->chunks_skipped);
+	printf("  chunks missing     %" PRIu64 "\n", st->chunks_missing);
+	printf("  chunks damaged     %" PRIu64 " (%" PRIu64 " bytes)\n", st->chunks_damaged,
+	       st->bytes_damaged);
+	printf("  bytes cut          %" PRIu64 "\n", st->bytes_cut);
+	printf("  samples dropped    %" PRIu64 " (their stacks were lost, or could not be split)\n",
+	       st->samples_dropped);
+	if (st->has_footer)
+		printf("  samples missing    %" PRIu64 " (of the %" PRIu64 " the footer counts)\n",
+		       st->samples_missing, st->footer[1]);
+	else
+		printf("  samples missing    - (no footer to count them)\n");
+	printf("  stack nodes split  %" PRIu64 " (their samples saw different images)\n",
+	       st->nodes_split);
+	printf("  finished cleanly   %s\n", st->complete ? "yes" : "no");
+	for (i = 0; i < st->nlosses; i++)
+		print_loss(t, &st->losses[i]);
+	if (st->losses_unlisted)
+		printf("  and %" PRIu64 " more losses, not listed\n", st->losses_unlisted);
+}
+
+struct go_cut {
+	const char *name;   /* the outermost function of the stacks cut there */
+	uint64_t count;
+};
+
+/* The most frequent first, then by name. */
+static int cmp_go_cut(const void *a, const void *b)
+{
+	const struct go_cut *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Where a Go program's stacks end: at the function Go's runtime starts a
+ * stack with (stacks_top_name()), or elsewhere, by the outermost function
+ * and why a walk stops there. Says nothing of a trace with no such stack. */
+static void print_go_roots(struct stacks *st)
+{
+	static const struct { const char *name, *why; } known[] = {
+		{ "runtime.systemstack", "the system stack, whose frame pointer leads no further" },
+		{ "runtime.sigtramp", "Go's signal handler, on a stack of its own" },
+		{ "runtime.morestack", "growing a goroutine's stack" },
+	};
+	const struct trace *t = stacks_trace(st);
+	struct go_cut *cut = NULL;
+	size_t ncut = 0, cap = 0;
+	uint64_t whole = 0, total = 0;
+
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const uint32_t *nodes;
+		const struct symbolize_frame *fr;
+		size_t depth = stacks_nodes(st, t->samples[i].stack, &nodes), nf, k;
+
+		if (!depth)
+			continue;
+		nf = stacks_frames(st, nodes[depth - 1], stacks_leaf(st, nodes, depth - 1), &fr);
+		total++;
+		if (stacks_top_name(fr[nf - 1].name)) {
+			whole++;
+			continue;
+		}
+		for (k = 0; k < ncut && strcmp(cut[k].name, fr[nf - 1].name); k++)
+			;
+		if (k == ncut) {
+			cut = xgrow(cut, &cap, ncut + 1, sizeof(*cut));
+			cut[ncut++] = (struct go_cut){ fr[nf - 1].name, 0 };
+		}
+		cut[k].count++;
+	}
+	if (whole) {
+		printf("go stacks:        %" PRIu64 " of %" PRIu64 " whole (from runtime.goexit, runtime.mstart,\n"
+		       "                  runtime.mcall or runtime.rt0_go)\n", whole, total);
+		if (ncut)
+			qsort(cut, ncut, sizeof(*cut), cmp_go_cut);
+		for (size_t a = 0; a < ncut; a++) {
+			const char *why = "the walk stopped there";
+			for (size_t k = 0; k < sizeof(known) / sizeof(*known); k++)
+				if (!strcmp(known[k].name, cut[a].name))
+					why = known[k].why;
+			fputs("  cut at ", stdout);
+			print_text(text_escape, cut[a].name);
+			printf(": %" PRIu64 " (%s)\n", cut[a].count, why);
+		}
+	}
+	free(cut);
+}
+
+static void print_counts(struct stacks *st)
+{
+	const struct trace *t = stacks_trace(st);
+	uint64_t truncated = 0, kernel = 0, walks = 0, cut = 0, states[TRACE_STATE__COUNT] = { 0 };
+	struct hmap stacks;
+	size_t i;
+	int c;
+
+	hmap_init(&stacks);
+	for (i = 0; i < t->nsamples; i++) {
+		const struct trace_sample *s = &t->samples[i];
+		hmap_put(&stacks, s->stack, 0, 0, NULL);
+		if (s->flags & TRACE_SAMPLE_TRUNCATED)
+			truncated++;
+		if (s->flags & TRACE_SAMPLE_KERNEL)
+			kernel++;
+		states[s->state < TRACE_STATE__COUNT ? s->state : TRACE_STATE_UNKNOWN]++;
+	}
+	printf("\nsamples:          %zu\n", t->nsamples);
+	printf("unique stacks:    %zu (%zu stack nodes)\n", stacks.count,
+	       t->nnodes ? t->nnodes - 1 : 0);
+	printf("truncated stacks: %" PRIu64 "\n", truncated);
+	for (c = 0; c < TRACE_COUNTER__COUNT; c++)
+		if (!strncmp(trace_counter_name(c), "stop-", 5)) {
+			walks += t->counters[c];
+			if (c != TRACE_COUNTER_STOP_END)
+				cut += t->counters[c];
+		}
+	printf("incomplete walks: %" PRIu64 " of %" PRIu64 " (stopped before the outermost frame: the\n"
+	       "                  stop-* counters but stop-end)\n", cut, walks);
+	print_go_roots(st);
+	printf("in the kernel:    %" PRIu64 " (shown with a [kernel] leaf frame)\n", kernel);
+	printf("lost samples:     %" PRIu64 "\n", t->counters[TRACE_COUNTER_SAMPLES_LOST]);
+	for (c = 0; c < TRACE_STATE__COUNT; c++)
+		if (states[c])
+			printf("state %-10s %" PRIu64 "\n", trace_state_name(c), states[c]);
+	printf("counters (unwind stops are stop-*):\n");
+	for (c = 0; c < TRACE_COUNTER__COUNT; c++)
+		printf("  %-18s %" PRIu64 "\n", trace_counter_name(c), t->counters[c]);
+	print_load(t);
+	hmap_release(&stacks);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	struct cli_report r = { 0 };
+	const struct cli_option options[] = {
+		CLI_SYMBOL_OPTIONS(&r),
+		CLI_OPT_END,
+	};
+	const struct cli_command cmd = {
+		"info", "TRACE", 1,
+		"Describes the trace: session, images and their debug files, threads,\n"
+		"sample and lost counts, unwind stop reasons and what loading found.",
+		options,
+	};
+	struct cli_trace ct;
+	int first;
+
+	first = cli_parse(&cmd, argc, argv);
+	r.names_only = 1;
+	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
+	print_session(ct.t, argv[first]);
+	print_images(ct.stacks, ct.sym);
+	print_processes(ct.t);
+	print_threads(ct.t);
+	print_counts(ct.stacks);
+	diag_close_stdout();
+	cli_close(&ct);
+	cli_release(&cmd);
+	return 0;
+}

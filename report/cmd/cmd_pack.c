@@ -1,0 +1,193 @@
+/*
+ * cmd_pack.c: 'prof-report pack TRACE', run where the debug files are. It
+ * writes the frames of every address the trace's samples use to a symbol
+ * pack, TRACE.syms by default, which any later report of TRACE picks up by
+ * itself; with --embed it appends them to TRACE, which then carries its own
+ * symbols. A new pack file is written beside its name and renamed over it,
+ * so a failure leaves the old one; an embedded pack only ever grows, by the
+ * addresses it did not hold yet.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/diag.h"
+#include "format/trace_syms.h"
+#include "report/cmd/cli.h"
+#include "report/cmd/cmds.h"
+#include "report/output/pack_build.h"
+
+/* Whether pack s holds addresses of img's identity. */
+static int packed(const struct trace_syms *s, const struct trace_image *img)
+{
+	for (size_t k = 0; k < s->nimages; k++) {
+		const struct trace_syms_image *si = &s->images[k];
+		if (si->naddrs && trace_ident_same(si->ident_kind, si->ident_len, si->ident,
+						   img->ident_kind, img->ident_len, img->ident))
+			return 1;
+	}
+	return 0;
+}
+
+/* The bytes of the distinct files that served the images in pack s: what
+ * the pack stands in for. */
+static uint64_t debug_bytes(const struct trace *t, struct symbolize *sym,
+			    const struct trace_syms *s, size_t *nfiles)
+{
+	uint64_t total = 0;
+
+	*nfiles = 0;
+	for (size_t i = 0; i < t->nimages; i++) {
+		const struct locate_result *src = symbolize_image_source(sym, i, NULL);
+		int dup = 0;
+		struct stat st;
+
+		if (!src->found || !packed(s, &t->images[i]))
+			continue;
+		for (size_t j = 0; j < i && !dup; j++) {
+			const struct locate_result *o = symbolize_image_source(sym, j, NULL);
+			dup = o->found && !strcmp(o->path, src->path);
+		}
+		if (!dup && stat(src->path, &st) == 0) {
+			total += (uint64_t)st.st_size;
+			++*nfiles;
+		}
+	}
+	return total;
+}
+
+/* Writes s to a new file at path, by way of a temporary file beside it;
+ * never over the trace it was made from. */
+static void write_file(const char *path, const char *trace, const struct trace_syms *s,
+		       uint64_t *bytes)
+{
+	struct stat a, b;
+	char *tmp;
+	int fd, err;
+
+	if (stat(path, &a) == 0 && stat(trace, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		die("'%s' is the trace itself; name another file with -o, or use --embed", path);
+	tmp = xasprintf("%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		die_errno("cannot create '%s'", tmp);
+	err = trace_syms_write(fd, s, 1, 0, bytes);
+	if (err == 0 && fsync(fd) < 0)
+		err = -errno;
+	if (close(fd) < 0 && err == 0)
+		err = -errno;
+	if (err == 0 && rename(tmp, path) < 0)
+		err = -errno;
+	if (err < 0) {
+		unlink(tmp);
+		die("cannot write '%s': %s", path, prof_strerror(err));
+	}
+	free(tmp);
+}
+
+/* Writes s, a pack file, to standard output. */
+static void write_stdout(const struct trace_syms *s, uint64_t *bytes)
+{
+	int err = trace_syms_write(STDOUT_FILENO, s, 1, 0, bytes);
+
+	if (err < 0)
+		die("cannot write to standard output: %s", prof_strerror(err));
+}
+
+/* Appends s to the trace at path, which must end where an intact chunk
+ * ends. */
+static void append_to_trace(const char *path, const struct trace *t, const struct trace_syms *s,
+			    uint64_t *bytes)
+{
+	int fd, err;
+
+	if (!t->status.ends_whole)
+		die("'%s' ends in a partial or damaged chunk; write the pack to a file of its own with -o",
+		    path);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		die_errno("cannot open '%s'", path);
+	err = trace_syms_write(fd, s, 0, t->status.next_seq, bytes);
+	if (close(fd) < 0 && err == 0)
+		err = -errno;
+	if (err < 0)
+		die("cannot append to '%s': %s", path, prof_strerror(err));
+}
+
+int cmd_pack(int argc, char **argv)
+{
+	struct cli_report r = { 0 };
+	const char *output = NULL;
+	int embed = 0;
+	const struct cli_option options[] = {
+		CLI_OPT_STRING('o', "output", "FILE", &output,
+			       "write the pack to FILE (default TRACE.syms; '-':\n"
+			       "standard output)"),
+		CLI_OPT_FLAG(0, "embed", &embed,
+			     "append the pack to TRACE, which stays a valid trace"),
+		CLI_SYMBOL_OPTIONS(&r),
+		CLI_OPT_END,
+	};
+	const struct cli_command cmd = {
+		"pack", "TRACE", 1,
+		"Writes a symbol pack: the functions, inline chains, files and lines of\n"
+		"every address the samples of TRACE use, for the images whose debug files\n"
+		"are found here, so that reports elsewhere need none. Reports of TRACE use\n"
+		"TRACE.syms by themselves; --embed makes TRACE carry the pack instead.",
+		options,
+	};
+	struct cli_trace ct;
+	struct trace_syms *s;
+	struct pack *have = NULL;
+	struct pack_build_stats st;
+	uint64_t bytes = 0, dbytes;
+	size_t nfiles;
+	char *out = NULL;
+	int first;
+
+	first = cli_parse(&cmd, argc, argv);
+	if (embed && output)
+		cli_usage_error(&cmd, "options '--embed' and '-o' cannot be used together");
+	if (output && cli_output_is_stdout(output) && isatty(STDOUT_FILENO))
+		die("not writing a binary symbol pack to a terminal; use -o FILE or a pipe");
+	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
+	if (embed && ct.t->syms) {
+		have = pack_new();
+		pack_add(have, ct.t->syms, argv[first], 0);
+	}
+	s = pack_build(ct.stacks, have, &st);
+	dbytes = debug_bytes(ct.t, ct.sym, s, &nfiles);
+	if (embed && !st.addrs) {
+		fprintf(stderr, "%s: nothing to add: '%s' already holds the symbols of every address that can be named\n",
+			diag_progname(), argv[first]);
+		goto done;
+	}
+	if (embed) {
+		out = xstrdup(argv[first]);
+		append_to_trace(out, ct.t, s, &bytes);
+	} else if (output && cli_output_is_stdout(output)) {
+		out = xstrdup("standard output");
+		write_stdout(s, &bytes);
+	} else {
+		out = output ? xstrdup(output) : xasprintf("%s.syms", argv[first]);
+		write_file(out, argv[first], s, &bytes);
+	}
+	fprintf(stderr,
+		"%s: %s '%s': %zu addresses of %zu images in %" PRIu64
+		" bytes, for %zu debug files of %" PRIu64 " bytes\n",
+		diag_progname(), embed ? "appended to" : "wrote", out, st.addrs, st.images, bytes,
+		nfiles, dbytes);
+done:
+	free(out);
+	trace_syms_free(s);
+	pack_free(have);
+	cli_close(&ct);
+	cli_release(&cmd);
+	return 0;
+}

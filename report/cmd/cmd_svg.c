@@ -1,0 +1,77 @@
+/*
+ * cmd_svg.c: 'prof-report svg TRACE -o out.svg', the profile as an
+ * interactive flame graph. The default subtitle says what was recorded:
+ * the command, how long, how many samples, the mode and the rate. The
+ * layout (--reverse, --inverted, --width, --minwidth) and the palette
+ * (--colors) go to the renderer as they are; the image and lang palettes
+ * learn each frame's image and language from the profile.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/diag.h"
+#include "report/cmd/cli.h"
+#include "report/cmd/cmds.h"
+#include "report/output/flamegraph.h"
+#include "report/model/profile.h"
+#include "report/symbols/symbolize.h"
+
+static char *subtitle(const struct trace *t, const struct profile *p)
+{
+	struct buf b;
+	uint64_t dur = t->has_end && t->end.time > t->session.start_monotonic_ns
+			       ? t->end.time - t->session.start_monotonic_ns : 0;
+
+	buf_init(&b);
+	for (uint32_t i = 0; i < t->session.argc && b.len < 200; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", t->session.argv[i]);
+	if (dur)
+		buf_addf(&b, ", %.1f s", (double)dur / 1e9);
+	buf_addf(&b, ", %llu samples, %s mode at %u Hz", (unsigned long long)p->samples,
+		 trace_mode_name(t->session.mode), t->session.rate_hz);
+	return buf_detach(&b);
+}
+
+int cmd_svg(int argc, char **argv)
+{
+	struct cli_report r = { 0 };
+	struct cli_graph g = CLI_GRAPH_INIT;
+	const char *output = NULL;
+	const struct cli_option options[] = {
+		CLI_OPT_STRING('o', "output", "FILE", &output,
+			       "write the graph to FILE (default standard output)"),
+		CLI_OPT_COLORS(&g),
+		CLI_OPT_THREAD_FRAMES(&r),
+		CLI_GRAPH_OPTIONS(&g, "the title (default \"Flame Graph\", or \"Icicle Graph\"\n"
+				      "with --inverted)"),
+		CLI_REPORT_OPTIONS(&r),
+		CLI_OPT_END,
+	};
+	const struct cli_command cmd = {
+		"svg", "TRACE", 1, "Writes the profile as an interactive SVG flame graph.", options,
+	};
+	struct cli_trace ct;
+	struct flamegraph_opts fo;
+	FILE *out;
+	char *sub;
+	int first;
+
+	first = cli_parse(&cmd, argc, argv);
+	/* Only the lang palette needs a frame's source file. */
+	r.names_only = g.colors != FLAMEGRAPH_PALETTE_LANG;
+	cli_open(&r, argv[first], CLI_PROFILED, &ct);
+	sub = subtitle(ct.t, ct.p);
+	fo = cli_graph_opts(&g);
+	fo.subtitle = sub;
+	out = cli_output_open(output);
+	if (flamegraph_write_svg(out, ct.p, &fo) < 0)
+		die_errno("cannot write '%s'", output ? output : "standard output");
+	cli_output_close(output, out);
+	free(sub);
+	cli_close(&ct);
+	cli_release(&cmd);
+	return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * pack_build.h: making a symbol pack, where the debug files are, for the
+ * machines where they are not.
+ *
+ * pack_build() asks the symbolizer (through report/model/stacks.h) for the
+ * frames of every address the trace's samples use and keeps those it
+ * could name, keyed by the image's identity and the link-time address
+ * looked up (a return address minus one, as report/symbols/symbolize.h looks it
+ * up). The frames are kept whole: the inline chain with files and lines,
+ * whatever --lines or --no-inline a later report asks for.
+ * format/trace_syms.h writes them; report/symbols/pack.h serves them.
+ */
+#ifndef REPORT_PACK_BUILD_H
+#define REPORT_PACK_BUILD_H
+
+#include <stddef.h>
+
+#include "format/trace_syms.h"
+#include "report/symbols/pack.h"
+#include "report/model/stacks.h"
+
+/* What pack_build() put in its pack. */
+struct pack_build_stats {
+	size_t images;     /* identities with at least one address */
+	size_t addrs;      /* addresses */
+	size_t frames;     /* frames over all addresses */
+};
+
+/* Builds the pack of every address the samples of st's trace use that its
+ * symbolizer resolves: the symbolizer must be made without --addresses,
+ * --no-inline or --lines. An address that have (may be NULL) already
+ * holds is left out, so that a trace's embedded pack is never written
+ * twice. Returns the new pack (caller frees with trace_syms_free()), with
+ * counts in *st. */
+struct trace_syms *pack_build(struct stacks *s, struct pack *have, struct pack_build_stats *st);
+
+#endif

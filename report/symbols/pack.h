@@ -1,0 +1,46 @@
+/*
+ * pack.h: symbol packs as a source of frames, for the images of a trace
+ * whose debug files are not here.
+ *
+ * A struct pack gathers the packs a report was given, in order; the
+ * symbolizer (report/symbols/symbolize.h) asks it for any image whose debug file
+ * it did not find, and the first pack that holds the image's identity
+ * serves it. An identity that differs by a byte matches nothing, so a pack
+ * can never name another build's code. Packs are made by
+ * report/output/pack_build.h; format/trace_syms.h reads and writes them.
+ */
+#ifndef REPORT_PACK_H
+#define REPORT_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/trace.h"
+#include "format/trace_syms.h"
+
+/* The packs in use, and, per identity asked for, where its frames are. */
+struct pack;
+/* One image identity as one pack serves it. */
+struct pack_image;
+
+struct pack *pack_new(void);
+/* Frees p, and the packs it owns; NULL is a no-op. */
+void pack_free(struct pack *p);
+/* Adds s under the name origin (copied; what 'info' shows), after the
+ * packs added before. With own, p takes s and frees it; else s is
+ * borrowed for p's life. */
+void pack_add(struct pack *p, struct trace_syms *s, const char *origin, int own);
+
+/* The first pack's frames for img's identity, or NULL if no pack has any.
+ * Borrowed until pack_free(). */
+const struct pack_image *pack_find(struct pack *p, const struct trace_image *img);
+/* The origin of the pack that serves pi, and the addresses it holds. */
+const char *pack_image_origin(const struct pack_image *pi);
+size_t pack_image_naddrs(const struct pack_image *pi);
+/* The frames at link-time address at, innermost first: returns how many
+ * (0 if the pack does not have the address) and points *frames at them
+ * and *strings at the table their indexes refer to. Borrowed. */
+size_t pack_image_lookup(const struct pack_image *pi, uint64_t at,
+			 const struct trace_syms_frame **frames, char *const **strings);
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * symbolize.h: raw addresses of a trace become frames with names.
+ *
+ * One address can become several frames: the functions inlined at that
+ * address, innermost first, then the function that holds the code. Each
+ * frame carries a name and, where known, a source file and line.
+ *
+ * The sources, tried per image, in the file found by report/symbols/locate.h
+ * (never one whose identity differs from the trace's): its DWARF
+ * (report/dwarf/dwinfo.h), for inline chains and file:line, then its symbol
+ * table (report/symbols/symtab.h), for the name alone. An image for which no file
+ * is found is served by a symbol pack (report/symbols/pack.h) that holds its
+ * identity, if one was given, with the frames its DWARF or symbol table
+ * gave where the pack was made. Anything unresolved
+ * becomes one frame named "IMAGE+0xOFFSET", where IMAGE is the basename of the image's
+ * path and OFFSET is the file-relative (link-time) address addr - bias,
+ * the address addr2line and llvm-symbolizer --obj take for that file. An
+ * address in no image is "[unknown]+0xADDR", with the raw address.
+ *
+ * A return address (every frame but the leaf) is looked up at addr - 1, so
+ * the call instruction, not the one after it, names the caller; a shown
+ * offset is always that of the recorded address.
+ *
+ * Each image's file is located, opened and parsed once, on first use, and
+ * each unique (image, address, leaf) is resolved once and cached.
+ */
+#ifndef REPORT_SYMBOLIZE_H
+#define REPORT_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/trace.h"
+#include "report/symbols/locate.h"
+#include "report/symbols/pack.h"
+
+/* The language a frame's code is in, as far as can be told: from its
+ * source file's suffix, else the language of its DWARF unit; for a symbol,
+ * from its mangling, or Go for a Go program's names (report/symbols/symtab.h). */
+enum symbolize_lang {
+	SYMBOLIZE_LANG_UNKNOWN = TRACE_SYMS_LANG_UNKNOWN, /* as a symbol pack stores them */
+	SYMBOLIZE_LANG_C = TRACE_SYMS_LANG_C,
+	SYMBOLIZE_LANG_CXX = TRACE_SYMS_LANG_CXX,
+	SYMBOLIZE_LANG_RUST = TRACE_SYMS_LANG_RUST,
+	SYMBOLIZE_LANG_GO = TRACE_SYMS_LANG_GO,
+};
+
+struct symbolize_frame {
+	const char *name;  /* never NULL; borrowed until symbolize_free() */
+	const char *file;  /* source file, or NULL */
+	uint32_t line;     /* 0 if unknown */
+	int inlined;       /* 1 if inlined into the next frame */
+	int resolved;      /* named by DWARF or a symbol table (or a signal
+	                    * trampoline that nothing names) */
+	int signal;        /* a signal trampoline: the next frame out is the
+	                    * interrupted code, at its exact pc */
+	int lang;          /* enum symbolize_lang */
+	long image;        /* index into trace->images, or -1 */
+	const char *image_label; /* the IMAGE of IMAGE+0xOFFSET, or NULL if
+	                    * image < 0 */
+	uint64_t offset;   /* addr - bias, or the raw address if image < 0 */
+};
+
+struct symbolize_opts {
+	const char *const *symbol_dirs; /* --symbols (borrowed) */
+	size_t nsymbol_dirs;
+	const char *debug_root;         /* NULL: /usr/lib/debug; "": none */
+	const char *debuginfod_cache;   /* NULL: from the environment; "": none */
+	int addresses;                  /* --addresses: raw IMAGE+0xOFFSET only */
+	int no_inline;                  /* --no-inline: only the outermost function */
+	int lines;                      /* --lines: names get " (FILE:LINE)" */
+	int names_only;                 /* the caller shows names only (not with
+	                                 * lines): frames get no file or line, a
+	                                 * DWARF frame's language is unknown, and
+	                                 * no line table is read */
+	struct pack *pack;              /* symbol packs, or NULL (borrowed) */
+};
+
+struct symbolize;
+
+/* Creates a symbolizer for t (borrowed until symbolize_free()); o may be
+ * NULL and is copied. Files are opened lazily. Caller frees. */
+struct symbolize *symbolize_new(const struct trace *t, const struct symbolize_opts *o);
+void symbolize_free(struct symbolize *s);
+
+/* Resolves addr, seen at time in process (an index in the trace's
+ * processes), as a leaf frame (leaf != 0) or a return address: sets *frames to its frames, innermost first, and returns how
+ * many (at least 1: an unresolved address is a frame too). The frames and
+ * their strings are borrowed until symbolize_free(). */
+size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time, int leaf,
+		      const struct symbolize_frame **frames);
+
+/* The link-time address looked up for an address at offset in its image:
+ * offset itself for a leaf, offset - 1 for a return address. */
+uint64_t symbolize_lookup_offset(uint64_t offset, int leaf);
+
+/* Whether addr, seen at time in process, is in a signal trampoline the
+ * recorder crossed (struct trace_image's signal): looked up as it is,
+ * named "[signal handler called]" where nothing names it, and exact
+ * pc the frame it returns to. */
+int symbolize_is_signal(const struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time);
+
+/* The index of the image that addr names at time in process, or -1: the
+ * trace format's rule, trace_image_at(). */
+long symbolize_image_find(const struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time);
+
+/* Locates image i's file now if not yet done, and returns what was found:
+ * the accepted file or every path refused. *err gets locate_image()'s
+ * result (0 when found). Borrowed until symbolize_free(). */
+const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i, int *err);
+/* The symbol pack that serves image i (for which no file was found), or
+ * NULL. Borrowed until symbolize_free(). */
+const struct pack_image *symbolize_image_pack(struct symbolize *s, size_t i);
+/* The label of image i in frame names: the IMAGE of IMAGE+0xOFFSET.
+ * Borrowed until symbolize_free(). */
+const char *symbolize_image_label(const struct symbolize *s, size_t i);
+/* The number of function symbols image i's file provides (0 if none). */
+size_t symbolize_image_nsymbols(struct symbolize *s, size_t i);
+/* Whether image i's file has DWARF that is in use: 1, or 0 with *err
+ * (if non-NULL) saying why not (0 if it has no DWARF sections at all). */
+int symbolize_image_dwarf(struct symbolize *s, size_t i, int *err);
+
+#endif
