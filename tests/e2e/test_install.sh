@@ -16,17 +16,20 @@ else
 fi
 
 P=$ROOT/opt/prof
-want="bin/prof-record 755
-bin/prof-report 755
-share/bash-completion/completions/prof-record 644
-share/bash-completion/completions/prof-report 644
-share/man/man1/prof-record.1 644
-share/man/man1/prof-report.1 644
-share/man/man5/prof-trace.5 644"
+# Every page of man/: the three of the programs and the trace format, and
+# one per prof-report command.
+pages=$(cd "$TOP" && ls man/*.[0-9])
+for m in man/prof-record.1 man/prof-report.1 man/prof-trace.5 man/prof-report-diff.1; do
+	echo "$pages" | grep -qx "$m" || fail "install-pages" "no $m in man/"
+done
+want=$( (printf '%s\n' "bin/prof-record 755" "bin/prof-report 755" \
+	"share/bash-completion/completions/prof-record 644" \
+	"share/bash-completion/completions/prof-report 644"
+	for m in $pages; do echo "share/man/man${m##*.}/${m#man/} 644"; done) | sort)
 got=$(cd "$P" && find . -type f -printf '%P %m\n' | sort)
 [ "$got" = "$want" ] && ok "install-files (every file, with its mode)" \
 	|| fail "install-files" "$(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | tr '\n' '|')"
-for m in man/prof-record.1 man/prof-report.1 man/prof-trace.5; do
+for m in $pages; do
 	cmp -s "$TOP/$m" "$P/share/man/man${m##*.}/${m#man/}" || fail "install-$m" "differs from the source"
 done
 "$P/bin/prof-report" --version | grep -q '^prof-report (trace format ' && "$P/bin/prof-record" --version > /dev/null \

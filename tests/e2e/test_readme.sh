@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# End-to-end: the README's source-layout table matches the tree.
+# End-to-end: the source-layout table of HACKING.md matches the tree.
 #
 # The table is the rows after "| file | role |". Each path it names in
 # backquotes (the Makefile, or words with a "/" that are not absolute) is a
-# file, a glob ("report/cmd_*.c") or a folder ("tests/").
-# - readme-layout-names-every-file: every file of the programs' sources
-#   (common/, format/, record/, report/), every file of mk/ and the
-#   Makefile is named, by itself, by a glob or by its folder; a header is
-#   also named by its .c file.
-# - readme-layout-names-only-files: everything the table names exists.
+# file, a glob ("report/cmd/cmd_*.c") or a folder ("tests/").
+# - hacking-layout-names-every-file: every file of the programs' sources
+#   (common/, format/, record/, report/, their folders included), every
+#   file of mk/ and the Makefile is named, by itself, by a glob or by a
+#   folder it is in; a header is also named by its .c file.
+# - hacking-layout-names-only-files: everything the table names exists.
 . "$(dirname "$0")/lib.sh"
 
 cd "$TOP" || exit 1
-awk '/^\| file \| role \|$/ { on = 1; next } on && !/^\|/ { exit } on' README.md |
+awk '/^\| file \| role \|$/ { on = 1; next } on && !/^\|/ { exit } on' HACKING.md |
 	grep -o '`[^`]*`' | tr -d '`' | grep -E '^[A-Za-z][^ ]*/|^Makefile$' | sort -u > "$TMP/named"
 
 # named FILE: whether the table names FILE.
@@ -28,14 +28,13 @@ named() {
 }
 
 missing=""
-for f in common/* format/* record/* report/* report/*/* mk/* Makefile; do
-	[ -f "$f" ] || continue
+for f in $(find common format record report mk -type f | sort) Makefile; do
 	named "$f" || { [[ $f == *.h ]] && named "${f%.h}.c"; } || missing="$missing $f"
 done
 if [ -z "$missing" ]; then
-	ok "readme-layout-names-every-file"
+	ok "hacking-layout-names-every-file"
 else
-	fail "readme-layout-names-every-file" "not in the README's layout table:$missing"
+	fail "hacking-layout-names-every-file" "not in the layout table of HACKING.md:$missing"
 fi
 
 absent=""
@@ -45,7 +44,7 @@ while read -r p; do
 	[ -e "$1" ] || absent="$absent $p"
 done < "$TMP/named"
 if [ -z "$absent" ]; then
-	ok "readme-layout-names-only-files"
+	ok "hacking-layout-names-only-files"
 else
-	fail "readme-layout-names-only-files" "named in the README's layout table, not in the tree:$absent"
+	fail "hacking-layout-names-only-files" "named in the layout table of HACKING.md, not in the tree:$absent"
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: the man pages agree with the programs' own help, option by
-# option, and prof-report's man page documents exactly the options each
-# command takes.
+# option, and each prof-report command's page documents exactly the
+# options the command takes.
 #
 # - Every usage line of --help matches its man page's SYNOPSIS. Both sides
 #   go through one parser: the SYNOPSIS as mandoc renders it, and the usage
@@ -9,13 +9,14 @@
 #   gives the command it is for, the options it names and the groups of
 #   options ("[filter options]") it takes; the sets must be equal per
 #   command. prof-report's commands are taken from its own --help, so a new
-#   command is checked as soon as it is listed, and must have a SYNOPSIS
-#   entry and its own 'COMMAND -h' that agree.
-# - Expanded with the man page's subsection of each group it names, a
-#   command's SYNOPSIS is exactly the option list of its -h, which is
-#   printed from the table its parser reads.
-# - Each option a command takes on its own is an item of "Command options"
-#   whose "(command, ...)" names the command.
+#   command is checked as soon as it is listed: it must have its own page,
+#   man/prof-report-COMMAND.1, whose SYNOPSIS and 'COMMAND -h' agree, and
+#   the overview, prof-report.1, must name that page.
+# - Expanded with the subsection of prof-report.1 for each group it names
+#   ("Filter options"), a command's SYNOPSIS is exactly the option list of
+#   its -h, which is printed from the table its parser reads.
+# - Each option a command takes on its own is an item of its page's
+#   OPTIONS.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v mandoc > /dev/null 2>&1; then
@@ -77,28 +78,23 @@ render() {
 synopsis() {
 	render "$1" | sed -n '/^SYNOPSIS/,/^[A-Z]/p' | sed '1d;$d'
 }
-# items PAGE: every item of its "X options" subsections, as "X<TAB>OPTION
-# <TAB>MARKER<TAB>ITEM", MARKER the words of the "(a, b)" that opens its
-# text, ITEM the item's number (the names of one item share it).
+# items PAGE [own]: every item of its "X options" subsections, as "X<TAB>
+# OPTION<TAB>ITEM", ITEM the item's number (the names of one item share
+# it); with "own", the items of its OPTIONS section instead, as X
+# "command".
 items() {
-	render "$1" | awk '
+	render "$1" | awk -v own="${2:-}" '
 	/^[A-Z]/ || /^   [A-Z]/ { sec = "" }
-	/^   [A-Z][a-z]+ options$/ { sec = tolower($1); next }
+	own == "" && /^   [A-Z][a-z]+ options$/ { sec = tolower($1); next }
+	own != "" && /^OPTIONS$/ { sec = "command"; next }
 	sec == "" { next }
-	function text(line,   m, i) { m = ""
-		if (match(line, /^ *\([^)]*\)/)) { m = substr(line, RSTART, RLENGTH); gsub(/[ ()]/, "", m) }
-		for (i = 1; i <= n; i++) print sec "\t" opts[i] "\t" m "\t" item
-		mark = 0 }
-	/^     -/ { tag = substr($0, 6); mark = 1; n = 0; item++; rest = ""
+	/^     -/ { tag = substr($0, 6); item++
 		# a short tag has its text on the same line
-		if (match(tag, /   +\(/)) { rest = substr(tag, RSTART); tag = substr(tag, 1, RSTART - 1) }
+		if (match(tag, /   +[^ -]/)) tag = substr(tag, 1, RSTART - 1)
 		while (match(tag, /(^|[ ,|])--?[A-Za-z][A-Za-z0-9-]*/)) {
 			o = substr(tag, RSTART, RLENGTH); sub(/^[ ,|]/, "", o)
-			opts[++n] = o; tag = substr(tag, RSTART + RLENGTH)
-		}
-		if (rest != "") text(rest)
-		next }
-	mark && /[^ ]/ { text($0) }'
+			print sec "\t" o "\t" item; tag = substr(tag, RSTART + RLENGTH)
+		} }'
 }
 # usage CMD...: the usage block of CMD's help: from "usage:" to the first
 # blank line.
@@ -125,37 +121,56 @@ man_report=$(synopsis "$TOP/man/prof-report.1" | entries prof-report)
 agree "synopsis-prof-report-help" "$(echo "$man_report" | awk -F'\t' '$1 == "-"')" \
 	"$(usage "$REPORT" --help | entries prof-report)"
 
-man_items=$(items "$TOP/man/prof-report.1")
-[ -n "$man_items" ] || fail "synopsis-prof-report-items" "no option subsections in prof-report.1"
+group_items=$(items "$TOP/man/prof-report.1")
+[ -n "$group_items" ] || fail "synopsis-prof-report-groups" "no option subsections in prof-report.1"
+overview=$(render "$TOP/man/prof-report.1")
 commands=$("$REPORT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
 [ -n "$commands" ] || fail "synopsis-prof-report-commands" "no commands in prof-report --help"
 for c in $commands; do
-	want=$(echo "$man_report" | awk -F'\t' -v c="$c" '$1 == c')
+	page=$TOP/man/prof-report-$c.1
+	if [ ! -f "$page" ]; then
+		fail "synopsis-prof-report-$c" "no man/prof-report-$c.1"
+		continue
+	fi
+	if echo "$overview" | grep -q "prof-report-$c(1)"; then
+		ok "synopsis-prof-report-$c-listed (prof-report.1 names prof-report-$c(1))"
+	else
+		fail "synopsis-prof-report-$c-listed" "prof-report.1 does not name prof-report-$c(1)"
+	fi
+	want=$(synopsis "$page" | entries prof-report | awk -F'\t' -v c="$c" '$1 == c')
 	if [ -z "$want" ]; then
-		fail "synopsis-prof-report-$c" "no SYNOPSIS entry for '$c' in prof-report.1"
+		fail "synopsis-prof-report-$c" "no SYNOPSIS entry for '$c' in prof-report-$c.1"
 		continue
 	fi
 	agree "synopsis-prof-report-$c" "$want" "$(usage "$REPORT" "$c" -h | entries prof-report)"
+	own_items=$(items "$page" own)
 	# The SYNOPSIS with its groups expanded, against -h's option list.
 	expanded=$(for w in $(echo "$want" | cut -f2); do
 		case $w in
-		@*) echo "$man_items" | awk -F'\t' -v g="${w#@}" '$1 == g { print $2 }' ;;
-		*) echo "$man_items" | awk -F'\t' -v o="$w" '$1 == "command" && $2 == o { i = $4 }
-			$1 == "command" { n[$4] = n[$4] " " $2 } END { print (i ? n[i] : o) }' | tr ' ' '\n' | sed '/^$/d' ;;
+		@*) echo "$group_items" | awk -F'\t' -v g="${w#@}" '$1 == g { print $2 }' ;;
+		*) echo "$own_items" | awk -F'\t' -v o="$w" '$2 == o { i = $3 }
+			{ n[$3] = n[$3] " " $2 } END { print (i ? n[i] : o) }' | tr ' ' '\n' | sed '/^$/d' ;;
 		esac
 	done | sort -u)
 	agree "synopsis-prof-report-$c-options" "$expanded" \
 		"$(help_options "$REPORT" "$c" -h | grep -vx -e -h -e --help | sort -u)"
-	# Its own options, each documented for it.
+	# Its own options, each an item of its page's OPTIONS.
 	missing="" n=0
 	for o in $(echo "$want" | cut -f2 | tr ' ' '\n' | grep '^-'); do
 		n=$((n + 1))
-		echo "$man_items" | awk -F'\t' -v o="$o" -v c="$c" '$1 == "command" && $2 == o &&
-			("," $3 ",") ~ ("," c ",") { found = 1 } END { exit !found }' || missing="$missing $o"
+		echo "$own_items" | awk -F'\t' -v o="$o" '$2 == o { found = 1 } END { exit !found }' ||
+			missing="$missing $o"
 	done
 	if [ -z "$missing" ]; then
 		ok "synopsis-prof-report-$c-documented ($n options of its own)"
 	else
-		fail "synopsis-prof-report-$c-documented" "not in Command options for $c:$missing"
+		fail "synopsis-prof-report-$c-documented" "not in the OPTIONS of prof-report-$c.1:$missing"
 	fi
+done
+
+# Every page of a command prof-report no longer has is gone too.
+for page in "$TOP"/man/prof-report-*.1; do
+	c=${page##*/prof-report-}
+	c=${c%.1}
+	echo "$commands" | grep -qx "$c" || fail "synopsis-prof-report-$c-page" "man/prof-report-$c.1, but no command '$c'"
 done
