@@ -46,12 +46,13 @@
 # A tool that cannot run here (no perf, perf_event refused, no ptrace) is
 # skipped with the reason, and its figures are null. The settings:
 #
-#   BENCH_SMOKE=1          every step briefly (about 2 s each), one repetition
+#   BENCH_SMOKE=1          every step briefly (about 2 s each), one repetition,
+#                          the overhead step on cpu1 and switch50 only
 #   BENCH_REPS             repetitions of each interleaved run (default 5)
 #   BENCH_SECONDS          bare length of each overhead run (default 1.5)
 #   BENCH_RATES            sampling rates of the overhead runs ("997 9973")
 #   BENCH_WORKLOADS        which workloads ("cpu1 threads8 deep200 server50
-#                          switch50")
+#                          switch50"; smoke: "cpu1 switch50")
 #   BENCH_ATTACH_WORKLOADS which workloads the attach step runs ("server50":
 #                          fifty threads there when -p attaches)
 #   BENCH_STEPS            which steps run (default all: "overhead attach many
@@ -87,6 +88,7 @@ if [ -n "${BENCH_SMOKE:-}" ]; then
 	LOOP_TRACES=${BENCH_LOOP_TRACES:-3} LOOP_SECS=${BENCH_LOOP_SECONDS:-0.3}
 	SYM_ADDRS=${BENCH_SYMBOLIZE_ADDRS:-2000}
 	MANY=${BENCH_MANY:-50} MANY_SECS=${BENCH_MANY_SECONDS:-1}
+	WORKLOADS=${BENCH_WORKLOADS:-"cpu1 switch50"}
 else
 	REPS=${BENCH_REPS:-5} SECS=${BENCH_SECONDS:-1.5} RATES=${BENCH_RATES:-"997 9973"}
 	REPORT_SAMPLES=${BENCH_REPORT_SAMPLES:-1000000} REPORT_REPS=${BENCH_REPORT_REPS:-3}
@@ -95,9 +97,9 @@ else
 	LOOP_TRACES=${BENCH_LOOP_TRACES:-20} LOOP_SECS=${BENCH_LOOP_SECONDS:-1}
 	SYM_ADDRS=${BENCH_SYMBOLIZE_ADDRS:-20000}
 	MANY=${BENCH_MANY:-"500 1000"} MANY_SECS=${BENCH_MANY_SECONDS:-3}
+	WORKLOADS=${BENCH_WORKLOADS:-"cpu1 threads8 deep200 server50 switch50"}
 fi
 SMALL_HZ=${BENCH_SMALL_HZ:-4999}
-WORKLOADS=${BENCH_WORKLOADS:-"cpu1 threads8 deep200 server50 switch50"}
 ATTACH_WORKLOADS=${BENCH_ATTACH_WORKLOADS:-server50}
 STEPS=${BENCH_STEPS:-"overhead attach many report small symbolize recorder maxrate syscall"}
 REPORT_HZ=${BENCH_REPORT_HZ:-9973}

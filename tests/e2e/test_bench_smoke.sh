@@ -46,7 +46,9 @@ for (const k of ["date", "elapsed_seconds", "cpus", "kernel", "perf", "load_befo
 		 "capture_seconds"])
 	want("run/" + k);
 const tools = ["prof-cpu", "prof-wall", "perf-fp", "perf-dwarf", "perf-sw"];
-for (const w of ["cpu1", "threads8", "deep200", "server50", "switch50"])
+/* the workloads run: in smoke, a steady one and a switching one */
+if (!["cpu1", "switch50"].every(w => (r.run.workloads || []).includes(w))) bad.push("workloads run: " + r.run.workloads);
+for (const w of r.run.workloads || [])
 	for (const hz of r.run.rates) {
 		for (const s of ["median", "min", "max"]) {
 			want(`overhead/${w}/${hz}/bare_seconds/${s}`);
