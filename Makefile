@@ -124,7 +124,7 @@ REPORT_SRC := $(filter-out report/main.c,$(wildcard report/*.c))
 # Platform files, by their names: _macos.c and _darwin.c are macOS's
 # (mk/macos.mk), the others Linux's.
 DARWIN_SRC_PATTERNS := %_macos.c %_darwin.c
-LINUX_SRC_PATTERNS := %_linux.c %_linux_ptrace.c %_linux_perf.c
+LINUX_SRC_PATTERNS := %_linux.c %_linux_ptrace.c
 ifneq ($(UNAME),Darwin)
 RECORD_SRC := $(filter-out $(DARWIN_SRC_PATTERNS),$(RECORD_SRC))
 else
