@@ -18,7 +18,7 @@
 #include "images.h"
 #include "images_base.h"
 #include "dyld.h"
-#include "macos.h"
+#include "mach.h"
 #include "common/diag.h"
 #include "common/macho.h"
 

@@ -6,7 +6,7 @@
  * sampled and then let go. The loop (sampler.c) and the tick source
  * (sampler_tick.c) are written against this interface only;
  * target_linux_ptrace.c implements it with ptrace, and target_darwin.c on
- * macOS, above the Mach layer of macos.h.
+ * macOS, above the Mach layer of mach.h.
  *
  * Library code: functions return 0 or a negative errno (or TARGET_E_*),
  * described by prof_strerror(). Nothing prints.

@@ -1,6 +1,6 @@
 /*
  * target_darwin.c: the struct target of a macOS process, above the Mach
- * layer of macos.h.
+ * layer of mach.h.
  *
  * Portable: it is built into prof-record on macOS and, on Linux, into a
  * test that gives it a synthetic layer. Threads come from the layer's list,
@@ -34,7 +34,7 @@
  * the one held then is dead), the recording cannot go on: target_poll()
  * fails, with a note (prof_error_note()) that says so.
  */
-#include "macos.h"
+#include "mach.h"
 #include "target.h"
 #include "common/bytes.h"
 #include "common/diag.h"

@@ -3,7 +3,7 @@
  * images_darwin.c) and the real sampler above them, on a synthetic Mach
  * layer.
  *
- * This file implements macos.h itself: a "task" is a memory image (the
+ * This file implements mach.h itself: a "task" is a memory image (the
  * Mach-O fixtures of mk/macho.mk mapped at slid addresses, dyld's
  * all_image_infos, stacks of frame records) and a few threads with
  * register states, living and dying on a tick count. So everything of the
@@ -20,7 +20,7 @@
  * mk/macos.mk links this test with target_darwin.o and images_darwin.o
  * instead of Linux's target and images.
  */
-#include "fake_macos.h"
+#include "fake_darwin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +29,7 @@
 
 #include "format/trace.h"
 #include "record/images.h"
-#include "record/macos.h"
+#include "record/mach.h"
 #include "record/sampler.h"
 #include "record/target.h"
 
