@@ -8,7 +8,7 @@
  * task held suspended while a tick's threads are read) and images_darwin.c
  * (the image table, from dyld's list through record/dyld.c). So a test can
  * link those two with a synthetic layer (a memory image and thread
- * register states) and run the real sampler on it. Every _darwin.c file
+ * register states) and run the real loop on it. Every _darwin.c file
  * is kept out of Linux's prof-record; mach_darwin.c, the one file that
  * includes Mach's headers, is compiled only for macOS (there, or by make
  * macos), the other two on Linux too, for the tests (mk/macos.mk).

@@ -12,7 +12,7 @@
  * interrupted is resumed the task runs again. task_suspend2 makes that
  * safe even if prof-record dies in between: the kernel drops the
  * suspension with its port. A thread that is gone by the time it is read
- * gives -ESRCH, which the sampler counts and drops for that sample.
+ * gives -ESRCH, which the tick source counts and drops for that sample.
  *
  * The trace's tids are 32 bits: a thread is recorded by the low 32 bits
  * of its 64-bit system-wide id (which counts up from boot).
