@@ -121,10 +121,10 @@ COMMON_SRC := $(wildcard common/*.c)
 FORMAT_SRC := $(wildcard format/*.c)
 RECORD_SRC := $(filter-out record/main.c,$(wildcard record/*.c))
 REPORT_SRC := $(wildcard report/*/*.c)
-# Platform files, by their names: _macos.c and _darwin.c are macOS's
-# (mk/macos.mk), the others Linux's.
-DARWIN_SRC_PATTERNS := %_macos.c %_darwin.c
-LINUX_SRC_PATTERNS := %_linux.c %_linux_ptrace.c %_linux_perf.c
+# Platform files, by their names: _darwin.c are macOS's (mk/macos.mk), the
+# others Linux's.
+DARWIN_SRC_PATTERNS := %_darwin.c
+LINUX_SRC_PATTERNS := %_linux.c %_linux_ptrace.c
 ifneq ($(UNAME),Darwin)
 RECORD_SRC := $(filter-out $(DARWIN_SRC_PATTERNS),$(RECORD_SRC))
 else

@@ -15,7 +15,7 @@ _Static_assert(TRACE_E_USAGE < ELF_E_NOTELF && ELF_E_NOTFOUND < MACHO_E_NOTMACHO
 		       LOCATE_E_NOIDENT < DWINFO_E_NODEBUG && DWINFO_E_COMPRESSED < PPROF_E_ZLIB &&
 		       PPROF_E_ZLIB < THREAD_SPLIT_E_NOTEMPTY && THREAD_SPLIT_E_NOTEMPTY < CFI_E_CORRUPT &&
 		       CFI_E_UNSUPPORTED < MAPS_E_PARSE && MAPS_E_NOLOAD < PERF_E_CORRUPT &&
-		       PERF_E_CORRUPT < SAMPLER_PERF_E_RATE && SAMPLER_PERF_E_MLOCK < DYLD_E_UNREADABLE &&
+		       PERF_E_CORRUPT < SOURCE_PERF_E_RATE && SOURCE_PERF_E_MLOCK < DYLD_E_UNREADABLE &&
 		       DYLD_E_HEADER < TARGET_E_EXEC && TARGET_E_NATIVE <= PROF_E_LAST,
 	       "the error ranges overlap");
 
@@ -65,8 +65,8 @@ static const struct {
 
 	{ PERF_E_CORRUPT, "malformed perf_event record" },
 
-	{ SAMPLER_PERF_E_RATE, "the rate is above kernel.perf_event_max_sample_rate" },
-	{ SAMPLER_PERF_E_MLOCK, "no room for a ring buffer (see kernel.perf_event_mlock_kb)" },
+	{ SOURCE_PERF_E_RATE, "the rate is above kernel.perf_event_max_sample_rate" },
+	{ SOURCE_PERF_E_MLOCK, "no room for a ring buffer (see kernel.perf_event_mlock_kb)" },
 
 	{ DYLD_E_UNREADABLE, "target memory is unreadable" },
 	{ DYLD_E_VERSION, "unknown dyld_all_image_infos version or size" },

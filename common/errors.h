@@ -67,9 +67,9 @@ enum prof_error {
 	/* record/perf.h */
 	PERF_E_CORRUPT = -19000,     /* a record is shorter than its fields say */
 
-	/* record/sampler_perf.h */
-	SAMPLER_PERF_E_RATE = -18900, /* -F is above kernel.perf_event_max_sample_rate */
-	SAMPLER_PERF_E_MLOCK,        /* a ring buffer exceeds perf_event_mlock_kb */
+	/* record/source_perf.h */
+	SOURCE_PERF_E_RATE = -18900, /* -F is above kernel.perf_event_max_sample_rate */
+	SOURCE_PERF_E_MLOCK,        /* a ring buffer exceeds perf_event_mlock_kb */
 
 	/* record/dyld.h */
 	DYLD_E_UNREADABLE = -18800,  /* target memory could not be read */

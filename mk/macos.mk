@@ -2,7 +2,7 @@
 # the macOS target on Linux.
 #
 # On macOS, prof-record is built from record/*.c without the Linux files:
-# mach_macos.c (the Mach calls) under target_darwin.c and
+# mach_darwin.c (the Mach calls) under target_darwin.c and
 # images_darwin.c. The libraries come from Homebrew through pkg-config.
 # prof-record needs the debugger entitlement to call task_for_pid:
 # `make sign` signs it ad hoc with mk/prof-record.entitlements.

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "record/sampler.h"
+#include "record/loop.h"
 #include "record/session.h"
 #include "record/target.h"
 
@@ -58,9 +58,9 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 int engine_launch(const struct engine_choice *c, char *const argv[], struct target **out);
 int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out);
 /* The source of samples for c on target t, launched (before its exec) or
- * attached: 0 with *out set (sampler_source_free() frees it), or a
+ * attached: 0 with *out set (source_free() frees it), or a
  * negative error with the reason and its fix in *why (a static string). */
-int engine_source(const struct engine_choice *c, struct target *t, int launched, struct sampler_source **out,
+int engine_source(const struct engine_choice *c, struct target *t, int launched, struct source **out,
 		  const char **why);
 /* Raises the recorder to real-time priority rt (0: leaves it at normal
  * priority), for itself only: what it forks or launches runs at the

@@ -2,7 +2,7 @@
  * engine_darwin.c: how macOS records.
  *
  * Wall mode only: each tick suspends the task and reads every thread
- * (sampler_tick.c over target_darwin.c). cpu mode needs perf_event, which
+ * (source_tick.c over target_darwin.c). cpu mode needs perf_event, which
  * only Linux has, so --mode cpu is bad usage here.
  */
 #include "engine.h"
@@ -63,13 +63,13 @@ int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out)
 	return target_attach(pid, c->follow, out);
 }
 
-int engine_source(const struct engine_choice *c, struct target *t, int launched, struct sampler_source **out,
+int engine_source(const struct engine_choice *c, struct target *t, int launched, struct source **out,
 		  const char **why)
 {
 	(void)c;
 	(void)launched;
 	(void)why;
-	*out = sampler_tick_new(t);
+	*out = source_tick_new(t);
 	return 0;
 }
 

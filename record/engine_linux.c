@@ -1,17 +1,17 @@
 /*
  * engine_linux.c: how Linux records.
  *
- * Both modes sample with perf_event (sampler_perf_linux.c) on an untraced
+ * Both modes sample with perf_event (source_perf_linux.c) on an untraced
  * target, kernel mode too where kernel.perf_event_paranoid or the
  * capabilities allow it; wall mode needs that, for its context-switch
  * samples. Where perf_event is refused (or, for wall mode, kernel
- * sampling), the ptrace sampler stops each thread per tick (sampler_tick.c
+ * sampling), the ptrace sampler stops each thread per tick (source_tick.c
  * over target_linux_ptrace.c), announced with the setting that refused
  * it. The default is cpu mode where perf_event_open is allowed on the
  * process, else wall mode. --sampler forces either sampler.
  */
 #include "engine.h"
-#include "sampler_perf.h"
+#include "source_perf.h"
 #include "common/diag.h"
 #include "format/trace.h"
 
@@ -106,11 +106,11 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 		c->mode = TRACE_MODE_WALL;
 		return 0;
 	}
-	r = sampler_perf_probe(pid, o->rate_hz, 1);
+	r = source_perf_probe(pid, o->rate_hz, 1);
 	if (r == 0) {
 		c->kernel = TRACE_KERNEL_SAMPLED;
 	} else if (r == -EACCES || r == -EPERM) {
-		r = sampler_perf_probe(pid, o->rate_hz, 0);
+		r = source_perf_probe(pid, o->rate_hz, 0);
 		c->kernel = TRACE_KERNEL_REFUSED;
 	}
 	if (r == -ESRCH)
@@ -132,7 +132,7 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 		return 0;
 	}
 	if (r < 0 && (o->mode == SESSION_MODE_CPU || o->sampler == ENGINE_SAMPLER_PERF)) {
-		if (r == SAMPLER_PERF_E_RATE)
+		if (r == SOURCE_PERF_E_RATE)
 			snprintf(msg, sizeof(msg), "%s mode: -F %u is above kernel.perf_event_max_sample_rate; "
 				 "lower -F or raise the sysctl", trace_mode_name(c->mode), o->rate_hz);
 		else
@@ -191,19 +191,19 @@ int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out)
 	return target_attach_untraced(pid, out);
 }
 
-int engine_source(const struct engine_choice *c, struct target *t, int launched, struct sampler_source **out,
+int engine_source(const struct engine_choice *c, struct target *t, int launched, struct source **out,
 		  const char **why)
 {
-	struct sampler_perf_options po = { .rate_hz = c->rate_hz, .kernel = c->kernel == TRACE_KERNEL_SAMPLED,
+	struct source_perf_options po = { .rate_hz = c->rate_hz, .kernel = c->kernel == TRACE_KERNEL_SAMPLED,
 					   .launched = launched, .wall = c->mode == TRACE_MODE_WALL,
 					   .follow = c->follow };
 	int r;
 
 	if (c->sampler != ENGINE_SAMPLER_PERF) {
-		*out = sampler_tick_new(t);
+		*out = source_tick_new(t);
 		return 0;
 	}
-	r = sampler_perf_new(t, &po, out);
+	r = source_perf_new(t, &po, out);
 	if (r < 0)
 		*why = perf_refusal(r);
 	return r;

@@ -6,7 +6,8 @@
  * dlclose, exec), new files are identified and written as images with the
  * time they appeared, and vanished ones as unloaded. On Linux the map is
  * /proc/PID/maps (images_linux.c); on macOS it is dyld's image list
- * (images_darwin.c).
+ * (images_darwin.c). The table of recorded images both keep, and what is
+ * answered from it alone, is images.c's (images_base.h).
  */
 #ifndef RECORD_IMAGES_H
 #define RECORD_IMAGES_H

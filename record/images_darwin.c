@@ -16,8 +16,9 @@
  * frame pointers, with the x86_64 leaf search.
  */
 #include "images.h"
+#include "images_base.h"
 #include "dyld.h"
-#include "macos.h"
+#include "mach.h"
 #include "common/diag.h"
 #include "common/macho.h"
 
@@ -27,22 +28,12 @@
 
 #define MH_DYLIB_IN_CACHE 0x80000000u
 
-struct known {
-	uint64_t load_address, start, end;
-	uint32_t id;
-	int seen;
-};
-
 struct images {
-	struct target *t;
-	uint32_t process;       /* the trace's id of t's process */
+	struct images_base b;      /* first: of struct image_span entries */
 	uint64_t infos_addr, infos_size;
 	int have_list;
 	struct dyld_infos last;    /* the list as last recorded */
-	struct known *k;
-	size_t nk, cap;
 	uint32_t own_id, *next_id;  /* the image ids: own_id's, or share's */
-	size_t recorded;
 };
 
 /* Children are not followed on macOS, so a table made with share only
@@ -50,8 +41,7 @@ struct images {
 struct images *images_new(struct target *t, uint32_t process, const struct images *share)
 {
 	struct images *im = xcalloc(1, sizeof(*im));
-	im->t = t;
-	im->process = process;
+	images_base_init(&im->b, t, process, sizeof(struct image_span), NULL);
 	im->own_id = 1;
 	im->next_id = share ? share->next_id : &im->own_id;
 	return im;
@@ -61,20 +51,8 @@ void images_free(struct images *im)
 {
 	if (!im)
 		return;
-	free(im->k);
+	images_base_release(&im->b);
 	free(im);
-}
-
-size_t images_count(const struct images *im) { return im->recorded; }
-
-struct target *images_target(const struct images *im) { return im->t; }
-
-int images_covers(const struct images *im, uint64_t addr)
-{
-	for (size_t i = 0; i < im->nk; i++)
-		if (addr >= im->k[i].start && addr < im->k[i].end)
-			return 1;
-	return 0;
 }
 
 static uint8_t arch_of(uint32_t cputype)
@@ -96,16 +74,19 @@ static int same_list(const struct dyld_infos *a, const struct dyld_infos *b)
 static int add_image(struct images *im, struct trace_writer *w, const struct dyld_infos *in,
 		     uint64_t load, uint64_t path_addr, const char *fallback, uint64_t now)
 {
-	struct macos_task *task = target_darwin_task(im->t);
+	struct macos_task *task = target_darwin_task(im->b.t);
 	struct dyld_macho m;
 	struct trace_image img;
+	struct image_span *s;
 	char path[DYLD_PATH_MAX];
 
-	for (size_t i = 0; i < im->nk; i++)
-		if (im->k[i].load_address == load) {
-			im->k[i].seen = 1;
+	for (size_t i = 0; i < im->b.nk; i++) {
+		s = images_base_at(&im->b, i);
+		if (s->start == load) {
+			s->seen = 1;
 			return 0;
 		}
+	}
 	/* An image whose header cannot be read or believed has no identity
 	 * to record: its frames stay unresolved addresses. */
 	if (dyld_read_macho(macos_read, task, load, &m) < 0)
@@ -128,15 +109,14 @@ static int add_image(struct images *im, struct trace_writer *w, const struct dyl
 		img.ident_len = 16;
 		memcpy(img.ident, m.uuid, 16);
 	}
-	im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
-	im->k[im->nk++] = (struct known){ load, load, load + m.text_vmsize, img.id, 1 };
-	im->recorded++;
-	return trace_writer_image(w, im->process, &img);
+	s = images_base_add(&im->b);
+	*s = (struct image_span){ .start = load, .end = load + m.text_vmsize, .id = img.id, .seen = 1 };
+	return trace_writer_image(w, im->b.process, &img);
 }
 
 int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 {
-	struct macos_task *task = target_darwin_task(im->t);
+	struct macos_task *task = target_darwin_task(im->b.t);
 	struct dyld_infos a, b;
 	struct dyld_image *list = NULL;
 	size_t n = 0;
@@ -157,20 +137,13 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 	    !same_list(&a, &b))
 		goto out;
 
-	for (size_t i = 0; i < im->nk; i++)
-		im->k[i].seen = 0;
+	images_base_unsee(&im->b);
 	if (a.dyld_address)
 		r = add_image(im, w, &a, a.dyld_address, a.dyld_path, "/usr/lib/dyld", now);
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = add_image(im, w, &a, list[i].load_address, list[i].path_address, "[unknown]", now);
-	for (size_t i = 0; i < im->nk && r == 0;) {
-		if (im->k[i].seen) {
-			i++;
-			continue;
-		}
-		r = trace_writer_image_unload(w, im->k[i].id, now);
-		im->k[i] = im->k[--im->nk];
-	}
+	if (r == 0)
+		r = images_base_unload_unseen(&im->b, w, now);
 	im->last = a;
 	im->have_list = 1;
 out:

@@ -25,6 +25,7 @@
  * its path.
  */
 #include "images.h"
+#include "images_base.h"
 #include "maps.h"
 #include "common/buf.h"
 #include "common/diag.h"
@@ -78,16 +79,16 @@ struct image_file {
 	struct cfi_table *table;   /* NULL if the file had none we could use */
 };
 
+/* A recorded image, in the table of images_base.h. */
 struct known {
+	struct image_span span;    /* first */
 	char *path;                /* as the map shows it */
 	char *live;                /* as recorded: without " (deleted)" */
 	char *why;                 /* the image's, or NULL */
 	uint8_t source, flags;
-	uint64_t start, end, inode;
+	uint64_t inode;
 	uint64_t vma_end;          /* the end of its first mapping */
 	unsigned dev_major, dev_minor;
-	uint32_t id;
-	int seen;
 	uint64_t bias, offset;
 	uint8_t arch;
 	size_t file;               /* index into the shared files + 1; 0: none */
@@ -118,15 +119,11 @@ struct range {
 #define CODE_REREAD_NS (100 * 1000000ull)
 
 struct images {
-	struct target *t;
-	uint32_t process;       /* the trace's id of t's process */
+	struct images_base b;      /* first: of struct known entries */
 	struct images_shared *sh;
 	struct buf text;
 	uint64_t hash;
 	int have_hash;
-	struct known *k;
-	size_t nk, cap;
-	size_t recorded;
 	size_t last;               /* the known image of the last lookup */
 	unsigned va_bits;          /* arm64: the user address bits, from the map's top */
 	struct row_slot *rows;     /* ROW_CACHE slots */
@@ -138,11 +135,25 @@ struct images {
 	struct hmap signal;        /* (image id, start) of the trampolines told */
 };
 
+static void release_known(void *entry)
+{
+	struct known *k = entry;
+
+	free(k->path);
+	free(k->live);
+	free(k->why);
+}
+
+/* The i'th known image, borrowed until the table changes. */
+static struct known *known(const struct images *im, size_t i)
+{
+	return images_base_at(&im->b, i);
+}
+
 struct images *images_new(struct target *t, uint32_t process, const struct images *share)
 {
 	struct images *im = xcalloc(1, sizeof(*im));
-	im->t = t;
-	im->process = process;
+	images_base_init(&im->b, t, process, sizeof(struct known), release_known);
 	if (share) {
 		im->sh = share->sh;
 	} else {
@@ -155,29 +166,13 @@ struct images *images_new(struct target *t, uint32_t process, const struct image
 	return im;
 }
 
-static void release_known(struct known *k)
-{
-	free(k->path);
-	free(k->live);
-	free(k->why);
-}
-
-/* Drops the i'th known image, which has gone. */
-static void forget(struct images *im, size_t i)
-{
-	release_known(&im->k[i]);
-	im->k[i] = im->k[--im->nk];
-}
-
 void images_free(struct images *im)
 {
 	struct images_shared *sh;
 
 	if (!im)
 		return;
-	for (size_t i = 0; i < im->nk; i++)
-		release_known(&im->k[i]);
-	free(im->k);
+	images_base_release(&im->b);
 	sh = im->sh;
 	if (!--sh->refs) {
 		for (size_t i = 0; i < sh->nfiles; i++) {
@@ -197,18 +192,6 @@ void images_free(struct images *im)
 	hmap_release(&im->signal);
 	buf_release(&im->text);
 	free(im);
-}
-
-size_t images_count(const struct images *im) { return im->recorded; }
-
-struct target *images_target(const struct images *im) { return im->t; }
-
-int images_covers(const struct images *im, uint64_t addr)
-{
-	for (size_t i = 0; i < im->nk; i++)
-		if (addr >= im->k[i].start && addr < im->k[i].end)
-			return 1;
-	return 0;
 }
 
 static uint8_t arch_of(uint16_t machine)
@@ -434,7 +417,7 @@ static void identify_file(struct images *im, struct trace_image *img, const stru
 	struct images_shared *sh = im->sh;
 	struct image_file *f = NULL;
 	struct stat st;
-	int source, fd = target_open_mapped(im->t, m, &source, &st, why, nwhy);
+	int source, fd = target_open_mapped(im->b.t, m, &source, &st, why, nwhy);
 
 	if (fd < 0) {
 		img->source = TRACE_SOURCE_UNREAD;
@@ -493,7 +476,7 @@ static void identify_vdso(struct images *im, struct trace_image *img, const stru
 	if (n == 0 || n > VDSO_MAX)
 		return;
 	p = xmalloc(n);
-	if (target_read(im->t, g->start, p, n) == 0 && elf_parse(&e, p, n) == 0) {
+	if (target_read(im->b.t, g->start, p, n) == 0 && elf_parse(&e, p, n) == 0) {
 		img->arch = arch_of(e.machine);
 		if (elf_build_id(&e, &id, &idlen) == 0 && idlen >= 2 && idlen <= TRACE_MAX_IDENT) {
 			img->ident_kind = TRACE_IDENT_GNU_BUILD_ID;
@@ -526,10 +509,11 @@ static void identify_vdso(struct images *im, struct trace_image *img, const stru
 
 static struct known *lookup(struct images *im, const struct maps_group *g)
 {
-	for (size_t i = 0; i < im->nk; i++)
-		if (im->k[i].start == g->start && im->k[i].inode == g->inode &&
-		    strcmp(im->k[i].path, g->path) == 0)
-			return &im->k[i];
+	for (size_t i = 0; i < im->b.nk; i++) {
+		struct known *k = known(im, i);
+		if (k->span.start == g->start && k->inode == g->inode && strcmp(k->path, g->path) == 0)
+			return k;
+	}
 	return NULL;
 }
 
@@ -542,6 +526,7 @@ static int add_image(struct images *im, struct trace_writer *w, const struct map
 	size_t n = strlen(g->path), del = strlen(" (deleted)"), file = 0;
 	char why[512] = "", *live;
 	struct trace_image img;
+	struct known *k;
 	int r;
 
 	if (n > del && !strcmp(g->path + n - del, " (deleted)"))
@@ -561,17 +546,13 @@ static int add_image(struct images *im, struct trace_writer *w, const struct map
 		identify_vdso(im, &img, g, &file);
 	else
 		identify_file(im, &img, &m, g->offset, live, &file, why, sizeof(why));
-	r = trace_writer_image(w, im->process, &img);
-	im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
-	im->k[im->nk] = (struct known){ .path = xstrdup(g->path), .live = live,
-					 .why = img.why ? xstrdup(img.why) : NULL, .source = img.source,
-					 .flags = img.flags, .start = g->start, .end = g->end,
-					 .vma_end = g->vma_end, .dev_major = g->dev_major,
-					 .dev_minor = g->dev_minor, .inode = g->inode, .id = img.id, .seen = 1,
-					 .bias = img.bias, .offset = img.file_offset, .arch = img.arch,
-					 .file = file };
-	im->nk++;
-	im->recorded++;
+	r = trace_writer_image(w, im->b.process, &img);
+	k = images_base_add(&im->b);
+	*k = (struct known){ .span = { .start = g->start, .end = g->end, .id = img.id, .seen = 1 },
+			     .path = xstrdup(g->path), .live = live, .why = img.why ? xstrdup(img.why) : NULL,
+			     .source = img.source, .flags = img.flags, .vma_end = g->vma_end,
+			     .dev_major = g->dev_major, .dev_minor = g->dev_minor, .inode = g->inode,
+			     .bias = img.bias, .offset = img.file_offset, .arch = img.arch, .file = file };
 	return r;
 }
 /* Adds [start, end) to the executable ranges, which stay sorted. */
@@ -634,7 +615,7 @@ int images_is_code(void *ctx, uint64_t addr)
 	if (im->x_read && now - im->x_read < CODE_REREAD_NS)
 		return 0;
 	im->x_read = now;
-	if (target_read_maps(im->t, &im->text) < 0 || im->text.len == 0)
+	if (target_read_maps(im->b.t, &im->text) < 0 || im->text.len == 0)
 		return 0;
 	read_code(im);
 	return in_code(im, addr);
@@ -649,7 +630,7 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 
 	im->w = w;
 	/* An exited process shows an empty map: that is no unload. */
-	if (target_read_maps(im->t, &im->text) < 0 || im->text.len == 0)
+	if (target_read_maps(im->b.t, &im->text) < 0 || im->text.len == 0)
 		return 0;
 	h = XXH3_64bits(im->text.data, im->text.len);
 	if (im->have_hash && h == im->hash)
@@ -666,26 +647,19 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 	if (im->rows)
 		memset(im->rows, 0, ROW_CACHE * sizeof(*im->rows));
 
-	for (size_t i = 0; i < im->nk; i++)
-		im->k[i].seen = 0;
+	images_base_unsee(&im->b);
 	for (size_t i = 0; i < n && r == 0; i++) {
 		struct known *k;
 
 		if (!g[i].executable)
 			continue;
 		if ((k = lookup(im, &g[i])))
-			k->seen = 1;
+			k->span.seen = 1;
 		else
 			r = add_image(im, w, &g[i], now);
 	}
-	for (size_t i = 0; i < im->nk && r == 0;) {
-		if (im->k[i].seen) {
-			i++;
-			continue;
-		}
-		r = trace_writer_image_unload(w, im->k[i].id, now);
-		forget(im, i);
-	}
+	if (r == 0)
+		r = images_base_unload_unseen(&im->b, w, now);
 	maps_groups_free(g, n);
 	return r;
 }
@@ -705,13 +679,11 @@ int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, const
 	if (r < 0 || images_covers(im, m->start) || m->end <= m->start)
 		return r;
 	/* What the mapping replaced is gone; its CFI rows with it. */
-	for (size_t i = 0; i < im->nk && r == 0;) {
-		if (im->k[i].start >= g.end || im->k[i].end <= g.start) {
+	for (size_t i = 0; i < im->b.nk && r == 0;) {
+		if (known(im, i)->span.start >= g.end || known(im, i)->span.end <= g.start)
 			i++;
-			continue;
-		}
-		r = trace_writer_image_unload(w, im->k[i].id, now);
-		forget(im, i);
+		else
+			r = images_base_unload(&im->b, i, w, now);
 	}
 	if (im->rows)
 		memset(im->rows, 0, ROW_CACHE * sizeof(*im->rows));
@@ -724,11 +696,12 @@ int images_inherit(struct images *im, const struct images *from, struct trace_wr
 
 	im->w = w;
 	im->sigreturn = from->sigreturn;
-	for (size_t i = 0; i < from->nk && r == 0; i++) {
-		const struct known *f = &from->k[i];
+	for (size_t i = 0; i < from->b.nk && r == 0; i++) {
+		struct known *k;
+		const struct known *f = known(from, i);
 		const struct image_file *file = f->file ? &im->sh->files[f->file - 1] : NULL;
-		struct trace_image img = { .id = im->sh->next_id++, .path = f->live, .start = f->start,
-					   .size = f->end - f->start, .file_offset = f->offset, .bias = f->bias,
+		struct trace_image img = { .id = im->sh->next_id++, .path = f->live, .start = f->span.start,
+					   .size = f->span.end - f->span.start, .file_offset = f->offset, .bias = f->bias,
 					   .arch = f->arch, .time_loaded = now, .source = f->source,
 					   .flags = f->flags, .why = f->why };
 
@@ -737,15 +710,13 @@ int images_inherit(struct images *im, const struct images *from, struct trace_wr
 			img.ident_len = file->len;
 			memcpy(img.ident, file->ident, file->len);
 		}
-		r = trace_writer_image(w, im->process, &img);
-		im->k = xgrow(im->k, &im->cap, im->nk + 1, sizeof(*im->k));
-		im->k[im->nk] = *f;
-		im->k[im->nk].path = xstrdup(f->path);
-		im->k[im->nk].live = xstrdup(f->live);
-		im->k[im->nk].why = f->why ? xstrdup(f->why) : NULL;
-		im->k[im->nk].id = img.id;
-		im->nk++;
-		im->recorded++;
+		r = trace_writer_image(w, im->b.process, &img);
+		k = images_base_add(&im->b);
+		*k = *f;
+		k->path = xstrdup(f->path);
+		k->live = xstrdup(f->live);
+		k->why = f->why ? xstrdup(f->why) : NULL;
+		k->span.id = img.id;
 	}
 	im->va_bits = from->va_bits;
 	return r;
@@ -791,7 +762,7 @@ static void cfi_from_elf(struct image_file *f, struct fbuf *b, const struct elf_
  * seen unchanged. Returns the fd, and whether the caller closes it. */
 static int reopen(struct images *im, const struct known *k, struct image_file *f, int *close_it)
 {
-	struct target_mapping m = { .start = k->start, .end = k->vma_end, .inode = k->inode,
+	struct target_mapping m = { .start = k->span.start, .end = k->vma_end, .inode = k->inode,
 				    .dev_major = k->dev_major, .dev_minor = k->dev_minor, .path = k->path };
 	struct stat st;
 	char why[512];
@@ -800,7 +771,7 @@ static int reopen(struct images *im, const struct known *k, struct image_file *f
 	*close_it = 0;
 	if (f->fd >= 0)
 		return f->fd;
-	fd = target_open_mapped(im->t, &m, &source, &st, why, sizeof(why));
+	fd = target_open_mapped(im->b.t, &m, &source, &st, why, sizeof(why));
 	if (fd >= 0 && !same_stat(f, &st)) {
 		close(fd);
 		return -1;
@@ -825,13 +796,13 @@ static const struct image_file *cfi_of(struct images *im, struct known *k)
 	f->cfi_done = 1;
 	if (!(f->dev | f->ino)) {
 		/* the vDSO, from memory; the same one if its build-id is */
-		size_t n = (size_t)(k->end - k->start);
+		size_t n = (size_t)(k->span.end - k->span.start);
 		uint8_t *p = n && n <= VDSO_MAX ? xmalloc(n) : NULL;
 		const uint8_t *id;
 		size_t idlen;
 
 		b = (struct fbuf){ .fd = -1, .size = n, .p = p };
-		if (p && target_read(im->t, k->start, p, n) == 0 && elf_parse(&e, p, n) == 0 &&
+		if (p && target_read(im->b.t, k->span.start, p, n) == 0 && elf_parse(&e, p, n) == 0 &&
 		    elf_build_id(&e, &id, &idlen) == 0 &&
 		    trace_ident_same(TRACE_IDENT_GNU_BUILD_ID, idlen, id, f->kind, f->len, f->ident))
 			cfi_from_elf(f, &b, &e, 0);
@@ -854,12 +825,14 @@ static const struct image_file *cfi_of(struct images *im, struct known *k)
  * first, as consecutive lookups mostly fall in the same image. */
 static struct known *known_at(struct images *im, uint64_t pc)
 {
-	if (im->last < im->nk && pc >= im->k[im->last].start && pc < im->k[im->last].end)
-		return &im->k[im->last];
-	for (size_t i = 0; i < im->nk; i++)
-		if (pc >= im->k[i].start && pc < im->k[i].end) {
+	struct known *k;
+
+	if (im->last < im->b.nk && pc >= (k = known(im, im->last))->span.start && pc < k->span.end)
+		return k;
+	for (size_t i = 0; i < im->b.nk; i++)
+		if (pc >= (k = known(im, i))->span.start && pc < k->span.end) {
 			im->last = i;
-			return &im->k[i];
+			return k;
 		}
 	return NULL;
 }
@@ -918,9 +891,9 @@ static void note_signal_frame(struct images *im, uint64_t pc, uint64_t start, ui
 
 	if (!k || !im->w)
 		return;
-	hmap_put(&im->signal, k->id, start, 1, &added);
+	hmap_put(&im->signal, k->span.id, start, 1, &added);
 	if (added)
-		trace_writer_signal_frame(im->w, k->id, start, end);
+		trace_writer_signal_frame(im->w, k->span.id, start, end);
 }
 
 static int cfi_lookup(void *ctx, uint64_t pc, struct cfi_row *row)

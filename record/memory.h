@@ -1,7 +1,7 @@
 /*
  * memory.h: how portable code reads a target's memory.
  *
- * The unwinder, the CFI expression evaluator, the sampler's sources and
+ * The unwinder, the CFI expression evaluator, the loop's sources and
  * the dyld image-list reader never call the OS for a process's memory:
  * they are handed a memory_read_fn and its ctx (process_vm_readv on
  * Linux, vm_read_overwrite on macOS, a memory image in a test).

@@ -39,7 +39,7 @@
 
 struct offcpu;
 
-/* Receives one sample: as sampler_sample() takes it (addrs borrowed for
+/* Receives one sample: as loop_sample() takes it (addrs borrowed for
  * the call, stop the enum unwind_stop of the stack's walk), without flags.
  * Returns 0, or a negative error that stops the emission and is returned
  * to the caller. */

@@ -3,7 +3,7 @@
  * stack.
  *
  * A perf_event sample carries a copy of only the top of the user stack
- * (sampler_perf_linux.c's STACK_WINDOW), and the outer frames of a
+ * (source_perf_linux.c's STACK_WINDOW), and the outer frames of a
  * program such as a server's worker (main, its event loop, the frame it
  * was forked from) often lie beyond it. Those frames rarely change over a
  * thread's life. So each walk that reaches the outermost frame is kept,

@@ -2,7 +2,7 @@
  * perf.c: parsing perf_event ring-buffer records from bytes.
  *
  * The layouts are those of include/uapi/linux/perf_event.h for the one
- * configuration sampler_perf_linux.c asks for: sample_type TID | TIME |
+ * configuration source_perf_linux.c asks for: sample_type TID | TIME |
  * CALLCHAIN | REGS_USER | STACK_USER, sample_regs_user the frame pointer,
  * sp, pc and (arm64) the link register, and sample_id_all, which appends
  * the TID and TIME fields to every other record. A reader cursor checks

@@ -1,7 +1,7 @@
 /*
  * perf.h: the records of a perf_event ring buffer, parsed from bytes.
  *
- * The perf_event sampler (sampler_perf_linux.c) opens its events, per CPU,
+ * The perf_event source (source_perf_linux.c) opens its events, per CPU,
  * with one fixed sample layout, and this module reads the records it finds
  * in the ring buffers: samples (tid, time, the kernel's user callchain, the
  * user registers the unwinder starts from and a copy of the stack from
@@ -41,7 +41,7 @@ enum perf_type {
 };
 
 /* The sample_type that the parser expects, and with perf_regs_mask()
- * the sample_regs_user; the sampler asks the kernel for exactly these. */
+ * the sample_regs_user; the source asks the kernel for exactly these. */
 #define PERF_SAMPLE_LAYOUT_TID (1u << 1)
 #define PERF_SAMPLE_LAYOUT_TIME (1u << 2)
 #define PERF_SAMPLE_LAYOUT_CALLCHAIN (1u << 5)

@@ -11,7 +11,7 @@
  */
 #include "session.h"
 #include "engine.h"
-#include "sampler.h"
+#include "loop.h"
 #include "common/diag.h"
 #include "format/trace_ident.h"
 #include "format/trace.h"
@@ -55,7 +55,7 @@ static void human_bytes(uint64_t n, char *out, size_t len)
 
 static int status_shown;
 
-static void show_progress(void *ctx, const struct sampler_stats *st)
+static void show_progress(void *ctx, const struct loop_stats *st)
 {
 	char size[32];
 	(void)ctx;
@@ -152,7 +152,7 @@ static struct target *attach(const struct session_options *o, const struct engin
 }
 
 static void summary(const struct session_options *o, const struct engine_choice *ch, int priority,
-		    uint64_t began, const struct sampler_stats *st, struct trace_writer *w, const struct trace_end *end)
+		    uint64_t began, const struct loop_stats *st, struct trace_writer *w, const struct trace_end *end)
 {
 	uint64_t bytes = trace_writer_bytes(w);
 	/* The rate achieved: over the CPU time in cpu mode, the threads' time
@@ -248,11 +248,11 @@ int session_run(const struct session_options *o)
 {
 	struct target *t = NULL;
 	struct trace_writer *w = NULL;
-	struct sampler_source *src = NULL;
+	struct source *src = NULL;
 	struct trace_session sess;
 	struct engine_choice ch;
-	struct sampler_config cfg;
-	struct sampler_stats st;
+	struct loop_config cfg;
+	struct loop_stats st;
 	struct trace_end end;
 	struct utsname un;
 	char *cache = NULL;
@@ -261,7 +261,7 @@ int session_run(const struct session_options *o)
 	const char *why = NULL;
 	int launched = o->argv != NULL, exec_errno = 0, status = 0, exit_code = 0, fd, r, priority;
 	pid_t pid = o->pid;
-	uint64_t began = sampler_now();
+	uint64_t began = loop_now();
 
 	/* First: a process of hundreds of busy threads leaves a recorder at
 	 * normal priority a sliver of the CPU, even to open its events. */
@@ -317,7 +317,7 @@ int session_run(const struct session_options *o)
 	sess.priority = (uint8_t)priority;
 	sess.rt_priority = (uint8_t)o->rt_priority;
 	sess.start_realtime_ns = realtime_ns();
-	sess.start_monotonic_ns = sampler_now();
+	sess.start_monotonic_ns = loop_now();
 	host = uname(&un) == 0 ? xasprintf("%s %s %s", un.sysname, un.release, un.machine) : xstrdup("");
 	sess.host = host;
 	sess.argc = cmd_argc;
@@ -325,9 +325,9 @@ int session_run(const struct session_options *o)
 	r = trace_writer_new(fd, &sess, &w);
 	free(host); /* the session is written; the writer keeps no pointer */
 	if (r == 0)
-		r = trace_writer_process(w, SAMPLER_PROCESS, sess.pid, 0, sess.start_monotonic_ns);
+		r = trace_writer_process(w, LOOP_PROCESS, sess.pid, 0, sess.start_monotonic_ns);
 	if (r == 0)
-		r = trace_writer_process_exec(w, SAMPLER_PROCESS, sess.start_monotonic_ns, cmd_argc, cmd_argv);
+		r = trace_writer_process_exec(w, LOOP_PROCESS, sess.start_monotonic_ns, cmd_argc, cmd_argv);
 	if (r < 0) {
 		target_detach(t);
 		target_free(t);
@@ -338,7 +338,7 @@ int session_run(const struct session_options *o)
 		r = target_launch_exec(t, &exec_errno);
 		if (r == TARGET_E_EXEC) {
 			error("cannot run '%s': %s", o->argv[0], strerror(exec_errno));
-			sampler_source_free(src);
+			source_free(src);
 			trace_writer_free(w);
 			discard_output(fd, o->out_path);
 			close(fd);
@@ -374,8 +374,8 @@ int session_run(const struct session_options *o)
 	}
 	if (!o->quiet && isatty(STDERR_FILENO))
 		cfg.progress = show_progress;
-	r = sampler_run(&cfg, t, src, w, &st);
-	sampler_source_free(src);
+	r = loop_run(&cfg, t, src, w, &st);
+	source_free(src);
 
 	target_detach(t);
 	memset(&end, 0, sizeof(end));
@@ -385,7 +385,7 @@ int session_run(const struct session_options *o)
 		if (launched && !exit_code)
 			exit_code = shell_status(status);
 	}
-	end.time = sampler_now();
+	end.time = loop_now();
 	if (status_shown)
 		fputs("\r\033[K", stderr);
 	if (st.target_error) {
@@ -399,7 +399,7 @@ int session_run(const struct session_options *o)
 		exit_code = 1;
 	} else {
 		if (end.has_exit)
-			r = trace_writer_process_end(w, SAMPLER_PROCESS, end.time, TRACE_END_EXITED, end.exit_status);
+			r = trace_writer_process_end(w, LOOP_PROCESS, end.time, TRACE_END_EXITED, end.exit_status);
 		if (r == 0)
 			r = trace_writer_finish(w, &end);
 		if (r == 0 && close(fd) < 0)

@@ -4,7 +4,7 @@
  * This is prof-record's command body (record/main.c only parses the
  * options): it opens the output before touching any process, lets the
  * platform's engine (engine.h) choose how to sample, launches or attaches,
- * writes the session, runs the loop (sampler.h), then lets the target go
+ * writes the session, runs the loop (loop.h), then lets the target go
  * and finishes the trace whatever ended the run. Like a prof-report cmd_*
  * file, it reports to the user itself: the announcement, fallbacks,
  * errors that name their fix, and the summary.

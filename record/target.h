@@ -1,12 +1,12 @@
 /*
- * target.h: the platform layer under the sampler.
+ * target.h: the platform layer under the loop and its sources.
  *
  * A struct target is one profiled process: launched or attached, its
  * threads tracked as they come and go, each thread stopped briefly to be
- * sampled and then let go. The loop (sampler.c) and the tick source
- * (sampler_tick.c) are written against this interface only;
+ * sampled and then let go. The loop (loop.c) and the tick source
+ * (source_tick.c) are written against this interface only;
  * target_linux_ptrace.c implements it with ptrace, and target_darwin.c on
- * macOS, above the Mach layer of macos.h.
+ * macOS, above the Mach layer of mach.h.
  *
  * Library code: functions return 0 or a negative errno (or TARGET_E_*),
  * described by prof_strerror(). Nothing prints.

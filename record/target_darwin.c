@@ -1,6 +1,6 @@
 /*
  * target_darwin.c: the struct target of a macOS process, above the Mach
- * layer of macos.h.
+ * layer of mach.h.
  *
  * Portable: it is built into prof-record on macOS and, on Linux, into a
  * test that gives it a synthetic layer. Threads come from the layer's list,
@@ -12,7 +12,7 @@
  * interrupted is resumed the task runs again. task_suspend2 makes that
  * safe even if prof-record dies in between: the kernel drops the
  * suspension with its port. A thread that is gone by the time it is read
- * gives -ESRCH, which the sampler counts and drops for that sample.
+ * gives -ESRCH, which the tick source counts and drops for that sample.
  *
  * The trace's tids are 32 bits: a thread is recorded by the low 32 bits
  * of its 64-bit system-wide id (which counts up from boot).
@@ -34,7 +34,7 @@
  * the one held then is dead), the recording cannot go on: target_poll()
  * fails, with a note (prof_error_note()) that says so.
  */
-#include "macos.h"
+#include "mach.h"
 #include "target.h"
 #include "common/bytes.h"
 #include "common/diag.h"

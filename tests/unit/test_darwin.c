@@ -1,9 +1,9 @@
 /*
  * test_darwin.c: the macOS target and image table (target_darwin.c,
- * images_darwin.c) and the real sampler above them, on a synthetic Mach
+ * images_darwin.c) and the real loop above them, on a synthetic Mach
  * layer.
  *
- * This file implements macos.h itself: a "task" is a memory image (the
+ * This file implements mach.h itself: a "task" is a memory image (the
  * Mach-O fixtures of mk/macho.mk mapped at slid addresses, dyld's
  * all_image_infos, stacks of frame records) and a few threads with
  * register states, living and dying on a tick count. So everything of the
@@ -20,7 +20,7 @@
  * mk/macos.mk links this test with target_darwin.o and images_darwin.o
  * instead of Linux's target and images.
  */
-#include "fake_macos.h"
+#include "fake_darwin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +29,8 @@
 
 #include "format/trace.h"
 #include "record/images.h"
-#include "record/macos.h"
-#include "record/sampler.h"
+#include "record/mach.h"
+#include "record/loop.h"
 #include "record/target.h"
 
 /* --- the synthetic Mach layer ------------------------------------------- */
@@ -400,19 +400,19 @@ static const char *scratch_trace(char *dir, size_t dn, char *path, size_t pn)
 	return path;
 }
 
-/* Runs the real sampler on the task until it stops itself or ends; the
+/* Runs the real loop on the task until it stops itself or ends; the
  * trace goes to path. *exit_status is the process's, or -1 if the target
  * has none to give. */
-static struct sampler_stats record(const char *path, volatile sig_atomic_t *stop, int *exit_status)
+static struct loop_stats record(const char *path, volatile sig_atomic_t *stop, int *exit_status)
 {
 	struct target *t;
-	struct sampler_source *src;
+	struct source *src;
 	struct trace_writer *w;
 	struct trace_session sess = { .os = TRACE_OS_MACOS, .arch = TRACE_ARCH_ARM64,
 				      .mode = TRACE_MODE_WALL, .rate_hz = 1000,
-				      .start_realtime_ns = 1, .start_monotonic_ns = sampler_now() };
-	struct sampler_config cfg = { .rate_hz = 1000, .max_depth = 64, .stop = stop };
-	struct sampler_stats st;
+				      .start_realtime_ns = 1, .start_monotonic_ns = loop_now() };
+	struct loop_config cfg = { .rate_hz = 1000, .max_depth = 64, .stop = stop };
+	struct loop_stats st;
 	struct trace_end end = { 0 };
 	char **argv;
 	uint32_t argc;
@@ -427,13 +427,13 @@ static struct sampler_stats record(const char *path, volatile sig_atomic_t *stop
 	sess.argc = argc;
 	sess.argv = argv;
 	cr_assert_eq(trace_writer_new(fd, &sess, &w), 0);
-	src = sampler_tick_new(t);
-	cr_assert_eq(sampler_run(&cfg, t, src, w, &st), 0);
-	sampler_source_free(src);
+	src = source_tick_new(t);
+	cr_assert_eq(loop_run(&cfg, t, src, w, &st), 0);
+	source_free(src);
 	target_detach(t);
 	if (!target_exited(t, exit_status))
 		*exit_status = -1;
-	end.time = sampler_now();
+	end.time = loop_now();
 	cr_assert_eq(trace_writer_finish(w, &end), 0);
 	trace_writer_free(w);
 	close(fd);
@@ -560,7 +560,7 @@ Test(darwin, arm64_sampler_to_report)
 	static struct macos_task t;
 	char trace_path[PATH_MAX], dir[PATH_MAX];
 	struct trace *tr;
-	struct sampler_stats st;
+	struct loop_stats st;
 	const char *want, *got;
 	size_t per_state[TRACE_STATE__COUNT] = { 0 };
 	int status;
@@ -1113,7 +1113,7 @@ Test(darwin, refused_registers_end_the_recording)
 	static struct macos_task t;
 	static volatile sig_atomic_t stop;
 	char dir[PATH_MAX], path[PATH_MAX + 16];
-	struct sampler_stats st;
+	struct loop_stats st;
 	int status;
 
 	task_init(&t, &stop, 50);
@@ -1165,7 +1165,7 @@ Test(darwin, zombie_ends_the_recording)
 	static struct macos_task t;
 	static volatile sig_atomic_t stop;
 	char dir[PATH_MAX], path[PATH_MAX + 16];
-	struct sampler_stats st;
+	struct loop_stats st;
 	int status;
 
 	scratch_trace(dir, sizeof(dir), path, sizeof(path));
@@ -1206,7 +1206,7 @@ Test(darwin, unknown_process_state_ends_the_recording)
 	static volatile sig_atomic_t stop;
 	char dir[PATH_MAX], path[PATH_MAX + 16];
 	char *argv[] = { "App", NULL };
-	struct sampler_stats st;
+	struct loop_stats st;
 	struct target *tg;
 	int status, err;
 
@@ -1243,7 +1243,7 @@ Test(darwin, task_lost_while_the_process_runs)
 	static struct macos_task t;
 	static volatile sig_atomic_t stop;
 	char dir[PATH_MAX], path[PATH_MAX + 16];
-	struct sampler_stats st;
+	struct loop_stats st;
 	int status;
 
 	scratch_trace(dir, sizeof(dir), path, sizeof(path));

@@ -11,7 +11,7 @@
  * wrapping addresses, unterminated paths, truncated and looping load
  * commands, and every truncation and many corruptions of a real header.
  */
-#include "fake_macos.h"
+#include "fake_darwin.h"
 
 #include "record/dyld.h"
 

@@ -27,7 +27,7 @@ static const struct {
 	{ "cfi", { CFI_E_CORRUPT, CFI_E_NOTFOUND, CFI_E_UNSUPPORTED } },
 	{ "maps", { MAPS_E_PARSE, MAPS_E_NOLOAD } },
 	{ "perf", { PERF_E_CORRUPT } },
-	{ "sampler_perf", { SAMPLER_PERF_E_RATE, SAMPLER_PERF_E_MLOCK } },
+	{ "source_perf", { SOURCE_PERF_E_RATE, SOURCE_PERF_E_MLOCK } },
 	{ "dyld", { DYLD_E_UNREADABLE, DYLD_E_VERSION, DYLD_E_COUNT, DYLD_E_BUSY, DYLD_E_PATH,
 		    DYLD_E_HEADER } },
 	{ "target", { TARGET_E_EXEC, TARGET_E_NOTHREADS, TARGET_E_REGS, TARGET_E_ROSETTA,

@@ -1,5 +1,5 @@
 /*
- * sampler.c: the recording loop, the same for every source of samples.
+ * loop.c: the recording loop, the same for every source of samples.
  *
  * Each round sleeps until the earliest deadline (the source's next tick or
  * drain, or the loop's own book-keeping), then answers the target's events
@@ -19,7 +19,7 @@
  * a harness that starts thousands of processes costs what those alive
  * at a time do.
  */
-#include "sampler.h"
+#include "loop.h"
 #include "images.h"
 #include "common/diag.h"
 #include "common/hmap.h"
@@ -51,12 +51,12 @@ struct sproc {
 	char exec_comm[64];     /* and the name it gave, "" if none */
 };
 
-struct sampler {
-	const struct sampler_config *cfg;
+struct loop {
+	const struct loop_config *cfg;
 	struct target *t;
-	struct sampler_source *src;
+	struct source *src;
 	struct trace_writer *w;
-	struct sampler_stats *st;
+	struct loop_stats *st;
 	struct sproc *pr;       /* the live processes, the target's first */
 	size_t npr, pr_cap;
 	struct hmap pr_index;   /* (pid, 0) -> index into pr + 1 */
@@ -76,34 +76,34 @@ struct sampler {
 	int launch_seen;        /* the launch's exec has been seen */
 };
 
-uint64_t sampler_now(void)
+uint64_t loop_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-const struct sampler_config *sampler_config(const struct sampler *s) { return s->cfg; }
-uint64_t sampler_started(const struct sampler *s) { return s->start; }
-struct target *sampler_target(const struct sampler *s) { return s->t; }
-uint64_t *sampler_counters(struct sampler *s) { return s->st->counters; }
-void sampler_exited(struct sampler *s) { s->exited = 1; }
+const struct loop_config *loop_config(const struct loop *s) { return s->cfg; }
+uint64_t loop_started(const struct loop *s) { return s->start; }
+struct target *loop_target(const struct loop *s) { return s->t; }
+uint64_t *loop_counters(struct loop *s) { return s->st->counters; }
+void loop_exited(struct loop *s) { s->exited = 1; }
 
-void sampler_target_failed(struct sampler *s, int err)
+void loop_target_failed(struct loop *s, int err)
 {
 	if (!s->st->target_error)
 		s->st->target_error = err;
 }
 
 /* Whether the recording is over, the target gone or failed. */
-static int ended(const struct sampler *s) { return s->exited || s->st->target_error; }
+static int ended(const struct loop *s) { return s->exited || s->st->target_error; }
 
-void sampler_lost(struct sampler *s, uint64_t n)
+void loop_lost(struct loop *s, uint64_t n)
 {
 	s->st->counters[TRACE_COUNTER_SAMPLES_LOST] += n;
 }
 
-int sampler_selected(const struct sampler *s, uint32_t tid)
+int loop_selected(const struct loop *s, uint32_t tid)
 {
 	if (!s->cfg->ntids)
 		return 1;
@@ -113,23 +113,23 @@ int sampler_selected(const struct sampler *s, uint32_t tid)
 	return 0;
 }
 
-static struct sthread *find(const struct sampler *s, uint32_t tid)
+static struct sthread *find(const struct loop *s, uint32_t tid)
 {
 	uint64_t *slot = hmap_get(&s->th_index, tid, 0);
 	return slot ? &s->th[*slot - 1] : NULL;
 }
 
-int sampler_thread_known(const struct sampler *s, uint32_t tid) { return find(s, tid) != NULL; }
+int loop_thread_known(const struct loop *s, uint32_t tid) { return find(s, tid) != NULL; }
 
-static struct sproc *find_process(const struct sampler *s, uint32_t pid)
+static struct sproc *find_process(const struct loop *s, uint32_t pid)
 {
 	uint64_t *slot = hmap_get(&s->pr_index, pid, 0);
 	return slot ? &s->pr[*slot - 1] : NULL;
 }
 
-int sampler_process_known(const struct sampler *s, uint32_t pid) { return find_process(s, pid) != NULL; }
+int loop_process_known(const struct loop *s, uint32_t pid) { return find_process(s, pid) != NULL; }
 
-size_t sampler_process_threads(const struct sampler *s, uint32_t pid)
+size_t loop_process_threads(const struct loop *s, uint32_t pid)
 {
 	size_t n = 0;
 
@@ -139,7 +139,7 @@ size_t sampler_process_threads(const struct sampler *s, uint32_t pid)
 }
 
 /* Thread tid's process: the one it was started in; else the target's. */
-static struct sproc *process_of(const struct sampler *s, uint32_t tid)
+static struct sproc *process_of(const struct loop *s, uint32_t tid)
 {
 	struct sthread *th = find(s, tid);
 	struct sproc *p = th ? find_process(s, th->pid) : NULL;
@@ -147,7 +147,7 @@ static struct sproc *process_of(const struct sampler *s, uint32_t tid)
 	return p ? p : &s->pr[0];
 }
 
-static struct sproc *add_process(struct sampler *s, uint32_t pid, uint32_t id, struct target *view)
+static struct sproc *add_process(struct loop *s, uint32_t pid, uint32_t id, struct target *view)
 {
 	struct sproc *p;
 
@@ -162,7 +162,7 @@ static struct sproc *add_process(struct sampler *s, uint32_t pid, uint32_t id, s
 	return p;
 }
 
-static int set_name(struct sampler *s, struct sthread *th, uint64_t time, const char *name)
+static int set_name(struct loop *s, struct sthread *th, uint64_t time, const char *name)
 {
 	if (strcmp(th->name, name) == 0)
 		return 0;
@@ -170,14 +170,14 @@ static int set_name(struct sampler *s, struct sthread *th, uint64_t time, const 
 	return trace_writer_thread_name(s->w, th->tid, time, th->name);
 }
 
-int sampler_thread_name(struct sampler *s, uint32_t tid, uint64_t time, const char *name)
+int loop_thread_name(struct loop *s, uint32_t tid, uint64_t time, const char *name)
 {
 	struct sthread *th = find(s, tid);
 	return th ? set_name(s, th, time, name) : 0;
 }
 
 /* Records the name the target gives tid now, if it changed. */
-static int check_name(struct sampler *s, struct sthread *th, uint64_t time)
+static int check_name(struct loop *s, struct sthread *th, uint64_t time)
 {
 	char name[NAME_BYTES];
 
@@ -188,13 +188,13 @@ static int check_name(struct sampler *s, struct sthread *th, uint64_t time)
 	return set_name(s, th, time, name);
 }
 
-int sampler_thread_start(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time)
+int loop_thread_start(struct loop *s, uint32_t pid, uint32_t tid, uint64_t time)
 {
 	struct sproc *p = find_process(s, pid);
 	struct sthread *th;
 	int r;
 
-	if (!sampler_selected(s, tid) || find(s, tid))
+	if (!loop_selected(s, tid) || find(s, tid))
 		return 0;
 	if (!p)
 		p = &s->pr[0];
@@ -210,7 +210,7 @@ int sampler_thread_start(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t
 	return r ? r : check_name(s, th, time);
 }
 
-int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time)
+int loop_thread_end(struct loop *s, uint32_t tid, uint64_t time)
 {
 	uint64_t *slot = hmap_get(&s->th_index, tid, 0);
 	size_t i;
@@ -232,7 +232,7 @@ int sampler_thread_end(struct sampler *s, uint32_t tid, uint64_t time)
  * now; without one, only once the exec is EXEC_WAIT_NS old or last is
  * set, with its name, if it gave one. */
 #define EXEC_WAIT_NS (100 * 1000000ull)
-static int exec_record(struct sampler *s, struct sproc *p, uint64_t now, int last)
+static int exec_record(struct loop *s, struct sproc *p, uint64_t now, int last)
 {
 	char **argv = NULL, *name[] = { p->exec_comm };
 	uint32_t argc = 0;
@@ -255,7 +255,7 @@ static int exec_record(struct sampler *s, struct sproc *p, uint64_t now, int las
 }
 
 /* Every process's pending exec, as exec_record() does it. */
-static int exec_record_all(struct sampler *s, uint64_t now, int last)
+static int exec_record_all(struct loop *s, uint64_t now, int last)
 {
 	int r = 0;
 
@@ -264,7 +264,7 @@ static int exec_record_all(struct sampler *s, uint64_t now, int last)
 	return r;
 }
 
-int sampler_exec(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time, const char *comm)
+int loop_exec(struct loop *s, uint32_t pid, uint32_t tid, uint64_t time, const char *comm)
 {
 	struct sproc *p = find_process(s, pid);
 	struct sthread *th;
@@ -295,17 +295,17 @@ int sampler_exec(struct sampler *s, uint32_t pid, uint32_t tid, uint64_t time, c
 	return r;
 }
 
-struct images *sampler_images(struct sampler *s, uint32_t pid)
+struct images *loop_images(struct loop *s, uint32_t pid)
 {
 	struct sproc *p = find_process(s, pid);
 
 	return p ? p->images : NULL;
 }
 
-struct trace_writer *sampler_writer(struct sampler *s) { return s->w; }
+struct trace_writer *loop_writer(struct loop *s) { return s->w; }
 
 /* Process p's tables freed, its entry gone. */
-static void drop_process(struct sampler *s, struct sproc *p)
+static void drop_process(struct loop *s, struct sproc *p)
 {
 	size_t i = (size_t)(p - s->pr);
 
@@ -320,7 +320,7 @@ static void drop_process(struct sampler *s, struct sproc *p)
 	}
 }
 
-int sampler_process_end(struct sampler *s, uint32_t pid, uint64_t time, int kind, int status)
+int loop_process_end(struct loop *s, uint32_t pid, uint64_t time, int kind, int status)
 {
 	struct sproc *p = find_process(s, pid);
 	int r;
@@ -330,7 +330,7 @@ int sampler_process_end(struct sampler *s, uint32_t pid, uint64_t time, int kind
 	r = exec_record(s, p, time, 1);
 	for (size_t i = s->nth; i-- > 0 && r == 0;)
 		if (s->th[i].pid == pid)
-			r = sampler_thread_end(s, s->th[i].tid, time);
+			r = loop_thread_end(s, s->th[i].tid, time);
 	if (r == 0)
 		r = trace_writer_process_end(s->w, p->id, time, kind, status);
 	if (kind == TRACE_END_OUT_OF_REACH)
@@ -339,8 +339,8 @@ int sampler_process_end(struct sampler *s, uint32_t pid, uint64_t time, int kind
 	return r;
 }
 
-int sampler_process_start(struct sampler *s, uint32_t pid, uint32_t parent, uint64_t time,
-			  struct target *view)
+int loop_process_start(struct loop *s, uint32_t pid, uint32_t parent, uint64_t time,
+		       struct target *view)
 {
 	struct sproc *from, *p;
 	uint32_t id = s->next_process++, parent_id;
@@ -351,7 +351,7 @@ int sampler_process_start(struct sampler *s, uint32_t pid, uint32_t parent, uint
 		return 0;
 	}
 	if (find_process(s, pid))
-		r = sampler_process_end(s, pid, time, TRACE_END_UNTOLD, 0);
+		r = loop_process_end(s, pid, time, TRACE_END_UNTOLD, 0);
 	from = find_process(s, parent);
 	parent_id = from ? from->id : 0;
 	p = add_process(s, pid, id, view);
@@ -365,7 +365,7 @@ int sampler_process_start(struct sampler *s, uint32_t pid, uint32_t parent, uint
 	return r;
 }
 
-uint64_t *sampler_walk(struct sampler *s, const struct sampler_regs *r, size_t *n, int *stop)
+uint64_t *loop_walk(struct loop *s, const struct loop_regs *r, size_t *n, int *stop)
 {
 	struct unwind_config uc = { .arch = r->arch, .max_depth = s->max_depth };
 	struct unwind_memory mem = { .read = r->read, .ctx = r->read_ctx, .window_addr = r->window_addr,
@@ -379,7 +379,7 @@ uint64_t *sampler_walk(struct sampler *s, const struct sampler_regs *r, size_t *
 	return s->frames;
 }
 
-const struct unwind_frame *sampler_trail(const struct sampler *s)
+const struct unwind_frame *loop_trail(const struct loop *s)
 {
 	return s->trail;
 }
@@ -389,7 +389,7 @@ const struct unwind_frame *sampler_trail(const struct sampler *s)
  * buffer): the map is read again now, so the image precedes its samples.
  * Not more than once per maintenance interval, for code that is in no
  * image (JIT, anonymous memory). */
-static int refresh_images(struct sampler *s, struct images *im, const uint64_t *frames, size_t n,
+static int refresh_images(struct loop *s, struct images *im, const uint64_t *frames, size_t n,
 			  uint64_t now)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -403,8 +403,8 @@ static int refresh_images(struct sampler *s, struct images *im, const uint64_t *
 	return 0;
 }
 
-int sampler_sample(struct sampler *s, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
-		   const uint64_t *frames, size_t n, int stop)
+int loop_sample(struct loop *s, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
+		const uint64_t *frames, size_t n, int stop)
 {
 	struct images *im = process_of(s, tid)->images;
 	int r = refresh_images(s, im, frames, n, time);
@@ -416,21 +416,21 @@ int sampler_sample(struct sampler *s, uint64_t time, uint32_t tid, uint8_t state
 		r = trace_writer_sample(s->w, time, tid, state, flags, frames, n);
 	images_hit(im, frames, n);
 	if (r == 0 && !s->st->samples++)
-		s->st->first_sample = sampler_now();
+		s->st->first_sample = loop_now();
 	return r;
 }
 
 /* Answers what the target reported since the last look. With -t, the
- * other threads are not part of the profile (sampler_thread_start()
+ * other threads are not part of the profile (loop_thread_start()
  * leaves them out, and an end of one never started is ignored). A poll
  * that fails ends the recording once what it queued is answered. */
-static int handle_events(struct sampler *s, uint64_t now)
+static int handle_events(struct loop *s, uint64_t now)
 {
 	struct target_event ev;
 	int r = target_poll(s->t);
 
 	if (r < 0) {
-		sampler_target_failed(s, r);
+		loop_target_failed(s, r);
 		r = 0;
 	}
 	while (r == 0 && target_next_event(s->t, &ev)) {
@@ -440,20 +440,20 @@ static int handle_events(struct sampler *s, uint64_t now)
 			break;
 		switch (ev.kind) {
 		case TARGET_EVENT_THREAD_START:
-			r = sampler_thread_start(s, ev.pid, ev.tid, now);
+			r = loop_thread_start(s, ev.pid, ev.tid, now);
 			break;
 		case TARGET_EVENT_THREAD_END:
-			r = sampler_thread_end(s, ev.tid, now);
+			r = loop_thread_end(s, ev.tid, now);
 			break;
 		case TARGET_EVENT_EXEC:
 			s->st->unprivileged += ev.status != 0;
-			r = sampler_exec(s, ev.pid ? ev.pid : s->pr[0].pid, ev.tid, now, NULL);
+			r = loop_exec(s, ev.pid ? ev.pid : s->pr[0].pid, ev.tid, now, NULL);
 			break;
 		case TARGET_EVENT_PROCESS_START:
-			r = sampler_process_start(s, ev.pid, ev.parent, now, target_view((pid_t)ev.pid));
+			r = loop_process_start(s, ev.pid, ev.parent, now, target_view((pid_t)ev.pid));
 			break;
 		case TARGET_EVENT_PROCESS_END:
-			r = sampler_process_end(s, ev.pid, now, TRACE_END_EXITED, ev.status);
+			r = loop_process_end(s, ev.pid, now, TRACE_END_EXITED, ev.status);
 			break;
 		case TARGET_EVENT_EXIT:
 			s->exited = 1;
@@ -463,7 +463,7 @@ static int handle_events(struct sampler *s, uint64_t now)
 	return r;
 }
 
-static int maintain(struct sampler *s, uint64_t now)
+static int maintain(struct loop *s, uint64_t now)
 {
 	int r = 0;
 
@@ -474,12 +474,12 @@ static int maintain(struct sampler *s, uint64_t now)
 	return r;
 }
 
-static void fill_stats(struct sampler *s, uint64_t start, uint64_t now)
+static void fill_stats(struct loop *s, uint64_t start, uint64_t now)
 {
 	s->st->elapsed_ns = now - start;
 	s->st->live_threads = s->nth;
 	s->st->images = s->images_ended;
-	s->st->processes = s->next_process - SAMPLER_PROCESS;
+	s->st->processes = s->next_process - LOOP_PROCESS;
 	for (size_t i = 0; i < s->npr; i++)
 		s->st->images += images_count(s->pr[i].images);
 	s->st->lost = s->st->counters[TRACE_COUNTER_SAMPLES_LOST];
@@ -489,7 +489,7 @@ static void fill_stats(struct sampler *s, uint64_t start, uint64_t now)
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 /* Book-keeping that is due at now. */
-static int book_keeping(struct sampler *s, uint64_t start, uint64_t now)
+static int book_keeping(struct loop *s, uint64_t start, uint64_t now)
 {
 	int r = exec_record_all(s, now, 0);
 
@@ -511,11 +511,11 @@ static int book_keeping(struct sampler *s, uint64_t start, uint64_t now)
 	return r;
 }
 
-int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampler_source *src,
-		struct trace_writer *w, struct sampler_stats *st)
+int loop_run(const struct loop_config *cfg, struct target *t, struct source *src,
+	     struct trace_writer *w, struct loop_stats *st)
 {
-	uint64_t start = sampler_now(), now = start;
-	struct sampler s = { .cfg = cfg, .t = t, .src = src, .w = w, .st = st, .start = start };
+	uint64_t start = loop_now(), now = start;
+	struct loop s = { .cfg = cfg, .t = t, .src = src, .w = w, .st = st, .start = start };
 	uint64_t end = cfg->duration_ns ? start + cfg->duration_ns : UINT64_MAX;
 	int r;
 
@@ -529,8 +529,8 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 	s.files = images_new(t, 0, NULL);
 	if (cfg->keep_images)
 		images_keep_all(s.files);
-	add_process(&s, (uint32_t)target_pid(t), SAMPLER_PROCESS, t);
-	s.next_process = SAMPLER_PROCESS + 1;
+	add_process(&s, (uint32_t)target_pid(t), LOOP_PROCESS, t);
+	s.next_process = LOOP_PROCESS + 1;
 	s.next_maint = start + MAINT_NS;
 	s.next_progress = start + PROGRESS_NS;
 	s.next_flush = start + FLUSH_NS;
@@ -549,7 +549,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 		src->ops->wait(src, deadline, cfg->stop);
 		if (*cfg->stop)
 			break;
-		now = sampler_now();
+		now = loop_now();
 		r = handle_events(&s, now);
 		if (r == 0 && !ended(&s) && now < end)
 			r = src->ops->take(src, &s, now);
@@ -557,14 +557,14 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 			r = book_keeping(&s, start, now);
 	}
 	if (r == 0 && src->ops->finish)
-		r = src->ops->finish(src, &s, sampler_now());
+		r = src->ops->finish(src, &s, loop_now());
 	if (r == 0)
-		r = handle_events(&s, sampler_now());
+		r = handle_events(&s, loop_now());
 	if (r == 0)
-		r = exec_record_all(&s, sampler_now(), 1);
+		r = exec_record_all(&s, loop_now(), 1);
 	if (r == 0)
 		r = trace_writer_counters(w, st->counters);
-	now = sampler_now();
+	now = loop_now();
 	for (size_t i = 0; i < s.nth; i++)
 		if (now > s.th[i].start)
 			st->thread_ns += now - s.th[i].start;
@@ -585,7 +585,7 @@ int sampler_run(const struct sampler_config *cfg, struct target *t, struct sampl
 	return r;
 }
 
-void sampler_source_free(struct sampler_source *src)
+void source_free(struct source *src)
 {
 	if (src)
 		src->ops->release(src);

@@ -1,5 +1,5 @@
 /*
- * sampler_tick.c: the source that stops threads on a clock of its own.
+ * source_tick.c: the source that stops threads on a clock of its own.
  *
  * Timing uses absolute deadlines on CLOCK_MONOTONIC (clock_nanosleep with
  * TIMER_ABSTIME), so the rate does not drift with the time each tick takes.
@@ -12,7 +12,7 @@
  * through ptrace on Linux (target_linux_ptrace.c) and through the Mach
  * task on macOS (target_darwin.c).
  */
-#include "sampler.h"
+#include "loop.h"
 #include "common/diag.h"
 
 #include <errno.h>
@@ -34,7 +34,7 @@ struct page_cache {
 };
 
 struct tick {
-	struct sampler_source src;
+	struct source src;
 	struct target *t;
 	uint64_t period, next;
 	uint32_t *tids;         /* this tick's threads: target_threads() lends */
@@ -50,7 +50,7 @@ static void sleep_until(uint64_t deadline, const volatile sig_atomic_t *stop)
 #ifdef __APPLE__
 	uint64_t now;
 
-	while (!*stop && (now = sampler_now()) < deadline) {
+	while (!*stop && (now = loop_now()) < deadline) {
 		struct timespec ts = { (time_t)((deadline - now) / 1000000000ull),
 				       (long)((deadline - now) % 1000000000ull) };
 		nanosleep(&ts, NULL);
@@ -86,66 +86,66 @@ static int cached_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
-static int sample_thread(struct tick *k, struct sampler *s, uint32_t tid)
+static int sample_thread(struct tick *k, struct loop *s, uint32_t tid)
 {
 	struct target_stop ts;
-	struct sampler_regs sr;
+	struct loop_regs sr;
 	const uint64_t *frames;
 	size_t n;
 	int stop, r = target_stop_thread(k->t, tid, &ts);
 	uint64_t time;
 
 	if (r == -ESRCH) {
-		sampler_counters(s)[TRACE_COUNTER_THREADS_VANISHED]++;
+		loop_counters(s)[TRACE_COUNTER_THREADS_VANISHED]++;
 		return 0;
 	}
 	/* Registers refused with a thread there to give them: not one
 	 * sample lost but every one to come, which the user must hear of. */
 	if (r == TARGET_E_REGS) {
-		sampler_target_failed(s, r);
+		loop_target_failed(s, r);
 		return 0;
 	}
 	if (r < 0) {
-		sampler_lost(s, 1);
+		loop_lost(s, 1);
 		return 0;
 	}
-	time = sampler_now();
+	time = loop_now();
 	memset(k->cache.valid, 0, sizeof(k->cache.valid));
-	sr = (struct sampler_regs){ .tid = tid, .arch = ts.arch, .regs = ts.regs, .window_addr = ts.window_addr,
+	sr = (struct loop_regs){ .tid = tid, .arch = ts.arch, .regs = ts.regs, .window_addr = ts.window_addr,
 				    .window = ts.window, .window_len = ts.window_len, .window_whole = 1,
 				    .read = cached_read, .read_ctx = &k->cache };
-	frames = sampler_walk(s, &sr, &n, &stop);
+	frames = loop_walk(s, &sr, &n, &stop);
 	/* A thread that cannot be let go stays held until the detach at
 	 * the end, which the failure brings on at once. */
 	r = target_resume_thread(k->t, tid);
 	if (r < 0)
-		sampler_target_failed(s, r);
-	return sampler_sample(s, time, tid, ts.state, 0, frames, n, stop);
+		loop_target_failed(s, r);
+	return loop_sample(s, time, tid, ts.state, 0, frames, n, stop);
 }
 
-static int tick_start(struct sampler_source *src, struct sampler *s)
+static int tick_start(struct source *src, struct loop *s)
 {
 	struct tick *k = (struct tick *)src;
-	uint32_t rate = sampler_config(s)->rate_hz;
+	uint32_t rate = loop_config(s)->rate_hz;
 
 	k->period = 1000000000ull / (rate ? rate : 1);
-	k->next = sampler_now();
+	k->next = loop_now();
 	return 0;
 }
 
-static uint64_t tick_next_due(struct sampler_source *src, uint64_t now)
+static uint64_t tick_next_due(struct source *src, uint64_t now)
 {
 	(void)now;
 	return ((struct tick *)src)->next;
 }
 
-static void tick_wait(struct sampler_source *src, uint64_t deadline, const volatile sig_atomic_t *stop)
+static void tick_wait(struct source *src, uint64_t deadline, const volatile sig_atomic_t *stop)
 {
 	(void)src;
 	sleep_until(deadline, stop);
 }
 
-static int tick_take(struct sampler_source *src, struct sampler *s, uint64_t now)
+static int tick_take(struct source *src, struct loop *s, uint64_t now)
 {
 	struct tick *k = (struct tick *)src;
 	const uint32_t *live;
@@ -159,34 +159,34 @@ static int tick_take(struct sampler_source *src, struct sampler *s, uint64_t now
 	k->tids = xgrow(k->tids, &k->tids_cap, n + 1, sizeof(*k->tids));
 	memcpy(k->tids, live, n * sizeof(*k->tids));
 	for (size_t i = 0; i < n; i++)
-		if (sampler_selected(s, k->tids[i]))
+		if (loop_selected(s, k->tids[i]))
 			target_interrupt_thread(k->t, k->tids[i]);
 	for (size_t i = 0; i < n && r == 0; i++) {
-		if (!sampler_selected(s, k->tids[i]))
+		if (!loop_selected(s, k->tids[i]))
 			continue;
 		sampled++;
 		r = sample_thread(k, s, k->tids[i]);
 	}
 	/* A late tick still runs (at once); only deadlines a whole period in
 	 * the past are given up and counted. */
-	now = sampler_now();
+	now = loop_now();
 	k->next += k->period;
 	if (now >= k->next + k->period) {
 		uint64_t missed = (now - k->next) / k->period;
-		sampler_lost(s, missed * (sampled ? sampled : 1));
+		loop_lost(s, missed * (sampled ? sampled : 1));
 		k->next += missed * k->period;
 	}
 	return r;
 }
 
-static void tick_release(struct sampler_source *src)
+static void tick_release(struct source *src)
 {
 	struct tick *k = (struct tick *)src;
 	free(k->tids);
 	free(k);
 }
 
-static const struct sampler_source_ops tick_ops = {
+static const struct source_ops tick_ops = {
 	.start = tick_start,
 	.next_due = tick_next_due,
 	.wait = tick_wait,
@@ -194,7 +194,7 @@ static const struct sampler_source_ops tick_ops = {
 	.release = tick_release,
 };
 
-struct sampler_source *sampler_tick_new(struct target *t)
+struct source *source_tick_new(struct target *t)
 {
 	struct tick *k = xcalloc(1, sizeof(*k));
 

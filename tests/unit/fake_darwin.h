@@ -1,5 +1,5 @@
 /*
- * fake_macos.h: a synthetic macOS process's memory, for the dyld and
+ * fake_darwin.h: a synthetic macOS process's memory, for the dyld and
  * darwin tests. Include it once per test file.
  *
  * A struct fake_mem is a few regions of bytes at made-up addresses; its
@@ -10,8 +10,8 @@
  * dyld_all_image_infos with its info array and path strings at the field
  * offsets of the 64-bit layout (record/dyld.h names them).
  */
-#ifndef TESTS_UNIT_FAKE_MACOS_H
-#define TESTS_UNIT_FAKE_MACOS_H
+#ifndef TESTS_UNIT_FAKE_DARWIN_H
+#define TESTS_UNIT_FAKE_DARWIN_H
 
 #include <criterion/criterion.h>
 #include <limits.h>

@@ -1,12 +1,12 @@
 /*
- * mach_macos.c: the Mach layer of macos.h, and nothing else.
+ * mach_darwin.c: the Mach layer of mach.h, and nothing else.
  *
  * Each function makes the Mach (or BSD) calls its header names and turns
- * their results into the portable structs and errno codes of macos.h; no
+ * their results into the portable structs and errno codes of mach.h; no
  * target memory is parsed here, so that everything which could be wrong
  * with what a process holds is handled in portable code that the tests
  * run on Linux. Part of prof-record on macOS only (the Makefile keeps
- * *_macos.c out elsewhere); on Linux, make macos compiles it against the
+ * *_darwin.c out elsewhere, and no test links this one); on Linux, make macos compiles it against the
  * cross-compiler's macOS headers, which is as far as this project's CI
  * goes: it is never run there.
  *
@@ -28,7 +28,7 @@
  * waitpid() for it would wait forever. kill_suspended() resumes it after
  * the signal, and bounds its wait.
  */
-#include "macos.h"
+#include "mach.h"
 #include "common/diag.h"
 #include "format/trace.h"
 
@@ -60,7 +60,7 @@ struct macos_task {
 	size_t ids_cap;
 };
 
-/* A Mach error as macos.h's errno codes. */
+/* A Mach error as mach.h's errno codes. */
 static int from_kern(kern_return_t kr)
 {
 	switch (kr) {

@@ -1,5 +1,5 @@
 /*
- * sampler_perf_linux.c: the perf_event source of samples on Linux, with
+ * source_perf_linux.c: the perf_event source of samples on Linux, with
  * perf_event_open(2).
  *
  * Each online CPU gets one software cpu-clock event on the target in
@@ -59,7 +59,7 @@
  * through a target that traces just them (snapshot()), the one ptrace of
  * a perf_event recording.
  *
- * Between drains the loop (sampler.c) sleeps in ppoll() for
+ * Between drains the loop (loop.c) sleeps in ppoll() for
  * perf_next_due(), or until SIGCHLD says a launched command ended; each
  * drain reads every ring, sorts the round's records by time (the rings
  * are per CPU, and a thread's fork, samples and exit may be in several)
@@ -70,7 +70,7 @@
  * is read, so that the images its round maps before it (libc's, in a
  * command's first drain) are in the table and their CFI walks it.
  */
-#include "sampler_perf.h"
+#include "source_perf.h"
 #include "images.h"
 #include "memory.h"
 #include "offcpu.h"
@@ -197,9 +197,9 @@ struct remote {
 };
 
 struct perf_src {
-	struct sampler_source src;
+	struct source src;
 	struct target *t;
-	struct sampler_perf_options o;
+	struct source_perf_options o;
 	uint32_t pid;
 	int cpu_wide;           /* -p with the CPUs' events, filtered to pid
 				 * (and, following, its descendants) */
@@ -216,7 +216,7 @@ struct perf_src {
 	struct offcpu *off;     /* wall mode: the threads off the CPU */
 	struct lazy *lazy;      /* copy mode: the round's switch outs not walked yet */
 	size_t nlazy, lazy_cap;
-	struct sampler *s;      /* the loop, while a round is handled */
+	struct loop *s;         /* the loop, while a round is handled */
 	uint64_t period, origin, next_tick;
 	uint64_t read_min, read_step;   /* the wake-up's step: at least read_min */
 	uint64_t unread;        /* offcpu's intervals ended unread, at the last look */
@@ -269,7 +269,7 @@ static void on_child(int sig)
 
 /* The cpu-clock event; with side-band records if it is a ring's own
  * (the others' records would repeat them). */
-static void attr_init(struct perf_event_attr *a, const struct sampler_perf_options *o)
+static void attr_init(struct perf_event_attr *a, const struct source_perf_options *o)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -304,7 +304,7 @@ static void attr_init(struct perf_event_attr *a, const struct sampler_perf_optio
  * (and, where the stack cannot be read later, copy_len bytes of it) at
  * each switch out (it is taken in the kernel, so kernel sampling rights
  * are needed), and SWITCH records, out (preempted or not) and in. */
-static void switch_attr_init(struct perf_event_attr *a, const struct sampler_perf_options *o, size_t copy_len)
+static void switch_attr_init(struct perf_event_attr *a, const struct source_perf_options *o, size_t copy_len)
 {
 	attr_init(a, o);
 	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
@@ -343,9 +343,9 @@ static unsigned long read_sysctl(const char *path, unsigned long dflt)
 	return v;
 }
 
-int sampler_perf_probe(pid_t pid, uint32_t rate_hz, int kernel)
+int source_perf_probe(pid_t pid, uint32_t rate_hz, int kernel)
 {
-	struct sampler_perf_options o = { .rate_hz = rate_hz, .kernel = kernel };
+	struct source_perf_options o = { .rate_hz = rate_hz, .kernel = kernel };
 	struct perf_event_attr a;
 	int fd;
 
@@ -354,7 +354,7 @@ int sampler_perf_probe(pid_t pid, uint32_t rate_hz, int kernel)
 	fd = event_open(&a, pid, -1);
 	if (fd == -EINVAL &&
 	    rate_hz > read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000))
-		return SAMPLER_PERF_E_RATE;
+		return SOURCE_PERF_E_RATE;
 	if (fd < 0)
 		return fd;
 	close(fd);
@@ -408,7 +408,7 @@ static int map_ring(struct perf_src *p, int fd, int kind, struct ring *rg)
 			return 0;
 		rg->base = NULL;
 		if ((errno != EPERM && errno != ENOMEM) || p->ring_pages == 1)
-			return errno == EPERM || errno == ENOMEM ? SAMPLER_PERF_E_MLOCK : -errno;
+			return errno == EPERM || errno == ENOMEM ? SOURCE_PERF_E_MLOCK : -errno;
 		p->ring_pages /= 2;
 	}
 }
@@ -559,10 +559,10 @@ static int still_there(struct perf_src *p, pid_t tid, const uint64_t *frames, co
 	return 1;
 }
 
-static uint64_t *walk_on(struct perf_src *p, struct sampler *s, uint32_t pid, struct sampler_regs *r,
+static uint64_t *walk_on(struct perf_src *p, struct loop *s, uint32_t pid, struct loop_regs *r,
 			 size_t *n, int *stop)
 {
-	uint64_t from = sampler_trail(s)[*n - 1].sp, end = r->window_addr + r->window_len, *frames;
+	uint64_t from = loop_trail(s)[*n - 1].sp, end = r->window_addr + r->window_len, *frames;
 	pid_t tid = (pid_t)r->tid;
 	uint8_t again[COMPARE_MIN];
 	struct snap sn;
@@ -592,10 +592,10 @@ static uint64_t *walk_on(struct perf_src *p, struct sampler *s, uint32_t pid, st
 	sn = (struct snap){ from, p->snap, (size_t)got };
 	r->read = read_snap;
 	r->read_ctx = &sn;
-	frames = sampler_walk(s, r, n, &st);
+	frames = loop_walk(s, r, n, &st);
 	r->read = NULL;
-	if ((st != UNWIND_STOP_END && st != UNWIND_STOP_DEPTH) || !still_there(p, tid, frames, sampler_trail(s), *n, end))
-		return sampler_walk(s, r, n, stop);
+	if ((st != UNWIND_STOP_END && st != UNWIND_STOP_DEPTH) || !still_there(p, tid, frames, loop_trail(s), *n, end))
+		return loop_walk(s, r, n, stop);
 	*stop = st;
 	return frames;
 }
@@ -629,9 +629,9 @@ static int stack_holds(void *ctx, const uint64_t *at, const uint64_t *pc, size_t
 /* Whether pc, a frame where the kernel's callchain ended, is the outermost
  * frame of its thread by its CFI (glibc's _start and clone say so), or
  * has no CFI to say otherwise. */
-static int outermost(struct sampler *s, uint32_t pid, uint64_t pc)
+static int outermost(struct loop *s, uint32_t pid, uint64_t pc)
 {
-	struct images *im = sampler_images(s, pid);
+	struct images *im = loop_images(s, pid);
 	struct cfi_row row;
 
 	if (!im || images_cfi_row(im, pc - 1, &row) < 0)
@@ -682,12 +682,12 @@ static int chain_denies(const uint64_t *chain, size_t nk, const uint64_t *frames
  * (outermost()), else it counts as cut at the window. *stop is the enum
  * unwind_stop to count.
  */
-static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const struct perf_record *rec,
+static const uint64_t *build_stack(struct perf_src *p, struct loop *s, const struct perf_record *rec,
 				   size_t *np, int *stop)
 {
-	size_t max = sampler_config(s)->max_depth ? sampler_config(s)->max_depth : 1, nk = rec->nips, n = 0, j;
+	size_t max = loop_config(s)->max_depth ? loop_config(s)->max_depth : 1, nk = rec->nips, n = 0, j;
 	uint64_t *frames = NULL;
-	struct images *im = sampler_images(s, rec->pid);
+	struct images *im = loop_images(s, rec->pid);
 
 	p->chain = xgrow(p->chain, &p->chain_cap, nk + 1, sizeof(*p->chain));
 	for (size_t i = 0; i < nk; i++) {
@@ -700,26 +700,26 @@ static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const 
 	}
 	*stop = UNWIND_STOP_END;
 	if (rec->has_regs && rec->stack_len >= 8) {
-		struct sampler_regs r = { .tid = rec->tid, .arch = PERF_ARCH, .regs = rec->regs,
+		struct loop_regs r = { .tid = rec->tid, .arch = PERF_ARCH, .regs = rec->regs,
 					  .window_addr = rec->regs.sp, .window = rec->stack,
 					  .window_len = rec->stack_len,
 					  .window_whole = rec->stack_len < rec->stack_size };
 		uint64_t *deeper;
 		int whole;
 
-		frames = sampler_walk(s, &r, &n, stop);
+		frames = loop_walk(s, &r, &n, stop);
 		if (*stop == UNWIND_STOP_WINDOW && n > 1 && (deeper = walk_on(p, s, rec->pid, &r, &n, stop)))
 			frames = deeper;
 		if (*stop == UNWIND_STOP_END) {
-			outer_keep(p->outer, rec->tid, frames, sampler_trail(s), n);
+			outer_keep(p->outer, rec->tid, frames, loop_trail(s), n);
 			goto out;
 		}
 		if (*stop == UNWIND_STOP_WINDOW && n > 0) {
 			struct holds h = { p, rec->pid, (pid_t)rec->tid };
-			size_t joined = outer_join(p->outer, rec->tid, frames, n, max, &sampler_trail(s)[n - 1],
+			size_t joined = outer_join(p->outer, rec->tid, frames, n, max, &loop_trail(s)[n - 1],
 						   stack_holds, &h, &whole);
 			if (joined > n && !chain_denies(p->chain, nk, frames, n, joined)) {
-				sampler_counters(s)[TRACE_COUNTER_STACKS_JOINED]++;
+				loop_counters(s)[TRACE_COUNTER_STACKS_JOINED]++;
 				n = joined;
 				*stop = whole ? UNWIND_STOP_END : UNWIND_STOP_DEPTH;
 				goto out;
@@ -731,7 +731,7 @@ static const uint64_t *build_stack(struct perf_src *p, struct sampler *s, const 
 		 * bp, so continue with its chain after the return address
 		 * both have. Not from a frame a signal interrupted: the
 		 * kernel's chain skips it. */
-		if (n > 1 && sampler_trail(s)[n - 1].exact)
+		if (n > 1 && loop_trail(s)[n - 1].exact)
 			goto out;
 		if ((j = chain_at(p->chain, nk, frames, n)) > 0) {
 			if (j + 1 >= nk)
@@ -771,19 +771,19 @@ static int read_stack(void *ctx, uint32_t tid, const struct unwind_regs *regs, c
 {
 	struct perf_src *p = ctx;
 	long got = memory_read_upto((pid_t)tid, regs->sp, p->window, sizeof(p->window));
-	struct sampler_regs r = { .tid = tid, .arch = PERF_ARCH, .regs = *regs, .window_addr = regs->sp,
+	struct loop_regs r = { .tid = tid, .arch = PERF_ARCH, .regs = *regs, .window_addr = regs->sp,
 				  .window = p->window, .window_whole = 1,
 				  .read = read_remote, .read_ctx = &p->remote };
 
 	if (got < 0) {
-		*end = sampler_now();
+		*end = loop_now();
 		return (int)got;
 	}
 	r.window_len = (size_t)got;
 	p->remote.tid = (pid_t)tid;
 	p->remote.base = 1;
-	*addrs = sampler_walk(p->s, &r, n, stop);
-	*end = sampler_now();
+	*addrs = loop_walk(p->s, &r, n, stop);
+	*end = loop_now();
 	return 0;
 }
 
@@ -795,7 +795,7 @@ static struct pending *queue(struct perf_src *p, const struct perf_record *rec)
 	p->pend = xgrow(p->pend, &p->pend_cap, p->npend + 1, sizeof(*p->pend));
 	q = &p->pend[p->npend];
 	memset(q, 0, sizeof(*q));
-	q->time = rec->time ? rec->time : sampler_now();
+	q->time = rec->time ? rec->time : loop_now();
 	q->seq = p->npend++;
 	q->type = rec->type;
 	q->misc = rec->misc;
@@ -917,7 +917,7 @@ static void queue_record(struct perf_src *p, int kind, const struct perf_record 
 
 /* The stack of queued sample q, with the image table as the records
  * before it in the round left it. */
-static const uint64_t *walk(struct perf_src *p, struct sampler *s, const struct pending *q, size_t *n,
+static const uint64_t *walk(struct perf_src *p, struct loop *s, const struct pending *q, size_t *n,
 			    int *stop)
 {
 	struct perf_record rec;
@@ -940,7 +940,7 @@ static int emit(void *ctx, uint64_t time, uint32_t tid, uint8_t state, const uin
 {
 	struct perf_src *p = ctx;
 
-	return sampler_sample(p->s, time, tid, state, 0, addrs, n, stop);
+	return loop_sample(p->s, time, tid, state, 0, addrs, n, stop);
 }
 
 /* The ticks offcpu lost since the last look, to the loop's counter. */
@@ -949,7 +949,7 @@ static void count_lost_ticks(struct perf_src *p)
 	struct offcpu_stats st;
 
 	offcpu_stats(p->off, &st);
-	sampler_lost(p->s, st.ticks_lost - p->lost_ticks);
+	loop_lost(p->s, st.ticks_lost - p->lost_ticks);
 	p->lost_ticks = st.ticks_lost;
 }
 
@@ -965,7 +965,7 @@ static size_t lazy_find(const struct perf_src *p, uint32_t tid)
 
 /* Lazy entry k's stack walked and given to its interval (now or never:
  * the sample's bytes last until the round ends), and the entry dropped. */
-static void walk_lazy(struct perf_src *p, struct sampler *s, size_t k)
+static void walk_lazy(struct perf_src *p, struct loop *s, size_t k)
 {
 	const uint64_t *frames;
 	size_t n;
@@ -978,7 +978,7 @@ static void walk_lazy(struct perf_src *p, struct sampler *s, size_t k)
 
 /* The lazy entries whose interval has a tick before until walked (all of
  * them if until is UINT64_MAX, at the round's end). */
-static void walk_due(struct perf_src *p, struct sampler *s, uint64_t until)
+static void walk_due(struct perf_src *p, struct loop *s, uint64_t until)
 {
 	for (size_t k = p->nlazy; k-- > 0;)
 		if (until == UINT64_MAX || offcpu_due(p->off, p->lazy[k].tid, until))
@@ -987,7 +987,7 @@ static void walk_due(struct perf_src *p, struct sampler *s, uint64_t until)
 
 /* Wall mode: the ticks of threads off the CPU before now, once now has
  * passed the next tick of the grid. */
-static int advance(struct perf_src *p, struct sampler *s, uint64_t now)
+static int advance(struct perf_src *p, struct loop *s, uint64_t now)
 {
 	int r;
 
@@ -1017,14 +1017,14 @@ static int advance(struct perf_src *p, struct sampler *s, uint64_t now)
  * off the CPU at the start are lost until they run (engine_attach() warns
  * of one traced already).
  */
-static void snapshot(struct perf_src *p, struct sampler *s, uint64_t start)
+static void snapshot(struct perf_src *p, struct loop *s, uint64_t start)
 {
 	const uint32_t *live;
 	size_t n = target_threads(p->t, &live);
 
 	p->peek_tids = xmalloc((n + 1) * sizeof(*p->peek_tids));
 	for (size_t i = 0; i < n; i++) {
-		if (!sampler_thread_known(s, live[i]))
+		if (!loop_thread_known(s, live[i]))
 			continue;
 		offcpu_out_regs(p->off, live[i], start,
 				target_thread_state(p->t, live[i]) == TRACE_STATE_RUNNING, NULL);
@@ -1034,7 +1034,7 @@ static void snapshot(struct perf_src *p, struct sampler *s, uint64_t start)
 		p->npeek = 0;
 		return;
 	}
-	p->peek_asked = sampler_now();
+	p->peek_asked = loop_now();
 	for (size_t i = 0; i < p->npeek; i++)
 		if (target_interrupt_thread(p->peek, p->peek_tids[i]) < 0)
 			p->peek_tids[i] = 0;
@@ -1042,10 +1042,10 @@ static void snapshot(struct perf_src *p, struct sampler *s, uint64_t start)
 
 /* Takes thread tid's stop, if it has stopped: its stack to offcpu, the
  * thread let go. Returns 1 while it is still to stop. */
-static int peek_take(struct perf_src *p, struct sampler *s, uint32_t tid)
+static int peek_take(struct perf_src *p, struct loop *s, uint32_t tid)
 {
 	struct target_stop ts;
-	struct sampler_regs rg;
+	struct loop_regs rg;
 	const uint64_t *frames;
 	size_t nf;
 	int stop, r = target_stopped_thread(p->peek, tid, &ts);
@@ -1062,7 +1062,7 @@ static int peek_take(struct perf_src *p, struct sampler *s, uint32_t tid)
 		rg.window_len = ts.window_len;
 		rg.read = target_read;
 		rg.read_ctx = p->peek;
-		frames = sampler_walk(s, &rg, &nf, &stop);
+		frames = loop_walk(s, &rg, &nf, &stop);
 		offcpu_read_done(p->off, tid, frames, nf, stop, p->peek_asked);
 		target_release_thread(p->peek, tid);
 	}
@@ -1071,7 +1071,7 @@ static int peek_take(struct perf_src *p, struct sampler *s, uint32_t tid)
 
 /* The threads stopped since the last round (or just tid, if not 0)
  * taken; once none is left, the traced target is let go. */
-static void peek_round(struct perf_src *p, struct sampler *s, uint32_t tid)
+static void peek_round(struct perf_src *p, struct loop *s, uint32_t tid)
 {
 	size_t k = 0;
 
@@ -1125,7 +1125,7 @@ static void switch_out(struct perf_src *p, size_t i)
 
 /* q's thread is back on the CPU: in copy mode its switch-out stack is
  * walked if a tick of the interval needs it. */
-static int switch_in(struct perf_src *p, struct sampler *s, const struct pending *q)
+static int switch_in(struct perf_src *p, struct loop *s, const struct pending *q)
 {
 	size_t k = lazy_find(p, q->tid);
 	int r;
@@ -1173,7 +1173,7 @@ static int still_running(uint32_t pid)
 }
 
 /* What record i of the round means to the loop, in time order. */
-static int handle(struct perf_src *p, struct sampler *s, size_t i)
+static int handle(struct perf_src *p, struct loop *s, size_t i)
 {
 	const struct pending *q = &p->pend[i];
 	const uint64_t *frames;
@@ -1188,54 +1188,54 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 	case PERF_REC_SAMPLE:
 		/* Started between the threads' listing and the events, or
 		 * its fork's record lost. */
-		if (!sampler_process_known(s, q->pid)) {
+		if (!loop_process_known(s, q->pid)) {
 			if (hmap_get(&p->ended, q->pid, 0))
 				return 0;
-			if ((r = sampler_process_start(s, q->pid, 0, q->time, target_view((pid_t)q->pid))) < 0)
+			if ((r = loop_process_start(s, q->pid, 0, q->time, target_view((pid_t)q->pid))) < 0)
 				return r;
 		}
-		if (!sampler_thread_known(s, q->tid) &&
-		    ((r = sampler_thread_start(s, q->pid, q->tid, q->time)) < 0 || !sampler_thread_known(s, q->tid)))
+		if (!loop_thread_known(s, q->tid) &&
+		    ((r = loop_thread_start(s, q->pid, q->tid, q->time)) < 0 || !loop_thread_known(s, q->tid)))
 			return r;
 		frames = walk(p, s, q, &n, &stop);
-		return sampler_sample(s, q->time, q->tid, TRACE_STATE_RUNNING, q->flags, frames, n, stop);
+		return loop_sample(s, q->time, q->tid, TRACE_STATE_RUNNING, q->flags, frames, n, stop);
 	case PERF_REC_LOST:
-		sampler_lost(s, q->value);
+		loop_lost(s, q->value);
 		return 0;
 	case PERF_REC_THROTTLE:
-		sampler_counters(s)[TRACE_COUNTER_THROTTLED]++;
+		loop_counters(s)[TRACE_COUNTER_THROTTLED]++;
 		return 0;
 	case PERF_REC_MMAP2: {
 		struct target_mapping m;
 
-		if (!wanted(p, q->pid) || !(im = sampler_images(s, q->pid)))
+		if (!wanted(p, q->pid) || !(im = loop_images(s, q->pid)))
 			return 0;
 		parse_pending(p, q, &rec);
 		m = (struct target_mapping){ .start = rec.addr, .end = rec.addr + rec.len, .inode = rec.inode,
 					     .dev_major = rec.dev_major, .dev_minor = rec.dev_minor,
 					     .path = rec.name };
-		return images_mapped(im, sampler_writer(s), q->time, &m, rec.pgoff);
+		return images_mapped(im, loop_writer(s), q->time, &m, rec.pgoff);
 	}
 	case PERF_REC_COMM:
 		if (!wanted(p, q->pid))
 			return 0;
 		if (q->misc & PERF_MISC_COMM_EXEC) {
-			r = sampler_exec(s, q->pid, q->tid, q->time, p->names + q->off);
+			r = loop_exec(s, q->pid, q->tid, q->time, p->names + q->off);
 			if (r < 0)
 				return r;
 		}
-		return sampler_thread_name(s, q->tid, q->time, p->names + q->off);
+		return loop_thread_name(s, q->tid, q->time, p->names + q->off);
 	case PERF_REC_FORK:
 		/* A new process: a child of q->value's. */
 		if (q->pid == q->tid && q->value != q->pid) {
 			hmap_del(&p->ended, q->pid, 0);
-			r = sampler_process_start(s, q->pid, (uint32_t)q->value, q->time, target_view((pid_t)q->pid));
+			r = loop_process_start(s, q->pid, (uint32_t)q->value, q->time, target_view((pid_t)q->pid));
 			if (r < 0)
 				return r;
 		}
-		r = sampler_thread_start(s, q->pid, q->tid, q->time);
+		r = loop_thread_start(s, q->pid, q->tid, q->time);
 		/* Only a thread recorded (-t) has ticks to lose. */
-		if (r == 0 && p->off && sampler_thread_known(s, q->tid))
+		if (r == 0 && p->off && loop_thread_known(s, q->tid))
 			offcpu_created(p->off, q->tid, q->time);
 		return r;
 	case PERF_REC_EXIT:
@@ -1251,18 +1251,18 @@ static int handle(struct perf_src *p, struct sampler *s, size_t i)
 		 * of its threads called execve: it starts again at its next
 		 * sample, without its parent. */
 		outer_forget(p->outer, q->tid);
-		r = sampler_thread_end(s, q->tid, q->time);
-		if (r < 0 || q->pid == p->pid || !sampler_process_known(s, q->pid) ||
-		    sampler_process_threads(s, q->pid))
+		r = loop_thread_end(s, q->tid, q->time);
+		if (r < 0 || q->pid == p->pid || !loop_process_known(s, q->pid) ||
+		    loop_process_threads(s, q->pid))
 			return r;
 		if (p->cpu_wide)
 			hmap_del(&p->followed, q->pid, 0);
 		*hmap_put(&p->ended, q->pid, 0, 1, NULL) = 1;
-		return sampler_process_end(s, q->pid, q->time,
-					   q->tid == q->pid && still_running(q->pid) ? TRACE_END_OUT_OF_REACH
-										       : TRACE_END_UNTOLD, 0);
+		return loop_process_end(s, q->pid, q->time,
+					q->tid == q->pid && still_running(q->pid) ? TRACE_END_OUT_OF_REACH
+										    : TRACE_END_UNTOLD, 0);
 	case PERF_REC_SWITCH:
-		if (!sampler_thread_known(s, q->tid))
+		if (!loop_thread_known(s, q->tid))
 			return 0;
 		if (q->misc & PERF_MISC_SWITCH_OUT) {
 			switch_out(p, i);
@@ -1336,7 +1336,7 @@ static void next_round(struct perf_src *p, size_t from)
  * order; then, in wall mode, the ticks before drained (every switch in
  * before it has been read) of the threads still off the CPU, and at the
  * end every tick of the threads still off the CPU. */
-static int handle_pending(struct perf_src *p, struct sampler *s, uint64_t drained, int last)
+static int handle_pending(struct perf_src *p, struct loop *s, uint64_t drained, int last)
 {
 	size_t i = 0;
 	int r = 0;
@@ -1440,14 +1440,14 @@ static void pace(struct perf_src *p)
  * (or, last, everything); then, in wall mode with stacks read, reads the
  * stacks due of the threads that were off the CPU then, most of which
  * still are. */
-static int drain_all(struct perf_src *p, struct sampler *s, int last)
+static int drain_all(struct perf_src *p, struct loop *s, int last)
 {
 	uint64_t now;
 	int r;
 
 	if (p->npeek)
 		peek_round(p, s, 0);
-	now = sampler_now();
+	now = loop_now();
 	for (size_t i = 0; i < RING__COUNT * p->ncpus; i++)
 		if (p->rings[i].base)
 			drain(p, (int)(i / p->ncpus), &p->rings[i]);
@@ -1455,7 +1455,7 @@ static int drain_all(struct perf_src *p, struct sampler *s, int last)
 	release(p);
 	if (r == 0 && p->read_stacks && !last) {
 		p->s = s;
-		offcpu_read(p->off, sampler_now(), read_stack, p);
+		offcpu_read(p->off, loop_now(), read_stack, p);
 		pace(p);
 	}
 	return r;
@@ -1463,7 +1463,7 @@ static int drain_all(struct perf_src *p, struct sampler *s, int last)
 
 /* The process is gone, or a thread the target knew: what the rings hold
  * goes first, so that no sample follows its thread's end. */
-static int perf_target_event(struct sampler_source *src, struct sampler *s, const struct target_event *ev,
+static int perf_target_event(struct source *src, struct loop *s, const struct target_event *ev,
 			     uint64_t now)
 {
 	(void)now;
@@ -1474,7 +1474,7 @@ static int perf_target_event(struct sampler_source *src, struct sampler *s, cons
 
 /* Wall mode: what the rings hold from before goes first, then with -p
  * the threads already blocked. */
-static int perf_start(struct sampler_source *src, struct sampler *s)
+static int perf_start(struct source *src, struct loop *s)
 {
 	struct perf_src *p = (struct perf_src *)src;
 	int r;
@@ -1483,7 +1483,7 @@ static int perf_start(struct sampler_source *src, struct sampler *s)
 		return 0;
 	r = drain_all(p, s, 0);
 	if (r == 0 && !p->o.launched)
-		snapshot(p, s, sampler_started(s));
+		snapshot(p, s, loop_started(s));
 	return r;
 }
 
@@ -1498,7 +1498,7 @@ static int perf_start(struct sampler_source *src, struct sampler *s)
  * grid to read (see READ_NS); with -p a thread at a time, at once while
  * threads are still to open.
  */
-static uint64_t perf_next_due(struct sampler_source *src, uint64_t now)
+static uint64_t perf_next_due(struct source *src, uint64_t now)
 {
 	struct perf_src *p = (struct perf_src *)src;
 	size_t sample_max = STACK_WINDOW + 8 * p->kernel_max_stack + 128;
@@ -1517,10 +1517,10 @@ static uint64_t perf_next_due(struct sampler_source *src, uint64_t now)
 	return due;
 }
 
-static void perf_wait(struct sampler_source *src, uint64_t deadline, const volatile sig_atomic_t *stop)
+static void perf_wait(struct source *src, uint64_t deadline, const volatile sig_atomic_t *stop)
 {
 	struct perf_src *p = (struct perf_src *)src;
-	uint64_t now = sampler_now();
+	uint64_t now = loop_now();
 	struct timespec ts = { 0, 0 };
 
 	(void)stop;
@@ -1532,7 +1532,7 @@ static void perf_wait(struct sampler_source *src, uint64_t deadline, const volat
 	ppoll(NULL, 0, &ts, &p->wait_mask);
 }
 
-static int perf_take(struct sampler_source *src, struct sampler *s, uint64_t now)
+static int perf_take(struct source *src, struct loop *s, uint64_t now)
 {
 	struct perf_src *p = (struct perf_src *)src;
 	int r = 0;
@@ -1541,7 +1541,7 @@ static int perf_take(struct sampler_source *src, struct sampler *s, uint64_t now
 	if (p->open_next < p->nto_open)
 		r = open_more(p, OPEN_BATCH);
 	if (r < 0) {
-		sampler_target_failed(s, r);
+		loop_target_failed(s, r);
 		return 0;
 	}
 	return drain_all(p, s, 0);
@@ -1591,10 +1591,10 @@ static uint64_t sampled_cpu_ns(struct perf_src *p)
 /* What was left in the rings, and the counters only the end knows: the
  * CPU time sampled, and the kernel's sample-rate limit, which it lowers
  * when sampling takes too long. */
-static int perf_finish(struct sampler_source *src, struct sampler *s, uint64_t now)
+static int perf_finish(struct source *src, struct loop *s, uint64_t now)
 {
 	struct perf_src *p = (struct perf_src *)src;
-	uint64_t *c = sampler_counters(s);
+	uint64_t *c = loop_counters(s);
 	int r;
 
 	(void)now;
@@ -1612,7 +1612,7 @@ static int perf_finish(struct sampler_source *src, struct sampler *s, uint64_t n
 	return r;
 }
 
-static void perf_release(struct sampler_source *src)
+static void perf_release(struct source *src)
 {
 	struct perf_src *p = (struct perf_src *)src;
 
@@ -1646,7 +1646,7 @@ static void perf_release(struct sampler_source *src)
 	free(p);
 }
 
-static const struct sampler_source_ops perf_ops = {
+static const struct source_ops perf_ops = {
 	.start = perf_start,
 	.next_due = perf_next_due,
 	.wait = perf_wait,
@@ -1659,7 +1659,7 @@ static const struct sampler_source_ops perf_ops = {
 /* Whether the kernel lets us sample a whole CPU (with -p, the CPUs'
  * events filtered to the process stand for one per thread): as
  * kernel.perf_event_paranoid 0 or less, CAP_PERFMON or root allow. */
-static int cpu_wide_allowed(const struct sampler_perf_options *o)
+static int cpu_wide_allowed(const struct source_perf_options *o)
 {
 	struct perf_event_attr a;
 	int fd;
@@ -1693,7 +1693,7 @@ static int memory_readable(uint32_t pid)
 	return ok && memory_read_pid(&id, start, &byte, 1) == 0;
 }
 
-int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, struct sampler_source **out)
+int source_perf_new(struct target *t, const struct source_perf_options *o, struct source **out)
 {
 	struct perf_src *p = xcalloc(1, sizeof(*p));
 	struct sigaction sa;
@@ -1759,7 +1759,7 @@ int sampler_perf_new(struct target *t, const struct sampler_perf_options *o, str
 	 * with its switches in the rings). Its wake-ups come on time: the
 	 * kernel's default slack of 50 us is a twentieth of a tick. */
 	if (o->wall) {
-		p->origin = p->next_tick = sampler_now();
+		p->origin = p->next_tick = loop_now();
 		p->period = 1000000000ull / (o->rate_hz ? o->rate_hz : 1);
 		p->read_min = p->read_step = p->period * ((READ_NS + p->period - 1) / p->period);
 		p->off = offcpu_new(p->period, p->origin);

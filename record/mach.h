@@ -1,16 +1,17 @@
 /*
- * macos.h: the thin Mach layer under the macOS target.
+ * mach.h: the thin Mach layer under the macOS target.
  *
- * mach_macos.c implements these functions with Mach calls and nothing
+ * mach_darwin.c implements these functions with Mach calls and nothing
  * else: it fills the portable structs below and never parses target
  * memory. Everything above it is portable C compiled on Linux too:
  * target_darwin.c (the struct target of target.h: threads, events, the
  * task held suspended while a tick's threads are read) and images_darwin.c
  * (the image table, from dyld's list through record/dyld.c). So a test can
  * link those two with a synthetic layer (a memory image and thread
- * register states) and run the real sampler on it. The suffixes say where
- * a file is compiled: _macos.c only on macOS, _darwin.c on macOS and, for
- * the tests, on Linux (both are kept out of Linux's prof-record).
+ * register states) and run the real loop on it. Every _darwin.c file
+ * is kept out of Linux's prof-record; mach_darwin.c, the one file that
+ * includes Mach's headers, is compiled only for macOS (there, or by make
+ * macos), the other two on Linux too, for the tests (mk/macos.mk).
  *
  * Thread ids are the system-wide 64-bit ids of THREAD_IDENTIFIER_INFO.
  * Functions return 0 or a negative errno: -ESRCH for a process or thread
@@ -20,8 +21,8 @@
  * or count, or a thread whose architecture is not the one asked for),
  * -EIO for any other Mach error.
  */
-#ifndef RECORD_MACOS_H
-#define RECORD_MACOS_H
+#ifndef RECORD_MACH_H
+#define RECORD_MACH_H
 
 #include <stddef.h>
 #include <stdint.h>
