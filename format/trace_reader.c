@@ -960,6 +960,40 @@ const char *trace_thread_name_at(const struct trace_thread *th, uint64_t time)
 	return name ? name : "";
 }
 
+uint64_t trace_end_ns(const struct trace *t)
+{
+	uint64_t end = 0;
+
+	if (t->has_end)
+		return t->end.time;
+	/* Samples are in the order they were written, not that of their
+	 * times: in wall mode, a thread's ticks off the CPU are written when
+	 * it comes back. So the last sample need not be the latest. */
+	for (size_t i = 0; i < t->nsamples; i++)
+		if (t->samples[i].time > end)
+			end = t->samples[i].time;
+	return end;
+}
+
+uint64_t trace_duration_ns(const struct trace *t)
+{
+	return trace_since_start_ns(t, trace_end_ns(t));
+}
+
+uint64_t trace_since_start_ns(const struct trace *t, uint64_t time)
+{
+	uint64_t start = t->session.start_monotonic_ns;
+
+	return time > start ? time - start : 0;
+}
+
+double trace_since_start_s(const struct trace *t, uint64_t time)
+{
+	uint64_t start = t->session.start_monotonic_ns;
+
+	return time >= start ? (double)trace_since_start_ns(t, time) / 1e9 : -(double)(start - time) / 1e9;
+}
+
 void trace_chain_init(struct trace_chain *c, const struct trace *t, uint32_t stack)
 {
 	c->t = t;
