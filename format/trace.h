@@ -389,7 +389,7 @@ struct trace_load_status {
 /* Releases the losses of st. */
 void trace_load_status_release(struct trace_load_status *st);
 
-struct trace_syms; /* format/trace_syms.h */
+struct trace_pack; /* format/trace_pack.h */
 
 struct trace {
 	struct trace_session session;
@@ -407,7 +407,7 @@ struct trace {
 	uint64_t counters[TRACE_COUNTER__COUNT];
 	int has_end;
 	struct trace_end end;
-	struct trace_syms *syms;      /* an embedded symbol pack, or NULL */
+	struct trace_pack *pack;      /* an embedded symbol pack, or NULL */
 	struct trace_load_status status;
 };
 

@@ -267,8 +267,8 @@ cp "$TMP/t.trace" "$TMP/e.trace"
 # packed ERR: the addresses the pack command said it wrote
 packed() { sed -n "s/^prof-report: appended to '.*': \([0-9]*\) addresses of .*/\1/p" "$1"; }
 all=$(packed "$TMP/pack.err")
-chunks "$TMP/e.trace" | tail -n +$((n + 1)) > "$TMP/syms"
-ns=$(wc -l < "$TMP/syms")
+chunks "$TMP/e.trace" | tail -n +$((n + 1)) > "$TMP/pack-chunks"
+ns=$(wc -l < "$TMP/pack-chunks")
 bad=
 k=$n
 while read -r off len; do
@@ -295,7 +295,7 @@ while read -r off len; do
 		&& grep -q '^  finished cleanly   yes$' "$TMP/f.info" \
 		|| bad="$bad chunk $k damaged: $(losses "$TMP/f.info") $(cat "$TMP/f.err");"
 	k=$((k + 1))
-done < "$TMP/syms"
+done < "$TMP/pack-chunks"
 if [ "$ns" -gt 0 ] && [ -z "$bad" ]; then
 	ok "integrity-embedded-pack-losses-named ($ns symbols chunks; the last packed again: $again of $all addresses)"
 else
