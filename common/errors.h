@@ -13,7 +13,7 @@
 #define COMMON_ERRORS_H
 
 enum prof_error {
-	/* format/trace.h, format/trace_syms.h: traces and symbol packs */
+	/* format/trace.h, format/trace_pack.h: traces and symbol packs */
 	TRACE_E_MAGIC = -20000,      /* not a prof trace */
 	TRACE_E_MAJOR,               /* written by a newer, incompatible version */
 	TRACE_E_CORRUPT,             /* a length, checksum or record is wrong */

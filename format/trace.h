@@ -389,7 +389,7 @@ struct trace_load_status {
 /* Releases the losses of st. */
 void trace_load_status_release(struct trace_load_status *st);
 
-struct trace_syms; /* format/trace_syms.h */
+struct trace_pack; /* format/trace_pack.h */
 
 struct trace {
 	struct trace_session session;
@@ -407,7 +407,7 @@ struct trace {
 	uint64_t counters[TRACE_COUNTER__COUNT];
 	int has_end;
 	struct trace_end end;
-	struct trace_syms *syms;      /* an embedded symbol pack, or NULL */
+	struct trace_pack *pack;      /* an embedded symbol pack, or NULL */
 	struct trace_load_status status;
 };
 
@@ -432,6 +432,23 @@ const struct trace_thread *trace_sample_thread(const struct trace *t, const stru
 /* Returns the name a thread had at time (its first name if time is earlier,
  * "" if it has none or th is NULL). Borrowed from t. */
 const char *trace_thread_name_at(const struct trace_thread *th, uint64_t time);
+/* A trace's clock. A time since the start is a time less the session's
+ * start_monotonic_ns. A recording ends at its end record when it finished;
+ * when it did not (its recorder was killed, or its file was cut short or
+ * lost its last chunks), at the latest sample read, the last instant it
+ * can be shown to have run. */
+/* Returns when the recording ended (a time on the trace's clock, not one
+ * since the start), as above, or 0 if it has neither an end record nor a
+ * sample. */
+uint64_t trace_end_ns(const struct trace *t);
+/* Returns how long the recording lasted, in ns: from its start to
+ * trace_end_ns(), or 0 if that is not after the start. */
+uint64_t trace_duration_ns(const struct trace *t);
+/* Returns time (on the trace's clock) since the recording started, in ns,
+ * or 0 for a time before the start. */
+uint64_t trace_since_start_ns(const struct trace *t, uint64_t time);
+/* The same in seconds, for people: negative for a time before the start. */
+double trace_since_start_s(const struct trace *t, uint64_t time);
 /* The walk up a stack's node chain, leaf first, that every reader of the
  * stack table takes. A loaded trace's parents always precede their
  * children, so a parent that is not older than its node ends the walk

@@ -19,7 +19,7 @@
  * chunks are damaged too, and only a chunk that the end of the file runs
  * into is cut. What the chunks hold is the business of their readers:
  * the trace's records (format/trace_reader.c) and symbol packs
- * (format/trace_syms.c).
+ * (format/trace_pack.c).
  */
 #include "format/trace_chunk.h"
 
@@ -278,7 +278,7 @@ static uint8_t held(uint16_t type)
 	switch (type) {
 	case TRACE_CHUNK_DATA: return TRACE_HELD_RECORDS;
 	case TRACE_CHUNK_FOOTER: return TRACE_HELD_FOOTER;
-	case TRACE_CHUNK_SYMS: return TRACE_HELD_SYMBOLS;
+	case TRACE_CHUNK_PACK: return TRACE_HELD_SYMBOLS;
 	default: return TRACE_HELD_OTHER;
 	}
 }

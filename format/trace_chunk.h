@@ -4,7 +4,7 @@
  * its own checksum and one zstd frame.
  *
  * Internal to format/: the trace writer and reader (records), and symbol
- * packs (format/trace_syms.c), are built on it, and nothing outside this
+ * packs (format/trace_pack.c), are built on it, and nothing outside this
  * directory includes it but the fuzz target and its seed tool. Every
  * constant here is a byte on disk, and man/prof-trace.5 documents each one;
  * change them together or not at all.
@@ -25,7 +25,7 @@ struct trace_loss;
 /* File header: magic, major (le16), minor (le16), xxh32 of bytes 0..11.
  * A trace and a symbol pack differ only in the magic. */
 #define TRACE_MAGIC "\x89PROF\r\n\x1a"
-#define TRACE_SYMS_MAGIC "\x89PSYM\r\n\x1a"
+#define TRACE_PACK_MAGIC "\x89PSYM\r\n\x1a"
 #define TRACE_MAGIC_LEN 8
 #define TRACE_HEADER_LEN 16
 
@@ -38,7 +38,7 @@ struct trace_loss;
 enum trace_chunk_type {
 	TRACE_CHUNK_DATA = 1,   /* a sequence of records (format/trace_codec.h) */
 	TRACE_CHUNK_FOOTER = 2, /* totals; the trace was finished */
-	TRACE_CHUNK_SYMS = 3,   /* symbolicated frames of one image (1.1) */
+	TRACE_CHUNK_PACK = 3,   /* a symbol pack's frames of one image (1.1) */
 };
 
 /* A writer ends a chunk by itself once its raw bytes pass this. */

@@ -5,7 +5,7 @@
  * The container (format/trace_chunk.c) hands over each intact chunk,
  * decompressed and checked against its checksums, and counts the rest;
  * this file reads the records inside data chunks and leaves a symbol
- * pack's chunks to format/trace_syms.c. Chunks can go missing, so nothing
+ * pack's chunks to format/trace_pack.c. Chunks can go missing, so nothing
  * depends on a chunk having been read except through ids the file spells
  * out: node records name their first id, and a sample or node whose stack
  * did not survive is dropped and counted rather than attached to the wrong
@@ -15,7 +15,7 @@
  */
 #include "format/trace.h"
 #include "format/trace_codec.h"
-#include "format/trace_syms.h"
+#include "format/trace_pack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -683,17 +683,17 @@ static int parse_footer(struct loader *l, const struct trace_chunk *k)
 }
 
 /* One decompressed chunk of the trace: records, the footer, or a symbol
- * pack's image (format/trace_syms.c). */
+ * pack's image (format/trace_pack.c). */
 static int read_chunk(void *ctx, const struct trace_chunk *c)
 {
 	struct loader *l = ctx;
 
 	if (c->h.type == TRACE_CHUNK_FOOTER)
 		return parse_footer(l, c);
-	if (c->h.type == TRACE_CHUNK_SYMS) {
-		if (!l->t->syms)
-			l->t->syms = trace_syms_new();
-		return trace_syms_parse_chunk(l->t->syms, c->raw, c->len);
+	if (c->h.type == TRACE_CHUNK_PACK) {
+		if (!l->t->pack)
+			l->t->pack = trace_pack_new();
+		return trace_pack_parse_chunk(l->t->pack, c->raw, c->len);
 	}
 	return parse_data(l, c->raw, c->len);
 }
@@ -827,7 +827,7 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 	const uint8_t *p = mem;
 	struct loader l = { 0 };
 	struct trace_walk w = {
-		.types = 1u << TRACE_CHUNK_DATA | 1u << TRACE_CHUNK_FOOTER | 1u << TRACE_CHUNK_SYMS,
+		.types = 1u << TRACE_CHUNK_DATA | 1u << TRACE_CHUNK_FOOTER | 1u << TRACE_CHUNK_PACK,
 		.fn = read_chunk,
 		.mark = samples_read,
 		.ctx = &l,
@@ -925,7 +925,7 @@ void trace_free(struct trace *t)
 	free(t->processes);
 	free(t->nodes);
 	free(t->samples);
-	trace_syms_free(t->syms);
+	trace_pack_free(t->pack);
 	trace_load_status_release(&t->status);
 	free(t);
 }
@@ -958,6 +958,40 @@ const char *trace_thread_name_at(const struct trace_thread *th, uint64_t time)
 	for (size_t i = 1; i < th->nnames && th->names[i].time <= time; i++)
 		name = th->names[i].name;
 	return name ? name : "";
+}
+
+uint64_t trace_end_ns(const struct trace *t)
+{
+	uint64_t end = 0;
+
+	if (t->has_end)
+		return t->end.time;
+	/* Samples are in the order they were written, not that of their
+	 * times: in wall mode, a thread's ticks off the CPU are written when
+	 * it comes back. So the last sample need not be the latest. */
+	for (size_t i = 0; i < t->nsamples; i++)
+		if (t->samples[i].time > end)
+			end = t->samples[i].time;
+	return end;
+}
+
+uint64_t trace_duration_ns(const struct trace *t)
+{
+	return trace_since_start_ns(t, trace_end_ns(t));
+}
+
+uint64_t trace_since_start_ns(const struct trace *t, uint64_t time)
+{
+	uint64_t start = t->session.start_monotonic_ns;
+
+	return time > start ? time - start : 0;
+}
+
+double trace_since_start_s(const struct trace *t, uint64_t time)
+{
+	uint64_t start = t->session.start_monotonic_ns;
+
+	return time >= start ? (double)trace_since_start_ns(t, time) / 1e9 : -(double)(start - time) / 1e9;
 }
 
 void trace_chain_init(struct trace_chain *c, const struct trace *t, uint32_t stack)

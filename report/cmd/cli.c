@@ -22,7 +22,7 @@
 #include "common/buf.h"
 #include "common/diag.h"
 #include "common/parse.h"
-#include "format/trace_syms.h"
+#include "format/trace_pack.h"
 #include "report/symbols/pack.h"
 #include "common/timing.h"
 
@@ -547,21 +547,21 @@ void cli_output_close(const char *path, FILE *f)
 static struct pack *load_packs(const struct cli_report *r, const char *path, struct trace *t)
 {
 	struct pack *p = pack_new();
-	struct trace_syms *s;
+	struct trace_pack *s;
 	char *side = xasprintf("%s.syms", path);
 	size_t i;
 	int err;
 
 	for (i = 0; i < r->packs.n; i++) {
-		if ((err = trace_syms_load(r->packs.v[i], &s)) < 0)
+		if ((err = trace_pack_load(r->packs.v[i], &s)) < 0)
 			die("cannot read pack '%s': %s", r->packs.v[i], prof_strerror(err));
 		warn_loss("pack ", r->packs.v[i], &s->status, 0);
 		pack_add(p, s, r->packs.v[i], 1);
 	}
-	if (t->syms)
-		pack_add(p, t->syms, path, 0);
+	if (t->pack)
+		pack_add(p, t->pack, path, 0);
 	if (access(side, F_OK) == 0) {
-		if ((err = trace_syms_load(side, &s)) < 0) {
+		if ((err = trace_pack_load(side, &s)) < 0) {
 			warning("not using pack '%s': %s", side, prof_strerror(err));
 		} else {
 			warn_loss("pack ", side, &s->status, 0);

@@ -31,7 +31,7 @@ static const char *const subtitles[] = {
 /* The seconds of t that r's window keeps. */
 static double window_seconds(const struct cli_report *r, const struct trace *t)
 {
-	double s = (double)export_duration(t) / 1e9;
+	double s = (double)trace_duration_ns(t) / 1e9;
 	double from = r->from.set ? (double)r->from.ns / 1e9 : 0;
 	double to = r->to.set && (double)r->to.ns / 1e9 < s ? (double)r->to.ns / 1e9 : s;
 

@@ -23,13 +23,6 @@
 #include "report/symbols/symbolize.h"
 #include "common/text.h"
 
-static double rel_s(const struct trace *t, uint64_t ns)
-{
-	return ns >= t->session.start_monotonic_ns
-		       ? (double)(ns - t->session.start_monotonic_ns) / 1e9
-		       : -(double)(t->session.start_monotonic_ns - ns) / 1e9;
-}
-
 /* Prints s made safe for a terminal by text_escape() or text_quote(). */
 static void print_text(void (*make)(struct buf *b, const char *s), const char *s)
 {
@@ -101,8 +94,8 @@ static void print_rate(const struct trace *t, uint64_t end)
 	} else {
 		for (size_t i = 0; i < t->nthreads; i++) {
 			const struct trace_thread *th = &t->threads[i];
-			uint64_t from = th->time_start > s->start_monotonic_ns ? th->time_start : s->start_monotonic_ns;
-			uint64_t to = th->time_end ? th->time_end : end;
+			uint64_t from = trace_since_start_ns(t, th->time_start);
+			uint64_t to = trace_since_start_ns(t, th->time_end ? th->time_end : end);
 			if (to > from)
 				secs += (double)(to - from) / 1e9;
 		}
@@ -119,7 +112,7 @@ static void print_rate(const struct trace *t, uint64_t end)
 static void print_session(const struct trace *t, const char *path)
 {
 	const struct trace_session *s = &t->session;
-	uint64_t last = 0, end;
+	uint64_t end = trace_end_ns(t);
 	char when[64];
 	size_t i;
 
@@ -152,12 +145,8 @@ static void print_session(const struct trace *t, const char *path)
 		else
 			printf("started:    -\n");
 	}
-	for (i = 0; i < t->nsamples; i++)
-		if (t->samples[i].time > last)
-			last = t->samples[i].time;
-	end = t->has_end ? t->end.time : last;
 	if (end)
-		printf("duration:   %.3f s%s\n", rel_s(t, end),
+		printf("duration:   %.3f s%s\n", (double)trace_duration_ns(t) / 1e9,
 		       t->has_end ? "" : " (to the last sample; no end record)");
 	else
 		printf("duration:   -\n");
@@ -315,11 +304,11 @@ static void print_images(struct stacks *st, struct symbolize *sym)
 		       img->start, img->start + img->size, img->file_offset, img->bias,
 		       trace_arch_name(img->arch));
 		if (img->time_loaded)
-			printf("    loaded:   %.3f s\n", rel_s(t, img->time_loaded));
+			printf("    loaded:   %.3f s\n", trace_since_start_s(t, img->time_loaded));
 		else
 			printf("    loaded:   at start\n");
 		if (img->time_unloaded)
-			printf("    unloaded: %.3f s\n", rel_s(t, img->time_unloaded));
+			printf("    unloaded: %.3f s\n", trace_since_start_s(t, img->time_unloaded));
 		printf("    samples:  %" PRIu64 " (", use[i].samples);
 		print_share(use[i].samples, t->nsamples);
 		printf(" of all), %" PRIu64 " frames, ", use[i].frames);
@@ -367,18 +356,19 @@ static void print_process(const struct trace *t, const uint64_t *counts, size_t 
 	const struct trace_process *p = &t->processes[i];
 
 	printf("%*spid %" PRIu32 ": %" PRIu64 " samples, started %.3f s", (int)(2 + 2 * depth), "", p->pid,
-	       counts[i], rel_s(t, p->time_start));
+	       counts[i], trace_since_start_s(t, p->time_start));
 	if (p->time_end && p->out_of_reach)
-		printf(", out of reach from %.3f s (it ran a program of another user)", rel_s(t, p->time_end));
+		printf(", out of reach from %.3f s (it ran a program of another user)",
+		       trace_since_start_s(t, p->time_end));
 	else if (p->time_end)
-		printf(", ended %.3f s", rel_s(t, p->time_end));
+		printf(", ended %.3f s", trace_since_start_s(t, p->time_end));
 	if (p->has_exit && WIFEXITED(p->exit_status))
 		printf(", exit status %d", WEXITSTATUS(p->exit_status));
 	else if (p->has_exit && WIFSIGNALED(p->exit_status))
 		printf(", killed by signal %d", WTERMSIG(p->exit_status));
 	putchar('\n');
 	for (size_t k = 0; k < p->nexecs; k++) {
-		printf("%*sexec %.3f s:", (int)(4 + 2 * depth), "", rel_s(t, p->execs[k].time));
+		printf("%*sexec %.3f s:", (int)(4 + 2 * depth), "", trace_since_start_s(t, p->execs[k].time));
 		for (uint32_t a = 0; a < p->execs[k].argc; a++) {
 			putchar(' ');
 			print_text(text_quote, p->execs[k].argv[a]);
@@ -423,12 +413,12 @@ static void print_threads(const struct trace *t)
 		uint64_t *n = hmap_get(&counts, th->tid, 0);
 
 		printf("  tid %" PRIu32 ": %" PRIu64 " samples, started %.3f s", th->tid,
-		       n ? *n : 0, rel_s(t, th->time_start));
+		       n ? *n : 0, trace_since_start_s(t, th->time_start));
 		if (th->time_end)
-			printf(", ended %.3f s", rel_s(t, th->time_end));
+			printf(", ended %.3f s", trace_since_start_s(t, th->time_end));
 		putchar('\n');
 		for (k = 0; k < th->nnames; k++) {
-			printf("    name %.3f s: ", rel_s(t, th->names[k].time));
+			printf("    name %.3f s: ", trace_since_start_s(t, th->names[k].time));
 			print_text(text_quote, th->names[k].name);
 			putchar('\n');
 		}
@@ -445,14 +435,14 @@ static void add_loss_times(struct buf *b, const struct trace *t, const struct tr
 		return;
 	switch (l->has) {
 	case TRACE_LOSS_BEFORE | TRACE_LOSS_AFTER:
-		buf_addf(b, ": samples between %.3f s and %.3f s lost", rel_s(t, l->time_before),
-			 rel_s(t, l->time_after));
+		buf_addf(b, ": samples between %.3f s and %.3f s lost", trace_since_start_s(t, l->time_before),
+			 trace_since_start_s(t, l->time_after));
 		break;
 	case TRACE_LOSS_BEFORE:
-		buf_addf(b, ": samples after %.3f s lost", rel_s(t, l->time_before));
+		buf_addf(b, ": samples after %.3f s lost", trace_since_start_s(t, l->time_before));
 		break;
 	case TRACE_LOSS_AFTER:
-		buf_addf(b, ": samples before %.3f s lost", rel_s(t, l->time_after));
+		buf_addf(b, ": samples before %.3f s lost", trace_since_start_s(t, l->time_after));
 		break;
 	}
 }

@@ -17,16 +17,16 @@
 #include <unistd.h>
 
 #include "common/diag.h"
-#include "format/trace_syms.h"
+#include "format/trace_pack.h"
 #include "report/cmd/cli.h"
 #include "report/cmd/cmds.h"
 #include "report/output/pack_build.h"
 
 /* Whether pack s holds addresses of img's identity. */
-static int packed(const struct trace_syms *s, const struct trace_image *img)
+static int packed(const struct trace_pack *s, const struct trace_image *img)
 {
 	for (size_t k = 0; k < s->nimages; k++) {
-		const struct trace_syms_image *si = &s->images[k];
+		const struct trace_pack_image *si = &s->images[k];
 		if (si->naddrs && trace_ident_same(si->ident_kind, si->ident_len, si->ident,
 						   img->ident_kind, img->ident_len, img->ident))
 			return 1;
@@ -37,7 +37,7 @@ static int packed(const struct trace_syms *s, const struct trace_image *img)
 /* The bytes of the distinct files that served the images in pack s: what
  * the pack stands in for. */
 static uint64_t debug_bytes(const struct trace *t, struct symbolize *sym,
-			    const struct trace_syms *s, size_t *nfiles)
+			    const struct trace_pack *s, size_t *nfiles)
 {
 	uint64_t total = 0;
 
@@ -63,7 +63,7 @@ static uint64_t debug_bytes(const struct trace *t, struct symbolize *sym,
 
 /* Writes s to a new file at path, by way of a temporary file beside it;
  * never over the trace it was made from. */
-static void write_file(const char *path, const char *trace, const struct trace_syms *s,
+static void write_file(const char *path, const char *trace, const struct trace_pack *s,
 		       uint64_t *bytes)
 {
 	struct stat a, b;
@@ -77,7 +77,7 @@ static void write_file(const char *path, const char *trace, const struct trace_s
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		die_errno("cannot create '%s'", tmp);
-	err = trace_syms_write(fd, s, 1, 0, bytes);
+	err = trace_pack_write(fd, s, 1, 0, bytes);
 	if (err == 0 && fsync(fd) < 0)
 		err = -errno;
 	if (close(fd) < 0 && err == 0)
@@ -92,9 +92,9 @@ static void write_file(const char *path, const char *trace, const struct trace_s
 }
 
 /* Writes s, a pack file, to standard output. */
-static void write_stdout(const struct trace_syms *s, uint64_t *bytes)
+static void write_stdout(const struct trace_pack *s, uint64_t *bytes)
 {
-	int err = trace_syms_write(STDOUT_FILENO, s, 1, 0, bytes);
+	int err = trace_pack_write(STDOUT_FILENO, s, 1, 0, bytes);
 
 	if (err < 0)
 		die("cannot write to standard output: %s", prof_strerror(err));
@@ -102,7 +102,7 @@ static void write_stdout(const struct trace_syms *s, uint64_t *bytes)
 
 /* Appends s to the trace at path, which must end where an intact chunk
  * ends. */
-static void append_to_trace(const char *path, const struct trace *t, const struct trace_syms *s,
+static void append_to_trace(const char *path, const struct trace *t, const struct trace_pack *s,
 			    uint64_t *bytes)
 {
 	int fd, err;
@@ -113,7 +113,7 @@ static void append_to_trace(const char *path, const struct trace *t, const struc
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		die_errno("cannot open '%s'", path);
-	err = trace_syms_write(fd, s, 0, t->status.next_seq, bytes);
+	err = trace_pack_write(fd, s, 0, t->status.next_seq, bytes);
 	if (close(fd) < 0 && err == 0)
 		err = -errno;
 	if (err < 0)
@@ -143,7 +143,7 @@ int cmd_pack(int argc, char **argv)
 		options,
 	};
 	struct cli_trace ct;
-	struct trace_syms *s;
+	struct trace_pack *s;
 	struct pack *have = NULL;
 	struct pack_build_stats st;
 	uint64_t bytes = 0, dbytes;
@@ -157,9 +157,9 @@ int cmd_pack(int argc, char **argv)
 	if (output && cli_output_is_stdout(output) && isatty(STDOUT_FILENO))
 		die("not writing a binary symbol pack to a terminal; use -o FILE or a pipe");
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
-	if (embed && ct.t->syms) {
+	if (embed && ct.t->pack) {
 		have = pack_new();
-		pack_add(have, ct.t->syms, argv[first], 0);
+		pack_add(have, ct.t->pack, argv[first], 0);
 	}
 	s = pack_build(ct.stacks, have, &st);
 	dbytes = debug_bytes(ct.t, ct.sym, s, &nfiles);
@@ -185,7 +185,7 @@ int cmd_pack(int argc, char **argv)
 		nfiles, dbytes);
 done:
 	free(out);
-	trace_syms_free(s);
+	trace_pack_free(s);
 	pack_free(have);
 	cli_close(&ct);
 	cli_release(&cmd);

@@ -22,8 +22,7 @@
 static char *subtitle(const struct trace *t, const struct profile *p)
 {
 	struct buf b;
-	uint64_t dur = t->has_end && t->end.time > t->session.start_monotonic_ns
-			       ? t->end.time - t->session.start_monotonic_ns : 0;
+	uint64_t dur = trace_duration_ns(t);
 
 	buf_init(&b);
 	for (uint32_t i = 0; i < t->session.argc && b.len < 200; i++)

@@ -131,8 +131,7 @@ struct export *export_build(struct stacks *st, const struct stacks_filter *f)
 		}
 		e->samples = xgrow(e->samples, &b.capsamples, e->nsamples + 1, sizeof(*e->samples));
 		e->samples[e->nsamples++] = (struct export_sample){
-			.time = s->time > t->session.start_monotonic_ns
-					? s->time - t->session.start_monotonic_ns : 0,
+			.time = trace_since_start_ns(t, s->time),
 			.tid = s->tid,
 			.stack = (uint32_t)*slot,
 			.state = s->state,
@@ -163,17 +162,6 @@ void export_free(struct export *e)
 		free(e->programs[i]);
 	free(e->programs);
 	free(e);
-}
-
-uint64_t export_duration(const struct trace *t)
-{
-	uint64_t start = t->session.start_monotonic_ns, end = 0;
-
-	if (t->has_end)
-		end = t->end.time;
-	else if (t->nsamples)
-		end = t->samples[t->nsamples - 1].time;
-	return end > start ? end - start : 0;
 }
 
 uint64_t export_period(const struct trace *t)

@@ -85,8 +85,4 @@ void export_free(struct export *e);
  * trace does not know its rate. */
 uint64_t export_period(const struct trace *t);
 
-/* The duration of the recording in ns: to its end record if it has one,
- * else to its last sample (0 if neither is later than the start). */
-uint64_t export_duration(const struct trace *t);
-
 #endif

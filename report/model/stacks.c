@@ -435,8 +435,7 @@ static int process_passes(const struct trace *t, const struct stacks_filter *f, 
 int stacks_keep(struct stacks *s, const struct stacks_filter *f, const struct trace_sample *smp)
 {
 	const struct trace *t = s->t;
-	uint64_t rel = smp->time > t->session.start_monotonic_ns
-			       ? smp->time - t->session.start_monotonic_ns : 0;
+	uint64_t rel = trace_since_start_ns(t, smp->time);
 	size_t i;
 
 	if (smp->stack >= t->nnodes && smp->stack != 0)

@@ -97,13 +97,12 @@ static int cmp_u64(const void *a, const void *b)
 size_t diff_slice(struct stacks *st, const struct trace *t, const struct profile_opts *o,
 		  struct profile **slices)
 {
-	uint64_t start = t->session.start_monotonic_ns;
 	uint64_t *times = xcalloc(t->nsamples + 1, sizeof(*times));
 	size_t n = 0, made = 0;
 
 	for (size_t i = 0; i < t->nsamples; i++)
 		if (stacks_keep(st, &o->filter, &t->samples[i]))
-			times[n++] = t->samples[i].time > start ? t->samples[i].time - start : 0;
+			times[n++] = trace_since_start_ns(t, t->samples[i].time);
 	qsort(times, n, sizeof(*times), cmp_u64);
 	for (size_t k = 0; n >= 2 * DIFF_SLICES && k < DIFF_SLICES; k++) {
 		struct profile_opts so = *o;

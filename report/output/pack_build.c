@@ -29,7 +29,7 @@ struct builder {
 	const struct trace *t;
 	struct stacks *st;
 	struct pack *have;
-	struct trace_syms *out;
+	struct trace_pack *out;
 	long *image_of;     /* trace image -> pack image, -1 none, -2 not yet */
 	struct hmap seen;   /* (pack image, at) */
 	struct entry *entries;
@@ -47,12 +47,12 @@ static long pack_image_of(struct builder *b, size_t i)
 	if (!trace_ident_valid(img->ident_kind, img->ident_len))
 		return -1;
 	for (size_t k = 0; k < b->out->nimages; k++) {
-		const struct trace_syms_image *si = &b->out->images[k];
+		const struct trace_pack_image *si = &b->out->images[k];
 		if (trace_ident_same(si->ident_kind, si->ident_len, si->ident, img->ident_kind,
 			       img->ident_len, img->ident))
 			return b->image_of[i] = (long)k;
 	}
-	trace_syms_add_image(b->out, img->ident_kind, img->ident, img->ident_len, img->path);
+	trace_pack_add_image(b->out, img->ident_kind, img->ident, img->ident_len, img->path);
 	return b->image_of[i] = (long)b->out->nimages - 1;
 }
 
@@ -60,7 +60,7 @@ static long pack_image_of(struct builder *b, size_t i)
 static void add_node(struct builder *b, uint32_t node, int leaf)
 {
 	const struct symbolize_frame *fr;
-	const struct trace_syms_frame *had;
+	const struct trace_pack_frame *had;
 	char *const *had_strings;
 	const struct pack_image *pi;
 	size_t nf = stacks_frames(b->st, node, leaf, &fr);
@@ -68,7 +68,7 @@ static void add_node(struct builder *b, uint32_t node, int leaf)
 	long img;
 	int added;
 
-	if (fr[0].image < 0 || !fr[nf - 1].resolved || nf > TRACE_SYMS_MAX_FRAMES)
+	if (fr[0].image < 0 || !fr[nf - 1].resolved || nf > TRACE_PACK_MAX_FRAMES)
 		return;
 	if ((img = pack_image_of(b, (size_t)fr[0].image)) < 0)
 		return;
@@ -94,7 +94,7 @@ static int cmp_entry(const void *x, const void *y)
 }
 
 /* The index of str in img's strings, added if new. */
-static uint32_t intern(struct trace_syms_image *img, struct hmap *strings, const char *str)
+static uint32_t intern(struct trace_pack_image *img, struct hmap *strings, const char *str)
 {
 	size_t len = strlen(str);
 	uint64_t h = XXH3_64bits(str, len);
@@ -119,8 +119,8 @@ static void emit(struct builder *b)
 	hmap_init(&strings);
 	for (size_t i = 0; i < b->nentries; i++) {
 		const struct entry *e = &b->entries[i];
-		struct trace_syms_image *img = &b->out->images[e->image];
-		struct trace_syms_addr *a;
+		struct trace_pack_image *img = &b->out->images[e->image];
+		struct trace_pack_addr *a;
 
 		if (e->image != cur) {
 			hmap_release(&strings);
@@ -129,13 +129,13 @@ static void emit(struct builder *b)
 		}
 		img->addrs = xgrow(img->addrs, &img->cap_addrs, img->naddrs + 1, sizeof(*img->addrs));
 		a = &img->addrs[img->naddrs++];
-		*a = (struct trace_syms_addr){ .offset = e->at, .first = (uint32_t)img->nframes,
+		*a = (struct trace_pack_addr){ .offset = e->at, .first = (uint32_t)img->nframes,
 					       .n = (uint32_t)e->n };
 		img->frames = xgrow(img->frames, &img->cap_frames, img->nframes + e->n,
 				    sizeof(*img->frames));
 		for (size_t k = 0; k < e->n; k++) {
 			const struct symbolize_frame *f = &e->f[k];
-			struct trace_syms_frame *o = &img->frames[img->nframes++];
+			struct trace_pack_frame *o = &img->frames[img->nframes++];
 
 			o->name = intern(img, &strings, f->name);
 			o->file = f->file ? intern(img, &strings, f->file) + 1 : 0;
@@ -146,10 +146,10 @@ static void emit(struct builder *b)
 	hmap_release(&strings);
 }
 
-struct trace_syms *pack_build(struct stacks *s, struct pack *have, struct pack_build_stats *st)
+struct trace_pack *pack_build(struct stacks *s, struct pack *have, struct pack_build_stats *st)
 {
 	const struct trace *t = stacks_trace(s);
-	struct builder b = { .t = t, .st = s, .have = have, .out = trace_syms_new() };
+	struct builder b = { .t = t, .st = s, .have = have, .out = trace_pack_new() };
 	uint8_t *met = xcalloc(t->nnodes ? t->nnodes : 1, 1); /* per node: 1 leaf, 2 caller */
 
 	b.image_of = xmalloc((t->nimages + 1) * sizeof(*b.image_of));

@@ -8,14 +8,14 @@
  * looked up (a return address minus one, as report/symbols/symbolize.h looks it
  * up). The frames are kept whole: the inline chain with files and lines,
  * whatever --lines or --no-inline a later report asks for.
- * format/trace_syms.h writes them; report/symbols/pack.h serves them.
+ * format/trace_pack.h writes them; report/symbols/pack.h serves them.
  */
 #ifndef REPORT_PACK_BUILD_H
 #define REPORT_PACK_BUILD_H
 
 #include <stddef.h>
 
-#include "format/trace_syms.h"
+#include "format/trace_pack.h"
 #include "report/symbols/pack.h"
 #include "report/model/stacks.h"
 
@@ -30,8 +30,8 @@ struct pack_build_stats {
  * symbolizer resolves: the symbolizer must be made without --addresses,
  * --no-inline or --lines. An address that have (may be NULL) already
  * holds is left out, so that a trace's embedded pack is never written
- * twice. Returns the new pack (caller frees with trace_syms_free()), with
+ * twice. Returns the new pack (caller frees with trace_pack_free()), with
  * counts in *st. */
-struct trace_syms *pack_build(struct stacks *s, struct pack *have, struct pack_build_stats *st);
+struct trace_pack *pack_build(struct stacks *s, struct pack *have, struct pack_build_stats *st);
 
 #endif

@@ -277,7 +277,7 @@ void pprof_encode(struct buf *b, const struct trace *t, const struct export *e)
 		value_type(&types, PROFILE_PERIOD_TYPE, &st, kind, "nanoseconds");
 	buf_add(b, st.out.data, st.out.len);
 	pprof_pb_int(b, PROFILE_TIME_NANOS, (int64_t)t->session.start_realtime_ns);
-	pprof_pb_int(b, PROFILE_DURATION_NANOS, (int64_t)export_duration(t));
+	pprof_pb_int(b, PROFILE_DURATION_NANOS, (int64_t)trace_duration_ns(t));
 	buf_add(b, types.data, types.len);
 	pprof_pb_int(b, PROFILE_PERIOD, (int64_t)period);
 	for (size_t i = 0; i < st.n; i++)

@@ -86,11 +86,10 @@ static struct thread_table_row *row_for(struct thread_table *tt, size_t *cap, st
 /* The timeline's span: the recording, cut to the filter's window. */
 static void set_span(const struct trace *t, const struct stacks_filter *f, struct thread_table *tt)
 {
-	uint64_t start = t->session.start_monotonic_ns, lo = start + f->from, hi = 0;
+	uint64_t start = t->session.start_monotonic_ns, lo = start + f->from, hi = trace_end_ns(t);
 	size_t i;
 
-	if (t->has_end)
-		hi = t->end.time;
+	/* past every sample, even one after the end record */
 	for (i = 0; i < t->nsamples; i++)
 		if (t->samples[i].time >= hi)
 			hi = t->samples[i].time + 1;
@@ -200,10 +199,7 @@ void thread_table_add_time(struct buf *b, const struct trace *t, int valid, uint
 		buf_addstr(b, "-");
 		return;
 	}
-	if (ns >= t->session.start_monotonic_ns)
-		buf_addf(b, "%.3f", (double)(ns - t->session.start_monotonic_ns) / 1e9);
-	else
-		buf_addf(b, "-%.3f", (double)(t->session.start_monotonic_ns - ns) / 1e9);
+	buf_addf(b, "%.3f", trace_since_start_s(t, ns));
 }
 
 void thread_table_add_share(struct buf *b, uint64_t part, uint64_t whole)

@@ -13,7 +13,7 @@
 #include "common/diag.h"
 
 struct pack_source {
-	struct trace_syms *s;
+	struct trace_pack *s;
 	char *origin;
 	int own;
 };
@@ -44,7 +44,7 @@ void pack_free(struct pack *p)
 		return;
 	for (size_t i = 0; i < p->nsrc; i++) {
 		if (p->src[i].own)
-			trace_syms_free(p->src[i].s);
+			trace_pack_free(p->src[i].s);
 		free(p->src[i].origin);
 	}
 	for (size_t i = 0; i < p->nimages; i++) {
@@ -56,7 +56,7 @@ void pack_free(struct pack *p)
 	free(p);
 }
 
-void pack_add(struct pack *p, struct trace_syms *s, const char *origin, int own)
+void pack_add(struct pack *p, struct trace_pack *s, const char *origin, int own)
 {
 	p->src = xgrow(p->src, &p->capsrc, p->nsrc + 1, sizeof(*p->src));
 	p->src[p->nsrc++] = (struct pack_source){ .s = s, .origin = xstrdup(origin), .own = own };
@@ -79,11 +79,11 @@ const struct pack_image *pack_find(struct pack *p, const struct trace_image *img
 	pi->len = img->ident_len <= TRACE_MAX_IDENT ? img->ident_len : 0;
 	memcpy(pi->ident, img->ident, pi->len);
 	for (size_t i = 0; i < p->nsrc && !pi->src; i++) {
-		const struct trace_syms *s = p->src[i].s;
+		const struct trace_pack *s = p->src[i].s;
 		size_t cap = 0;
 
 		for (size_t k = 0; k < s->nimages; k++) {
-			const struct trace_syms_image *si = &s->images[k];
+			const struct trace_pack_image *si = &s->images[k];
 			if (!trace_ident_same(si->ident_kind, si->ident_len, si->ident, pi->kind, pi->len,
 					pi->ident))
 				continue;
@@ -111,17 +111,17 @@ size_t pack_image_naddrs(const struct pack_image *pi)
 
 static int cmp_addr_offset(const void *key, const void *elem)
 {
-	uint64_t at = *(const uint64_t *)key, off = ((const struct trace_syms_addr *)elem)->offset;
+	uint64_t at = *(const uint64_t *)key, off = ((const struct trace_pack_addr *)elem)->offset;
 
 	return (at > off) - (at < off);
 }
 
 size_t pack_image_lookup(const struct pack_image *pi, uint64_t at,
-			 const struct trace_syms_frame **frames, char *const **strings)
+			 const struct trace_pack_frame **frames, char *const **strings)
 {
 	for (size_t c = 0; c < pi->nchunks; c++) {
-		const struct trace_syms_image *si = &pi->src->s->images[pi->chunks[c]];
-		const struct trace_syms_addr *a =
+		const struct trace_pack_image *si = &pi->src->s->images[pi->chunks[c]];
+		const struct trace_pack_addr *a =
 			si->naddrs ? bsearch(&at, si->addrs, si->naddrs, sizeof(*si->addrs), cmp_addr_offset)
 				   : NULL;
 

@@ -7,7 +7,7 @@
  * it did not find, and the first pack that holds the image's identity
  * serves it. An identity that differs by a byte matches nothing, so a pack
  * can never name another build's code. Packs are made by
- * report/output/pack_build.h; format/trace_syms.h reads and writes them.
+ * report/output/pack_build.h; format/trace_pack.h reads and writes them.
  */
 #ifndef REPORT_PACK_H
 #define REPORT_PACK_H
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "format/trace.h"
-#include "format/trace_syms.h"
+#include "format/trace_pack.h"
 
 /* The packs in use, and, per identity asked for, where its frames are. */
 struct pack;
@@ -29,7 +29,7 @@ void pack_free(struct pack *p);
 /* Adds s under the name origin (copied; what 'info' shows), after the
  * packs added before. With own, p takes s and frees it; else s is
  * borrowed for p's life. */
-void pack_add(struct pack *p, struct trace_syms *s, const char *origin, int own);
+void pack_add(struct pack *p, struct trace_pack *s, const char *origin, int own);
 
 /* The first pack's frames for img's identity, or NULL if no pack has any.
  * Borrowed until pack_free(). */
@@ -41,6 +41,6 @@ size_t pack_image_naddrs(const struct pack_image *pi);
  * (0 if the pack does not have the address) and points *frames at them
  * and *strings at the table their indexes refer to. Borrowed. */
 size_t pack_image_lookup(const struct pack_image *pi, uint64_t at,
-			 const struct trace_syms_frame **frames, char *const **strings);
+			 const struct trace_pack_frame **frames, char *const **strings);
 
 #endif

@@ -38,8 +38,8 @@ struct symbolize_image {
 
 /* The most frames one address becomes: an inline chain of DWARF or of a
  * symbol pack, or one frame. */
-#define MAX_CHAIN (DWINFO_MAX_FRAMES > TRACE_SYMS_MAX_FRAMES ? DWINFO_MAX_FRAMES \
-							      : TRACE_SYMS_MAX_FRAMES)
+#define MAX_CHAIN (DWINFO_MAX_FRAMES > TRACE_PACK_MAX_FRAMES ? DWINFO_MAX_FRAMES \
+							      : TRACE_PACK_MAX_FRAMES)
 /* Frames are kept in blocks that never move, so that what
  * symbolize_addr() hands out stays valid; an address's frames are
  * contiguous in one block. */
@@ -363,7 +363,7 @@ static void resolve_dwarf(struct symbolize *s, struct dwinfo *dw, long img, uint
 static void resolve_pack(struct symbolize *s, const struct pack_image *pi, long img, uint64_t rel,
 			 uint64_t at)
 {
-	const struct trace_syms_frame *fr;
+	const struct trace_pack_frame *fr;
 	char *const *str;
 	int n = (int)pack_image_lookup(pi, at, &fr, &str);
 

@@ -38,11 +38,11 @@
  * source file's suffix, else the language of its DWARF unit; for a symbol,
  * from its mangling, or Go for a Go program's names (report/symbols/symtab.h). */
 enum symbolize_lang {
-	SYMBOLIZE_LANG_UNKNOWN = TRACE_SYMS_LANG_UNKNOWN, /* as a symbol pack stores them */
-	SYMBOLIZE_LANG_C = TRACE_SYMS_LANG_C,
-	SYMBOLIZE_LANG_CXX = TRACE_SYMS_LANG_CXX,
-	SYMBOLIZE_LANG_RUST = TRACE_SYMS_LANG_RUST,
-	SYMBOLIZE_LANG_GO = TRACE_SYMS_LANG_GO,
+	SYMBOLIZE_LANG_UNKNOWN = TRACE_PACK_LANG_UNKNOWN, /* as a symbol pack stores them */
+	SYMBOLIZE_LANG_C = TRACE_PACK_LANG_C,
+	SYMBOLIZE_LANG_CXX = TRACE_PACK_LANG_CXX,
+	SYMBOLIZE_LANG_RUST = TRACE_PACK_LANG_RUST,
+	SYMBOLIZE_LANG_GO = TRACE_PACK_LANG_GO,
 };
 
 struct symbolize_frame {

@@ -203,6 +203,37 @@ else
 	fail "integrity-cut-is-a-cut" "$(losses "$TMP/cut.info") $(cat "$TMP/cut.err")"
 fi
 
+# --- one duration: to the end record, and on a trace that lost it (cut
+# above, in the chunk that held it) to the latest sample read. info (in
+# ms), the pprof export (duration_nanos, field 10, in ns) and the graph's
+# subtitle (in tenths of a second) say the same of either trace.
+# durations FILE NAME: "INFO PPROF SVG" as each prints it, then the pprof
+# duration printed as info and as the subtitle print theirs.
+durations() {
+	local info ns svg
+	info=$("$REPORT" info "$1" 2> /dev/null | awk '$1 == "duration:" { print $2 }')
+	"$REPORT" export --format pprof -o "$TMP/$2.pb.gz" "$1" 2> /dev/null
+	ns=$(gzip -dc "$TMP/$2.pb.gz" | protoc --decode_raw | sed -n 's/^10: //p')
+	"$REPORT" svg -o "$TMP/$2.svg" "$1" 2> /dev/null
+	svg=$(sed -n 's/.*<text id="subtitle"[^>]*>[^<]*, \([0-9.]*\) s, [0-9]* samples.*/\1/p' "$TMP/$2.svg")
+	echo "${info:--} ${ns:--} ${svg:--}"
+	awk -v ns="${ns:-0}" 'BEGIN { printf "%.3f %s %.1f\n", ns / 1e9, ns, ns / 1e9 }'
+}
+if ! command -v protoc > /dev/null 2>&1; then
+	skip "integrity-unfinished-durations-agree" "protoc is not installed (Debian protobuf-compiler) to read the pprof export"
+else
+	bad=
+	for f in t cut; do
+		{ read -r said; read -r want; } <<< "$(durations "$TMP/$f.trace" "dur-$f")"
+		[ "$said" = "$want" ] && [ "${want%% *}" != 0.000 ] \
+			|| bad="$bad $f.trace: info, pprof, svg say '$said', not '$want';"
+	done
+	grep -q '^duration:   [0-9.]* s (to the last sample; no end record)$' "$TMP/cut.info" \
+		|| bad="$bad cut.trace: $(grep '^duration' "$TMP/cut.info"), not to the last sample;"
+	[ -z "$bad" ] && ok "integrity-unfinished-durations-agree ($said)" \
+		|| fail "integrity-unfinished-durations-agree" "$bad"
+fi
+
 # --- a pack is appended only where a chunk read whole ends the file
 bad=
 for f in cut last; do
@@ -236,8 +267,8 @@ cp "$TMP/t.trace" "$TMP/e.trace"
 # packed ERR: the addresses the pack command said it wrote
 packed() { sed -n "s/^prof-report: appended to '.*': \([0-9]*\) addresses of .*/\1/p" "$1"; }
 all=$(packed "$TMP/pack.err")
-chunks "$TMP/e.trace" | tail -n +$((n + 1)) > "$TMP/syms"
-ns=$(wc -l < "$TMP/syms")
+chunks "$TMP/e.trace" | tail -n +$((n + 1)) > "$TMP/pack-chunks"
+ns=$(wc -l < "$TMP/pack-chunks")
 bad=
 k=$n
 while read -r off len; do
@@ -264,7 +295,7 @@ while read -r off len; do
 		&& grep -q '^  finished cleanly   yes$' "$TMP/f.info" \
 		|| bad="$bad chunk $k damaged: $(losses "$TMP/f.info") $(cat "$TMP/f.err");"
 	k=$((k + 1))
-done < "$TMP/syms"
+done < "$TMP/pack-chunks"
 if [ "$ns" -gt 0 ] && [ -z "$bad" ]; then
 	ok "integrity-embedded-pack-losses-named ($ns symbols chunks; the last packed again: $again of $all addresses)"
 else

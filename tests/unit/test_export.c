@@ -118,10 +118,10 @@ Test(export, period_and_duration)
 	cr_assert_eq(export_period(&t), 1003009);   /* 1e9 / 997, rounded */
 	t.session.rate_hz = 1000;
 	cr_assert_eq(export_period(&t), 1000000);
-	cr_assert_eq(export_duration(&t), 800);      /* to the last sample */
+	cr_assert_eq(trace_duration_ns(&t), 800);    /* to the last sample */
 	t.has_end = 1;
 	t.end.time = 1000;
-	cr_assert_eq(export_duration(&t), 1000);     /* to the end record */
+	cr_assert_eq(trace_duration_ns(&t), 1000);   /* to the end record */
 }
 
 Test(export, a_tick_in_the_kernel_is_one_kernel_location_above_the_leaf)

@@ -1,5 +1,5 @@
 /*
- * test_pack.c: symbol packs. The format side (trace_syms) written and read
+ * test_pack.c: symbol packs. The format side (trace_pack) written and read
  * back, split over chunks, appended to a real trace that must still load,
  * and fed hostile bytes: cut at every byte, flipped bytes, absurd counts,
  * indexes out of range. The report side (pack) serving frames to the
@@ -18,14 +18,14 @@
 #include "common/diag.h"
 #include "format/trace.h"
 #include "format/trace_chunk.h"
-#include "format/trace_syms.h"
+#include "format/trace_pack.h"
 #include "report/symbols/pack.h"
 #include "report/output/pack_build.h"
 #include "report/symbols/symbolize.h"
 #include "blob.h"
 #include "hand_trace.h"
 
-static uint32_t add_string(struct trace_syms_image *img, const char *s)
+static uint32_t add_string(struct trace_pack_image *img, const char *s)
 {
 	img->strings = xgrow(img->strings, &img->cap_strings, img->nstrings + 1, sizeof(*img->strings));
 	img->strings[img->nstrings] = strdup(s);
@@ -33,20 +33,20 @@ static uint32_t add_string(struct trace_syms_image *img, const char *s)
 }
 
 /* Adds an address with n frames named NAME0.., in file FILE, lines 10.. */
-static void add_addr(struct trace_syms_image *img, uint64_t offset, uint32_t n, const char *name,
+static void add_addr(struct trace_pack_image *img, uint64_t offset, uint32_t n, const char *name,
 		     const char *file)
 {
 	char buf[64];
 	uint32_t f = file ? add_string(img, file) + 1 : 0;
 
 	img->addrs = xgrow(img->addrs, &img->cap_addrs, img->naddrs + 1, sizeof(*img->addrs));
-	img->addrs[img->naddrs++] = (struct trace_syms_addr){ offset, (uint32_t)img->nframes, n };
+	img->addrs[img->naddrs++] = (struct trace_pack_addr){ offset, (uint32_t)img->nframes, n };
 	img->frames = xgrow(img->frames, &img->cap_frames, img->nframes + n, sizeof(*img->frames));
 	for (uint32_t i = 0; i < n; i++) {
 		snprintf(buf, sizeof(buf), "%s%u", name, i);
-		img->frames[img->nframes++] = (struct trace_syms_frame){
+		img->frames[img->nframes++] = (struct trace_pack_frame){
 			.name = add_string(img, buf), .file = f, .line = 10 + i,
-			.lang = TRACE_SYMS_LANG_C };
+			.lang = TRACE_PACK_LANG_C };
 	}
 }
 
@@ -54,34 +54,34 @@ static const uint8_t ident_a[] = { 1, 2, 3, 4 };
 static const uint8_t ident_b[16] = { 0xaa, 0xbb, 0xcc };
 
 /* Two images: a build-id one with an inline chain, a Mach-O one. */
-static struct trace_syms *sample_pack(void)
+static struct trace_pack *sample_pack(void)
 {
-	struct trace_syms *s = trace_syms_new();
-	struct trace_syms_image *img;
+	struct trace_pack *s = trace_pack_new();
+	struct trace_pack_image *img;
 
-	img = trace_syms_add_image(s, TRACE_IDENT_GNU_BUILD_ID, ident_a, 4, "/nonexistent/libfake.so");
+	img = trace_pack_add_image(s, TRACE_IDENT_GNU_BUILD_ID, ident_a, 4, "/nonexistent/libfake.so");
 	add_addr(img, 0xff, 1, "main", "main.c");
 	add_addr(img, 0x200, 3, "a", "a.c");
 	add_addr(img, 0x300, 1, "b", NULL);
-	img = trace_syms_add_image(s, TRACE_IDENT_MACHO_UUID, ident_b, 16, "/Applications/X.app/X");
+	img = trace_pack_add_image(s, TRACE_IDENT_MACHO_UUID, ident_b, 16, "/Applications/X.app/X");
 	add_addr(img, 0x4000, 2, "swift", "x.swift");
 	return s;
 }
 
 /* Every field of s as text, chunks merged per identity, for comparing. */
-static char *describe(const struct trace_syms *s)
+static char *describe(const struct trace_pack *s)
 {
 	struct buf b;
 
 	buf_init(&b);
 	for (size_t i = 0; i < s->nimages; i++) {
-		const struct trace_syms_image *img = &s->images[i];
+		const struct trace_pack_image *img = &s->images[i];
 		buf_addf(&b, "image %d/%u %s\n", img->ident_kind, img->ident_len, img->path);
 		for (size_t k = 0; k < img->naddrs; k++) {
-			const struct trace_syms_addr *a = &img->addrs[k];
+			const struct trace_pack_addr *a = &img->addrs[k];
 			buf_addf(&b, " 0x%llx:", (unsigned long long)a->offset);
 			for (uint32_t j = 0; j < a->n; j++) {
-				const struct trace_syms_frame *f = &img->frames[a->first + j];
+				const struct trace_pack_frame *f = &img->frames[a->first + j];
 				buf_addf(&b, " %s@%s:%u/%u", img->strings[f->name],
 					 f->file ? img->strings[f->file - 1] : "-", f->line, f->lang);
 			}
@@ -92,13 +92,13 @@ static char *describe(const struct trace_syms *s)
 	return buf_detach(&b);
 }
 
-static struct blob write_pack(const struct trace_syms *s)
+static struct blob write_pack(const struct trace_pack *s)
 {
 	int fd = new_fd(), r;
 	uint64_t bytes;
 	struct blob b;
 
-	r = trace_syms_write(fd, s, 1, 0, &bytes);
+	r = trace_pack_write(fd, s, 1, 0, &bytes);
 	cr_assert_eq(r, 0, "write: %s", prof_strerror(r));
 	b = fd_bytes(fd);
 	cr_assert_eq(bytes, b.n);
@@ -106,14 +106,14 @@ static struct blob write_pack(const struct trace_syms *s)
 	return b;
 }
 
-Test(trace_syms, round_trip)
+Test(trace_pack, round_trip)
 {
-	struct trace_syms *s = sample_pack(), *back;
+	struct trace_pack *s = sample_pack(), *back;
 	struct blob b = write_pack(s);
 	char *want = describe(s), *got;
 
 	cr_assert_eq(memcmp(b.p, "\x89PSYM\r\n\x1a", 8), 0);
-	cr_assert_eq(trace_syms_load_mem(b.p, b.n, &back), 0);
+	cr_assert_eq(trace_pack_load_mem(b.p, b.n, &back), 0);
 	got = describe(back);
 	cr_assert_str_eq(got, want);
 	cr_assert_eq(back->status.chunks, 2);
@@ -121,22 +121,22 @@ Test(trace_syms, round_trip)
 	free(want);
 	free(got);
 	free(b.p);
-	trace_syms_free(s);
-	trace_syms_free(back);
+	trace_pack_free(s);
+	trace_pack_free(back);
 }
 
-Test(trace_syms, large_image_split_over_self_contained_chunks)
+Test(trace_pack, large_image_split_over_self_contained_chunks)
 {
-	struct trace_syms *s = trace_syms_new(), *back, *one = NULL;
-	struct trace_syms_image *img =
-		trace_syms_add_image(s, TRACE_IDENT_GNU_BUILD_ID, ident_a, 4, "/big");
+	struct trace_pack *s = trace_pack_new(), *back, *one = NULL;
+	struct trace_pack_image *img =
+		trace_pack_add_image(s, TRACE_IDENT_GNU_BUILD_ID, ident_a, 4, "/big");
 	struct blob b;
 	size_t total = 0;
 
 	for (uint64_t i = 0; i < 60000; i++)
 		add_addr(img, 16 * i + 1, 2, "some_rather_long_function_name_", "src/file.c");
 	b = write_pack(s);
-	cr_assert_eq(trace_syms_load_mem(b.p, b.n, &back), 0);
+	cr_assert_eq(trace_pack_load_mem(b.p, b.n, &back), 0);
 	cr_assert_gt(back->nimages, 1, "a pack of %zu bytes in one chunk", b.n);
 	for (size_t i = 0; i < back->nimages; i++) {
 		cr_assert_eq(back->images[i].addrs[0].offset, 16 * total + 1);
@@ -146,21 +146,21 @@ Test(trace_syms, large_image_split_over_self_contained_chunks)
 	/* Each chunk reads on its own: cut the file after the first. */
 	{
 		size_t first_end = TRACE_HEADER_LEN + TRACE_CHUNK_HEADER_LEN + get_le32(b.p + 32);
-		cr_assert_eq(trace_syms_load_mem(b.p, first_end, &one), 0);
+		cr_assert_eq(trace_pack_load_mem(b.p, first_end, &one), 0);
 		cr_assert_eq(one->nimages, 1);
 		cr_assert_eq(one->images[0].naddrs, back->images[0].naddrs);
 		cr_assert_str_eq(one->images[0].strings[one->images[0].frames[0].name],
 				 "some_rather_long_function_name_0");
 	}
 	free(b.p);
-	trace_syms_free(s);
-	trace_syms_free(back);
-	trace_syms_free(one);
+	trace_pack_free(s);
+	trace_pack_free(back);
+	trace_pack_free(one);
 }
 
-Test(trace_syms, cut_at_every_byte)
+Test(trace_pack, cut_at_every_byte)
 {
-	struct trace_syms *s = sample_pack(), *back;
+	struct trace_pack *s = sample_pack(), *back;
 	struct blob b = write_pack(s);
 	char *want = describe(s), *got;
 	size_t first_end = TRACE_HEADER_LEN + TRACE_CHUNK_HEADER_LEN + get_le32(b.p + 32);
@@ -170,7 +170,7 @@ Test(trace_syms, cut_at_every_byte)
 		int r;
 
 		memcpy(copy, b.p, n);
-		r = trace_syms_load_mem(copy, n, &back);
+		r = trace_pack_load_mem(copy, n, &back);
 		if (n < TRACE_HEADER_LEN) {
 			cr_assert_lt(r, 0, "cut at %zu", n);
 		} else {
@@ -183,18 +183,18 @@ Test(trace_syms, cut_at_every_byte)
 			cr_assert_eq(back->status.bytes_cut == 0,
 				     n == TRACE_HEADER_LEN || n == first_end || n == b.n, "cut at %zu", n);
 			free(got);
-			trace_syms_free(back);
+			trace_pack_free(back);
 		}
 		free(copy);
 	}
 	free(want);
 	free(b.p);
-	trace_syms_free(s);
+	trace_pack_free(s);
 }
 
-Test(trace_syms, flipped_bytes_never_give_wrong_frames)
+Test(trace_pack, flipped_bytes_never_give_wrong_frames)
 {
-	struct trace_syms *s = sample_pack(), *back;
+	struct trace_pack *s = sample_pack(), *back;
 	struct blob b = write_pack(s);
 	char *want = describe(s);
 
@@ -203,7 +203,7 @@ Test(trace_syms, flipped_bytes_never_give_wrong_frames)
 			int r;
 
 			b.p[i] ^= (uint8_t)(1u << bit);
-			r = trace_syms_load_mem(b.p, b.n, &back);
+			r = trace_pack_load_mem(b.p, b.n, &back);
 			if (r == 0) {
 				/* Whatever survived is exactly what was written:
 				 * each image read is one of the originals. */
@@ -211,25 +211,25 @@ Test(trace_syms, flipped_bytes_never_give_wrong_frames)
 				for (char *line = strtok(got, "\n"); line; line = strtok(NULL, "\n"))
 					cr_assert(strstr(want, line), "byte %zu bit %d: '%s'", i, bit, line);
 				free(got);
-				trace_syms_free(back);
+				trace_pack_free(back);
 			}
 			b.p[i] ^= (uint8_t)(1u << bit);
 		}
 	}
 	free(want);
 	free(b.p);
-	trace_syms_free(s);
+	trace_pack_free(s);
 }
 
 /* Parses one hand-made chunk payload. */
 static int parse(const struct buf *raw)
 {
-	struct trace_syms *s = trace_syms_new();
-	int r = trace_syms_parse_chunk(s, raw->data, raw->len);
+	struct trace_pack *s = trace_pack_new();
+	int r = trace_pack_parse_chunk(s, raw->data, raw->len);
 
 	if (r < 0)
 		cr_assert_eq(s->nimages, 0);
-	trace_syms_free(s);
+	trace_pack_free(s);
 	return r;
 }
 
@@ -257,7 +257,7 @@ static void frame(struct buf *raw, uint64_t name, uint64_t file, uint64_t line)
 	buf_addch(raw, 1);
 }
 
-Test(trace_syms, hostile_chunks_rejected)
+Test(trace_pack, hostile_chunks_rejected)
 {
 	struct buf raw;
 
@@ -286,8 +286,8 @@ Test(trace_syms, hostile_chunks_rejected)
 	/* Too many frames for one address. */
 	chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 2, 1);
 	buf_put_uvarint(&raw, 0x10);
-	buf_put_uvarint(&raw, TRACE_SYMS_MAX_FRAMES + 1);
-	for (int i = 0; i <= TRACE_SYMS_MAX_FRAMES; i++)
+	buf_put_uvarint(&raw, TRACE_PACK_MAX_FRAMES + 1);
+	for (int i = 0; i <= TRACE_PACK_MAX_FRAMES; i++)
 		frame(&raw, 0, 0, 1);
 	cr_assert_lt(parse(&raw), 0);
 	/* A name or file index past the table. */
@@ -329,44 +329,44 @@ Test(trace_syms, hostile_chunks_rejected)
 	buf_release(&raw);
 }
 
-Test(trace_syms, writer_refuses_what_would_not_read_back)
+Test(trace_pack, writer_refuses_what_would_not_read_back)
 {
-	struct trace_syms *s = sample_pack();
+	struct trace_pack *s = sample_pack();
 	int fd = new_fd();
 
 	s->images[0].addrs[1].offset = s->images[0].addrs[0].offset; /* not ascending */
-	cr_assert_eq(trace_syms_write(fd, s, 1, 0, NULL), TRACE_E_USAGE);
+	cr_assert_eq(trace_pack_write(fd, s, 1, 0, NULL), TRACE_E_USAGE);
 	close(fd);
-	trace_syms_free(s);
+	trace_pack_free(s);
 }
 
-Test(trace_syms, not_a_pack_refused)
+Test(trace_pack, not_a_pack_refused)
 {
-	struct trace_syms *s;
+	struct trace_pack *s;
 	static const uint8_t junk[32] = "this is not a pack, nor a trace";
 
-	cr_assert_eq(trace_syms_load_mem(junk, sizeof(junk), &s), TRACE_E_MAGIC);
+	cr_assert_eq(trace_pack_load_mem(junk, sizeof(junk), &s), TRACE_E_MAGIC);
 	cr_assert_null(s);
-	cr_assert_lt(trace_syms_load("/nonexistent/x.syms", &s), 0);
+	cr_assert_lt(trace_pack_load("/nonexistent/x.syms", &s), 0);
 }
 
 /* A pack file's header gives the trace format's version and follows its
  * rules: a newer major is refused with the upgrade message, any minor of
  * this major reads, and major 0 does not exist. */
-Test(trace_syms, pack_file_of_a_newer_major_refused)
+Test(trace_pack, pack_file_of_a_newer_major_refused)
 {
 	static const uint16_t versions[][2] = { { 3, 0 }, { 1, 9 }, { 0, 3 } };
-	struct trace_syms *s = sample_pack();
+	struct trace_pack *s = sample_pack();
 	struct blob b = write_pack(s);
 	char *want = describe(s);
 
-	trace_syms_free(s);
+	trace_pack_free(s);
 	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
 		const char *msg;
 		int r;
 
-		trace_file_header_encode(b.p, TRACE_SYMS_MAGIC, versions[i][0], versions[i][1]);
-		r = trace_syms_load_mem(b.p, b.n, &s);
+		trace_file_header_encode(b.p, TRACE_PACK_MAGIC, versions[i][0], versions[i][1]);
+		r = trace_pack_load_mem(b.p, b.n, &s);
 		if (versions[i][0] == 1) {
 			char *got;
 
@@ -375,7 +375,7 @@ Test(trace_syms, pack_file_of_a_newer_major_refused)
 			got = describe(s);
 			cr_assert_str_eq(got, want);
 			free(got);
-			trace_syms_free(s);
+			trace_pack_free(s);
 			continue;
 		}
 		cr_assert_null(s);
@@ -393,7 +393,7 @@ Test(trace_syms, pack_file_of_a_newer_major_refused)
 }
 
 /* A real trace, written by the recorder's writer, with a pack appended. */
-static struct blob trace_with_pack(const struct trace_syms *s, size_t *trace_len)
+static struct blob trace_with_pack(const struct trace_pack *s, size_t *trace_len)
 {
 	static char *argv[] = { "./t" };
 	struct trace_session ses = { .os = TRACE_OS_LINUX, .rate_hz = 100, .argc = 1, .argv = argv };
@@ -412,7 +412,7 @@ static struct blob trace_with_pack(const struct trace_syms *s, size_t *trace_len
 	*trace_len = (size_t)lseek(fd, 0, SEEK_END);
 	b = fd_bytes(fd);
 	cr_assert_eq(trace_load_mem(b.p, b.n, &t), 0);
-	cr_assert_eq(trace_syms_write(fd, s, 0, t->status.next_seq, NULL), 0);
+	cr_assert_eq(trace_pack_write(fd, s, 0, t->status.next_seq, NULL), 0);
 	trace_free(t);
 	free(b.p);
 	b = fd_bytes(fd);
@@ -420,9 +420,9 @@ static struct blob trace_with_pack(const struct trace_syms *s, size_t *trace_len
 	return b;
 }
 
-Test(trace_syms, embedded_pack_keeps_the_trace_valid)
+Test(trace_pack, embedded_pack_keeps_the_trace_valid)
 {
-	struct trace_syms *s = sample_pack(), *back;
+	struct trace_pack *s = sample_pack(), *back;
 	size_t trace_len;
 	struct blob b = trace_with_pack(s, &trace_len);
 	struct trace *t;
@@ -433,17 +433,17 @@ Test(trace_syms, embedded_pack_keeps_the_trace_valid)
 	cr_assert(t->status.has_footer);
 	cr_assert_eq(t->status.chunks_damaged + t->status.chunks_skipped, 0);
 	cr_assert_eq(t->status.bytes_cut, 0);
-	cr_assert_not_null(t->syms);
-	got = describe(t->syms);
+	cr_assert_not_null(t->pack);
+	got = describe(t->pack);
 	cr_assert_str_eq(got, want);
 	free(got);
 	trace_free(t);
-	/* trace_syms_load() reads the pack out of the trace too. */
-	cr_assert_eq(trace_syms_load_mem(b.p, b.n, &back), 0);
+	/* trace_pack_load() reads the pack out of the trace too. */
+	cr_assert_eq(trace_pack_load_mem(b.p, b.n, &back), 0);
 	got = describe(back);
 	cr_assert_str_eq(got, want);
 	free(got);
-	trace_syms_free(back);
+	trace_pack_free(back);
 	/* Cut anywhere in the pack: the samples all stay. */
 	for (size_t n = trace_len; n < b.n; n++) {
 		cr_assert_eq(trace_load_mem(b.p, n, &t), 0, "cut at %zu", n);
@@ -452,7 +452,7 @@ Test(trace_syms, embedded_pack_keeps_the_trace_valid)
 	}
 	free(want);
 	free(b.p);
-	trace_syms_free(s);
+	trace_pack_free(s);
 }
 
 /* --- serving frames --------------------------------------------------- */
@@ -542,7 +542,7 @@ Test(pack, first_pack_with_the_identity_serves_it)
 {
 	struct trace t;
 	struct pack *p = pack_new();
-	struct trace_syms *second = sample_pack();
+	struct trace_pack *second = sample_pack();
 	struct symbolize *sym;
 
 	free(second->images[0].strings[second->images[0].frames[1].name]);
@@ -561,7 +561,7 @@ Test(pack, rebuilt_from_a_pack_it_is_the_same)
 {
 	struct trace t;
 	struct pack *p = pack_new(), *have;
-	struct trace_syms *built, *again;
+	struct trace_pack *built, *again;
 	struct pack_build_stats st;
 	struct symbolize *sym;
 	struct stacks *stacks;
@@ -588,7 +588,7 @@ Test(pack, rebuilt_from_a_pack_it_is_the_same)
 	pack_add(have, built, "embedded", 1);
 	again = pack_build(stacks, have, &st);
 	cr_assert_eq(st.addrs, 0);
-	trace_syms_free(again);
+	trace_pack_free(again);
 	stacks_free(stacks);
 	symbolize_free(sym);
 	pack_free(have);

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/diag.h"
-#include "format/trace_syms.h"
+#include "format/trace_pack.h"
 #include "report/symbols/pack.h"
 #include "report/model/stacks.h"
 #include "report/symbols/symbolize.h"
@@ -297,16 +297,16 @@ Test(stacks, go_top_names)
 
 /* A one-frame name for each link-time address of a pack's image, in
  * ascending order. */
-static void pack_names(struct trace_syms_image *img, const uint64_t *at, const char *const *name, size_t n)
+static void pack_names(struct trace_pack_image *img, const uint64_t *at, const char *const *name, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		img->strings = xgrow(img->strings, &img->cap_strings, img->nstrings + 1, sizeof(*img->strings));
 		img->strings[img->nstrings] = xstrdup(name[i]);
 		img->addrs = xgrow(img->addrs, &img->cap_addrs, img->naddrs + 1, sizeof(*img->addrs));
-		img->addrs[img->naddrs++] = (struct trace_syms_addr){ at[i], (uint32_t)img->nframes, 1 };
+		img->addrs[img->naddrs++] = (struct trace_pack_addr){ at[i], (uint32_t)img->nframes, 1 };
 		img->frames = xgrow(img->frames, &img->cap_frames, img->nframes + 1, sizeof(*img->frames));
-		img->frames[img->nframes++] = (struct trace_syms_frame){
-			.name = (uint32_t)img->nstrings++, .lang = TRACE_SYMS_LANG_UNKNOWN };
+		img->frames[img->nframes++] = (struct trace_pack_frame){
+			.name = (uint32_t)img->nstrings++, .lang = TRACE_PACK_LANG_UNKNOWN };
 	}
 }
 
@@ -329,7 +329,7 @@ Test(stacks, a_go_stack_ends_at_the_function_that_starts_it)
 				    { 110, 1, 6, TRACE_STATE_RUNNING, 0, 0 },
 				    { 120, 1, 8, TRACE_STATE_RUNNING, 0, 0 } };
 	struct trace t;
-	struct trace_syms *syms = trace_syms_new();
+	struct trace_pack *tp = trace_pack_new();
 	struct pack *pk = pack_new();
 	struct stacks_filter f = { 0 };
 	const uint32_t *nodes;
@@ -340,9 +340,9 @@ Test(stacks, a_go_stack_ends_at_the_function_that_starts_it)
 	t.nnodes = sizeof(n) / sizeof(*n);
 	t.samples = s;
 	t.nsamples = sizeof(s) / sizeof(*s);
-	pack_names(trace_syms_add_image(syms, image.ident_kind, image.ident, image.ident_len, image.path),
+	pack_names(trace_pack_add_image(tp, image.ident_kind, image.ident, image.ident_len, image.path),
 		   at, name, sizeof(at) / sizeof(*at));
-	pack_add(pk, syms, "test", 1);
+	pack_add(pk, tp, "test", 1);
 	sym = symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "", .debuginfod_cache = "",
 							  .pack = pk });
 	st = stacks_new(&t, sym);

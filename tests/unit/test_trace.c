@@ -2582,3 +2582,79 @@ Test(trace_reader, signal_frames_of_an_image)
 	trace_free(t);
 	free(bl.p);
 }
+
+/* A recording lasts to its end record when it finished. Cut before the
+ * chunk that holds the end record, it lasts to its latest sample, which
+ * is not its last: samples are in the order they were written. */
+Test(trace_reader, duration_to_the_end_record_or_the_latest_sample)
+{
+	const uint64_t start = test_session().start_monotonic_ns, ms = 1000000;
+	const uint64_t times[] = { start + 1 * ms, start + 3 * ms, start + 2 * ms };
+	const uint64_t addr = 0x401000;
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct trace_end end = { .time = start + 10 * ms };
+	uint64_t data_end;
+	struct blob bl;
+	struct trace *t;
+
+	cr_assert_eq(trace_writer_thread_start(w, 1, 7, start), 0);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_eq(trace_writer_sample(w, times[i], 7, TRACE_STATE_RUNNING, 0, &addr, 1), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	data_end = trace_writer_bytes(w);
+	cr_assert_eq(trace_writer_finish(w, &end), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+
+	t = load(bl);
+	assert_whole(t);
+	cr_assert_eq(trace_end_ns(t), start + 10 * ms);
+	cr_assert_eq(trace_duration_ns(t), 10 * ms);
+	trace_free(t);
+
+	/* unfinished: the file ends after the samples' chunk */
+	cr_assert_eq(trace_load_mem(bl.p, data_end, &t), 0);
+	cr_assert(!t->has_end);
+	only_loss(t, TRACE_LOSS_UNFINISHED, 2, 0, "unfinished");
+	cr_assert_eq(t->nsamples, 3);
+	cr_assert_eq(trace_end_ns(t), start + 3 * ms);
+	cr_assert_eq(trace_duration_ns(t), 3 * ms);
+	trace_free(t);
+
+	/* cut inside the chunk of the end record */
+	cr_assert_eq(trace_load_mem(bl.p, data_end + 10, &t), 0);
+	cr_assert(!t->has_end);
+	only_loss(t, TRACE_LOSS_CUT, 2, 1, "cut");
+	cr_assert_eq(trace_duration_ns(t), 3 * ms);
+	trace_free(t);
+
+	/* nothing but the session: no end, no duration */
+	cr_assert_eq(trace_load_mem(bl.p, data_end, &t), 0);
+	t->nsamples = 0;
+	cr_assert_eq(trace_end_ns(t), 0);
+	cr_assert_eq(trace_duration_ns(t), 0);
+	/* an end before the start lasts nothing */
+	t->has_end = 1;
+	t->end.time = start - ms;
+	cr_assert_eq(trace_end_ns(t), start - ms);
+	cr_assert_eq(trace_duration_ns(t), 0);
+	trace_free(t);
+	free(bl.p);
+}
+
+/* A time since the start is 0 before the start in ns, and negative in
+ * seconds. */
+Test(trace_reader, time_since_start)
+{
+	struct trace t = { .session = { .start_monotonic_ns = 5000000000ull } };
+
+	cr_assert_eq(trace_since_start_ns(&t, 5000000000ull), 0);
+	cr_assert_eq(trace_since_start_ns(&t, 5250000000ull), 250000000);
+	cr_assert_eq(trace_since_start_ns(&t, 4000000000ull), 0);
+	cr_assert_eq(trace_since_start_ns(&t, 0), 0);
+	cr_assert_float_eq(trace_since_start_s(&t, 5250000000ull), 0.25, 1e-12);
+	cr_assert_float_eq(trace_since_start_s(&t, 4500000000ull), -0.5, 1e-12);
+	cr_assert_float_eq(trace_since_start_s(&t, 5000000000ull), 0.0, 1e-12);
+}

@@ -1,5 +1,5 @@
 /*
- * trace_syms.h: symbol packs, the frames a trace's addresses became, kept
+ * trace_pack.h: symbol packs, the frames a trace's addresses became, kept
  * for machines that do not have the debug files.
  *
  * A pack holds, per image identity (GNU build-id or Mach-O UUID), the
@@ -14,8 +14,8 @@
  * Library code: functions return 0 or a negative TRACE_E_* / -errno that
  * prof_strerror() describes.
  */
-#ifndef FORMAT_TRACE_SYMS_H
-#define FORMAT_TRACE_SYMS_H
+#ifndef FORMAT_TRACE_PACK_H
+#define FORMAT_TRACE_PACK_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,75 +24,75 @@
 
 /* The most frames one address may have: an inline chain this deep is
  * already absurd. */
-#define TRACE_SYMS_MAX_FRAMES 64
+#define TRACE_PACK_MAX_FRAMES 64
 
 /* The language of a frame's code, as stored. A value this reader does not
  * know reads as unknown. */
-enum trace_syms_lang {
-	TRACE_SYMS_LANG_UNKNOWN,
-	TRACE_SYMS_LANG_C,
-	TRACE_SYMS_LANG_CXX,
-	TRACE_SYMS_LANG_RUST,
-	TRACE_SYMS_LANG_GO,     /* 2.1 */
+enum trace_pack_lang {
+	TRACE_PACK_LANG_UNKNOWN,
+	TRACE_PACK_LANG_C,
+	TRACE_PACK_LANG_CXX,
+	TRACE_PACK_LANG_RUST,
+	TRACE_PACK_LANG_GO,     /* 2.1 */
 };
 
-struct trace_syms_frame {
+struct trace_pack_frame {
 	uint32_t name;  /* index into the image's strings: the function */
 	uint32_t file;  /* 1 + index of the source file, or 0 if unknown */
 	uint32_t line;  /* 0 if unknown */
-	uint8_t lang;   /* enum trace_syms_lang */
+	uint8_t lang;   /* enum trace_pack_lang */
 };
 
-struct trace_syms_addr {
+struct trace_pack_addr {
 	uint64_t offset; /* the link-time address looked up */
 	uint32_t first;  /* its frames: frames[first .. first + n) */
-	uint32_t n;      /* 1 to TRACE_SYMS_MAX_FRAMES */
+	uint32_t n;      /* 1 to TRACE_PACK_MAX_FRAMES */
 };
 
 /* One image's frames (from one chunk, when read: a large image may take
  * several). */
-struct trace_syms_image {
+struct trace_pack_image {
 	uint8_t ident_kind;             /* enum trace_ident_kind, never NONE */
 	uint8_t ident_len;
 	uint8_t ident[TRACE_MAX_IDENT];
 	char *path;                     /* the path the trace recorded */
 	char **strings;
 	size_t nstrings, cap_strings;
-	struct trace_syms_addr *addrs;  /* by offset, ascending, no repeats */
+	struct trace_pack_addr *addrs;  /* by offset, ascending, no repeats */
 	size_t naddrs, cap_addrs;
-	struct trace_syms_frame *frames;
+	struct trace_pack_frame *frames;
 	size_t nframes, cap_frames;
 };
 
-struct trace_syms {
-	struct trace_syms_image *images; /* in file order */
+struct trace_pack {
+	struct trace_pack_image *images; /* in file order */
 	size_t nimages, cap_images;
-	struct trace_load_status status; /* of trace_syms_load(): chunks read,
+	struct trace_load_status status; /* of trace_pack_load(): chunks read,
 	                                  * skipped, corrupt, bytes lost */
 };
 
-/* A new empty pack; caller frees with trace_syms_free(), which takes
+/* A new empty pack; caller frees with trace_pack_free(), which takes
  * NULL. */
-struct trace_syms *trace_syms_new(void);
-void trace_syms_free(struct trace_syms *s);
+struct trace_pack *trace_pack_new(void);
+void trace_pack_free(struct trace_pack *s);
 
 /* Loads the symbols chunks of the file at path: a symbol pack, or a trace
  * with a pack embedded (then only those chunks are read). Corrupt chunks
  * are skipped and counted in status. Fails only when the file cannot be
  * read or is neither (TRACE_E_MAGIC). Caller frees *out. */
-int trace_syms_load(const char *path, struct trace_syms **out);
-/* As trace_syms_load(), from n borrowed bytes. */
-int trace_syms_load_mem(const void *p, size_t n, struct trace_syms **out);
+int trace_pack_load(const char *path, struct trace_pack **out);
+/* As trace_pack_load(), from n borrowed bytes. */
+int trace_pack_load_mem(const void *p, size_t n, struct trace_pack **out);
 
 /* Adds the image in one decompressed symbols chunk to s: what the trace
  * reader does with the chunks of an embedded pack. Returns 0 or
  * TRACE_E_CORRUPT / TRACE_E_TOOBIG, leaving s as it was. */
-int trace_syms_parse_chunk(struct trace_syms *s, const uint8_t *raw, size_t n);
+int trace_pack_parse_chunk(struct trace_pack *s, const uint8_t *raw, size_t n);
 
 /* Adds an empty image to s and returns it (borrowed until the next add or
- * trace_syms_free()). ident_len must be valid for the kind (2 to 64 bytes
+ * trace_pack_free()). ident_len must be valid for the kind (2 to 64 bytes
  * of build-id, 16 of UUID); path is copied. */
-struct trace_syms_image *trace_syms_add_image(struct trace_syms *s, int ident_kind,
+struct trace_pack_image *trace_pack_add_image(struct trace_pack *s, int ident_kind,
 					      const uint8_t *ident, size_t ident_len,
 					      const char *path);
 
@@ -102,7 +102,7 @@ struct trace_syms_image *trace_syms_add_image(struct trace_syms *s, int ident_ki
  * (TRACE_E_USAGE if one would not read back). *bytes (if non-NULL) gets
  * the bytes written. A failed write leaves no partial chunk in a regular
  * file. */
-int trace_syms_write(int fd, const struct trace_syms *s, int header, uint32_t seq,
+int trace_pack_write(int fd, const struct trace_pack *s, int header, uint32_t seq,
 		     uint64_t *bytes);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * trace_syms.c: symbol packs on disk.
+ * trace_pack.c: symbol packs on disk.
  *
  * A pack is made of the trace's own chunks (format/trace_chunk.c writes
  * and walks them), so it inherits their header
@@ -11,7 +11,7 @@
  * depends on another. Everything read is checked against the bytes that
  * remain before use, and indexes against the tables they point into.
  */
-#include "format/trace_syms.h"
+#include "format/trace_pack.h"
 #include "format/trace_chunk.h"
 
 #include <stdlib.h>
@@ -20,12 +20,12 @@
 #include "common/bytes.h"
 #include "common/diag.h"
 
-struct trace_syms *trace_syms_new(void)
+struct trace_pack *trace_pack_new(void)
 {
-	return xcalloc(1, sizeof(struct trace_syms));
+	return xcalloc(1, sizeof(struct trace_pack));
 }
 
-static void image_release(struct trace_syms_image *img)
+static void image_release(struct trace_pack_image *img)
 {
 	for (size_t i = 0; i < img->nstrings; i++)
 		free(img->strings[i]);
@@ -35,7 +35,7 @@ static void image_release(struct trace_syms_image *img)
 	free(img->path);
 }
 
-void trace_syms_free(struct trace_syms *s)
+void trace_pack_free(struct trace_pack *s)
 {
 	if (!s)
 		return;
@@ -46,11 +46,11 @@ void trace_syms_free(struct trace_syms *s)
 	free(s);
 }
 
-struct trace_syms_image *trace_syms_add_image(struct trace_syms *s, int ident_kind,
+struct trace_pack_image *trace_pack_add_image(struct trace_pack *s, int ident_kind,
 					      const uint8_t *ident, size_t ident_len,
 					      const char *path)
 {
-	struct trace_syms_image *img;
+	struct trace_pack_image *img;
 
 	s->images = xgrow(s->images, &s->cap_images, s->nimages + 1, sizeof(*s->images));
 	img = &s->images[s->nimages++];
@@ -76,7 +76,7 @@ static int get_u32(struct cursor *c, uint64_t max, uint32_t *out)
 	return 0;
 }
 
-static int parse_frames(struct cursor *c, struct trace_syms_image *img)
+static int parse_frames(struct cursor *c, struct trace_pack_image *img)
 {
 	uint64_t n, delta, offset = 0;
 
@@ -85,13 +85,13 @@ static int parse_frames(struct cursor *c, struct trace_syms_image *img)
 		return TRACE_E_CORRUPT;
 	img->addrs = xgrow(NULL, &img->cap_addrs, (size_t)n, sizeof(*img->addrs));
 	for (uint64_t i = 0; i < n; i++) {
-		struct trace_syms_addr *a = &img->addrs[i];
+		struct trace_pack_addr *a = &img->addrs[i];
 		uint32_t nf;
 
 		if (cursor_uleb(c, &delta) < 0 || (i && delta == 0) || delta > UINT64_MAX - offset)
 			return TRACE_E_CORRUPT;
 		offset += delta;
-		if (get_u32(c, TRACE_SYMS_MAX_FRAMES, &nf) < 0 || nf == 0)
+		if (get_u32(c, TRACE_PACK_MAX_FRAMES, &nf) < 0 || nf == 0)
 			return TRACE_E_CORRUPT;
 		a->offset = offset;
 		a->first = (uint32_t)img->nframes;
@@ -99,14 +99,14 @@ static int parse_frames(struct cursor *c, struct trace_syms_image *img)
 		img->frames = xgrow(img->frames, &img->cap_frames, img->nframes + nf,
 				    sizeof(*img->frames));
 		for (uint32_t k = 0; k < nf; k++) {
-			struct trace_syms_frame *f = &img->frames[img->nframes++];
+			struct trace_pack_frame *f = &img->frames[img->nframes++];
 			uint8_t lang = 0;
 
 			get_u32(c, img->nstrings - 1, &f->name);
 			get_u32(c, img->nstrings, &f->file);
 			get_u32(c, UINT32_MAX, &f->line);
 			cursor_u8(c, &lang);
-			f->lang = lang <= TRACE_SYMS_LANG_GO ? lang : TRACE_SYMS_LANG_UNKNOWN;
+			f->lang = lang <= TRACE_PACK_LANG_GO ? lang : TRACE_PACK_LANG_UNKNOWN;
 		}
 		if (!c->ok)
 			return TRACE_E_CORRUPT;
@@ -115,9 +115,9 @@ static int parse_frames(struct cursor *c, struct trace_syms_image *img)
 	return 0;
 }
 
-int trace_syms_parse_chunk(struct trace_syms *s, const uint8_t *raw, size_t n)
+int trace_pack_parse_chunk(struct trace_pack *s, const uint8_t *raw, size_t n)
 {
-	struct trace_syms_image img = { 0 };
+	struct trace_pack_image img = { 0 };
 	const uint8_t *ident;
 	size_t ident_len;
 	uint64_t nstrings;
@@ -151,33 +151,33 @@ out:
 	return r;
 }
 
-static int syms_chunk(void *ctx, const struct trace_chunk *c)
+static int pack_chunk(void *ctx, const struct trace_chunk *c)
 {
-	return trace_syms_parse_chunk(ctx, c->raw, c->len);
+	return trace_pack_parse_chunk(ctx, c->raw, c->len);
 }
 
-int trace_syms_load_mem(const void *mem, size_t n, struct trace_syms **out)
+int trace_pack_load_mem(const void *mem, size_t n, struct trace_pack **out)
 {
-	struct trace_syms *s;
-	struct trace_walk w = { .types = 1u << TRACE_CHUNK_SYMS, .fn = syms_chunk };
+	struct trace_pack *s;
+	struct trace_walk w = { .types = 1u << TRACE_CHUNK_PACK, .fn = pack_chunk };
 	uint16_t major, minor;
 	int r;
 
 	*out = NULL;
 	if (!mem && n)
 		return TRACE_E_USAGE;
-	r = trace_file_header_check(mem, n, TRACE_SYMS_MAGIC, &major, &minor);
+	r = trace_file_header_check(mem, n, TRACE_PACK_MAGIC, &major, &minor);
 	if (r == TRACE_E_MAGIC)
 		r = trace_file_header_check(mem, n, TRACE_MAGIC, &major, &minor);
 	if (r < 0)
 		return r;
-	s = trace_syms_new();
+	s = trace_pack_new();
 	s->status.major = major;
 	s->status.minor = minor;
 	s->status.file_bytes = n;
 	w.ctx = s;
 	if ((r = trace_walk_chunks(mem, n, &w, &s->status)) < 0) {
-		trace_syms_free(s);
+		trace_pack_free(s);
 		return r;
 	}
 	*out = s;
@@ -186,10 +186,10 @@ int trace_syms_load_mem(const void *mem, size_t n, struct trace_syms **out)
 
 static int load_mem(const void *p, size_t n, void *out)
 {
-	return trace_syms_load_mem(p, n, out);
+	return trace_pack_load_mem(p, n, out);
 }
 
-int trace_syms_load(const char *path, struct trace_syms **out)
+int trace_pack_load(const char *path, struct trace_pack **out)
 {
 	*out = NULL;
 	return trace_load_path(path, load_mem, out);
@@ -208,7 +208,7 @@ struct chunk {
 	uint64_t naddrs, last;
 };
 
-static uint32_t chunk_string(struct chunk *ch, const struct trace_syms_image *img, uint32_t i)
+static uint32_t chunk_string(struct chunk *ch, const struct trace_pack_image *img, uint32_t i)
 {
 	if (!ch->map[i]) {
 		ch->used[ch->nused++] = i;
@@ -218,7 +218,7 @@ static uint32_t chunk_string(struct chunk *ch, const struct trace_syms_image *im
 	return ch->map[i] - 1;
 }
 
-static int chunk_flush(struct trace_sink *k, struct buf *raw, const struct trace_syms_image *img,
+static int chunk_flush(struct trace_sink *k, struct buf *raw, const struct trace_pack_image *img,
 		       struct chunk *ch)
 {
 	int r;
@@ -237,7 +237,7 @@ static int chunk_flush(struct trace_sink *k, struct buf *raw, const struct trace
 	}
 	buf_put_uvarint(raw, ch->naddrs);
 	buf_add(raw, ch->body.data, ch->body.len);
-	r = trace_sink_chunk(k, TRACE_CHUNK_SYMS, raw);
+	r = trace_sink_chunk(k, TRACE_CHUNK_PACK, raw);
 	ch->nused = 0;
 	ch->strbytes = 0;
 	ch->naddrs = 0;
@@ -247,7 +247,7 @@ static int chunk_flush(struct trace_sink *k, struct buf *raw, const struct trace
 }
 
 /* Whether img would read back: what the reader checks, checked here. */
-static int image_ok(const struct trace_syms_image *img)
+static int image_ok(const struct trace_pack_image *img)
 {
 	if (!trace_ident_valid(img->ident_kind, img->ident_len) || !img->path ||
 	    strlen(img->path) > TRACE_MAX_STRING)
@@ -256,13 +256,13 @@ static int image_ok(const struct trace_syms_image *img)
 		if (!img->strings[i] || strlen(img->strings[i]) > TRACE_MAX_STRING)
 			return 0;
 	for (size_t i = 0; i < img->naddrs; i++) {
-		const struct trace_syms_addr *a = &img->addrs[i];
+		const struct trace_pack_addr *a = &img->addrs[i];
 		if ((i && a->offset <= img->addrs[i - 1].offset) || !a->n ||
-		    a->n > TRACE_SYMS_MAX_FRAMES || a->first > img->nframes ||
+		    a->n > TRACE_PACK_MAX_FRAMES || a->first > img->nframes ||
 		    a->n > img->nframes - a->first)
 			return 0;
 		for (uint32_t k = 0; k < a->n; k++) {
-			const struct trace_syms_frame *f = &img->frames[a->first + k];
+			const struct trace_pack_frame *f = &img->frames[a->first + k];
 			if (f->name >= img->nstrings || f->file > img->nstrings)
 				return 0;
 		}
@@ -270,7 +270,7 @@ static int image_ok(const struct trace_syms_image *img)
 	return 1;
 }
 
-static int write_image(struct trace_sink *k, struct buf *raw, const struct trace_syms_image *img)
+static int write_image(struct trace_sink *k, struct buf *raw, const struct trace_pack_image *img)
 {
 	struct chunk ch = { 0 };
 	int r = 0;
@@ -283,13 +283,13 @@ static int write_image(struct trace_sink *k, struct buf *raw, const struct trace
 	ch.used = xcalloc(img->nstrings + 1, sizeof(*ch.used));
 	buf_init(&ch.body);
 	for (size_t i = 0; i < img->naddrs && r == 0; i++) {
-		const struct trace_syms_addr *a = &img->addrs[i];
+		const struct trace_pack_addr *a = &img->addrs[i];
 
 		buf_put_uvarint(&ch.body, a->offset - ch.last);
 		ch.last = a->offset;
 		buf_put_uvarint(&ch.body, a->n);
 		for (uint32_t j = 0; j < a->n; j++) {
-			const struct trace_syms_frame *f = &img->frames[a->first + j];
+			const struct trace_pack_frame *f = &img->frames[a->first + j];
 			buf_put_uvarint(&ch.body, chunk_string(&ch, img, f->name));
 			buf_put_uvarint(&ch.body, f->file ? chunk_string(&ch, img, f->file - 1) + 1 : 0);
 			buf_put_uvarint(&ch.body, f->line);
@@ -307,7 +307,7 @@ static int write_image(struct trace_sink *k, struct buf *raw, const struct trace
 	return r;
 }
 
-int trace_syms_write(int fd, const struct trace_syms *s, int header, uint32_t seq,
+int trace_pack_write(int fd, const struct trace_pack *s, int header, uint32_t seq,
 		     uint64_t *bytes)
 {
 	struct trace_sink k;
@@ -322,7 +322,7 @@ int trace_syms_write(int fd, const struct trace_syms *s, int header, uint32_t se
 	if ((r = trace_sink_init(&k, fd, seq)) < 0)
 		goto out;
 	if (header)
-		trace_sink_header(&k, TRACE_SYMS_MAGIC);
+		trace_sink_header(&k, TRACE_PACK_MAGIC);
 	for (size_t i = 0; i < s->nimages && r == 0; i++)
 		r = write_image(&k, &raw, &s->images[i]);
 	if (r == 0)
