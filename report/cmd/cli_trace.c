@@ -1,11 +1,13 @@
 /*
  * cli_trace.c: the files a prof-report command reads and writes. It loads
- * the trace, and warns in one line about what did not read back whole;
+ * the trace, prof.trace when none is named (as perf report reads
+ * perf.data), and warns in one line about what did not read back whole;
  * finds the symbol packs; and opens the output, where "-" is standard
  * output and a lost write is an error.
  */
 #include "report/cmd/cli_trace.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,16 +90,21 @@ static void warn_loss(const char *what, const char *path, const struct trace_loa
 	buf_release(&b);
 }
 
+/* Loads the trace at path, the default one if path is NULL. */
 static struct trace *load_trace(const char *path)
 {
+	const char *p = path ? path : TRACE_DEFAULT_PATH;
 	struct trace *t = NULL;
 	int err, prev = timing_enter(TIMING_OPEN);
 
-	err = trace_load(path, &t);
+	err = trace_load(p, &t);
 	timing_leave(prev);
+	if (err == -ENOENT && !path)
+		die("no trace named, and no '%s' here to read instead: record one with "
+		    "'prof-record -- COMMAND', or name the TRACE to read", p);
 	if (err < 0)
-		die("cannot read '%s': %s", path, prof_strerror(err));
-	warn_loss("", path, &t->status, 1);
+		die("cannot read '%s': %s", p, prof_strerror(err));
+	warn_loss("", p, &t->status, 1);
 	return t;
 }
 
@@ -159,7 +166,7 @@ void cli_open(const struct cli_report *r, const char *path, enum cli_stage stage
 	struct symbolize_opts so = cli_symbolize_opts(r);
 	struct profile_opts po = cli_profile_opts(r);
 
-	*ct = (struct cli_trace){ .path = path, .t = load_trace(path) };
+	*ct = (struct cli_trace){ .path = path ? path : TRACE_DEFAULT_PATH, .t = load_trace(path) };
 	if (stage >= CLI_SYMBOLIZED) {
 		if (!r->addresses)
 			so.pack = ct->pack = load_packs(r, ct->path, ct->t);

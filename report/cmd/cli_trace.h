@@ -34,15 +34,16 @@ void cli_chunk_names(struct buf *b, uint32_t seq, uint32_t nseq);
  * damaged, cut short, samples dropped, or not finished cleanly. */
 enum cli_stage { CLI_LOADED, CLI_SYMBOLIZED, CLI_PROFILED };
 struct cli_trace {
-	const char *path;
+	const char *path;      /* as named, or TRACE_DEFAULT_PATH */
 	struct trace *t;
 	struct pack *pack;     /* the symbol packs, from CLI_SYMBOLIZED on */
 	struct symbolize *sym; /* from CLI_SYMBOLIZED on, else NULL */
 	struct stacks *stacks; /* its stacks; frames from CLI_SYMBOLIZED on */
 	struct profile *p;     /* at CLI_PROFILED, else NULL */
 };
-/* Opens path to the given stage under the options r, or dies with a
- * clear message. The symbol
+/* Opens path (NULL: TRACE_DEFAULT_PATH, the trace a command reads when
+ * none is named; its absence is an error that names the fix) to the given
+ * stage under the options r, or dies with a clear message. The symbol
  * packs are the --pack files, then the pack embedded in the trace, then
  * TRACE.syms if it exists. Release with cli_close(). */
 void cli_open(const struct cli_report *r, const char *path, enum cli_stage stage,

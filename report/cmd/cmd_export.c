@@ -36,7 +36,7 @@ int cmd_export(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"export", "TRACE", 1, 1,
+		"export", "[TRACE]", 0, 1,
 		"Writes the profile for another tool. FORMAT is pprof (gzip'd profile.proto,\n"
 		"for go tool pprof, Pyroscope, Parca or Grafana; threads are labels) or\n"
 		"speedscope (JSON, a profile per thread). --lines does not apply to pprof,\n"

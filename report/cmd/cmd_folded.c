@@ -18,7 +18,7 @@ int cmd_folded(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"folded", "TRACE", 1, 1,
+		"folded", "[TRACE]", 0, 1,
 		"Writes folded stacks (\"root;caller;callee COUNT\") to standard output.", options,
 	};
 	struct cli_trace ct;

@@ -669,7 +669,7 @@ int cmd_info(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"info", "TRACE", 1, 1,
+		"info", "[TRACE]", 0, 1,
 		"Describes the trace: session, images and their debug files, threads,\n"
 		"sample and lost counts, unwind stop reasons and what loading found.",
 		options,

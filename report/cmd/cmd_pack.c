@@ -135,7 +135,7 @@ int cmd_pack(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"pack", "TRACE", 1, 1,
+		"pack", "[TRACE]", 0, 1,
 		"Writes a symbol pack: the functions, inline chains, files and lines of\n"
 		"every address the samples of TRACE use, for the images whose debug files\n"
 		"are found here, so that reports elsewhere need none. Reports of TRACE use\n"

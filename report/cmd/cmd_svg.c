@@ -51,7 +51,7 @@ int cmd_svg(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"svg", "TRACE", 1, 1, "Writes the profile as an interactive SVG flame graph.", options,
+		"svg", "[TRACE]", 0, 1, "Writes the profile as an interactive SVG flame graph.", options,
 	};
 	struct cli_trace ct;
 	struct flamegraph_opts fo;

@@ -66,7 +66,7 @@ int cmd_threads(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"threads", "TRACE", 1, 1,
+		"threads", "[TRACE]", 0, 1,
 		"Prints one line per thread: tid, name, samples, the share of samples\n"
 		"running and waiting, the first and last sample and the thread's start\n"
 		"and end, in seconds from the start of the recording. --colors,\n"

@@ -34,7 +34,7 @@ int cmd_top(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"top", "TRACE", 1, 1,
+		"top", "[TRACE]", 0, 1,
 		"Prints one line per function: the share of samples spent in it (self)\n"
 		"and in it or what it called (total), the two sample counts and its name.\n"
 		"A function met twice in one stack counts once in that stack's total.",
