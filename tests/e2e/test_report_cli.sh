@@ -56,6 +56,17 @@ for c in $commands; do
 done
 [ -z "$bad" ] && ok "default-trace-read-by-every-command" || fail "default-trace-read-by-every-command" "not by:$bad"
 
+# --list-options, which completion reads: each command's options as its -h
+# lists them, those that take a value with its name and words.
+bad=""
+for c in $commands; do
+	"$REPORT" "$c" --list-options | awk '{ print $1 }' | sort > "$TMP/list"
+	help_options "$c" | awk '{ print $1 }' | sort > "$TMP/help"
+	cmp -s "$TMP/list" "$TMP/help" || bad="$bad $c"
+done
+[ -z "$bad" ] && "$REPORT" top --list-options | grep -qx -- '--sort KEY self total name' \
+	&& ok "list-options-as-help" || fail "list-options-as-help" "differs for:$bad"
+
 # PROF_REPORT_TIMING: one line on standard error with every stage, whose
 # times add up to the total (each stage's own time), and the same output
 stages="open locate symbols decompress index units lookups profile output release other"
