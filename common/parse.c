@@ -11,6 +11,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+int parse_uint(const char *arg, uint64_t min, uint64_t max, uint64_t *v, char *why)
+{
+	char *end;
+	unsigned long long n;
+
+	snprintf(why, PARSE_WHY_MAX, "is not a number");
+	if (!isdigit((unsigned char)arg[0]))
+		return -1;
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (*end)
+		return -1;
+	if (errno == ERANGE || n < min || n > max) {
+		snprintf(why, PARSE_WHY_MAX, "is out of range (%llu to %llu)",
+			 (unsigned long long)min, (unsigned long long)max);
+		return -1;
+	}
+	*v = n;
+	return 0;
+}
+
+int parse_decimal(const char *arg, double max, double *v, char *why)
+{
+	char *end;
+	double d;
+
+	snprintf(why, PARSE_WHY_MAX, "is not a number");
+	if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
+		return -1;
+	errno = 0;
+	d = strtod(arg, &end);
+	if (*end || errno == ERANGE || !isfinite(d))
+		return -1;
+	if (d > max) {
+		snprintf(why, PARSE_WHY_MAX, "is too large (at most %g)", max);
+		return -1;
+	}
+	*v = d;
+	return 0;
+}
+
 static void DIAG_NORETURN bad(const char *opt, const char *arg, const char *why)
 {
 	fprintf(stderr, "%s: option '%s': '%s' %s\n", diag_progname(), opt, arg, why);
@@ -19,40 +60,21 @@ static void DIAG_NORETURN bad(const char *opt, const char *arg, const char *why)
 
 uint64_t parse_uint_opt(const char *opt, const char *arg, uint64_t min, uint64_t max)
 {
-	char *end;
-	unsigned long long v;
+	char why[PARSE_WHY_MAX];
+	uint64_t v;
 
-	if (!isdigit((unsigned char)arg[0]))
-		bad(opt, arg, "is not a number");
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (*end)
-		bad(opt, arg, "is not a number");
-	if (errno == ERANGE || v < min || v > max) {
-		char why[96];
-		snprintf(why, sizeof(why), "is out of range (%llu to %llu)",
-			 (unsigned long long)min, (unsigned long long)max);
+	if (parse_uint(arg, min, max, &v, why) < 0)
 		bad(opt, arg, why);
-	}
 	return v;
 }
 
 double parse_decimal_opt(const char *opt, const char *arg, double max)
 {
-	char *end;
+	char why[PARSE_WHY_MAX];
 	double v;
 
-	if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
-		bad(opt, arg, "is not a number");
-	errno = 0;
-	v = strtod(arg, &end);
-	if (*end || errno == ERANGE || !isfinite(v))
-		bad(opt, arg, "is not a number");
-	if (v > max) {
-		char why[64];
-		snprintf(why, sizeof(why), "is too large (at most %g)", max);
+	if (parse_decimal(arg, max, &v, why) < 0)
 		bad(opt, arg, why);
-	}
 	return v;
 }
 

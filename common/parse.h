@@ -1,13 +1,26 @@
 /*
  * parse.h: checked parsing of numeric command-line arguments.
  *
- * These are for option parsing in main/cmd_* only: on bad input they print
- * "prog: option 'OPT' ..." to stderr and exit 2 (bad usage).
+ * The *_opt functions are for option parsing in main/cmd_* only: on bad
+ * input they print "prog: option 'OPT' ..." to stderr and exit 2 (bad
+ * usage). parse_uint() and parse_decimal() are the same checks, for a
+ * parser that reports by itself (opt.h).
  */
 #ifndef COMMON_PARSE_H
 #define COMMON_PARSE_H
 
 #include <stdint.h>
+
+/* The size of the why of parse_uint() and parse_decimal(). */
+#define PARSE_WHY_MAX 96
+
+/* Parses arg as a decimal unsigned integer in [min, max]. Returns 0 and
+ * sets *v, or -1 with the reason, said of arg ("is not a number"), in why
+ * (PARSE_WHY_MAX bytes). */
+int parse_uint(const char *arg, uint64_t min, uint64_t max, uint64_t *v, char *why);
+/* Parses arg as a non-negative decimal number (fractions allowed, at most
+ * max), as parse_uint() reports. */
+int parse_decimal(const char *arg, double max, double *v, char *why);
 
 /* Parses arg as a decimal unsigned integer in [min, max] for option opt. */
 uint64_t parse_uint_opt(const char *opt, const char *arg, uint64_t min, uint64_t max);

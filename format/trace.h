@@ -25,6 +25,9 @@
 #define TRACE_FORMAT_MAJOR 2
 #define TRACE_FORMAT_MINOR 2
 
+/* The trace prof-record writes and prof-report reads when none is named. */
+#define TRACE_DEFAULT_PATH "prof.trace"
+
 /* Caps that keep a hostile file from making the reader allocate or loop
  * without bound. */
 #define TRACE_MAX_IDENT 64            /* identity bytes */

@@ -45,6 +45,10 @@ const char *engine_attach_fix(void);
 /* Why these options cannot be used on this platform (a usage error), or
  * NULL if they can. */
 const char *engine_usage(const struct session_options *o);
+/* -F max: sets *hz to the highest rate the kernel allows (Linux's
+ * kernel.perf_event_max_sample_rate) and returns NULL, or returns why this
+ * platform has no such rate (a usage error). */
+const char *engine_max_rate(uint32_t *hz);
 /* Chooses the mode and sampler for process pid (0: a command to launch),
  * before it is touched; a fallback is announced. Returns 0, -ESRCH when
  * there is no such process, or -1 when the choice was refused, with the

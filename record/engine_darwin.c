@@ -39,6 +39,13 @@ const char *engine_usage(const struct session_options *o)
 	return NULL;
 }
 
+const char *engine_max_rate(uint32_t *hz)
+{
+	(void)hz;
+	return "option '-F': 'max' is Linux's kernel.perf_event_max_sample_rate; macOS has "
+	       "no such limit, so give a rate in Hz";
+}
+
 int engine_choose(const struct session_options *o, pid_t pid, struct engine_choice *c,
 		  const char **why)
 {

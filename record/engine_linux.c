@@ -46,10 +46,10 @@ const char *engine_usage(const struct session_options *o)
 	return NULL;
 }
 
-/* kernel.perf_event_paranoid, or INT_MIN if it cannot be read. */
-static int read_paranoid(void)
+/* The sysctl at path as an int, or INT_MIN if it cannot be read. */
+static int read_sysctl_int(const char *path)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	FILE *f = fopen(path, "re");
 	int v = INT_MIN;
 
 	if (f) {
@@ -58,6 +58,23 @@ static int read_paranoid(void)
 		fclose(f);
 	}
 	return v;
+}
+
+/* kernel.perf_event_paranoid, or INT_MIN if it cannot be read. */
+static int read_paranoid(void)
+{
+	return read_sysctl_int("/proc/sys/kernel/perf_event_paranoid");
+}
+
+const char *engine_max_rate(uint32_t *hz)
+{
+	int v = read_sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate");
+
+	if (v <= 0)
+		return "option '-F': 'max' is kernel.perf_event_max_sample_rate, which cannot be "
+		       "read here; give a rate in Hz";
+	*hz = (uint32_t)v;
+	return NULL;
 }
 
 /* Why perf_event_open refused, with the fix named. */

@@ -13,13 +13,10 @@
 #include <string.h>
 
 #include "common/diag.h"
-#include "report/cmd/cli.h"
+#include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/output/diff.h"
 #include "report/model/export.h"
-
-/* The exit status of --check when a change is significant. */
-#define EXIT_CHANGED 3
 
 static const char *const normalize_words[] = { "share", "none", "duration", NULL };
 static const char *const subtitles[] = {
@@ -104,34 +101,34 @@ int cmd_diff(int argc, char **argv)
 	int negate = 0, folded = 0, all = 0, check = 0, normalize = DIFF_SHARE;
 	uint64_t limit = 0;
 	double threshold = 0;
-	const struct cli_option options[] = {
-		CLI_OPT_STRING('o', "output", "FILE", &output,
-			       "also write a differential flame graph to FILE ('-':\n"
-			       "standard output, the table then to standard error)"),
-		CLI_OPT_FLAG(0, "negate", &negate, "swap the colours: blue grew, red shrank"),
-		CLI_OPT_FLAG(0, "folded", &folded,
-			     "write \"STACK BASE NEW\" lines instead of the table\n"
-			     "(BASE scaled to NEW's total)"),
-		CLI_OPT_FLAG(0, "all", &all, "also the changes that are not significant, marked"),
-		CLI_OPT_FLAG(0, "check", &check,
-			     "print one line instead of the table (to standard error\n"
-			     "with --folded), and exit 3 if a change is significant\n"
-			     "(0 if none)"),
-		CLI_OPT_DECIMAL(0, "threshold", "PP", &threshold, 1e12,
-				"ignore significant changes smaller than this (points\n"
-				"of share, or the unit of --normalize)"),
-		CLI_OPT_WORD(0, "normalize", "HOW", &normalize, normalize_words,
-			     "compare shares of the samples (share, the default),\n"
-			     "sample counts (none) or samples per second (duration)"),
-		CLI_OPT_UINT(0, "limit", "N", &limit, 1, SIZE_MAX,
-			     "rows of each table (default 10, all with --all)"),
+	const struct opt_option options[] = {
+		OPT_STRING('o', "output", "FILE", &output,
+			   "also write a differential flame graph to FILE ('-':\n"
+			   "standard output, the table then to standard error)"),
+		OPT_FLAG(0, "negate", &negate, "swap the colours: blue grew, red shrank"),
+		OPT_FLAG(0, "folded", &folded,
+			 "write \"STACK BASE NEW\" lines instead of the table\n"
+			 "(BASE scaled to NEW's total)"),
+		OPT_FLAG(0, "all", &all, "also the changes that are not significant, marked"),
+		OPT_FLAG(0, "check", &check,
+			 "print one line instead of the table (to standard error\n"
+			 "with --folded), and exit 3 if a change is significant\n"
+			 "(0 if none)"),
+		OPT_DECIMAL(0, "threshold", "PP", &threshold, 1e12,
+			    "ignore significant changes smaller than this (points\n"
+			    "of share, or the unit of --normalize)"),
+		OPT_WORD(0, "normalize", "HOW", &normalize, normalize_words,
+			 "compare shares of the samples (share, the default),\n"
+			 "sample counts (none) or samples per second (duration)"),
+		OPT_UINT(0, "limit", "N", &limit, 1, SIZE_MAX,
+			 "rows of each table (default 10, all with --all)"),
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_GRAPH_OPTIONS(&g, "the title (default \"Differential Flame Graph\")"),
 		CLI_REPORT_OPTIONS(&r),
-		CLI_OPT_END,
+		OPT_END,
 	};
-	const struct cli_command cmd = {
-		"diff", "BASE NEW | BASE... -- NEW...", -2,
+	const struct opt_command cmd = {
+		"diff", "BASE NEW | BASE... -- NEW...", 2, -1,
 		"Prints the functions whose self or total changed significantly from\n"
 		"the trace BASE to the trace NEW (or from the traces before -- to those\n"
 		"after it), each with its 95% interval and its q value, or says that\n"
@@ -151,14 +148,14 @@ int cmd_diff(int argc, char **argv)
 	for (int i = argc - 1; i > 0; i--)
 		if (!strcmp(argv[i], "--"))
 			nafter = (size_t)(argc - 1 - i);
-	first = cli_parse(&cmd, argc, argv);
+	first = opt_parse(&cmd, argc, argv);
 	nnew = nafter ? nafter : 1;
 	nbase = (size_t)(argc - first) - nnew;
 	if (nafter ? !nbase : argc - first != 2)
-		cli_usage_error(&cmd, nafter ? "no BASE trace before '--'"
+		opt_usage_error(&cmd, nafter ? "no BASE trace before '--'"
 				  : "give two traces, or the base traces, '--' and the new ones");
 	if (folded && output && cli_output_is_stdout(output))
-		cli_usage_error(&cmd, "options '--folded' and '-o -' both write to standard output");
+		opt_usage_error(&cmd, "options '--folded' and '-o -' both write to standard output");
 	/* standard output holds the graph, or the stacks, alone */
 	text = (folded || (output && cli_output_is_stdout(output))) ? stderr : stdout;
 	r.names_only = 1;
@@ -202,6 +199,6 @@ int cmd_diff(int argc, char **argv)
 	for (size_t i = 0; i < nbase + nnew; i++)
 		cli_close(&traces[i]);
 	free(traces);
-	cli_release(&cmd);
-	return check && flagged > 0 ? EXIT_CHANGED : 0;
+	opt_release(&cmd);
+	return check && flagged > 0 ? CMD_EXIT_CHANGED : 0;
 }

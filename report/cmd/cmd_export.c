@@ -12,7 +12,7 @@
 
 #include "common/buf.h"
 #include "common/diag.h"
-#include "report/cmd/cli.h"
+#include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/model/export.h"
 #include "report/output/pprof.h"
@@ -26,17 +26,17 @@ int cmd_export(int argc, char **argv)
 	struct cli_report r = { 0 };
 	const char *output = NULL;
 	int format = FORMAT_PPROF;
-	const struct cli_option options[] = {
-		{ .kind = CLI_WORD, .long_name = "format", .arg = "FORMAT", .value = &format,
-		  .words = format_words, .required = 1, .help = "pprof or speedscope" },
-		CLI_OPT_STRING('o', "output", "FILE", &output,
-			       "write to FILE (default or '-': standard output, which\n"
-			       "for pprof must not be a terminal)"),
+	const struct opt_option options[] = {
+		{ .kind = OPT_KIND_WORD, .long_name = "format", .arg = "FORMAT", .value = &format,
+		  .words = format_words, .attr = OPT_ATTR_REQUIRED, .help = "pprof or speedscope" },
+		OPT_STRING('o', "output", "FILE", &output,
+			   "write to FILE (default or '-': standard output, which\n"
+			   "for pprof must not be a terminal)"),
 		CLI_REPORT_OPTIONS(&r),
-		CLI_OPT_END,
+		OPT_END,
 	};
-	const struct cli_command cmd = {
-		"export", "TRACE", 1,
+	const struct opt_command cmd = {
+		"export", "[TRACE]", 0, 1,
 		"Writes the profile for another tool. FORMAT is pprof (gzip'd profile.proto,\n"
 		"for go tool pprof, Pyroscope, Parca or Grafana; threads are labels) or\n"
 		"speedscope (JSON, a profile per thread). --lines does not apply to pprof,\n"
@@ -50,9 +50,9 @@ int cmd_export(int argc, char **argv)
 	FILE *out;
 	int first, err;
 
-	first = cli_parse(&cmd, argc, argv);
+	first = opt_parse(&cmd, argc, argv);
 	if (r.lines && format == FORMAT_PPROF)
-		cli_usage_error(&cmd, "option '--lines' does not apply to pprof: its locations have "
+		opt_usage_error(&cmd, "option '--lines' does not apply to pprof: its locations have "
 				"their lines (try 'go tool pprof -lines')");
 	name = cli_output_is_stdout(output) ? "standard output" : output;
 	if (cli_output_is_stdout(output) && format == FORMAT_PPROF && isatty(STDOUT_FILENO))
@@ -78,6 +78,6 @@ int cmd_export(int argc, char **argv)
 	cli_output_close(output, out);
 	export_free(e);
 	cli_close(&ct);
-	cli_release(&cmd);
+	opt_release(&cmd);
 	return 0;
 }

@@ -5,32 +5,32 @@
 #include <stdio.h>
 
 #include "common/diag.h"
-#include "report/cmd/cli.h"
+#include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/output/folded.h"
 
 int cmd_folded(int argc, char **argv)
 {
 	struct cli_report r = { 0 };
-	const struct cli_option options[] = {
+	const struct opt_option options[] = {
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_REPORT_OPTIONS(&r),
-		CLI_OPT_END,
+		OPT_END,
 	};
-	const struct cli_command cmd = {
-		"folded", "TRACE", 1,
+	const struct opt_command cmd = {
+		"folded", "[TRACE]", 0, 1,
 		"Writes folded stacks (\"root;caller;callee COUNT\") to standard output.", options,
 	};
 	struct cli_trace ct;
 	int first;
 
-	first = cli_parse(&cmd, argc, argv);
+	first = opt_parse(&cmd, argc, argv);
 	r.names_only = 1;
 	cli_open(&r, argv[first], CLI_PROFILED, &ct);
 	if (folded_write(stdout, ct.p) < 0)
 		die_errno("cannot write to standard output");
 	diag_close_stdout();
 	cli_close(&ct);
-	cli_release(&cmd);
+	opt_release(&cmd);
 	return 0;
 }

@@ -16,7 +16,7 @@
 #include "common/diag.h"
 #include "format/trace_ident.h"
 #include "common/hmap.h"
-#include "report/cmd/cli.h"
+#include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/dwarf/dwinfo.h"
 #include "report/symbols/locate.h"
@@ -654,12 +654,12 @@ static void print_counts(struct stacks *st)
 int cmd_info(int argc, char **argv)
 {
 	struct cli_report r = { 0 };
-	const struct cli_option options[] = {
+	const struct opt_option options[] = {
 		CLI_SYMBOL_OPTIONS(&r),
-		CLI_OPT_END,
+		OPT_END,
 	};
-	const struct cli_command cmd = {
-		"info", "TRACE", 1,
+	const struct opt_command cmd = {
+		"info", "[TRACE]", 0, 1,
 		"Describes the trace: session, images and their debug files, threads,\n"
 		"sample and lost counts, unwind stop reasons and what loading found.",
 		options,
@@ -667,16 +667,16 @@ int cmd_info(int argc, char **argv)
 	struct cli_trace ct;
 	int first;
 
-	first = cli_parse(&cmd, argc, argv);
+	first = opt_parse(&cmd, argc, argv);
 	r.names_only = 1;
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
-	print_session(ct.t, argv[first]);
+	print_session(ct.t, ct.path);
 	print_images(ct.stacks, ct.sym);
 	print_processes(ct.t);
 	print_threads(ct.t);
 	print_counts(ct.stacks);
 	diag_close_stdout();
 	cli_close(&ct);
-	cli_release(&cmd);
+	opt_release(&cmd);
 	return 0;
 }

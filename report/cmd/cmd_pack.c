@@ -18,7 +18,7 @@
 
 #include "common/diag.h"
 #include "format/trace_pack.h"
-#include "report/cmd/cli.h"
+#include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/output/pack_build.h"
 
@@ -125,17 +125,17 @@ int cmd_pack(int argc, char **argv)
 	struct cli_report r = { 0 };
 	const char *output = NULL;
 	int embed = 0;
-	const struct cli_option options[] = {
-		CLI_OPT_STRING('o', "output", "FILE", &output,
-			       "write the pack to FILE (default TRACE.syms; '-':\n"
-			       "standard output)"),
-		CLI_OPT_FLAG(0, "embed", &embed,
-			     "append the pack to TRACE, which stays a valid trace"),
+	const struct opt_option options[] = {
+		OPT_STRING('o', "output", "FILE", &output,
+			   "write the pack to FILE (default TRACE.syms; '-':\n"
+			   "standard output)"),
+		OPT_FLAG(0, "embed", &embed,
+			 "append the pack to TRACE, which stays a valid trace"),
 		CLI_SYMBOL_OPTIONS(&r),
-		CLI_OPT_END,
+		OPT_END,
 	};
-	const struct cli_command cmd = {
-		"pack", "TRACE", 1,
+	const struct opt_command cmd = {
+		"pack", "[TRACE]", 0, 1,
 		"Writes a symbol pack: the functions, inline chains, files and lines of\n"
 		"every address the samples of TRACE use, for the images whose debug files\n"
 		"are found here, so that reports elsewhere need none. Reports of TRACE use\n"
@@ -151,32 +151,32 @@ int cmd_pack(int argc, char **argv)
 	char *out = NULL;
 	int first;
 
-	first = cli_parse(&cmd, argc, argv);
+	first = opt_parse(&cmd, argc, argv);
 	if (embed && output)
-		cli_usage_error(&cmd, "options '--embed' and '-o' cannot be used together");
+		opt_usage_error(&cmd, "options '--embed' and '-o' cannot be used together");
 	if (output && cli_output_is_stdout(output) && isatty(STDOUT_FILENO))
 		die("not writing a binary symbol pack to a terminal; use -o FILE or a pipe");
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
 	if (embed && ct.t->pack) {
 		have = pack_new();
-		pack_add(have, ct.t->pack, argv[first], 0);
+		pack_add(have, ct.t->pack, ct.path, 0);
 	}
 	s = pack_build(ct.stacks, have, &st);
 	dbytes = debug_bytes(ct.t, ct.sym, s, &nfiles);
 	if (embed && !st.addrs) {
 		fprintf(stderr, "%s: nothing to add: '%s' already holds the symbols of every address that can be named\n",
-			diag_progname(), argv[first]);
+			diag_progname(), ct.path);
 		goto done;
 	}
 	if (embed) {
-		out = xstrdup(argv[first]);
+		out = xstrdup(ct.path);
 		append_to_trace(out, ct.t, s, &bytes);
 	} else if (output && cli_output_is_stdout(output)) {
 		out = xstrdup("standard output");
 		write_stdout(s, &bytes);
 	} else {
-		out = output ? xstrdup(output) : xasprintf("%s.syms", argv[first]);
-		write_file(out, argv[first], s, &bytes);
+		out = output ? xstrdup(output) : xasprintf("%s.syms", ct.path);
+		write_file(out, ct.path, s, &bytes);
 	}
 	fprintf(stderr,
 		"%s: %s '%s': %zu addresses of %zu images in %" PRIu64
@@ -188,6 +188,6 @@ done:
 	trace_pack_free(s);
 	pack_free(have);
 	cli_close(&ct);
-	cli_release(&cmd);
+	opt_release(&cmd);
 	return 0;
 }

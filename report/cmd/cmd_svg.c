@@ -13,7 +13,7 @@
 
 #include "common/buf.h"
 #include "common/diag.h"
-#include "report/cmd/cli.h"
+#include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/output/flamegraph.h"
 #include "report/model/profile.h"
@@ -39,18 +39,18 @@ int cmd_svg(int argc, char **argv)
 	struct cli_report r = { 0 };
 	struct cli_graph g = CLI_GRAPH_INIT;
 	const char *output = NULL;
-	const struct cli_option options[] = {
-		CLI_OPT_STRING('o', "output", "FILE", &output,
-			       "write the graph to FILE (default standard output)"),
+	const struct opt_option options[] = {
+		OPT_STRING('o', "output", "FILE", &output,
+			   "write the graph to FILE (default standard output)"),
 		CLI_OPT_COLORS(&g),
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_GRAPH_OPTIONS(&g, "the title (default \"Flame Graph\", or \"Icicle Graph\"\n"
 				      "with --inverted)"),
 		CLI_REPORT_OPTIONS(&r),
-		CLI_OPT_END,
+		OPT_END,
 	};
-	const struct cli_command cmd = {
-		"svg", "TRACE", 1, "Writes the profile as an interactive SVG flame graph.", options,
+	const struct opt_command cmd = {
+		"svg", "[TRACE]", 0, 1, "Writes the profile as an interactive SVG flame graph.", options,
 	};
 	struct cli_trace ct;
 	struct flamegraph_opts fo;
@@ -58,7 +58,7 @@ int cmd_svg(int argc, char **argv)
 	char *sub;
 	int first;
 
-	first = cli_parse(&cmd, argc, argv);
+	first = opt_parse(&cmd, argc, argv);
 	/* Only the lang palette needs a frame's source file. */
 	r.names_only = g.colors != FLAMEGRAPH_PALETTE_LANG;
 	cli_open(&r, argv[first], CLI_PROFILED, &ct);
@@ -71,6 +71,6 @@ int cmd_svg(int argc, char **argv)
 	cli_output_close(output, out);
 	free(sub);
 	cli_close(&ct);
-	cli_release(&cmd);
+	opt_release(&cmd);
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "common/diag.h"
-#include "report/cmd/cli.h"
+#include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/output/thread_split.h"
 #include "report/output/thread_table.h"
@@ -54,19 +54,19 @@ int cmd_threads(int argc, char **argv)
 	struct cli_report r = { 0 };
 	struct cli_graph g = CLI_GRAPH_INIT;
 	const char *split_dir = NULL;
-	const struct cli_option options[] = {
-		CLI_OPT_STRING(0, "split", "DIR", &split_dir,
-			       "also write TID-NAME.folded and TID-NAME.svg for each\n"
-			       "thread with samples, and DIR/index.html linking them\n"
-			       "with a timeline; DIR is created, or must be empty"),
+	const struct opt_option options[] = {
+		OPT_STRING(0, "split", "DIR", &split_dir,
+			   "also write TID-NAME.folded and TID-NAME.svg for each\n"
+			   "thread with samples, and DIR/index.html linking them\n"
+			   "with a timeline; DIR is created, or must be empty"),
 		CLI_OPT_COLORS(&g),
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_GRAPH_OPTIONS(&g, "the graphs' title (default \"NAME [TID]\")"),
 		CLI_REPORT_OPTIONS(&r),
-		CLI_OPT_END,
+		OPT_END,
 	};
-	const struct cli_command cmd = {
-		"threads", "TRACE", 1,
+	const struct opt_command cmd = {
+		"threads", "[TRACE]", 0, 1,
 		"Prints one line per thread: tid, name, samples, the share of samples\n"
 		"running and waiting, the first and last sample and the thread's start\n"
 		"and end, in seconds from the start of the recording. --colors,\n"
@@ -78,7 +78,7 @@ int cmd_threads(int argc, char **argv)
 	struct thread_table_opts to;
 	int first, dirfd = -1;
 
-	first = cli_parse(&cmd, argc, argv);
+	first = opt_parse(&cmd, argc, argv);
 	r.names_only = g.colors != FLAMEGRAPH_PALETTE_LANG;
 	/* Frames are named only when something looks at them. */
 	cli_open(&r, argv[first], split_dir || r.focus.set || r.exclude.set ? CLI_SYMBOLIZED : CLI_LOADED,
@@ -94,6 +94,6 @@ int cmd_threads(int argc, char **argv)
 		split(&r, &g, split_dir, &ct, &tt, dirfd);
 	thread_table_release(&tt);
 	cli_close(&ct);
-	cli_release(&cmd);
+	opt_release(&cmd);
 	return 0;
 }

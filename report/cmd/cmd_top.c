@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "common/diag.h"
-#include "report/cmd/cli.h"
+#include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/output/top.h"
 
@@ -22,19 +22,19 @@ int cmd_top(int argc, char **argv)
 	struct cli_report r = { 0 };
 	uint64_t limit = 0;
 	int sort = TOP_SORT_SELF, group = GROUP_FUNCTION;
-	const struct cli_option options[] = {
-		CLI_OPT_WORD(0, "sort", "KEY", &sort, sort_words,
-			     "self, total or name (default self); ties by name"),
-		CLI_OPT_UINT(0, "limit", "N", &limit, 1, SIZE_MAX, "print only the first N lines"),
-		CLI_OPT_WORD(0, "group", "BY", &group, group_words,
-			     "function (default), image (frames of no image are\n"
-			     "\"[unknown]\") or line (\"FUNCTION (FILE:LINE)\")"),
+	const struct opt_option options[] = {
+		OPT_WORD(0, "sort", "KEY", &sort, sort_words,
+			 "self, total or name (default self); ties by name"),
+		OPT_UINT(0, "limit", "N", &limit, 1, SIZE_MAX, "print only the first N lines"),
+		OPT_WORD(0, "group", "BY", &group, group_words,
+			 "function (default), image (frames of no image are\n"
+			 "\"[unknown]\") or line (\"FUNCTION (FILE:LINE)\")"),
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_REPORT_OPTIONS(&r),
-		CLI_OPT_END,
+		OPT_END,
 	};
-	const struct cli_command cmd = {
-		"top", "TRACE", 1,
+	const struct opt_command cmd = {
+		"top", "[TRACE]", 0, 1,
 		"Prints one line per function: the share of samples spent in it (self)\n"
 		"and in it or what it called (total), the two sample counts and its name.\n"
 		"A function met twice in one stack counts once in that stack's total.",
@@ -46,7 +46,7 @@ int cmd_top(int argc, char **argv)
 	const char *heading = "FUNCTION", *noun = "function";
 	int first;
 
-	first = cli_parse(&cmd, argc, argv);
+	first = opt_parse(&cmd, argc, argv);
 	r.names_only = 1; /* --group line turns --lines on */
 	to = (struct top_opts){ .group = TOP_GROUP_NAME, .sort = sort,
 				.skip = 1 + (size_t)r.process_frames + (size_t)r.thread_frames };
@@ -68,6 +68,6 @@ int cmd_top(int argc, char **argv)
 	diag_close_stdout();
 	top_release(&t);
 	cli_close(&ct);
-	cli_release(&cmd);
+	opt_release(&cmd);
 	return 0;
 }

@@ -37,6 +37,36 @@ refused "folded-refuses-negate" folded --negate "$TR" && ok "folded-refuses-nega
 refused "top-refuses-split" top --split "$TMP/d" "$TR" && ok "top-refuses-split"
 refused "threads-refuses-format" threads --format pprof "$TR" && ok "threads-refuses-format"
 
+# With no TRACE, a command reads prof.trace, as perf report reads
+# perf.data; without one, the error says how to get one.
+mkdir "$TMP/here"
+(cd "$TMP/here" && "$REPORT" folded > /dev/null 2> ../err); rc=$?
+[ $rc -eq 1 ] && grep -q "no 'prof.trace' here.*'prof-record -- COMMAND'" "$TMP/err" \
+	&& ok "default-trace-missing-names-the-fix" || fail "default-trace-missing-names-the-fix" "exit $rc: $(cat "$TMP/err")"
+cp "$TR" "$TMP/here/prof.trace"
+bad=""
+for c in $commands; do
+	[ "$c" = diff ] && continue
+	args=""
+	[ "$c" = export ] && args="--format speedscope"
+	(cd "$TMP/here" && "$REPORT" "$c" $args > ../default.out 2> ../default.err &&
+		rm -f prof.trace.syms && "$REPORT" "$c" $args prof.trace > ../named.out 2> ../named.err &&
+		rm -f prof.trace.syms) && cmp -s "$TMP/default.out" "$TMP/named.out" &&
+		cmp -s "$TMP/default.err" "$TMP/named.err" || bad="$bad $c"
+done
+[ -z "$bad" ] && ok "default-trace-read-by-every-command" || fail "default-trace-read-by-every-command" "not by:$bad"
+
+# --list-options, which completion reads: each command's options as its -h
+# lists them, those that take a value with its name and words.
+bad=""
+for c in $commands; do
+	"$REPORT" "$c" --list-options | awk '{ print $1 }' | sort > "$TMP/list"
+	help_options "$c" | awk '{ print $1 }' | sort > "$TMP/help"
+	cmp -s "$TMP/list" "$TMP/help" || bad="$bad $c"
+done
+[ -z "$bad" ] && "$REPORT" top --list-options | grep -qx -- '--sort KEY self total name' \
+	&& ok "list-options-as-help" || fail "list-options-as-help" "differs for:$bad"
+
 # PROF_REPORT_TIMING: one line on standard error with every stage, whose
 # times add up to the total (each stage's own time), and the same output
 stages="open locate symbols decompress index units lookups profile output release other"

@@ -1,0 +1,191 @@
+/*
+ * cli_trace.c: the files a prof-report command reads and writes. It loads
+ * the trace, prof.trace when none is named (as perf report reads
+ * perf.data), and warns in one line about what did not read back whole;
+ * finds the symbol packs; and opens the output, where "-" is standard
+ * output and a lost write is an error.
+ */
+#include "report/cmd/cli_trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/diag.h"
+#include "common/timing.h"
+#include "format/trace_pack.h"
+#include "report/symbols/pack.h"
+
+void cli_chunk_names(struct buf *b, uint32_t seq, uint32_t nseq)
+{
+	if (nseq > 1)
+		buf_addf(b, "chunks %" PRIu32 "-%" PRIu32, seq, seq + (nseq - 1));
+	else
+		buf_addf(b, "chunk %" PRIu32, seq);
+}
+
+/* The listed loss of this kind (and damage, for TRACE_LOSS_DAMAGED; -1
+ * for any), if it is the only one, or NULL. */
+static const struct trace_loss *only_loss(const struct trace_load_status *st, int kind, int damage)
+{
+	const struct trace_loss *found = NULL;
+
+	for (size_t i = 0; i < st->nlosses; i++) {
+		const struct trace_loss *l = &st->losses[i];
+		if (l->kind != kind || (damage >= 0 && l->damage != damage))
+			continue;
+		if (found)
+			return NULL;
+		found = l;
+	}
+	return found;
+}
+
+/* Appends ", " and then a count of chunks, naming the chunk if it is the
+ * only one listed. */
+static void add_chunks(struct buf *b, const struct trace_load_status *st, int kind,
+		       uint64_t count, const char *what)
+{
+	const struct trace_loss *l = only_loss(st, kind, -1);
+
+	buf_addstr(b, ", ");
+	if (count == 1 && l && l->nseq == 1)
+		cli_chunk_names(b, l->seq, 1);
+	else
+		buf_addf(b, "%" PRIu64 " chunks", count);
+	buf_addf(b, " %s", what);
+}
+
+/* The one warning for a trace (a footer is due) or a pack that did not
+ * read back whole: what was lost, in a line. */
+static void warn_loss(const char *what, const char *path, const struct trace_load_status *st,
+		      int trace)
+{
+	const struct trace_loss *cut = only_loss(st, TRACE_LOSS_CUT, -1);
+	struct buf b;
+
+	buf_init(&b);
+	if (st->chunks_missing)
+		add_chunks(&b, st, TRACE_LOSS_MISSING, st->chunks_missing, "missing");
+	if (st->chunks_damaged)
+		add_chunks(&b, st, TRACE_LOSS_DAMAGED, st->chunks_damaged, "damaged");
+	else if (st->bytes_damaged)
+		buf_addf(&b, ", %" PRIu64 " bytes damaged", st->bytes_damaged);
+	if (only_loss(st, TRACE_LOSS_DAMAGED, TRACE_DAMAGE_FOOTER))
+		buf_addstr(&b, ", its footer disagrees with its chunks");
+	if (cut)
+		buf_addf(&b, ", cut short (%" PRIu64 " bytes of chunk %" PRIu32 " lost)", cut->bytes,
+			 cut->seq);
+	if (trace && st->samples_dropped)
+		buf_addf(&b, ", %" PRIu64 " sample%s dropped", st->samples_dropped,
+			 st->samples_dropped == 1 ? "" : "s");
+	if (only_loss(st, TRACE_LOSS_UNFINISHED, -1))
+		buf_addstr(&b, ", not finished cleanly (no footer)");
+	if (b.len)
+		warning("%s'%s' is incomplete: %s", what, path, (char *)b.data + 2);
+	buf_release(&b);
+}
+
+/* Loads the trace at path, the default one if path is NULL. */
+static struct trace *load_trace(const char *path)
+{
+	const char *p = path ? path : TRACE_DEFAULT_PATH;
+	struct trace *t = NULL;
+	int err, prev = timing_enter(TIMING_OPEN);
+
+	err = trace_load(p, &t);
+	timing_leave(prev);
+	if (err == -ENOENT && !path)
+		die("no trace named, and no '%s' here to read instead: record one with "
+		    "'prof-record -- COMMAND', or name the TRACE to read", p);
+	if (err < 0)
+		die("cannot read '%s': %s", p, prof_strerror(err));
+	warn_loss("", p, &t->status, 1);
+	return t;
+}
+
+int cli_output_is_stdout(const char *path)
+{
+	return !path || strcmp(path, "-") == 0;
+}
+
+FILE *cli_output_open(const char *path)
+{
+	FILE *f;
+
+	if (cli_output_is_stdout(path))
+		return stdout;
+	if (!(f = fopen(path, "w")))
+		die_errno("cannot create '%s'", path);
+	return f;
+}
+
+void cli_output_close(const char *path, FILE *f)
+{
+	if (cli_output_is_stdout(path))
+		diag_close_stdout();
+	else if (fclose(f) != 0)
+		die_errno("cannot write '%s'", path);
+}
+
+static struct pack *load_packs(const struct cli_report *r, const char *path, struct trace *t)
+{
+	struct pack *p = pack_new();
+	struct trace_pack *s;
+	char *side = xasprintf("%s.syms", path);
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->packs.n; i++) {
+		if ((err = trace_pack_load(r->packs.v[i], &s)) < 0)
+			die("cannot read pack '%s': %s", r->packs.v[i], prof_strerror(err));
+		warn_loss("pack ", r->packs.v[i], &s->status, 0);
+		pack_add(p, s, r->packs.v[i], 1);
+	}
+	if (t->pack)
+		pack_add(p, t->pack, path, 0);
+	if (access(side, F_OK) == 0) {
+		if ((err = trace_pack_load(side, &s)) < 0) {
+			warning("not using pack '%s': %s", side, prof_strerror(err));
+		} else {
+			warn_loss("pack ", side, &s->status, 0);
+			pack_add(p, s, side, 1);
+		}
+	}
+	free(side);
+	return p;
+}
+
+void cli_open(const struct cli_report *r, const char *path, enum cli_stage stage,
+	      struct cli_trace *ct)
+{
+	struct symbolize_opts so = cli_symbolize_opts(r);
+	struct profile_opts po = cli_profile_opts(r);
+
+	*ct = (struct cli_trace){ .path = path ? path : TRACE_DEFAULT_PATH, .t = load_trace(path) };
+	if (stage >= CLI_SYMBOLIZED) {
+		if (!r->addresses)
+			so.pack = ct->pack = load_packs(r, ct->path, ct->t);
+		ct->sym = symbolize_new(ct->t, &so);
+	}
+	ct->stacks = stacks_new(ct->t, ct->sym);
+	if (stage >= CLI_PROFILED) {
+		timing_enter(TIMING_PROFILE);
+		ct->p = profile_build(ct->stacks, &po);
+	}
+	timing_enter(TIMING_OUTPUT);
+}
+
+void cli_close(struct cli_trace *ct)
+{
+	timing_enter(TIMING_RELEASE);
+	profile_free(ct->p);
+	stacks_free(ct->stacks);
+	symbolize_free(ct->sym);
+	pack_free(ct->pack);
+	trace_free(ct->t);
+}

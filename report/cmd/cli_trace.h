@@ -1,0 +1,53 @@
+/*
+ * cli_trace.h: the trace a prof-report command opens, and the file it
+ * writes.
+ *
+ * For cmd_* only: these print, and die with a clear message (exit 1) when
+ * a trace cannot be loaded or an output cannot be written.
+ */
+#ifndef REPORT_CLI_TRACE_H
+#define REPORT_CLI_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format/trace.h"
+#include "report/cmd/cli_options.h"
+
+/* Whether -o path means standard output: no -o, or "-". */
+int cli_output_is_stdout(const char *path);
+/* The stream for path (-o), created or truncated, or standard output
+ * (cli_output_is_stdout()); dies with a clear message if it cannot be
+ * created. */
+FILE *cli_output_open(const char *path);
+/* Closes what cli_output_open(path) returned (standard output through
+ * diag_close_stdout()), and dies if anything written was lost. */
+void cli_output_close(const char *path, FILE *f);
+
+struct buf;
+/* Appends "chunk SEQ" to b, or "chunks SEQ-LAST" for nseq > 1. */
+void cli_chunk_names(struct buf *b, uint32_t seq, uint32_t nseq);
+
+/* A trace opened for a subcommand, as far as it asks: loaded, then
+ * symbolized, then made into the filtered profile. Loading warns, in one
+ * line, when the trace did not read back whole: chunks missing or
+ * damaged, cut short, samples dropped, or not finished cleanly. */
+enum cli_stage { CLI_LOADED, CLI_SYMBOLIZED, CLI_PROFILED };
+struct cli_trace {
+	const char *path;      /* as named, or TRACE_DEFAULT_PATH */
+	struct trace *t;
+	struct pack *pack;     /* the symbol packs, from CLI_SYMBOLIZED on */
+	struct symbolize *sym; /* from CLI_SYMBOLIZED on, else NULL */
+	struct stacks *stacks; /* its stacks; frames from CLI_SYMBOLIZED on */
+	struct profile *p;     /* at CLI_PROFILED, else NULL */
+};
+/* Opens path (NULL: TRACE_DEFAULT_PATH, the trace a command reads when
+ * none is named; its absence is an error that names the fix) to the given
+ * stage under the options r, or dies with a clear message. The symbol
+ * packs are the --pack files, then the pack embedded in the trace, then
+ * TRACE.syms if it exists. Release with cli_close(). */
+void cli_open(const struct cli_report *r, const char *path, enum cli_stage stage,
+	      struct cli_trace *ct);
+void cli_close(struct cli_trace *ct);
+
+#endif
