@@ -136,9 +136,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MODE:
 			if (strcmp(optarg, "cpu") == 0)
-				o.mode = SESSION_MODE_CPU;
+				o.mode = TRACE_MODE_CPU;
 			else if (strcmp(optarg, "wall") == 0)
-				o.mode = SESSION_MODE_WALL;
+				o.mode = TRACE_MODE_WALL;
 			else
 				usage_error("option '--mode': '%s' is not wall or cpu", optarg);
 			break;

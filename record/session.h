@@ -16,9 +16,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* --mode: AUTO is cpu where the platform can, else wall, announced. */
-enum session_mode { SESSION_MODE_AUTO, SESSION_MODE_WALL, SESSION_MODE_CPU };
-
 struct session_options {
 	const char *out_path;
 	int force, quiet, verbose;
@@ -30,7 +27,9 @@ struct session_options {
 	pid_t pid;                  /* -p, or 0 to launch */
 	char **argv;                /* the command to launch (borrowed), or NULL */
 	uint32_t argc;
-	int mode;                   /* enum session_mode */
+	int mode;                   /* --mode: enum trace_mode (format/trace.h);
+	                             * TRACE_MODE_UNKNOWN when not asked, for
+	                             * the platform's choice (engine.h) */
 	int sampler;                /* enum engine_sampler (engine.h) */
 	unsigned rt_priority;       /* --realtime: the recorder's real-time
 	                             * priority, 0 for normal */
