@@ -42,7 +42,9 @@ struct session_options {
 
 /* Records as o says. Returns prof-record's exit status: the launched
  * command's (as a shell reports it), else 0, or 1 after an error that was
- * reported. Calls die() for errors met before any process was touched. */
+ * reported (127 or 126 when the command cannot be run). Whatever fails,
+ * what was taken is let go, and the output file is kept or removed by the
+ * one rule at the top of session_run(). */
 int session_run(const struct session_options *o);
 
 #endif
