@@ -11,23 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The data of every buf without storage (cap 0), as git's strbuf_slopbuf
+ * is: never written, since only a buf with storage is. */
+static uint8_t empty[1];
+
 void buf_init(struct buf *b)
 {
-	b->data = NULL;
+	b->data = empty;
 	b->len = 0;
 	b->cap = 0;
 }
 
 void buf_release(struct buf *b)
 {
-	free(b->data);
+	if (b->cap)
+		free(b->data);
 	buf_init(b);
 }
 
 void buf_reset(struct buf *b)
 {
 	b->len = 0;
-	if (b->data)
+	if (b->cap)
 		b->data[0] = 0;
 }
 
@@ -35,6 +40,8 @@ void buf_grow(struct buf *b, size_t n)
 {
 	if (n > (size_t)-1 - b->len - 1)
 		die("out of memory growing a buffer by %zu bytes", n);
+	if (!b->cap)
+		b->data = NULL; /* the shared "" is not ours to realloc */
 	b->data = xgrow(b->data, &b->cap, b->len + n + 1, 1);
 	b->data[b->len] = 0; /* a buffer that has storage is a string */
 }

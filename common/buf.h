@@ -2,8 +2,11 @@
  * buf.h: a growable byte buffer, in the spirit of git's strbuf.
  *
  * A struct buf is caller-owned storage: buf_init() before use, buf_release()
- * after. data is always NUL-terminated past len, so text can be read as a C
- * string. Appending dies on out-of-memory and never fails otherwise.
+ * after. From buf_init() on, data is never NULL and is always NUL-terminated
+ * past len, so text can be read as a C string (an empty buf's data is a
+ * shared static "", which only appending replaces: write through data only
+ * past a buf_grow()). Appending dies on out-of-memory and never fails
+ * otherwise.
  */
 #ifndef COMMON_BUF_H
 #define COMMON_BUF_H
@@ -18,8 +21,9 @@ struct buf {
 	size_t cap;
 };
 
+/* Makes b empty: data is "", with no storage of its own (cap 0). */
 void buf_init(struct buf *b);
-/* Frees the storage; the buffer may be reused after buf_init(). */
+/* Frees the storage and leaves b empty, as buf_init() does. */
 void buf_release(struct buf *b);
 /* Sets len to 0 and keeps the storage. */
 void buf_reset(struct buf *b);

@@ -1,6 +1,6 @@
 /*
  * errors.c: the text of every error code, in one table, and the note that
- * gives one code its particulars on this thread.
+ * gives one failure its particulars on this thread.
  */
 #include "errors.h"
 
@@ -84,7 +84,8 @@ static const struct {
 			   "arm64: use the arm64 prof-record" },
 };
 
-/* The code this thread noted particulars of, and them. */
+/* The code of the failure this thread noted particulars of, 0 once the
+ * note has been read (or was never written), and them. */
 static _Thread_local int noted;
 static _Thread_local char note[256];
 
@@ -100,9 +101,14 @@ void prof_error_note(int err, const char *fmt, ...)
 
 const char *prof_strerror(int err)
 {
+	int was = noted;
+
+	/* Read once: the failure it belongs to is the one described next
+	 * (see errors.h). */
+	noted = 0;
 	if (err == 0)
 		return "success";
-	if (err == noted)
+	if (err == was)
 		return note;
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
 		if (texts[i].code == err)

@@ -91,12 +91,17 @@ enum prof_error {
 #define PROF_E_FIRST (-20000)
 #define PROF_E_LAST (-10001)
 
-/* Describes err: a code above, a -errno, or 0. The text is static, or for
- * a code whose particulars its module noted with prof_error_note(), this
- * thread's note ("trace format version 2.0 is newer ..."). */
+/* Describes err: a code above, a -errno, or 0. The text is static, or,
+ * for the failure a module noted with prof_error_note(), this thread's
+ * note ("trace format version 2.0 is newer ..."), valid until the next
+ * note. */
 const char *prof_strerror(int err);
-/* Notes, for this thread's later prof_strerror(err), the text of err with
- * its particulars, in place of the static one. */
+/* Notes, for the failure err its caller is about to return, the text of
+ * err with its particulars, in place of the static one. A note belongs to
+ * that one failure: the next prof_strerror() on this thread returns it if
+ * it asks for err, and clears it whichever code it asks for, so a later
+ * failure with the same code (another -EIO) is described by its own text,
+ * never by an earlier failure's note. A new note replaces the last. */
 void prof_error_note(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -29,7 +29,7 @@ enum engine_sampler {
 
 /* What engine_choose() decided. */
 struct engine_choice {
-	int mode;               /* TRACE_MODE_WALL or TRACE_MODE_CPU */
+	int mode;               /* enum trace_mode: WALL or CPU, never UNKNOWN */
 	int sampler;            /* enum engine_sampler, never AUTO */
 	uint32_t rate_hz;
 	int kernel;             /* enum trace_kernel */
@@ -50,7 +50,8 @@ const char *engine_usage(const struct session_options *o);
  * platform has no such rate (a usage error). */
 const char *engine_max_rate(uint32_t *hz);
 /* Chooses the mode and sampler for process pid (0: a command to launch),
- * before it is touched; a fallback is announced. Returns 0, -ESRCH when
+ * before it is touched: o->mode if asked, else the platform's default (cpu
+ * where it can, else wall); a fallback is announced. Returns 0, -ESRCH when
  * there is no such process, or -1 when the choice was refused, with the
  * reason and its fix in *why (a static string). */
 int engine_choose(const struct session_options *o, pid_t pid, struct engine_choice *c,

@@ -30,7 +30,7 @@ const char *engine_attach_fix(void)
 
 const char *engine_usage(const struct session_options *o)
 {
-	if (o->mode == SESSION_MODE_CPU)
+	if (o->mode == TRACE_MODE_CPU)
 		return "option '--mode': cpu mode needs perf_event, which only Linux has; "
 		       "use --mode wall, the default on macOS";
 	if (o->sampler != ENGINE_SAMPLER_AUTO)

@@ -40,7 +40,7 @@ const char *engine_attach_fix(void)
 
 const char *engine_usage(const struct session_options *o)
 {
-	if (o->sampler == ENGINE_SAMPLER_PTRACE && o->mode == SESSION_MODE_CPU)
+	if (o->sampler == ENGINE_SAMPLER_PTRACE && o->mode == TRACE_MODE_CPU)
 		return "option '--sampler': the ptrace sampler records wall mode only; "
 		       "use --mode wall, or --sampler perf for cpu mode";
 	return NULL;
@@ -113,7 +113,7 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 	static char msg[512];
 	int r;
 
-	c->mode = o->mode == SESSION_MODE_WALL ? TRACE_MODE_WALL : TRACE_MODE_CPU;
+	c->mode = o->mode == TRACE_MODE_WALL ? TRACE_MODE_WALL : TRACE_MODE_CPU;
 	c->sampler = ENGINE_SAMPLER_PTRACE;
 	c->kernel = TRACE_KERNEL_NOT_SAMPLED;
 	c->paranoid = read_paranoid();
@@ -148,7 +148,7 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 			"ptrace sampler, which stops every thread at each tick", kernel_refusal(c->paranoid));
 		return 0;
 	}
-	if (r < 0 && (o->mode == SESSION_MODE_CPU || o->sampler == ENGINE_SAMPLER_PERF)) {
+	if (r < 0 && (o->mode == TRACE_MODE_CPU || o->sampler == ENGINE_SAMPLER_PERF)) {
 		if (r == SOURCE_PERF_E_RATE)
 			snprintf(msg, sizeof(msg), "%s mode: -F %u is above kernel.perf_event_max_sample_rate; "
 				 "lower -F or raise the sysctl", trace_mode_name(c->mode), o->rate_hz);

@@ -26,7 +26,7 @@ static const char *const sampler_words[] = { "perf", "ptrace", NULL };
 /* perf record's --call-graph modes, taken and ignored. */
 static const char *const call_graph_words[] = { "fp", "dwarf", "lbr", NULL };
 
-_Static_assert(SESSION_MODE_CPU == SESSION_MODE_WALL + 1, "mode_words are wall, cpu");
+_Static_assert(TRACE_MODE_CPU == TRACE_MODE_WALL + 1, "mode_words are wall, cpu");
 _Static_assert(ENGINE_SAMPLER_PTRACE == ENGINE_SAMPLER_PERF + 1, "sampler_words are perf, ptrace");
 
 int main(int argc, char **argv)
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	o.max_depth = (size_t)max_depth;
 	o.rt_priority = (unsigned)rt_priority;
 	o.image_cache_max = cache_mib << 20;
-	o.mode = mode < 0 ? SESSION_MODE_AUTO : SESSION_MODE_WALL + mode;
+	o.mode = mode < 0 ? TRACE_MODE_UNKNOWN : TRACE_MODE_WALL + mode;
 	o.sampler = sampler < 0 ? ENGINE_SAMPLER_AUTO : ENGINE_SAMPLER_PERF + sampler;
 	if ((bad = engine_usage(&o)))
 		opt_usage_error(&cmd, "%s", bad);

@@ -7,7 +7,8 @@
  * is written, and the launched command let go. The loop runs until it
  * ends; the target is then let go whatever ended the run, and the trace
  * finished. A launched command's exit status becomes ours, the way a
- * shell reports it.
+ * shell reports it. A start that fails leaves the output as it found it
+ * (the rule is at session_run).
  */
 #include "session.h"
 #include "engine.h"
@@ -75,39 +76,77 @@ static int shell_status(int status)
 	return 1;
 }
 
-/* Removes a trace that holds nothing worth keeping, but only a regular
- * file: -f may have pointed us at a device. */
-static void discard_output(int fd, const char *path)
+/* The output file, from its open until the recording starts or fails. */
+struct output {
+	const char *path;
+	int fd;
+	int existed;            /* -f found a file there: it is left as it was
+	                         * until output_claim() */
+	int ours;               /* created or emptied by this run: removed
+	                         * if the recording never starts */
+};
+
+/* Opens o->out_path for writing, but creates only a new file: an existing
+ * one is opened as it is, with -f, and emptied by output_claim() once the
+ * session is written, so that a start that fails before then leaves it
+ * whole. Returns 0, or -EEXIST without -f, or another -errno. */
+static int output_open(struct output *out, const struct session_options *o)
 {
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		unlink(path);
+	out->path = o->out_path;
+	out->existed = out->ours = 0;
+	out->fd = open(out->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out->fd >= 0) {
+		out->ours = 1;
+		return 0;
+	}
+	if (errno != EEXIST || !o->force)
+		return -errno;
+	/* O_CREAT as before: a dangling symlink's target is created (and
+	 * never removed: output_discard() removes only what path names). */
+	out->fd = open(out->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (out->fd < 0)
+		return -errno;
+	out->existed = 1;
+	return 0;
 }
 
-static int open_output(const char *path, int force)
+/* The session is about to be written: an existing file is emptied and
+ * made private as a new one is (0600), only a regular file, since -f may
+ * point at a device such as /dev/null. Prints why not and returns -1. */
+static int output_claim(struct output *out)
 {
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
-	int fd = open(path, flags, 0600);
 	struct stat st;
 
-	if (fd < 0 && errno == EEXIST)
-		die("cannot create '%s': File exists (use -f to overwrite it)", path);
-	if (fd < 0)
-		die_errno("cannot create '%s'", path);
-	/* An overwritten file keeps its old mode: make it private too. Only
-	 * a regular file: -f may point at a device such as /dev/null. */
-	if (force && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fchmod(fd, 0600) < 0)
-		die_errno("cannot change the mode of '%s'", path);
-	return fd;
+	if (!out->existed || fstat(out->fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	out->ours = 1;
+	if (ftruncate(out->fd, 0) < 0)
+		return error("cannot write '%s': %s", out->path, strerror(errno));
+	if (fchmod(out->fd, 0600) < 0)
+		return error("cannot change the mode of '%s': %s", out->path, strerror(errno));
+	return 0;
 }
 
-static void DIAG_NORETURN attach_failed(pid_t pid, int r)
+/* Removes a file that holds no recording, if this run made it or emptied
+ * it: a regular file, and still the one at path (not a symlink's target,
+ * nor a file put there since). */
+static void output_discard(const struct output *out)
+{
+	struct stat fst, pst;
+
+	if (out->ours && fstat(out->fd, &fst) == 0 && S_ISREG(fst.st_mode) &&
+	    lstat(out->path, &pst) == 0 && pst.st_dev == fst.st_dev && pst.st_ino == fst.st_ino)
+		unlink(out->path);
+}
+
+/* Prints why the attach to pid failed; returns -1. */
+static int attach_failed(pid_t pid, int r)
 {
 	if (r == -ESRCH)
-		die("cannot attach to process %d: no such process", (int)pid);
+		return error("cannot attach to process %d: no such process", (int)pid);
 	if (r == -EPERM)
-		die("cannot attach to process %d: %s; %s", (int)pid, strerror(EPERM), engine_attach_fix());
-	die("cannot attach to process %d: %s", (int)pid, prof_strerror(r));
+		return error("cannot attach to process %d: %s; %s", (int)pid, strerror(EPERM), engine_attach_fix());
+	return error("cannot attach to process %d: %s", (int)pid, prof_strerror(r));
 }
 
 static void catch_signals(void)
@@ -126,29 +165,34 @@ static void catch_signals(void)
 	sigaction(SIGXFSZ, &sa, NULL);
 }
 
-/* Attaches to o->pid, checking that every -t names one of its threads. */
-static struct target *attach(const struct session_options *o, const struct engine_choice *ch, int fd)
+/* Attaches to o->pid, checking that every -t names one of its threads.
+ * Returns 0, or -1 after saying why, *t then set if the attach itself
+ * succeeded (the caller lets it go). */
+static int attach(const struct session_options *o, const struct engine_choice *ch, struct target **t)
 {
-	struct target *t;
-	int r = engine_attach(ch, o->pid, &t);
+	int r = engine_attach(ch, o->pid, t);
 
-	if (r < 0) {
-		discard_output(fd, o->out_path);
-		attach_failed(o->pid, r);
-	}
+	if (r < 0)
+		return attach_failed(o->pid, r);
 	for (size_t i = 0; i < o->ntids; i++) {
 		const uint32_t *live;
-		size_t n = target_threads(t, &live), k;
+		size_t n = target_threads(*t, &live), k;
 		for (k = 0; k < n && live[k] != o->tids[i]; k++)
 			;
-		if (k == n) {
-			target_detach(t);
-			target_free(t);
-			discard_output(fd, o->out_path);
-			die("option '-t': %u is not a thread of process %d", o->tids[i], (int)o->pid);
-		}
+		if (k == n)
+			return error("option '-t': %u is not a thread of process %d", o->tids[i], (int)o->pid);
 	}
-	return t;
+	return 0;
+}
+
+/* Frees a command line read from the process (target_cmdline()). */
+static void free_cmdline(char **argv, uint32_t argc)
+{
+	if (!argv)
+		return;
+	for (uint32_t i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
 }
 
 static void summary(const struct session_options *o, const struct engine_choice *ch, int priority,
@@ -244,8 +288,26 @@ static void image_kept(void *ctx, const char *path, int err)
 		fprintf(stderr, "%s: kept '%s'\n", diag_progname(), path);
 }
 
+/*
+ * What a failure does to the output file, whatever the failure, is decided
+ * here once:
+ *  - Until the recording starts (the launched command runs its program,
+ *    or the attached process's session is written), the file holds no
+ *    recording of the target: a failure removes it if this run created
+ *    it, and leaves an existing file (-f) as it was, since that is emptied
+ *    only when the session is written, just before the command is let
+ *    go. So only the session's write and the command's exec, the last
+ *    steps before the start, can fail after an existing file was emptied;
+ *    it is then removed too.
+ *  - From the start on, the file is the recording: whatever ends it (the
+ *    target, -d, a signal, a target error, a full disk), the trace is
+ *    kept and finished as far as it can be, and a recorder killed
+ *    outright leaves its whole chunks (trace_writer.c).
+ * Every path leaves through out, which lets go of what was taken.
+ */
 int session_run(const struct session_options *o)
 {
+	struct output out = { .fd = -1 };
 	struct target *t = NULL;
 	struct trace_writer *w = NULL;
 	struct source *src = NULL;
@@ -255,54 +317,66 @@ int session_run(const struct session_options *o)
 	struct loop_stats st;
 	struct trace_end end;
 	struct utsname un;
-	char *cache = NULL;
-	char **cmd_argv = NULL, *host;
-	uint32_t cmd_argc = 0;
+	char *cache = NULL, *host;
+	char **cmdline = NULL;  /* an attached process's, read from it: ours */
+	char **cmd_argv = NULL; /* o->argv or cmdline, borrowed */
+	uint32_t cmd_argc = 0, cmdline_argc = 0;
 	const char *why = NULL;
-	int launched = o->argv != NULL, exec_errno = 0, status = 0, exit_code = 0, fd, r, priority;
+	int launched = o->argv != NULL, started = 0, exec_errno = 0, status = 0, exit_code = 1, r, priority;
 	pid_t pid = o->pid;
 	uint64_t began = loop_now();
 
 	/* First: a process of hundreds of busy threads leaves a recorder at
 	 * normal priority a sliver of the CPU, even to open its events. */
 	priority = engine_priority(o->rt_priority);
-	fd = open_output(o->out_path, o->force);
+	r = output_open(&out, o);
+	if (r == -EEXIST) {
+		error("cannot create '%s': File exists (use -f to overwrite it)", o->out_path);
+		goto out;
+	}
+	if (r < 0) {
+		error("cannot create '%s': %s", o->out_path, strerror(-r));
+		goto out;
+	}
 	r = engine_choose(o, launched ? 0 : pid, &ch, &why);
 	if (r < 0) {
-		discard_output(fd, o->out_path);
 		if (r == -ESRCH)
-			die("cannot attach to process %d: no such process", (int)pid);
-		die("%s", why);
+			error("cannot attach to process %d: no such process", (int)pid);
+		else
+			error("%s", why);
+		goto out;
 	}
 	catch_signals();
 
 	if (launched) {
 		r = engine_launch(&ch, o->argv, &t);
 		if (r < 0) {
-			discard_output(fd, o->out_path);
 			if (r == -EPERM)
-				die("cannot launch '%s': %s; %s", o->argv[0], strerror(EPERM), engine_attach_fix());
-			die("cannot launch '%s': %s", o->argv[0], prof_strerror(r));
+				error("cannot launch '%s': %s; %s", o->argv[0], strerror(EPERM), engine_attach_fix());
+			else
+				error("cannot launch '%s': %s", o->argv[0], prof_strerror(r));
+			goto out;
 		}
 		pid = target_pid(t);
 		cmd_argv = o->argv;
 		cmd_argc = o->argc;
 	} else {
-		t = attach(o, &ch, fd);
-		if (target_cmdline(t, &cmd_argv, &cmd_argc) < 0) {
-			cmd_argv = NULL;
-			cmd_argc = 0;
+		if (attach(o, &ch, &t) < 0)
+			goto out;
+		if (target_cmdline(t, &cmdline, &cmdline_argc) < 0) {
+			cmdline = NULL;
+			cmdline_argc = 0;
 		}
+		cmd_argv = cmdline;
+		cmd_argc = cmdline_argc;
 	}
 
 	/* The events of a launched command are opened before it runs. */
 	r = engine_source(&ch, t, launched, &src, &why);
 	if (r < 0) {
-		target_detach(t);
-		target_free(t);
-		discard_output(fd, o->out_path);
-		die("cannot sample %s %d in %s mode: %s", launched ? "command" : "process", (int)pid,
-		    trace_mode_name(ch.mode), why);
+		error("cannot sample %s %d in %s mode: %s", launched ? "command" : "process", (int)pid,
+		      trace_mode_name(ch.mode), why);
+		goto out;
 	}
 
 	memset(&sess, 0, sizeof(sess));
@@ -318,38 +392,38 @@ int session_run(const struct session_options *o)
 	sess.rt_priority = (uint8_t)o->rt_priority;
 	sess.start_realtime_ns = realtime_ns();
 	sess.start_monotonic_ns = loop_now();
-	host = uname(&un) == 0 ? xasprintf("%s %s %s", un.sysname, un.release, un.machine) : xstrdup("");
-	sess.host = host;
 	sess.argc = cmd_argc;
 	sess.argv = cmd_argv;
-	r = trace_writer_new(fd, &sess, &w);
+	if (output_claim(&out) < 0)
+		goto out;
+	host = uname(&un) == 0 ? xasprintf("%s %s %s", un.sysname, un.release, un.machine) : xstrdup("");
+	sess.host = host;
+	r = trace_writer_new(out.fd, &sess, &w);
 	free(host); /* the session is written; the writer keeps no pointer */
 	if (r == 0)
 		r = trace_writer_process(w, LOOP_PROCESS, sess.pid, 0, sess.start_monotonic_ns);
 	if (r == 0)
 		r = trace_writer_process_exec(w, LOOP_PROCESS, sess.start_monotonic_ns, cmd_argc, cmd_argv);
 	if (r < 0) {
-		target_detach(t);
-		target_free(t);
-		die("cannot write '%s': %s", o->out_path, prof_strerror(r));
+		error("cannot write '%s': %s", o->out_path, prof_strerror(r));
+		goto out;
 	}
 
 	if (launched) {
 		r = target_launch_exec(t, &exec_errno);
 		if (r == TARGET_E_EXEC) {
 			error("cannot run '%s': %s", o->argv[0], strerror(exec_errno));
-			source_free(src);
-			trace_writer_free(w);
-			discard_output(fd, o->out_path);
-			close(fd);
-			target_free(t);
-			return exec_errno == ENOENT ? 127 : 126;
+			exit_code = exec_errno == ENOENT ? 127 : 126;
+			goto out;
 		}
 		if (r < 0) {
-			target_detach(t);
-			die("cannot launch '%s': %s", o->argv[0], prof_strerror(r));
+			error("cannot launch '%s': %s", o->argv[0], prof_strerror(r));
+			goto out;
 		}
 	}
+	/* The recording starts: from here the trace is kept. */
+	started = 1;
+	exit_code = 0;
 	if (!o->quiet)
 		fprintf(stderr, "%s: sampling %s %d in %s mode at %u Hz\n", diag_progname(),
 			launched ? "command" : "process", (int)pid, trace_mode_name(ch.mode), o->rate_hz);
@@ -376,13 +450,14 @@ int session_run(const struct session_options *o)
 		cfg.progress = show_progress;
 	r = loop_run(&cfg, t, src, w, &st);
 	source_free(src);
+	src = NULL;
 
 	target_detach(t);
 	memset(&end, 0, sizeof(end));
 	if (target_exited(t, &status) || (launched && target_wait_exit(t, 300, &status))) {
 		end.has_exit = 1;
 		end.exit_status = status;
-		if (launched && !exit_code)
+		if (launched)
 			exit_code = shell_status(status);
 	}
 	end.time = loop_now();
@@ -402,24 +477,29 @@ int session_run(const struct session_options *o)
 			r = trace_writer_process_end(w, LOOP_PROCESS, end.time, TRACE_END_EXITED, end.exit_status);
 		if (r == 0)
 			r = trace_writer_finish(w, &end);
-		if (r == 0 && close(fd) < 0)
-			r = -errno;
-		fd = -1;
+		if (r == 0) {
+			r = close(out.fd) < 0 ? -errno : 0;
+			out.fd = -1;
+		}
 		if (r < 0) {
 			error("cannot write '%s': %s", o->out_path, prof_strerror(r));
 			exit_code = 1;
 		}
 	}
 	summary(o, &ch, priority, began, &st, w, &end);
+
+out:
+	source_free(src);
+	if (t && !started)
+		target_detach(t); /* a recording detached it already */
 	trace_writer_free(w);
-	free(cache);
-	if (fd >= 0)
-		close(fd);
-	target_free(t);
-	if (!launched && cmd_argv) {
-		for (uint32_t i = 0; i < cmd_argc; i++)
-			free(cmd_argv[i]);
-		free(cmd_argv);
+	if (out.fd >= 0) {
+		if (!started)
+			output_discard(&out);
+		close(out.fd);
 	}
+	target_free(t);
+	free_cmdline(cmdline, cmdline_argc);
+	free(cache);
 	return exit_code;
 }

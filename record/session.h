@@ -16,9 +16,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* --mode: AUTO is cpu where the platform can, else wall, announced. */
-enum session_mode { SESSION_MODE_AUTO, SESSION_MODE_WALL, SESSION_MODE_CPU };
-
 struct session_options {
 	const char *out_path;
 	int force, quiet, verbose;
@@ -30,7 +27,9 @@ struct session_options {
 	pid_t pid;                  /* -p, or 0 to launch */
 	char **argv;                /* the command to launch (borrowed), or NULL */
 	uint32_t argc;
-	int mode;                   /* enum session_mode */
+	int mode;                   /* --mode: enum trace_mode (format/trace.h);
+	                             * TRACE_MODE_UNKNOWN when not asked, for
+	                             * the platform's choice (engine.h) */
 	int sampler;                /* enum engine_sampler (engine.h) */
 	unsigned rt_priority;       /* --realtime: the recorder's real-time
 	                             * priority, 0 for normal */
@@ -43,7 +42,9 @@ struct session_options {
 
 /* Records as o says. Returns prof-record's exit status: the launched
  * command's (as a shell reports it), else 0, or 1 after an error that was
- * reported. Calls die() for errors met before any process was touched. */
+ * reported (127 or 126 when the command cannot be run). Whatever fails,
+ * what was taken is let go, and the output file is kept or removed by the
+ * one rule at the top of session_run(). */
 int session_run(const struct session_options *o);
 
 #endif

@@ -1244,6 +1244,7 @@ Test(darwin, task_lost_while_the_process_runs)
 	static volatile sig_atomic_t stop;
 	char dir[PATH_MAX], path[PATH_MAX + 16];
 	struct loop_stats st;
+	const char *why;
 	int status;
 
 	scratch_trace(dir, sizeof(dir), path, sizeof(path));
@@ -1269,9 +1270,9 @@ Test(darwin, task_lost_while_the_process_runs)
 	cr_assert_geq(st.elapsed_ns, 1000000000ull);
 	cr_assert_eq(st.samples, 3);
 	cr_assert_eq(st.target_error, -ESRCH);
-	cr_assert_not_null(strstr(prof_strerror(st.target_error),
-				  "process 4242 runs on, but its threads cannot be listed (No such process)"),
-			   "%s", prof_strerror(st.target_error));
-	cr_assert_not_null(strstr(prof_strerror(st.target_error), "launch the program itself"));
+	why = prof_strerror(st.target_error); /* the note, read once (errors.h) */
+	cr_assert_not_null(strstr(why, "process 4242 runs on, but its threads cannot be listed (No such process)"),
+			   "%s", why);
+	cr_assert_not_null(strstr(why, "launch the program itself"), "%s", why);
 	task_release(&t, dir);
 }

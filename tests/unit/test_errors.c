@@ -109,3 +109,27 @@ Test(errors, a_note_gives_a_code_its_particulars)
 	cr_assert_str_eq(prof_strerror(TRACE_E_MAJOR), "trace format version 9.1 is newer");
 	cr_assert_str_eq(prof_strerror(TRACE_E_MAGIC), "not a prof trace (bad magic number)");
 }
+
+/* A note is the particulars of the one failure that set it: read once, by
+ * the description of that failure. */
+Test(errors, a_note_is_read_once)
+{
+	prof_error_note(-EIO, "cannot let thread %d run again: %s", 5, strerror(EIO));
+	cr_assert_str_eq(prof_strerror(-EIO), "cannot let thread 5 run again: Input/output error");
+	cr_assert_str_eq(prof_strerror(-EIO), strerror(EIO), "a later -EIO has its own text");
+}
+
+/* A failure noted but reported as another (a recording stopped by one
+ * error, then the disk): a later failure with the noted code, say a write's
+ * -EIO, is not described by the earlier failure's note. */
+Test(errors, a_note_does_not_outlive_its_failure)
+{
+	prof_error_note(-EIO, "cannot let thread %d run again: %s", 5, strerror(EIO));
+	cr_assert_str_eq(prof_strerror(-ESRCH), strerror(ESRCH));
+	cr_assert_str_eq(prof_strerror(-EIO), strerror(EIO));
+
+	prof_error_note(TRACE_E_MAJOR, "trace format version %d.%d is newer", 9, 1);
+	prof_error_note(TARGET_E_REGS, "the registers of thread %d", 3);
+	cr_assert_str_eq(prof_strerror(TRACE_E_MAJOR), "trace format version is newer than this prof supports; upgrade prof",
+			 "a new note replaces the last");
+}
