@@ -51,7 +51,7 @@ static const struct opt_command cmd = { "demo", "[FILE...]", 0, -1, "Demonstrate
 static struct opt_error err;
 
 /* Parses the NULL-terminated words (argv[0] included) by c, into argv. */
-#define MAX_ARGS 16
+#define MAX_ARGS 32
 static char *argv[MAX_ARGS];
 static int parse(const struct opt_command *c, const char *const *words)
 {
@@ -60,8 +60,10 @@ static int parse(const struct opt_command *c, const char *const *words)
 	opt_release(c);
 	memset(&v, 0, sizeof(v));
 	memset(&err, 0, sizeof(err));
-	while (words[argc])
+	while (words[argc]) {
+		cr_assert_lt(argc, MAX_ARGS - 1, "more words than MAX_ARGS holds");
 		argv[argc] = (char *)words[argc], argc++;
+	}
 	argv[argc] = NULL;
 	return opt_parse_args(c, argc, argv, &err);
 }
