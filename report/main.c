@@ -33,7 +33,7 @@ static void usage(FILE *f)
 	size_t i;
 
 	fputs("usage: prof-report [-h | --help] [--version]\n"
-	      "   or: prof-report COMMAND [OPTIONS] TRACE...\n"
+	      "   or: prof-report COMMAND [OPTIONS] [TRACE...]\n"
 	      "\ncommands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
