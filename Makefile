@@ -217,14 +217,17 @@ demo: $(PROGS) $(BUILD)/testdata/demo
 
 COMPLETIONS := completion/prof-record completion/prof-report
 COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+SCHEMAS := $(wildcard schema/*.schema.json)
+SCHEMADIR := $(PREFIX)/share/prof/schema
 
 install: $(PROGS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(COMPLETIONDIR)
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(SCHEMADIR)
 	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 $(COMPLETIONS) $(DESTDIR)$(COMPLETIONDIR)/
+	install -m 644 $(SCHEMAS) $(DESTDIR)$(SCHEMADIR)/
 
 clean:
 	rm -rf build build-san prof-record prof-report demo.trace demo.trace.syms demo.folded demo.svg

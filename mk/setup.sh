@@ -12,7 +12,9 @@
 #          cross-tools, libc's debug file, mandoc, strace, perf, ESLint
 #          (npm) for the flame graph's script, go, which also builds
 #          the Go fixture (tests/e2e/test_go.sh), and nginx and ab, a
-#          real server under load (tests/e2e/test_real_stacks.sh). Missing,
+#          real server under load (tests/e2e/test_real_stacks.sh), and
+#          python3-jsonschema, which validates the --json outputs
+#          (tests/e2e/test_json.sh). Missing,
 #          as a user who is not root, each is named with the command that
 #          installs it, and the tests that need it are skipped.
 #   bench  what `make bench` adds: perf, GNU time, node.
@@ -98,6 +100,7 @@ test)
 	check file /usr/bin/time            time
 	check file /usr/sbin/nginx          nginx-light
 	check cmd  ab                       apache2-utils
+	check deb  python3-jsonschema       python3-jsonschema
 	;;
 bench)
 	check cmd  perf                     linux-perf

@@ -98,7 +98,7 @@ int cmd_diff(int argc, char **argv)
 	struct cli_report r = { 0 };
 	struct cli_graph g = CLI_GRAPH_INIT;
 	const char *output = NULL;
-	int negate = 0, folded = 0, all = 0, check = 0, normalize = DIFF_SHARE;
+	int negate = 0, folded = 0, all = 0, check = 0, json = 0, normalize = DIFF_SHARE;
 	uint64_t limit = 0;
 	double threshold = 0;
 	const struct opt_option options[] = {
@@ -114,6 +114,9 @@ int cmd_diff(int argc, char **argv)
 			 "print one line instead of the table (to standard error\n"
 			 "with --folded), and exit 3 if a change is significant\n"
 			 "(0 if none)"),
+		OPT_FLAG(0, "json", &json,
+			 "write the changes (and the verdict of --check) as JSON\n"
+			 "(prof-json(5)) instead of the table"),
 		OPT_DECIMAL(0, "threshold", "PP", &threshold, 1e12,
 			    "ignore significant changes smaller than this (points\n"
 			    "of share, or the unit of --normalize)"),
@@ -156,6 +159,10 @@ int cmd_diff(int argc, char **argv)
 				  : "give two traces, or the base traces, '--' and the new ones");
 	if (folded && output && cli_output_is_stdout(output))
 		opt_usage_error(&cmd, "options '--folded' and '-o -' both write to standard output");
+	if (json && folded)
+		opt_usage_error(&cmd, "options '--json' and '--folded' both write to standard output");
+	if (json && output && cli_output_is_stdout(output))
+		opt_usage_error(&cmd, "options '--json' and '-o -' both write to standard output");
 	/* standard output holds the graph, or the stacks, alone */
 	text = (folded || (output && cli_output_is_stdout(output))) ? stderr : stdout;
 	r.names_only = 1;
@@ -187,7 +194,12 @@ int cmd_diff(int argc, char **argv)
 		struct diff_table_opts o = { (size_t)limit, all, threshold };
 
 		diff_changes(&d, 1 + (size_t)r.process_frames + (size_t)r.thread_frames, &c);
-		flagged = !check ? diff_write_table(text, &c, &o) : diff_write_summary(text, &c, threshold);
+		if (json)
+			flagged = diff_write_json(text, &c, &o, check);
+		else if (check)
+			flagged = diff_write_summary(text, &c, threshold);
+		else
+			flagged = diff_write_table(text, &c, &o);
 		if (flagged < 0)
 			die_errno("cannot write to standard %s", text == stdout ? "output" : "error");
 		diff_changes_release(&c);

@@ -16,6 +16,7 @@
 #include "common/diag.h"
 #include "format/trace_ident.h"
 #include "common/hmap.h"
+#include "common/json.h"
 #include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/dwarf/dwinfo.h"
@@ -651,10 +652,227 @@ static void print_counts(struct stacks *st)
 	hmap_release(&stacks);
 }
 
+/* --- info --json (prof-json(5)) ------------------------------------- */
+
+static void json_secs(struct json *j, const char *key, const struct trace *t, uint64_t time)
+{
+	if (time)
+		json_double(j, key, trace_since_start_s(t, time), 12);
+	else
+		json_null(j, key);
+}
+
+static void json_session(struct json *j, const struct trace *t, const char *path)
+{
+	const struct trace_session *s = &t->session;
+	char v[32];
+
+	json_str(j, "trace", path);
+	snprintf(v, sizeof(v), "%u.%u", t->status.major, t->status.minor);
+	json_str(j, "format", v);
+	json_str(j, "host", s->host && s->host[0] ? s->host : NULL);
+	json_str(j, "os", trace_os_name(s->os));
+	json_str(j, "arch", trace_arch_name(s->arch));
+	json_str(j, "mode", trace_mode_name(s->mode));
+	json_str(j, "sampler", trace_sampler_name(s->sampler));
+	json_u64(j, "pid", s->pid);
+	json_array(j, "argv");
+	for (size_t i = 0; i < s->argc && s->argv; i++)
+		json_str(j, NULL, s->argv[i]);
+	json_end(j);
+	json_u64(j, "rate", s->rate_hz);
+	if (trace_end_ns(t))
+		json_double(j, "duration", (double)trace_duration_ns(t) / 1e9, 12);
+	else
+		json_null(j, "duration");
+	json_bool(j, "ended", t->has_end);
+	if (t->has_end && t->end.has_exit && WIFEXITED(t->end.exit_status)) {
+		json_object(j, "exit");
+		json_i64(j, "status", WEXITSTATUS(t->end.exit_status));
+		json_end(j);
+	} else if (t->has_end && t->end.has_exit && WIFSIGNALED(t->end.exit_status)) {
+		json_object(j, "exit");
+		json_i64(j, "signal", WTERMSIG(t->end.exit_status));
+		json_end(j);
+	} else {
+		json_null(j, "exit");
+	}
+}
+
+static void json_images(struct json *j, struct stacks *st, struct symbolize *sym)
+{
+	const struct trace *t = stacks_trace(st);
+	char hex[2 * TRACE_MAX_IDENT + 1];
+	struct image_use *use = xcalloc(t->nimages + 1, sizeof(*use));
+
+	count_use(st, use);
+	json_array(j, "images");
+	for (size_t i = 0; i < t->nimages; i++) {
+		const struct trace_image *img = &t->images[i];
+		const struct locate_result *src;
+		const struct pack_image *pi;
+		int err, dw_err;
+
+		format_ident(hex, img);
+		json_object(j, NULL);
+		json_u64(j, "id", img->id);
+		json_str(j, "path", img->path && img->path[0] ? img->path : NULL);
+		json_str(j, "ident_kind", trace_ident_kind_name(img->ident_kind));
+		json_str(j, "ident", hex[0] ? hex : NULL);
+		json_u64(j, "start", img->start);
+		json_u64(j, "size", img->size);
+		json_secs(j, "loaded", t, img->time_loaded);
+		json_secs(j, "unloaded", t, img->time_unloaded);
+		json_u64(j, "samples", use[i].samples);
+		json_u64(j, "frames", use[i].frames);
+		json_u64(j, "unresolved", use[i].unresolved);
+		src = symbolize_image_source(sym, i, &err);
+		json_object(j, "symbols");
+		if (!err) {
+			json_str(j, "from", "file");
+			json_str(j, "path", src->path);
+			json_bool(j, "dwarf", symbolize_image_dwarf(sym, i, &dw_err));
+			json_str(j, "why", dw_err ? prof_strerror(dw_err) : NULL);
+		} else if ((pi = symbolize_image_pack(sym, i))) {
+			json_str(j, "from", "pack");
+			json_str(j, "path", pack_image_origin(pi));
+			json_bool(j, "dwarf", 0);
+			json_str(j, "why", prof_strerror(err));
+		} else {
+			json_str(j, "from", "none");
+			json_null(j, "path");
+			json_bool(j, "dwarf", 0);
+			json_str(j, "why", prof_strerror(err));
+		}
+		json_array(j, "refused");
+		for (size_t k = 0; k < src->ntries; k++) {
+			if (!src->tries[k].why)
+				continue;
+			json_object(j, NULL);
+			json_str(j, "path", src->tries[k].path);
+			json_str(j, "why", src->tries[k].why);
+			json_end(j);
+		}
+		json_end(j);
+		json_end(j);
+		json_end(j);
+	}
+	json_end(j);
+	free(use);
+}
+
+/* The samples of each state, as an object of the states that have any. */
+static void json_states(struct json *j, const char *key, const uint64_t *states)
+{
+	json_object(j, key);
+	for (int c = 0; c < TRACE_STATE__COUNT; c++)
+		if (states[c])
+			json_u64(j, trace_state_name(c), states[c]);
+	json_end(j);
+}
+
+static void json_threads(struct json *j, const struct trace *t)
+{
+	uint64_t (*states)[TRACE_STATE__COUNT] = xcalloc(t->nthreads + 1, sizeof(*states));
+	uint64_t *n = xcalloc(t->nthreads + 1, sizeof(*n));
+	struct hmap at;
+	size_t i;
+
+	hmap_init(&at);
+	for (i = 0; i < t->nthreads; i++)
+		hmap_put(&at, t->threads[i].tid, 0, i, NULL);
+	for (i = 0; i < t->nsamples; i++) {
+		const struct trace_sample *s = &t->samples[i];
+		uint64_t *k = hmap_get(&at, s->tid, 0);
+
+		if (!k)
+			continue;
+		n[*k]++;
+		states[*k][s->state < TRACE_STATE__COUNT ? s->state : TRACE_STATE_UNKNOWN]++;
+	}
+	json_array(j, "threads");
+	for (i = 0; i < t->nthreads; i++) {
+		const struct trace_thread *th = &t->threads[i];
+
+		json_object(j, NULL);
+		json_u64(j, "tid", th->tid);
+		json_str(j, "name", th->nnames ? th->names[th->nnames - 1].name : NULL);
+		json_u64(j, "samples", n[i]);
+		json_states(j, "states", states[i]);
+		json_double(j, "start", trace_since_start_s(t, th->time_start), 12);
+		json_secs(j, "end", t, th->time_end);
+		json_array(j, "names");
+		for (size_t k = 0; k < th->nnames; k++) {
+			json_object(j, NULL);
+			json_double(j, "time", trace_since_start_s(t, th->names[k].time), 12);
+			json_str(j, "name", th->names[k].name);
+			json_end(j);
+		}
+		json_end(j);
+		json_end(j);
+	}
+	json_end(j);
+	hmap_release(&at);
+	free(n);
+	free(states);
+}
+
+static void json_counts(struct json *j, const struct trace *t)
+{
+	const struct trace_load_status *st = &t->status;
+	uint64_t states[TRACE_STATE__COUNT] = { 0 };
+
+	for (size_t i = 0; i < t->nsamples; i++)
+		states[t->samples[i].state < TRACE_STATE__COUNT ? t->samples[i].state : TRACE_STATE_UNKNOWN]++;
+	json_states(j, "states", states);
+	json_object(j, "counters");
+	for (int c = 0; c < TRACE_COUNTER__COUNT; c++)
+		json_u64(j, trace_counter_name(c), t->counters[c]);
+	json_end(j);
+	json_object(j, "load");
+	json_bool(j, "complete", st->complete);
+	json_u64(j, "chunks", st->chunks);
+	json_u64(j, "chunks_missing", st->chunks_missing);
+	json_u64(j, "chunks_damaged", st->chunks_damaged);
+	json_u64(j, "bytes_cut", st->bytes_cut);
+	json_u64(j, "samples_dropped", st->samples_dropped);
+	json_end(j);
+}
+
+static int write_json(const struct cli_trace *ct)
+{
+	const struct trace *t = ct->t;
+	struct buf b;
+	struct json j;
+
+	buf_init(&b);
+	json_init(&j, &b);
+	json_object(&j, NULL);
+	json_u64(&j, "schema", 1);
+	json_str(&j, "command", "info");
+	json_session(&j, t, ct->path);
+	json_u64(&j, "samples", t->nsamples);
+	json_u64(&j, "lost", t->counters[TRACE_COUNTER_SAMPLES_LOST]);
+	json_threads(&j, t);
+	json_images(&j, ct->stacks, ct->sym);
+	/* Marks come with a later minor version of the trace format; the key
+	 * is there already, so that a host reads one shape. */
+	json_array(&j, "marks");
+	json_end(&j);
+	json_counts(&j, t);
+	json_end(&j);
+	json_finish(&j);
+	fwrite(b.data, 1, b.len, stdout);
+	buf_release(&b);
+	return ferror(stdout) ? -1 : 0;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	struct cli_report r = { 0 };
+	int json = 0;
 	const struct opt_option options[] = {
+		OPT_FLAG(0, "json", &json, "write it as JSON (prof-json(5))"),
 		CLI_SYMBOL_OPTIONS(&r),
 		OPT_END,
 	};
@@ -670,11 +888,16 @@ int cmd_info(int argc, char **argv)
 	first = opt_parse(&cmd, argc, argv);
 	r.names_only = 1;
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
-	print_session(ct.t, ct.path);
-	print_images(ct.stacks, ct.sym);
-	print_processes(ct.t);
-	print_threads(ct.t);
-	print_counts(ct.stacks);
+	if (json) {
+		if (write_json(&ct) < 0)
+			die_errno("cannot write to standard output");
+	} else {
+		print_session(ct.t, ct.path);
+		print_images(ct.stacks, ct.sym);
+		print_processes(ct.t);
+		print_threads(ct.t);
+		print_counts(ct.stacks);
+	}
 	diag_close_stdout();
 	cli_close(&ct);
 	opt_release(&cmd);

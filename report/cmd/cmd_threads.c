@@ -54,11 +54,13 @@ int cmd_threads(int argc, char **argv)
 	struct cli_report r = { 0 };
 	struct cli_graph g = CLI_GRAPH_INIT;
 	const char *split_dir = NULL;
+	int json = 0;
 	const struct opt_option options[] = {
 		OPT_STRING(0, "split", "DIR", &split_dir,
 			   "also write TID-NAME.folded and TID-NAME.svg for each\n"
 			   "thread with samples, and DIR/index.html linking them\n"
 			   "with a timeline; DIR is created, or must be empty"),
+		OPT_FLAG(0, "json", &json, "write the table as JSON (prof-json(5))"),
 		CLI_OPT_COLORS(&g),
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_GRAPH_OPTIONS(&g, "the graphs' title (default \"NAME [TID]\")"),
@@ -87,7 +89,7 @@ int cmd_threads(int argc, char **argv)
 		dirfd = open_split_dir(split_dir);
 	to = (struct thread_table_opts){ .filter = cli_filter(&r), .nbins = split_dir ? SPLIT_BINS : 0 };
 	thread_table_build(ct.stacks, &to, &tt);
-	if (thread_table_write(stdout, ct.t, &tt) < 0)
+	if ((json ? thread_table_write_json(stdout, ct.t, &tt) : thread_table_write(stdout, ct.t, &tt)) < 0)
 		die_errno("cannot write to standard output");
 	diag_close_stdout();
 	if (split_dir)

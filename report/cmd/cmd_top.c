@@ -21,7 +21,7 @@ int cmd_top(int argc, char **argv)
 {
 	struct cli_report r = { 0 };
 	uint64_t limit = 0;
-	int sort = TOP_SORT_SELF, group = GROUP_FUNCTION;
+	int sort = TOP_SORT_SELF, group = GROUP_FUNCTION, json = 0;
 	const struct opt_option options[] = {
 		OPT_WORD(0, "sort", "KEY", &sort, sort_words,
 			 "self, total or name (default self); ties by name"),
@@ -29,6 +29,7 @@ int cmd_top(int argc, char **argv)
 		OPT_WORD(0, "group", "BY", &group, group_words,
 			 "function (default), image (frames of no image are\n"
 			 "\"[unknown]\") or line (\"FUNCTION (FILE:LINE)\")"),
+		OPT_FLAG(0, "json", &json, "write the table as JSON (prof-json(5))"),
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_REPORT_OPTIONS(&r),
 		OPT_END,
@@ -63,7 +64,8 @@ int cmd_top(int argc, char **argv)
 	}
 	cli_open(&r, argv[first], CLI_PROFILED, &ct);
 	top_build(ct.p, &to, &t);
-	if (top_write(stdout, &t, (size_t)limit, heading, noun) < 0)
+	if ((json ? top_write_json(stdout, &t, (size_t)limit, group_words[group])
+		  : top_write(stdout, &t, (size_t)limit, heading, noun)) < 0)
 		die_errno("cannot write to standard output");
 	diag_close_stdout();
 	top_release(&t);

@@ -26,6 +26,7 @@
 #include "common/buf.h"
 #include "common/diag.h"
 #include "common/hmap.h"
+#include "common/json.h"
 #include "report/output/folded.h"
 #include "report/model/stacks.h"
 #include "common/text.h"
@@ -613,6 +614,85 @@ int diff_write_summary(FILE *f, const struct diff_changes *c, double threshold)
 	buf_release(&b);
 	free(v);
 	return ferror(f) ? -EIO : (int)n;
+}
+
+/* --- JSON ------------------------------------------------------------- */
+
+static const char *const normalize_words[] = {
+	[DIFF_SHARE] = "share",
+	[DIFF_COUNTS] = "samples",
+	[DIFF_DURATION] = "rate",
+};
+
+static const char *const unit_words[] = {
+	[DIFF_SHARE] = "percentage points",
+	[DIFF_COUNTS] = "samples",
+	[DIFF_DURATION] = "samples per second",
+};
+
+static void json_side(struct json *j, const char *key, size_t runs, uint64_t samples)
+{
+	json_object(j, key);
+	json_u64(j, "runs", runs);
+	json_u64(j, "samples", samples);
+	json_end(j);
+}
+
+int diff_write_json(FILE *f, const struct diff_changes *c, const struct diff_table_opts *o,
+		    int check)
+{
+	size_t flagged = count_flagged(c, o->threshold);
+	struct buf b;
+	struct json j;
+
+	buf_init(&b);
+	json_init(&j, &b);
+	json_object(&j, NULL);
+	json_u64(&j, "schema", 1);
+	json_str(&j, "command", "diff");
+	json_side(&j, "base", c->traces[0], c->samples[0]);
+	json_side(&j, "new", c->traces[1], c->samples[1]);
+	json_str(&j, "normalize", normalize_words[c->normalize]);
+	json_str(&j, "unit", unit_words[c->normalize]);
+	json_double(&j, "q_below", DIFF_Q, 6);
+	json_double(&j, "threshold", o->threshold, 6);
+	json_u64(&j, "functions", c->functions);
+	json_u64(&j, "tests", c->tests);
+	if (c->tests)
+		json_double(&j, "detectable", c->detectable, 6);
+	else
+		json_null(&j, "detectable");
+	json_u64(&j, "significant", flagged);
+	if (check)
+		json_str(&j, "verdict", flagged ? "changed" : "unchanged");
+	json_array(&j, "changes");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct diff_change *x = &c->v[i];
+		int yes = is_flagged(&x->r, o->threshold);
+
+		if (!yes && !o->all)
+			continue;
+		json_object(&j, NULL);
+		json_str(&j, "name", x->name);
+		json_str(&j, "kind", x->total ? "total" : "self");
+		json_double(&j, "change", x->r.change, 6);
+		json_array(&j, "interval");
+		json_double(&j, NULL, x->r.lo, 6);
+		json_double(&j, NULL, x->r.hi, 6);
+		json_end(&j);
+		json_double(&j, "base", x->r.base, 6);
+		json_double(&j, "new", x->r.new, 6);
+		json_double(&j, "p", x->r.p, 6);
+		json_double(&j, "q", x->r.q, 6);
+		json_bool(&j, "significant", yes);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_end(&j);
+	json_finish(&j);
+	fwrite(b.data, 1, b.len, f);
+	buf_release(&b);
+	return ferror(f) ? -EIO : (int)flagged;
 }
 
 /* --- the flame graph ------------------------------------------------- */

@@ -147,6 +147,14 @@ int diff_write_table(FILE *f, const struct diff_changes *c, const struct diff_ta
  * or that none is, as the table does. Returns the number flagged, or
  * -EIO. */
 int diff_write_summary(FILE *f, const struct diff_changes *c, double threshold);
+/* Writes the changes of c as diff's JSON document (prof-json(5)): the
+ * sides, the unit, the tests, and the changes flagged (with all, every
+ * change, each saying whether it is flagged), in the table's order, each
+ * with its name as written (json_string()), kind, change, 95% interval,
+ * the sides' values, p and q; with check, the verdict of --check too.
+ * Returns the number flagged, or -EIO. */
+int diff_write_json(FILE *f, const struct diff_changes *c, const struct diff_table_opts *o,
+		    int check);
 
 /* Writes the differential flame graph of d: frames as wide as the larger
  * of their two (normalised) counts, each frame tested as a function is;

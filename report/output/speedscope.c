@@ -18,44 +18,10 @@
 
 #include "common/diag.h"
 #include "common/hmap.h"
+#include "common/json.h"
 #include "report/model/profile.h"
-#include "common/text.h"
 
 #define FLUSH_AT (64u << 10)
-
-void speedscope_json_string(struct buf *b, const char *s)
-{
-	size_t n = strlen(s), i = 0;
-
-	buf_addch(b, '"');
-	while (i < n) {
-		unsigned char c = (unsigned char)s[i];
-		size_t len = text_utf8_len(s + i, n - i);
-
-		if (!len) {
-			buf_addf(b, "\\\\x%02x", c);
-			i++;
-			continue;
-		}
-		switch (c) {
-		case '"': buf_addstr(b, "\\\""); break;
-		case '\\': buf_addstr(b, "\\\\"); break;
-		case '\n': buf_addstr(b, "\\n"); break;
-		case '\r': buf_addstr(b, "\\r"); break;
-		case '\t': buf_addstr(b, "\\t"); break;
-		case '<': case '>': case '&': case 0x7f:
-			buf_addf(b, "\\u%04x", c);
-			break;
-		default:
-			if (c < 0x20)
-				buf_addf(b, "\\u%04x", c);
-			else
-				buf_add(b, s + i, len);
-		}
-		i += len;
-	}
-	buf_addch(b, '"');
-}
 
 struct writer {
 	FILE *f;
@@ -83,10 +49,10 @@ static void frames(struct writer *w, const struct export *e, int lines)
 		const struct export_function *fn = &e->funcs[i];
 
 		buf_addstr(&w->b, i ? ",\n{\"name\":" : "\n{\"name\":");
-		speedscope_json_string(&w->b, fn->name);
+		json_string(&w->b, fn->name);
 		if (fn->file) {
 			buf_addstr(&w->b, ",\"file\":");
-			speedscope_json_string(&w->b, fn->file);
+			json_string(&w->b, fn->file);
 		}
 		if (lines && fn->line)
 			buf_addf(&w->b, ",\"line\":%" PRIu32, fn->line);
@@ -179,7 +145,7 @@ static void profile(struct writer *w, const struct export *e, const struct entry
 	size_t i, j;
 
 	buf_addstr(&w->b, "{\"type\":\"sampled\",\"name\":");
-	speedscope_json_string(&w->b, name);
+	json_string(&w->b, name);
 	free(name);
 	buf_addf(&w->b, ",\"unit\":\"%s\",\"startValue\":%" PRIu64 ",\"endValue\":%" PRIu64
 		 ",\n\"samples\":[", period ? "nanoseconds" : "none", start,
@@ -232,7 +198,7 @@ int speedscope_write(FILE *f, const struct trace *t, const struct export *e, int
 	buf_addf(&w.b, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 		 "\"exporter\":\"prof-report (trace format %d.%d)\",\n\"name\":",
 		 TRACE_FORMAT_MAJOR, TRACE_FORMAT_MINOR);
-	speedscope_json_string(&w.b, root);
+	json_string(&w.b, root);
 	buf_addstr(&w.b, ",\n");
 	if (n)
 		buf_addf(&w.b, "\"activeProfileIndex\":%zu,\n", active);

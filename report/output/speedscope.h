@@ -29,11 +29,4 @@
  * reports an error. */
 int speedscope_write(FILE *f, const struct trace *t, const struct export *e, int lines);
 
-/* Appends s to b as a JSON string, quotes included: '"' and '\\' escaped,
- * control bytes and DEL as \u00XX (or \n, \t...), '<', '>' and '&' as
- * \u003c, \u003e and \u0026 (so the text is inert inside HTML too), and a
- * byte that is not well-formed UTF-8 as the visible text "\xHH", as the
- * SVG writer shows it. */
-void speedscope_json_string(struct buf *b, const char *s);
-
 #endif

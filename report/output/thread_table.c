@@ -20,6 +20,7 @@
 
 #include "common/diag.h"
 #include "common/hmap.h"
+#include "common/json.h"
 #include "common/text.h"
 
 static int thread_passes(const struct trace_thread *th, uint32_t tid,
@@ -282,6 +283,52 @@ int thread_table_write(FILE *f, const struct trace *t, const struct thread_table
 	buf_release(&name);
 	for (k = 0; k < 7; k++)
 		buf_release(&cell[k]);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* A time as seconds since t's start, to the nanosecond, or null. */
+static void json_time(struct json *j, const char *key, const struct trace *t, int valid, uint64_t ns)
+{
+	if (valid)
+		json_double(j, key, trace_since_start_s(t, ns), 12);
+	else
+		json_null(j, key);
+}
+
+int thread_table_write_json(FILE *f, const struct trace *t, const struct thread_table *tt)
+{
+	struct buf b;
+	struct json j;
+
+	buf_init(&b);
+	json_init(&j, &b);
+	json_object(&j, NULL);
+	json_u64(&j, "schema", 1);
+	json_str(&j, "command", "threads");
+	json_u64(&j, "samples", tt->samples);
+	json_array(&j, "threads");
+	for (size_t i = 0; i < tt->nrows; i++) {
+		const struct thread_table_row *r = &tt->rows[i];
+
+		json_object(&j, NULL);
+		json_u64(&j, "pid", r->process < t->nprocesses ? t->processes[r->process].pid : t->session.pid);
+		json_u64(&j, "tid", r->tid);
+		json_str(&j, "name", r->name);
+		json_u64(&j, "samples", r->samples);
+		json_u64(&j, "running", r->running);
+		json_u64(&j, "waiting", r->waiting);
+		json_u64(&j, "preempted", r->preempted);
+		json_time(&j, "first", t, r->samples > 0, r->first);
+		json_time(&j, "last", t, r->samples > 0, r->last);
+		json_time(&j, "start", t, r->known, r->start);
+		json_time(&j, "end", t, r->known && r->end, r->end);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_end(&j);
+	json_finish(&j);
+	fwrite(b.data, 1, b.len, f);
+	buf_release(&b);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -70,6 +70,12 @@ void thread_table_release(struct thread_table *tt);
  * start and end), and a closing count line. Times are seconds since t's
  * start. Returns 0, or -EIO if f reports an error. */
 int thread_table_write(FILE *f, const struct trace *t, const struct thread_table *tt);
+/* Writes tt as the JSON document of 'threads --json' (prof-json(5)): the
+ * schema version, the samples, and one object per row in the table's
+ * order, with its pid, tid, name as written (json_string()), the sample
+ * counts by state and the four times in seconds since t's start, or null.
+ * Returns 0, or -EIO if f reports an error. */
+int thread_table_write_json(FILE *f, const struct trace *t, const struct thread_table *tt);
 /* Appends ns as seconds since t's start ("1.250", "-0.002"), or "-" if
  * not valid. */
 void thread_table_add_time(struct buf *b, const struct trace *t, int valid, uint64_t ns);

@@ -19,6 +19,7 @@
 #include "common/buf.h"
 #include "common/diag.h"
 #include "common/hmap.h"
+#include "common/json.h"
 #include "common/text.h"
 
 static const char unknown_image[] = "[unknown]";
@@ -156,5 +157,48 @@ int top_write(FILE *f, const struct top *t, size_t limit, const char *heading, c
 	buf_release(&name);
 	buf_release(&self);
 	buf_release(&total);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* A share of the samples in percent, or null if there are none. */
+static void json_share(struct json *j, const char *key, uint64_t part, uint64_t whole)
+{
+	if (whole)
+		json_double(j, key, 100.0 * (double)part / (double)whole, 6);
+	else
+		json_null(j, key);
+}
+
+int top_write_json(FILE *f, const struct top *t, size_t limit, const char *group)
+{
+	size_t n = limit && limit < t->nrows ? limit : t->nrows;
+	struct buf b;
+	struct json j;
+
+	buf_init(&b);
+	json_init(&j, &b);
+	json_object(&j, NULL);
+	json_u64(&j, "schema", 1);
+	json_str(&j, "command", "top");
+	json_str(&j, "group", group);
+	json_u64(&j, "samples", t->samples);
+	json_u64(&j, "rows", t->nrows);
+	json_array(&j, "functions");
+	for (size_t i = 0; i < n; i++) {
+		const struct top_row *r = &t->rows[i];
+
+		json_object(&j, NULL);
+		json_str(&j, "name", r->name);
+		json_u64(&j, "self", r->self);
+		json_u64(&j, "total", r->total);
+		json_share(&j, "self_percent", r->self, t->samples);
+		json_share(&j, "total_percent", r->total, t->samples);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_end(&j);
+	json_finish(&j);
+	fwrite(b.data, 1, b.len, f);
+	buf_release(&b);
 	return ferror(f) ? -EIO : 0;
 }

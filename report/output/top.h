@@ -65,5 +65,11 @@ void top_release(struct top *t);
  * -EIO if f reports an error. */
 int top_write(FILE *f, const struct top *t, size_t limit, const char *heading,
 	      const char *noun);
+/* Writes t to f as top's JSON document (prof-json(5)): the schema
+ * version, group (what a row is: "function", "image" or "line"), the
+ * samples, the row count, and the rows (only the first limit if limit is
+ * not 0), each with its name as written (json_string()), self and total
+ * samples and shares. Returns 0, or -EIO if f reports an error. */
+int top_write_json(FILE *f, const struct top *t, size_t limit, const char *group);
 
 #endif

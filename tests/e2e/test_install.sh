@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: 'make install PREFIX=... DESTDIR=...' puts the programs, the
-# man pages and the bash completion files where they belong, the installed
-# programs run, and man(1) renders every installed page without a warning.
+# man pages, the bash completion files and the JSON Schemas where they
+# belong, the installed programs run, and man(1) renders every installed page without a warning.
 . "$(dirname "$0")/lib.sh"
 
 ROOT=$TMP/root
@@ -25,7 +25,8 @@ done
 want=$( (printf '%s\n' "bin/prof-record 755" "bin/prof-report 755" \
 	"share/bash-completion/completions/prof-record 644" \
 	"share/bash-completion/completions/prof-report 644"
-	for m in $pages; do echo "share/man/man${m##*.}/${m#man/} 644"; done) | sort)
+	for m in $pages; do echo "share/man/man${m##*.}/${m#man/} 644"; done
+	for s in $(cd "$TOP" && ls schema/*.schema.json); do echo "share/prof/$s 644"; done) | sort)
 got=$(cd "$P" && find . -type f -printf '%P %m\n' | sort)
 [ "$got" = "$want" ] && ok "install-files (every file, with its mode)" \
 	|| fail "install-files" "$(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | tr '\n' '|')"
