@@ -426,6 +426,20 @@ static void print_threads(const struct trace *t)
 	hmap_release(&counts);
 }
 
+/* The marks, in order of time, with who made them; nothing for a trace
+ * without any (every one before 2.3). */
+static void print_marks(const struct trace *t)
+{
+	if (!t->nmarks)
+		return;
+	printf("\nmarks: %zu\n", t->nmarks);
+	for (size_t i = 0; i < t->nmarks; i++) {
+		printf("  %.3f s: ", trace_since_start_s(t, t->marks[i].time));
+		print_text(text_quote, t->marks[i].name);
+		printf(" (%s)\n", trace_mark_source_name(t->marks[i].source));
+	}
+}
+
 /* When a loss happened, by the samples read around it; a loss after the
  * footer, among the symbols, has none. */
 static void add_loss_times(struct buf *b, const struct trace *t, const struct trace_loss *l)
@@ -674,6 +688,7 @@ int cmd_info(int argc, char **argv)
 	print_images(ct.stacks, ct.sym);
 	print_processes(ct.t);
 	print_threads(ct.t);
+	print_marks(ct.t);
 	print_counts(ct.stacks);
 	diag_close_stdout();
 	cli_close(&ct);
