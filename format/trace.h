@@ -428,6 +428,9 @@ struct trace {
 	size_t nmarks;
 	struct trace_mark *marks;     /* in order of time, those of one time in
 	                               * file order; at most TRACE_MAX_MARKS */
+	size_t npauses;
+	struct trace_range *pauses;   /* when sampling was paused (2.3), in
+	                               * order of start; at most TRACE_MAX_MARKS */
 	int has_end;
 	struct trace_end end;
 	struct trace_pack *pack;      /* an embedded symbol pack, or NULL */
@@ -494,6 +497,9 @@ int trace_chain_next(struct trace_chain *c, uint32_t *node);
 /* Returns the index in t->marks of the first mark named name at or after
  * time (on the trace's clock), or -1 if there is none. */
 long trace_mark_find(const struct trace *t, const char *name, uint64_t time);
+/* Returns how long sampling was paused (t->pauses) between from and to,
+ * times on the trace's clock, in ns. */
+uint64_t trace_paused_ns(const struct trace *t, uint64_t from, uint64_t to);
 /* Returns the index in t->images of the image that addr names at time in
  * process (an index in t->processes), or -1: of that process's images
  * whose range holds addr, the one loaded at time (the
@@ -561,6 +567,9 @@ int trace_writer_sample(struct trace_writer *w, uint64_t time, uint32_t tid, uin
 /* Records a mark (2.3): name (borrowed; not empty) at time, made by
  * source (enum trace_mark_source). */
 int trace_writer_mark(struct trace_writer *w, uint64_t time, int source, const char *name);
+/* Records that sampling was paused from start to end (2.3): no sample
+ * was taken then, though the recording went on. */
+int trace_writer_pause(struct trace_writer *w, uint64_t start, uint64_t end);
 /* Records the cumulative counters (TRACE_COUNTER__COUNT values). Only
  * changed values are written. */
 int trace_writer_counters(struct trace_writer *w, const uint64_t *counters);

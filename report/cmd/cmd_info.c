@@ -426,10 +426,17 @@ static void print_threads(const struct trace *t)
 	hmap_release(&counts);
 }
 
-/* The marks, in order of time, with who made them; nothing for a trace
- * without any (every one before 2.3). */
+/* The marks, in order of time, with who made them, and when sampling was
+ * paused; nothing for a trace without any (every one before 2.3). */
 static void print_marks(const struct trace *t)
 {
+	if (t->npauses) {
+		printf("\npauses: %zu, %.3f s\n", t->npauses,
+		       (double)trace_paused_ns(t, 0, UINT64_MAX) / 1e9);
+		for (size_t i = 0; i < t->npauses; i++)
+			printf("  %.3f s to %.3f s\n", trace_since_start_s(t, t->pauses[i].start),
+			       trace_since_start_s(t, t->pauses[i].end));
+	}
 	if (!t->nmarks)
 		return;
 	printf("\nmarks: %zu\n", t->nmarks);

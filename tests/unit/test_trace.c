@@ -2750,3 +2750,34 @@ Test(trace_reader, mark_records_read_as_the_page_says)
 	buf_release(&raw);
 	buf_release(&p);
 }
+
+/* Pauses (2.3) come back in order of start; the paused time between two
+ * instants counts each instant once, overlapping pauses too. */
+Test(trace_writer, pauses_read_back_and_summed)
+{
+	const uint64_t start = test_session().start_monotonic_ns;
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct blob bl;
+	struct trace *t;
+
+	cr_assert_eq(trace_writer_pause(w, start + 500, start + 700), 0);
+	cr_assert_eq(trace_writer_pause(w, start + 100, start + 300), 0);
+	cr_assert_eq(trace_writer_pause(w, start + 200, start + 400), 0);
+	cr_assert_eq(trace_writer_pause(w, start + 900, start + 800), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+	t = load(bl);
+	assert_whole(t);
+	cr_assert_eq(t->npauses, 3);
+	cr_assert_eq(t->pauses[0].start, start + 100);
+	cr_assert_eq(t->pauses[1].start, start + 200);
+	cr_assert_eq(t->pauses[2].end, start + 700);
+	cr_assert_eq(trace_paused_ns(t, 0, UINT64_MAX), 500);
+	cr_assert_eq(trace_paused_ns(t, start + 250, start + 600), 250);
+	cr_assert_eq(trace_paused_ns(t, start + 700, start + 900), 0);
+	trace_free(t);
+	free(bl.p);
+}
