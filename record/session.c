@@ -11,6 +11,7 @@
  * (the rule is at session_run).
  */
 #include "session.h"
+#include "control.h"
 #include "engine.h"
 #include "loop.h"
 #include "common/diag.h"
@@ -275,6 +276,15 @@ static void summary(const struct session_options *o, const struct engine_choice 
 		fprintf(stderr, "%s: target exit status %d\n", diag_progname(), shell_status(end->exit_status));
 }
 
+/* A command of the control channel refused: said, and the recording goes
+ * on. */
+static void command_heard(void *ctx, const struct control_command *cmd, const char *refused)
+{
+	(void)ctx;
+	if (refused)
+		warning("control command '%s' refused: %s", cmd->word, refused);
+}
+
 /* What the end of a recording says of each file it kept in the image
  * cache, or failed to. */
 static void image_kept(void *ctx, const char *path, int err)
@@ -311,6 +321,7 @@ int session_run(const struct session_options *o)
 	struct target *t = NULL;
 	struct trace_writer *w = NULL;
 	struct source *src = NULL;
+	struct control *control = NULL;
 	struct trace_session sess;
 	struct engine_choice ch;
 	struct loop_config cfg;
@@ -336,6 +347,11 @@ int session_run(const struct session_options *o)
 	}
 	if (r < 0) {
 		error("cannot create '%s': %s", o->out_path, strerror(-r));
+		goto out;
+	}
+	if (o->control && (r = control_open(o->control, &control)) < 0) {
+		error("cannot open the control channel '%s': %s", o->control,
+		      r == -EINVAL ? "not a descriptor number" : strerror(-r));
 		goto out;
 	}
 	r = engine_choose(o, launched ? 0 : pid, &ch, &why);
@@ -448,13 +464,19 @@ int session_run(const struct session_options *o)
 	}
 	if (!o->quiet && isatty(STDERR_FILENO))
 		cfg.progress = show_progress;
+	cfg.control = control;
+	cfg.command = command_heard;
+	cfg.paused = o->paused;
 	r = loop_run(&cfg, t, src, w, &st);
 	source_free(src);
 	src = NULL;
 
+	/* A stop or cancel leaves the target running: no wait for its end. */
 	target_detach(t);
 	memset(&end, 0, sizeof(end));
-	if (target_exited(t, &status) || (launched && target_wait_exit(t, 300, &status))) {
+	if (target_exited(t, &status) ||
+	    (launched && st.end != LOOP_END_STOP && st.end != LOOP_END_CANCEL &&
+	     target_wait_exit(t, 300, &status))) {
 		end.has_exit = 1;
 		end.exit_status = status;
 		if (launched)
@@ -467,6 +489,16 @@ int session_run(const struct session_options *o)
 		error("recording of %s %d stopped: %s", launched ? "command" : "process", (int)pid,
 		      prof_strerror(st.target_error));
 		exit_code = 1;
+	}
+	if (r == 0 && st.end == LOOP_END_CANCEL) {
+		/* Cancelled: the recording is thrown away, as one that never
+		 * started is. */
+		output_discard(&out);
+		close(out.fd);
+		out.fd = -1;
+		if (!o->quiet)
+			fprintf(stderr, "%s: cancelled; removed '%s'\n", diag_progname(), o->out_path);
+		goto out;
 	}
 	if (r < 0) {
 		error("cannot write '%s': %s; the target was detached and what was written is kept",
@@ -490,6 +522,7 @@ int session_run(const struct session_options *o)
 
 out:
 	source_free(src);
+	control_free(control);
 	if (t && !started)
 		target_detach(t); /* a recording detached it already */
 	trace_writer_free(w);
