@@ -87,6 +87,8 @@ struct loop {
 	int halt;               /* a stop or cancel read: enum loop_end + 1 */
 	int paused;
 	uint64_t pause_start;   /* the current pause's, while paused */
+	uint64_t drop_from;     /* samples from here on are of the pause (all of
+	                         * them before it too, for --paused) */
 	uint64_t last_pause_start, last_pause_end; /* the one before */
 };
 
@@ -425,7 +427,7 @@ int loop_sample(struct loop *s, uint64_t time, uint32_t tid, uint8_t state, uint
 
 	/* A source that cannot stop, or a sample taken before the pause and
 	 * read after its end: none is kept from a pause. */
-	if ((s->paused && time >= s->pause_start) ||
+	if ((s->paused && time >= s->drop_from) ||
 	    (time >= s->last_pause_start && time < s->last_pause_end))
 		return 0;
 	im = process_of(s, tid)->images;
@@ -513,7 +515,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static void pause_begin(struct loop *s, uint64_t now)
 {
 	s->paused = 1;
-	s->pause_start = now;
+	s->pause_start = s->drop_from = now;
 	if (s->src->ops->pause)
 		s->src->ops->pause(s->src, 1, now);
 }
@@ -526,7 +528,7 @@ static int pause_end(struct loop *s, uint64_t now, int resume)
 	uint64_t len = now - s->pause_start;
 
 	s->paused = 0;
-	s->last_pause_start = s->pause_start;
+	s->last_pause_start = s->drop_from;
 	s->last_pause_end = now;
 	s->st->paused_ns += len;
 	for (size_t i = 0; i < s->nth; i++)
@@ -649,8 +651,10 @@ int loop_run(const struct loop_config *cfg, struct target *t, struct source *src
 		r = handle_events(&s, start);
 	if (r == 0)
 		r = src->ops->start(src, &s);
-	if (r == 0 && cfg->paused)
+	if (r == 0 && cfg->paused) {
 		pause_begin(&s, start);
+		s.drop_from = 0;
+	}
 	if (r == 0)
 		r = read_control(&s, start);
 	while (r == 0 && !*cfg->stop && !ended(&s) && !s.halt && now < end) {

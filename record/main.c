@@ -62,6 +62,9 @@ int main(int argc, char **argv)
 		OPT_STRING(0, "control", "PATH|fd:N", &o.control,
 			   "read commands from a FIFO or an inherited descriptor,\n"
 			   "one a line: stop, cancel, pause, resume, mark NAME"),
+		OPT_STRING(0, "events", "PATH|fd:N", &o.events,
+			   "write events, a JSON object a line, to a file, FIFO or\n"
+			   "inherited descriptor: start, progress, warning, ack, end"),
 		OPT_FLAG(0, "paused", &o.paused, "start with sampling paused (resume it with --control)"),
 		OPT_FLAG('q', NULL, &o.quiet, "quiet: no announcement, status or summary"),
 		OPT_FLAG('v', NULL, &o.verbose, "more detail"),

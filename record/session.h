@@ -39,6 +39,7 @@ struct session_options {
 	                             * kept in the image cache */
 	uint64_t image_cache_max;   /* --image-cache-max, bytes; 0 keeps none */
 	const char *control;        /* --control PATH|fd:N, or NULL */
+	const char *events;         /* --events PATH|fd:N, or NULL */
 	int paused;                 /* --paused: start with sampling paused */
 };
 
