@@ -17,13 +17,40 @@ static const char *progname = "prof";
 void diag_set_progname(const char *name) { progname = name; }
 const char *diag_progname(void) { return progname; }
 
-static void vreport(const char *prefix, const char *fmt, va_list ap, int errnum)
+static diag_hook_fn *hook;
+static void *hook_ctx;
+
+void diag_set_hook(diag_hook_fn *fn, void *ctx)
 {
+	hook = fn;
+	hook_ctx = ctx;
+}
+
+/* The message goes to stderr, and to the hook as one string. */
+static void vreport_code(const char *prefix, const char *code, const char *fmt, va_list ap, int errnum)
+{
+	va_list copy;
+
+	va_copy(copy, ap);
 	fprintf(stderr, "%s: %s", progname, prefix);
 	vfprintf(stderr, fmt, ap);
 	if (errnum)
 		fprintf(stderr, ": %s", strerror(errnum));
 	fputc('\n', stderr);
+	if (hook) {
+		char msg[1024];
+		int n = vsnprintf(msg, sizeof(msg), fmt, copy);
+
+		if (errnum && n >= 0 && (size_t)n < sizeof(msg))
+			snprintf(msg + n, sizeof(msg) - (size_t)n, ": %s", strerror(errnum));
+		hook(hook_ctx, *prefix ? DIAG_WARNING : DIAG_ERROR, code, msg);
+	}
+	va_end(copy);
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap, int errnum)
+{
+	vreport_code(prefix, *prefix ? "warning" : "error", fmt, ap, errnum);
 }
 
 void die(const char *fmt, ...)
@@ -69,6 +96,14 @@ void warning(const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	vreport("warning: ", fmt, ap, 0);
+	va_end(ap);
+}
+
+void warning_code(const char *code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport_code("warning: ", code, fmt, ap, 0);
 	va_end(ap);
 }
 

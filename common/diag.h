@@ -28,6 +28,18 @@ int error(const char *fmt, ...) DIAG_PRINTF(1, 2);
 int error_errno(const char *fmt, ...) DIAG_PRINTF(1, 2);
 /* Prints "prog: warning: msg" to stderr. */
 void warning(const char *fmt, ...) DIAG_PRINTF(1, 2);
+/* As warning(), with a stable code ("rate-short") that the hook hears
+ * with the message. */
+void warning_code(const char *code, const char *fmt, ...) DIAG_PRINTF(2, 3);
+
+/* What hears every error and warning, besides stderr: level, its code
+ * ("error" and "warning" for those without one) and the message without
+ * the program's name, borrowed for the call. A program that reports to a
+ * machine sets one; NULL unsets it. */
+enum diag_level { DIAG_ERROR, DIAG_WARNING };
+typedef void diag_hook_fn(void *ctx, int level, const char *code, const char *msg);
+void diag_set_hook(diag_hook_fn *fn, void *ctx);
+
 /* An internal invariant broke: prints file:line and aborts. */
 #define BUG(...) diag_bug(__FILE__, __LINE__, __VA_ARGS__)
 void diag_bug(const char *file, int line, const char *fmt, ...) DIAG_PRINTF(3, 4) DIAG_NORETURN;

@@ -369,6 +369,16 @@ static int set_value(const struct opt_option *o, const char *opt, const char *ar
 			l->v[l->n++] = (uint32_t)u;
 		}
 		return 0;
+	case OPT_KIND_INSTANT:
+		if (!strncmp(arg, "mark:", 5)) {
+			struct opt_time *t = o->value;
+
+			if (!arg[5])
+				return bad_usage(e, 0, "option '%s': '%s' names no mark", opt, arg);
+			*t = (struct opt_time){ .set = 1, .mark = arg + 5 };
+			return 0;
+		}
+		/* fall through */
 	case OPT_KIND_DECIMAL:
 	case OPT_KIND_SECONDS:
 		if (parse_decimal(arg, (double)o->max, &d, why) < 0)
@@ -380,6 +390,7 @@ static int set_value(const struct opt_option *o, const char *opt, const char *ar
 
 			t->ns = (uint64_t)(d * 1e9);
 			t->set = 1;
+			t->mark = NULL;
 			if (t->ns < o->min) /* min is 1 ns at most: "not zero" */
 				return bad_usage(e, 0, "option '%s': '%s' must be more than zero seconds",
 						 opt, arg);

@@ -46,6 +46,9 @@ enum opt_kind {
 	OPT_KIND_UINTS,   /* struct opt_uints: integers in [min, max], every one in turn */
 	OPT_KIND_DECIMAL, /* double, a decimal number in [0, max] */
 	OPT_KIND_SECONDS, /* struct opt_time: seconds in [0, max], kept as ns */
+	OPT_KIND_INSTANT, /* struct opt_time: as SECONDS, or "mark:NAME" (a
+	                   * name not empty), kept in mark for the command to
+	                   * find */
 	OPT_KIND_WORD,    /* int, the index of the argument in words */
 	OPT_KIND_REGEX,   /* struct opt_regex: a POSIX extended regex */
 	OPT_KIND_NOTE,    /* int, set to 1: another tool's option that is not
@@ -84,6 +87,8 @@ struct opt_regex {
 struct opt_time {
 	uint64_t ns;
 	int set;                 /* the option was given */
+	const char *mark;        /* INSTANT: the NAME of "mark:NAME" (borrowed
+	                          * from argv), or NULL for seconds */
 };
 
 struct opt_option {
@@ -143,6 +148,9 @@ struct opt_command {
 	  .value = OPT_TYPED(double, v), .max = (hi) }
 #define OPT_SECONDS(s, l, a, v, hi, h) \
 	{ .kind = OPT_KIND_SECONDS, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \
+	  .value = OPT_TYPED(struct opt_time, v), .max = (hi) }
+#define OPT_INSTANT(s, l, a, v, hi, h) \
+	{ .kind = OPT_KIND_INSTANT, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \
 	  .value = OPT_TYPED(struct opt_time, v), .max = (hi) }
 #define OPT_WORD(s, l, a, v, w, h) \
 	{ .kind = OPT_KIND_WORD, .short_name = (s), .long_name = (l), .arg = (a), .help = (h), \

@@ -23,7 +23,7 @@
 #include "common/errors.h"
 
 #define TRACE_FORMAT_MAJOR 2
-#define TRACE_FORMAT_MINOR 2
+#define TRACE_FORMAT_MINOR 3
 
 /* The trace prof-record writes and prof-report reads when none is named. */
 #define TRACE_DEFAULT_PATH "prof.trace"
@@ -34,6 +34,7 @@
 #define TRACE_MAX_STRING (64u << 10)  /* a path, name or argument */
 #define TRACE_MAX_ARGS 4096
 #define TRACE_MAX_CHUNK (64u << 20)   /* raw or compressed bytes of one chunk */
+#define TRACE_MAX_MARKS (1u << 20)    /* marks a reader keeps */
 
 
 enum trace_os { TRACE_OS_UNKNOWN, TRACE_OS_LINUX, TRACE_OS_MACOS };
@@ -74,6 +75,13 @@ enum trace_priority {
 	TRACE_PRIORITY_NORMAL,    /* as asked (--realtime 0), or the platform's only */
 	TRACE_PRIORITY_REALTIME,  /* real-time, at rt_priority */
 	TRACE_PRIORITY_REFUSED,   /* real-time was refused: normal */
+};
+
+/* Who made a mark (2.3). */
+enum trace_mark_source {
+	TRACE_MARK_UNKNOWN,       /* not told, or a newer minor version's */
+	TRACE_MARK_CONTROL,       /* prof-record's control channel (--control) */
+	TRACE_MARK_APP,           /* the recorded program itself */
 };
 
 /* trace_session.kernel_paranoid when it was not read. */
@@ -141,6 +149,7 @@ const char *trace_priority_name(int priority); /* "normal", "realtime", "refused
 const char *trace_ident_kind_name(int kind);
 const char *trace_image_source_name(int source);
 const char *trace_counter_name(int counter);
+const char *trace_mark_source_name(int source); /* "control", "app" */
 /* Whether a recording of mode (enum trace_mode) fell short of rate_hz:
  * under 90% of the samples due over secs of CPU time (cpu mode) or thread
  * time (wall mode). A short run says little (under 100 samples due, it is
@@ -281,6 +290,14 @@ struct trace_sample {
 	uint32_t thread;        /* its thread's index in trace.threads */
 };
 
+/* A named instant of the recording (2.3), such as a test's phase or an
+ * app's frame. */
+struct trace_mark {
+	uint64_t time;
+	uint8_t source;         /* enum trace_mark_source */
+	char *name;             /* a loaded trace owns it */
+};
+
 struct trace_end {
 	uint64_t time;
 	int32_t has_exit;       /* the launched target exited */
@@ -408,6 +425,12 @@ struct trace {
 	size_t nsamples;
 	struct trace_sample *samples; /* in recording order */
 	uint64_t counters[TRACE_COUNTER__COUNT];
+	size_t nmarks;
+	struct trace_mark *marks;     /* in order of time, those of one time in
+	                               * file order; at most TRACE_MAX_MARKS */
+	size_t npauses;
+	struct trace_range *pauses;   /* when sampling was paused (2.3), in
+	                               * order of start; at most TRACE_MAX_MARKS */
 	int has_end;
 	struct trace_end end;
 	struct trace_pack *pack;      /* an embedded symbol pack, or NULL */
@@ -471,6 +494,12 @@ void trace_chain_init(struct trace_chain *c, const struct trace *t, uint32_t sta
 /* Sets *node to the next node of the chain and returns 1, or returns 0 at
  * its end. */
 int trace_chain_next(struct trace_chain *c, uint32_t *node);
+/* Returns the index in t->marks of the first mark named name at or after
+ * time (on the trace's clock), or -1 if there is none. */
+long trace_mark_find(const struct trace *t, const char *name, uint64_t time);
+/* Returns how long sampling was paused (t->pauses) between from and to,
+ * times on the trace's clock, in ns. */
+uint64_t trace_paused_ns(const struct trace *t, uint64_t from, uint64_t to);
 /* Returns the index in t->images of the image that addr names at time in
  * process (an index in t->processes), or -1: of that process's images
  * whose range holds addr, the one loaded at time (the
@@ -535,6 +564,12 @@ int trace_writer_thread_end(struct trace_writer *w, uint32_t tid, uint64_t time)
  * the writer deduplicates it into the stack table. */
 int trace_writer_sample(struct trace_writer *w, uint64_t time, uint32_t tid, uint8_t state,
 			uint8_t flags, const uint64_t *addrs, size_t n);
+/* Records a mark (2.3): name (borrowed; not empty) at time, made by
+ * source (enum trace_mark_source). */
+int trace_writer_mark(struct trace_writer *w, uint64_t time, int source, const char *name);
+/* Records that sampling was paused from start to end (2.3): no sample
+ * was taken then, though the recording went on. */
+int trace_writer_pause(struct trace_writer *w, uint64_t start, uint64_t end);
 /* Records the cumulative counters (TRACE_COUNTER__COUNT values). Only
  * changed values are written. */
 int trace_writer_counters(struct trace_writer *w, const uint64_t *counters);

@@ -27,6 +27,8 @@ enum trace_record_type {
 	TRACE_REC_PROCESS_EXEC = 12,  /* 2.0 */
 	TRACE_REC_PROCESS_END = 13,   /* 2.0 */
 	TRACE_REC_SIGNAL_FRAME = 14,  /* 2.2 */
+	TRACE_REC_MARK = 15,          /* 2.3 */
+	TRACE_REC_PAUSE = 16,         /* 2.3 */
 };
 
 /* A delta's residual against the period is stored offset by this, so that

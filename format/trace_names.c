@@ -87,6 +87,12 @@ const char *trace_counter_name(int counter)
 	return PICK(names, counter);
 }
 
+const char *trace_mark_source_name(int source)
+{
+	static const char *const names[] = { "unknown", "control", "app" };
+	return PICK(names, source);
+}
+
 const char *trace_damage_name(int damage)
 {
 	static const char *const names[] = {

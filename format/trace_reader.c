@@ -26,7 +26,7 @@
 
 struct loader {
 	struct trace *t;
-	size_t cap_images, cap_threads, cap_nodes, cap_samples, cap_processes;
+	size_t cap_images, cap_threads, cap_nodes, cap_samples, cap_processes, cap_marks, cap_pauses;
 	struct hmap tids;   /* (tid, 0) -> index in t->threads, the latest
 	                     * thread of that tid */
 	struct hmap procs;  /* (id, 0) -> index in t->processes */
@@ -296,6 +296,99 @@ static int rec_signal_frame(struct loader *l, struct cursor *c)
 	img->signal = xrealloc(img->signal, (img->nsignal + 1) * sizeof(*img->signal));
 	img->signal[img->nsignal++] = (struct trace_range){ start, start + size };
 	return 0;
+}
+
+/* Past TRACE_MAX_MARKS, marks are read and dropped. settle_marks() puts
+ * them in order. */
+static int rec_mark(struct loader *l, struct cursor *c)
+{
+	struct trace *t = l->t;
+	uint64_t time;
+	uint8_t source;
+	char *name;
+
+	cursor_uleb(c, &time);
+	cursor_u8(c, &source);
+	name = trace_get_string(c);
+	if (!c->ok) {
+		free(name);
+		return TRACE_E_CORRUPT;
+	}
+	if (t->nmarks == TRACE_MAX_MARKS) {
+		free(name);
+		return 0;
+	}
+	t->marks = xgrow(t->marks, &l->cap_marks, t->nmarks + 1, sizeof(*t->marks));
+	t->marks[t->nmarks++] = (struct trace_mark){
+		.time = time,
+		.source = source <= TRACE_MARK_APP ? source : TRACE_MARK_UNKNOWN,
+		.name = name,
+	};
+	return 0;
+}
+
+static int rec_pause(struct loader *l, struct cursor *c)
+{
+	struct trace *t = l->t;
+	uint64_t start, len;
+
+	cursor_uleb(c, &start);
+	cursor_uleb(c, &len);
+	if (!c->ok || start > UINT64_MAX - len)
+		return TRACE_E_CORRUPT;
+	if (t->npauses == TRACE_MAX_MARKS)
+		return 0;
+	t->pauses = xgrow(t->pauses, &l->cap_pauses, t->npauses + 1, sizeof(*t->pauses));
+	t->pauses[t->npauses++] = (struct trace_range){ start, start + len };
+	return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct trace_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+struct mark_order {
+	uint64_t time;
+	size_t index;
+};
+
+static int cmp_mark_order(const void *a, const void *b)
+{
+	const struct mark_order *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Marks in order of time, those of one time in file order (chunks may
+ * come out of order, and a hostile file in any). */
+static void settle_marks(struct trace *t)
+{
+	struct mark_order *o;
+	struct trace_mark *sorted;
+	size_t i;
+
+	for (i = 1; i < t->nmarks && t->marks[i - 1].time <= t->marks[i].time; i++)
+		;
+	if (i >= t->nmarks)
+		return;
+	o = xmalloc(t->nmarks * sizeof(*o));
+	for (i = 0; i < t->nmarks; i++)
+		o[i] = (struct mark_order){ t->marks[i].time, i };
+	qsort(o, t->nmarks, sizeof(*o), cmp_mark_order);
+	sorted = xmalloc(t->nmarks * sizeof(*sorted));
+	for (i = 0; i < t->nmarks; i++)
+		sorted[i] = t->marks[o[i].index];
+	free(t->marks);
+	free(t->pauses);
+	t->marks = sorted;
+	free(o);
 }
 
 static int rec_thread(struct loader *l, struct cursor *c, unsigned type)
@@ -643,6 +736,8 @@ static int parse_data(struct loader *l, const uint8_t *p, size_t n)
 		case TRACE_REC_PROCESS_EXEC: r = rec_process_exec(l, &rc); break;
 		case TRACE_REC_PROCESS_END: r = rec_process_end(l, &rc); break;
 		case TRACE_REC_SIGNAL_FRAME: r = rec_signal_frame(l, &rc); break;
+		case TRACE_REC_MARK: r = rec_mark(l, &rc); break;
+		case TRACE_REC_PAUSE: r = rec_pause(l, &rc); break;
 		default: break; /* a newer minor version's record */
 		}
 		if (r < 0)
@@ -868,6 +963,8 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 	if (r == 0) {
 		settle_processes(&l);
 		settle_reused_tids(&l);
+		settle_marks(l.t);
+		qsort(l.t->pauses, l.t->npauses, sizeof(*l.t->pauses), cmp_range);
 		trace_split_by_image(l.t, l.cap_nodes);
 	}
 out:
@@ -923,6 +1020,10 @@ void trace_free(struct trace *t)
 		free(t->processes[i].execs);
 	}
 	free(t->processes);
+	for (size_t i = 0; i < t->nmarks; i++)
+		free(t->marks[i].name);
+	free(t->marks);
+	free(t->pauses);
 	free(t->nodes);
 	free(t->samples);
 	trace_pack_free(t->pack);
@@ -992,6 +1093,31 @@ double trace_since_start_s(const struct trace *t, uint64_t time)
 	uint64_t start = t->session.start_monotonic_ns;
 
 	return time >= start ? (double)trace_since_start_ns(t, time) / 1e9 : -(double)(start - time) / 1e9;
+}
+
+long trace_mark_find(const struct trace *t, const char *name, uint64_t time)
+{
+	for (size_t i = 0; i < t->nmarks; i++)
+		if (t->marks[i].time >= time && !strcmp(t->marks[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+uint64_t trace_paused_ns(const struct trace *t, uint64_t from, uint64_t to)
+{
+	uint64_t sum = 0, covered = from;
+
+	/* Pauses may overlap in a hand-built file: each instant counts once. */
+	for (size_t i = 0; i < t->npauses; i++) {
+		uint64_t a = t->pauses[i].start > covered ? t->pauses[i].start : covered;
+		uint64_t b = t->pauses[i].end < to ? t->pauses[i].end : to;
+
+		if (b > a) {
+			sum += b - a;
+			covered = b;
+		}
+	}
+	return sum;
 }
 
 void trace_chain_init(struct trace_chain *c, const struct trace *t, uint32_t stack)

@@ -419,6 +419,39 @@ int trace_writer_signal_frame(struct trace_writer *w, uint32_t id, uint64_t star
 	return maybe_flush(w);
 }
 
+int trace_writer_mark(struct trace_writer *w, uint64_t time, int source, const char *name)
+{
+	int r;
+
+	if ((r = usable(w)) < 0)
+		return r;
+	if (source < TRACE_MARK_UNKNOWN || source > TRACE_MARK_APP || !name || !*name)
+		return TRACE_E_USAGE;
+	if ((r = check_string(name)) < 0)
+		return r;
+	buf_reset(&w->rec);
+	buf_put_uvarint(&w->rec, time);
+	buf_addch(&w->rec, (char)source);
+	trace_put_string(&w->rec, name);
+	meta_record(w, TRACE_REC_MARK);
+	return maybe_flush(w);
+}
+
+int trace_writer_pause(struct trace_writer *w, uint64_t start, uint64_t end)
+{
+	int r;
+
+	if ((r = usable(w)) < 0)
+		return r;
+	if (end < start)
+		return TRACE_E_USAGE;
+	buf_reset(&w->rec);
+	buf_put_uvarint(&w->rec, start);
+	buf_put_uvarint(&w->rec, end - start);
+	meta_record(w, TRACE_REC_PAUSE);
+	return maybe_flush(w);
+}
+
 int trace_writer_thread_start(struct trace_writer *w, uint32_t process, uint32_t tid, uint64_t time)
 {
 	if (!process)

@@ -144,7 +144,7 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 			*why = msg;
 			return -1;
 		}
-		warning("wall mode with perf_event needs kernel sampling, and %s; falling back to the "
+		warning_code("fallback-ptrace", "wall mode with perf_event needs kernel sampling, and %s; falling back to the "
 			"ptrace sampler, which stops every thread at each tick", kernel_refusal(c->paranoid));
 		return 0;
 	}
@@ -160,7 +160,7 @@ int engine_choose(const struct session_options *o, pid_t pid, struct engine_choi
 		return -1;
 	}
 	if (r < 0) {
-		warning("%s; falling back to wall mode with the ptrace sampler", perf_refusal(r));
+		warning_code("fallback-wall", "%s; falling back to wall mode with the ptrace sampler", perf_refusal(r));
 		c->mode = TRACE_MODE_WALL;
 		return 0;
 	}
@@ -203,7 +203,7 @@ int engine_attach(const struct engine_choice *c, pid_t pid, struct target **out)
 	 * which a process traced already refuses: said, since a thread that
 	 * never runs again is then never sampled. */
 	if (c->mode == TRACE_MODE_WALL && (tracer = tracer_of(pid)) > 0)
-		warning("process %d is traced by process %ld, so its threads blocked now cannot be read: "
+		warning_code("traced-by-other", "process %d is traced by process %ld, so its threads blocked now cannot be read: "
 			"each is sampled from when it next runs", (int)pid, tracer);
 	return target_attach_untraced(pid, out);
 }

@@ -18,8 +18,18 @@
  * be read still has them; an ended child's tables are freed at once, so
  * a harness that starts thousands of processes costs what those alive
  * at a time do.
+ *
+ * The control channel (control.h) is read every round, so a stop ends the
+ * recording within a round (100 ms at most, the book-keeping's clock). A
+ * pause tells the source, which stops if it can (the tick source's clock)
+ * and leaves the pause out of its accounts (perf_event's CPU time), and
+ * the loop drops whatever samples are still made until the resume
+ * (perf_event's kernel goes on sampling, and its rings must be drained);
+ * the pause is written to the trace at its resume, or at the end, and the
+ * live threads' time alive leaves it out.
  */
 #include "loop.h"
+#include "control.h"
 #include "images.h"
 #include "common/diag.h"
 #include "common/hmap.h"
@@ -74,6 +84,12 @@ struct loop {
 	uint64_t next_maint, next_progress, next_flush;
 	int exited;
 	int launch_seen;        /* the launch's exec has been seen */
+	int halt;               /* a stop or cancel read: enum loop_end + 1 */
+	int paused;
+	uint64_t pause_start;   /* the current pause's, while paused */
+	uint64_t drop_from;     /* samples from here on are of the pause (all of
+	                         * them before it too, for --paused) */
+	uint64_t last_pause_start, last_pause_end; /* the one before */
 };
 
 uint64_t loop_now(void)
@@ -406,8 +422,16 @@ static int refresh_images(struct loop *s, struct images *im, const uint64_t *fra
 int loop_sample(struct loop *s, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
 		const uint64_t *frames, size_t n, int stop)
 {
-	struct images *im = process_of(s, tid)->images;
-	int r = refresh_images(s, im, frames, n, time);
+	struct images *im;
+	int r;
+
+	/* A source that cannot stop, or a sample taken before the pause and
+	 * read after its end: none is kept from a pause. */
+	if ((s->paused && time >= s->drop_from) ||
+	    (time >= s->last_pause_start && time < s->last_pause_end))
+		return 0;
+	im = process_of(s, tid)->images;
+	r = refresh_images(s, im, frames, n, time);
 
 	s->st->counters[unwind_stop_counter(stop)]++;
 	if (stop == UNWIND_STOP_DEPTH)
@@ -488,6 +512,93 @@ static void fill_stats(struct loop *s, uint64_t start, uint64_t now)
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+static void pause_begin(struct loop *s, uint64_t now)
+{
+	s->paused = 1;
+	s->pause_start = s->drop_from = now;
+	if (s->src->ops->pause)
+		s->src->ops->pause(s->src, 1, now);
+}
+
+/* The pause ends at now (the source resumes if resume is set): written,
+ * and left out of the time alive of the
+ * threads that lived through it (those started in it, from now on). */
+static int pause_end(struct loop *s, uint64_t now, int resume)
+{
+	uint64_t len = now - s->pause_start;
+
+	s->paused = 0;
+	s->last_pause_start = s->drop_from;
+	s->last_pause_end = now;
+	s->st->paused_ns += len;
+	for (size_t i = 0; i < s->nth; i++)
+		s->th[i].start = s->th[i].start < s->pause_start ? s->th[i].start + len : now;
+	if (resume && s->src->ops->pause)
+		s->src->ops->pause(s->src, 0, now);
+	return trace_writer_pause(s->w, s->pause_start, now);
+}
+
+/* Carries out one command of the control channel; tells cfg->command. */
+static int command(struct loop *s, const struct control_command *cmd, uint64_t now)
+{
+	const char *refused = NULL;
+	int r = 0;
+
+	switch (cmd->kind) {
+	case CONTROL_STOP:
+		s->halt = LOOP_END_STOP + 1;
+		break;
+	case CONTROL_CANCEL:
+		s->halt = LOOP_END_CANCEL + 1;
+		break;
+	case CONTROL_PAUSE:
+		if (s->paused)
+			refused = "already paused";
+		else
+			pause_begin(s, now);
+		break;
+	case CONTROL_RESUME:
+		if (!s->paused)
+			refused = "not paused";
+		else
+			r = pause_end(s, now, 1);
+		break;
+	case CONTROL_MARK:
+		r = trace_writer_mark(s->w, now, TRACE_MARK_CONTROL, cmd->arg);
+		if (r == TRACE_E_TOOBIG || r == TRACE_E_USAGE) {
+			refused = "the name cannot be recorded";
+			r = 0;
+		} else if (r == 0) {
+			s->st->marks++;
+		}
+		break;
+	default:
+		refused = cmd->arg;
+		break;
+	}
+	if (s->cfg->command)
+		s->cfg->command(s->cfg->command_ctx, cmd, refused);
+	return r;
+}
+
+/* The commands waiting on the control channel, a bounded number a round
+ * so that a flood cannot starve the samples. */
+#define COMMANDS_PER_ROUND 64
+static int read_control(struct loop *s, uint64_t now)
+{
+	struct control_command cmd;
+	int r = 0;
+
+	if (!s->cfg->control)
+		return 0;
+	for (int i = 0; i < COMMANDS_PER_ROUND && r == 0 && !s->halt; i++) {
+		if (!control_next(s->cfg->control, &cmd))
+			break;
+		r = command(s, &cmd, now);
+	}
+	return r;
+}
+
 /* Book-keeping that is due at now. */
 static int book_keeping(struct loop *s, uint64_t start, uint64_t now)
 {
@@ -540,7 +651,13 @@ int loop_run(const struct loop_config *cfg, struct target *t, struct source *src
 		r = handle_events(&s, start);
 	if (r == 0)
 		r = src->ops->start(src, &s);
-	while (r == 0 && !*cfg->stop && !ended(&s) && now < end) {
+	if (r == 0 && cfg->paused) {
+		pause_begin(&s, start);
+		s.drop_from = 0;
+	}
+	if (r == 0)
+		r = read_control(&s, start);
+	while (r == 0 && !*cfg->stop && !ended(&s) && !s.halt && now < end) {
 		uint64_t deadline = min_u64(src->ops->next_due(src, now), end);
 
 		deadline = min_u64(deadline, min_u64(s.next_maint, s.next_flush));
@@ -551,17 +668,31 @@ int loop_run(const struct loop_config *cfg, struct target *t, struct source *src
 			break;
 		now = loop_now();
 		r = handle_events(&s, now);
-		if (r == 0 && !ended(&s) && now < end)
+		if (r == 0)
+			r = read_control(&s, now);
+		if (r == 0 && !ended(&s) && !s.halt && now < end)
 			r = src->ops->take(src, &s, now);
 		if (r == 0)
 			r = book_keeping(&s, start, now);
 	}
+	if (r < 0 || st->target_error)
+		st->end = LOOP_END_ERROR;
+	else if (s.halt)
+		st->end = s.halt - 1;
+	else if (*cfg->stop)
+		st->end = LOOP_END_SIGNAL;
+	else if (ended(&s))
+		st->end = LOOP_END_TARGET;
+	else
+		st->end = LOOP_END_DURATION;
 	if (r == 0 && src->ops->finish)
 		r = src->ops->finish(src, &s, loop_now());
 	if (r == 0)
 		r = handle_events(&s, loop_now());
 	if (r == 0)
 		r = exec_record_all(&s, loop_now(), 1);
+	if (r == 0 && s.paused)
+		r = pause_end(&s, loop_now(), 0);
 	if (r == 0)
 		r = trace_writer_counters(w, st->counters);
 	now = loop_now();

@@ -31,7 +31,21 @@
 #include "record/target.h"
 #include "record/unwind.h"
 
+/* Why a recording ended. */
+enum loop_end {
+	LOOP_END_TARGET,        /* the target exited */
+	LOOP_END_DURATION,      /* -d's time was up */
+	LOOP_END_SIGNAL,        /* a signal (cfg->stop) */
+	LOOP_END_STOP,          /* the control channel's stop */
+	LOOP_END_CANCEL,        /* its cancel: the caller removes the trace */
+	LOOP_END_ERROR,         /* a write error, or the target failed */
+};
+
+struct control;
+struct control_command;
+
 struct loop_stats {
+	int end;                /* enum loop_end */
 	uint64_t elapsed_ns;
 	uint64_t samples;
 	uint64_t processes;     /* processes seen: the target's and the children followed */
@@ -40,7 +54,10 @@ struct loop_stats {
 	                         * that ran without its privileges (traced) */
 	uint64_t threads;       /* threads seen */
 	uint64_t live_threads;
-	uint64_t thread_ns;     /* the threads' time alive while recorded, summed */
+	uint64_t thread_ns;     /* the threads' time alive while recorded and not
+	                         * paused, summed */
+	uint64_t paused_ns;     /* the time sampling was paused */
+	uint64_t marks;         /* marks recorded */
 	uint64_t first_sample;  /* when the first sample was written (loop_now()), or 0 */
 	uint64_t images;
 	uint64_t images_kept;   /* files in the image cache for this recording */
@@ -71,6 +88,13 @@ struct loop_config {
 	int keep_images;
 	void (*image_kept)(void *ctx, const char *path, int err);
 	void *image_kept_ctx;
+	/* The control channel (control.h), borrowed, or NULL: read every
+	 * round. command(), if set, hears of each command read, with NULL
+	 * for one done and why for one refused. paused: start paused. */
+	struct control *control;
+	void (*command)(void *ctx, const struct control_command *cmd, const char *refused);
+	void *command_ctx;
+	int paused;
 	/* Called about four times a second, if set. */
 	void (*progress)(void *ctx, const struct loop_stats *st);
 	void *progress_ctx;
@@ -100,6 +124,10 @@ struct source_ops {
 	 * handles it. */
 	int (*target_event)(struct source *src, struct loop *s,
 			    const struct target_event *ev, uint64_t now);
+	/* Optional: sampling pauses (paused 1) or resumes (0) at now. A
+	 * source without it keeps taking, and the loop drops the samples of
+	 * the pause. */
+	void (*pause)(struct source *src, int paused, uint64_t now);
 	/* Optional: takes what the source still holds, at the end. */
 	int (*finish)(struct source *src, struct loop *s, uint64_t now);
 	/* Frees the source (NULL is not passed). */

@@ -59,6 +59,13 @@ int main(int argc, char **argv)
 			 "the image cache's size cap in MiB (default 2048; 0\n"
 			 "keeps no file); the cache is $PROF_IMAGE_CACHE, else\n"
 			 "~/.cache/prof/images"),
+		OPT_STRING(0, "control", "PATH|fd:N", &o.control,
+			   "read commands from a FIFO or an inherited descriptor,\n"
+			   "one a line: stop, cancel, pause, resume, mark NAME"),
+		OPT_STRING(0, "events", "PATH|fd:N", &o.events,
+			   "write events, a JSON object a line, to a file, FIFO or\n"
+			   "inherited descriptor: start, progress, warning, ack, end"),
+		OPT_FLAG(0, "paused", &o.paused, "start with sampling paused (resume it with --control)"),
 		OPT_FLAG('q', NULL, &o.quiet, "quiet: no announcement, status or summary"),
 		OPT_FLAG('v', NULL, &o.verbose, "more detail"),
 		OPT_WORD(0, "mode", "wall|cpu", &mode, mode_words,
@@ -116,6 +123,8 @@ int main(int argc, char **argv)
 		opt_usage_error(&cmd, "give either -p PID or a COMMAND, not both");
 	if (first >= argc && !pid)
 		opt_usage_error(&cmd, "give a COMMAND to launch or -p PID to attach to");
+	if (o.paused && !o.control)
+		opt_usage_error(&cmd, "option '--paused' needs '--control', to resume");
 	o.pid = (pid_t)pid;
 	if (first < argc) {
 		o.argv = argv + first;

@@ -11,7 +11,9 @@
  * (the rule is at session_run).
  */
 #include "session.h"
+#include "control.h"
 #include "engine.h"
+#include "events.h"
 #include "loop.h"
 #include "common/diag.h"
 #include "format/trace_ident.h"
@@ -30,6 +32,28 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t pipe_broken;
+
+/* The events' reader went away: write(2) says EPIPE, and the stream
+ * ends, not the recording. */
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	pipe_broken = 1;
+}
+
+/* The event stream, and the last error said, for the end or error event. */
+static struct events *events;
+static char last_error[1024];
+
+static void diag_heard(void *ctx, int level, const char *code, const char *msg)
+{
+	(void)ctx;
+	if (level == DIAG_ERROR)
+		snprintf(last_error, sizeof(last_error), "%s", msg);
+	else
+		events_warning(events, code, msg);
+}
 
 static void on_signal(int sig)
 {
@@ -56,10 +80,15 @@ static void human_bytes(uint64_t n, char *out, size_t len)
 
 static int status_shown;
 
+/* The terminal's status line and the progress event, from the same
+ * counters; ctx is non-NULL when the terminal shows it. */
 static void show_progress(void *ctx, const struct loop_stats *st)
 {
 	char size[32];
-	(void)ctx;
+
+	events_progress(events, st);
+	if (!ctx)
+		return;
 	human_bytes(st->bytes, size, sizeof(size));
 	fprintf(stderr, "\r%s: %.1fs  %llu samples  %llu threads  %llu lost  %s\033[K",
 		diag_progname(), st->elapsed_ns / 1e9, (unsigned long long)st->samples,
@@ -220,16 +249,16 @@ static void summary(const struct session_options *o, const struct engine_choice 
 	/* A rate short of the one asked is said, with what held it back. */
 	if (trace_rate_short(ch->mode, o->rate_hz, st->samples, secs, st->threads) ||
 	    st->counters[TRACE_COUNTER_THROTTLED])
-		warning("sampled at %.0f Hz of the %u Hz asked: %s", achieved, o->rate_hz,
+		warning_code("rate-short", "sampled at %.0f Hz of the %u Hz asked: %s", achieved, o->rate_hz,
 			trace_rate_note(sampler, st->counters, o->rate_hz, st->samples, secs, note, sizeof(note)));
 	/* What following children could not do, and the fix. */
 	if (st->out_of_reach)
-		warning("%llu process%s ran a program of another user (set-user-ID), which the kernel does not "
+		warning_code("out-of-reach", "%llu process%s ran a program of another user (set-user-ID), which the kernel does not "
 			"let this user sample: recorded until then, as prof-report info shows; run prof-record "
 			"as root to follow such programs", (unsigned long long)st->out_of_reach,
 			st->out_of_reach == 1 ? "" : "es");
 	if (st->unprivileged)
-		warning("%llu set-user-ID or set-group-ID program%s ran without %s privileges, as the kernel "
+		warning_code("unprivileged", "%llu set-user-ID or set-group-ID program%s ran without %s privileges, as the kernel "
 			"runs a program traced by a user who may not trace it privileged, and may have acted "
 			"otherwise: run prof-record as root, or use --sampler perf, which leaves a program its "
 			"privileges but cannot sample it", (unsigned long long)st->unprivileged,
@@ -237,7 +266,7 @@ static void summary(const struct session_options *o, const struct engine_choice 
 	/* Losses are what a recorder at normal priority risks: said when it
 	 * was asked for more and refused. */
 	if (priority == TRACE_PRIORITY_REFUSED && st->lost)
-		warning("%llu samples lost while the recorder ran at normal priority, real-time priority %u "
+		warning_code("priority-refused", "%llu samples lost while the recorder ran at normal priority, real-time priority %u "
 			"having been refused: %s (or --realtime 0 to ask for normal priority)",
 			(unsigned long long)st->lost, o->rt_priority, engine_priority_fix());
 
@@ -275,6 +304,49 @@ static void summary(const struct session_options *o, const struct engine_choice 
 		fprintf(stderr, "%s: target exit status %d\n", diag_progname(), shell_status(end->exit_status));
 }
 
+/* A command of the control channel refused: said, and the recording goes
+ * on. */
+static void command_heard(void *ctx, const struct control_command *cmd, const char *refused)
+{
+	(void)ctx;
+	events_ack(events, cmd, refused);
+	if (refused)
+		warning_code("control-refused", "control command '%s' refused: %s", cmd->word, refused);
+}
+
+/* Why the recording ended, as the end event says it. */
+static const char *end_why(const struct loop_stats *st, const struct trace_end *end)
+{
+	switch (st->end) {
+	case LOOP_END_STOP: return "stop";
+	case LOOP_END_CANCEL: return "cancel";
+	case LOOP_END_DURATION: return "duration";
+	case LOOP_END_SIGNAL: return "interrupted";
+	case LOOP_END_ERROR: return "error";
+	default: return end->has_exit && WIFSIGNALED(end->exit_status) ? "signaled" : "exited";
+	}
+}
+
+static void end_event(const struct session_options *o, const struct loop_stats *st,
+		      const struct trace_end *end, uint64_t bytes, int kept, int failed)
+{
+	struct events_end ee = {
+		.why = failed ? "error" : end_why(st, end),
+		.has_exit = end->has_exit,
+		.exit_code = !end->has_exit ? 0
+			     : WIFSIGNALED(end->exit_status) ? WTERMSIG(end->exit_status)
+							      : WEXITSTATUS(end->exit_status),
+		.samples = st->samples,
+		.lost = st->lost,
+		.bytes = bytes,
+		.trace = kept ? o->out_path : NULL,
+	};
+
+	if (!strcmp(ee.why, "error"))
+		ee.error = last_error;
+	events_end(events, &ee);
+}
+
 /* What the end of a recording says of each file it kept in the image
  * cache, or failed to. */
 static void image_kept(void *ctx, const char *path, int err)
@@ -282,7 +354,7 @@ static void image_kept(void *ctx, const char *path, int err)
 	const struct session_options *o = ctx;
 
 	if (err < 0)
-		warning("cannot keep '%s' in the image cache: %s; a report may not find it", path,
+		warning_code("image-not-kept", "cannot keep '%s' in the image cache: %s; a report may not find it", path,
 			prof_strerror(err));
 	else if (o->verbose)
 		fprintf(stderr, "%s: kept '%s'\n", diag_progname(), path);
@@ -311,6 +383,7 @@ int session_run(const struct session_options *o)
 	struct target *t = NULL;
 	struct trace_writer *w = NULL;
 	struct source *src = NULL;
+	struct control *control = NULL;
 	struct trace_session sess;
 	struct engine_choice ch;
 	struct loop_config cfg;
@@ -326,6 +399,20 @@ int session_run(const struct session_options *o)
 	pid_t pid = o->pid;
 	uint64_t began = loop_now();
 
+	if (o->events) {
+		struct sigaction sa;
+
+		if ((r = events_open(o->events, &events)) < 0) {
+			error("cannot open the event stream '%s': %s", o->events,
+			      r == -EINVAL ? "not a descriptor number" : strerror(-r));
+			goto out;
+		}
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_sigpipe;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGPIPE, &sa, NULL);
+		diag_set_hook(diag_heard, NULL);
+	}
 	/* First: a process of hundreds of busy threads leaves a recorder at
 	 * normal priority a sliver of the CPU, even to open its events. */
 	priority = engine_priority(o->rt_priority);
@@ -336,6 +423,11 @@ int session_run(const struct session_options *o)
 	}
 	if (r < 0) {
 		error("cannot create '%s': %s", o->out_path, strerror(-r));
+		goto out;
+	}
+	if (o->control && (r = control_open(o->control, &control)) < 0) {
+		error("cannot open the control channel '%s': %s", o->control,
+		      r == -EINVAL ? "not a descriptor number" : strerror(-r));
 		goto out;
 	}
 	r = engine_choose(o, launched ? 0 : pid, &ch, &why);
@@ -427,6 +519,15 @@ int session_run(const struct session_options *o)
 	if (!o->quiet)
 		fprintf(stderr, "%s: sampling %s %d in %s mode at %u Hz\n", diag_progname(),
 			launched ? "command" : "process", (int)pid, trace_mode_name(ch.mode), o->rate_hz);
+	if (events) {
+		struct events_start es = {
+			.pid = (int)pid, .argc = cmd_argc, .argv = cmd_argv, .launched = launched,
+			.mode = trace_mode_name(ch.mode), .sampler = trace_sampler_name(sess.sampler),
+			.kernel = trace_kernel_name(ch.kernel), .kernel_why = engine_kernel_note(&ch),
+			.rate_hz = o->rate_hz, .trace = o->out_path, .realtime_ns = sess.start_realtime_ns,
+		};
+		events_start(events, &es);
+	}
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.rate_hz = o->rate_hz;
@@ -444,17 +545,25 @@ int session_run(const struct session_options *o)
 		cfg.image_kept = image_kept;
 		cfg.image_kept_ctx = (void *)o;
 	} else if (o->keep_images) {
-		warning("--keep-images keeps nothing: %s", o->image_cache_max ? "no image cache (set $PROF_IMAGE_CACHE or $HOME)" : "--image-cache-max is 0");
+		warning_code("keep-images-nothing", "--keep-images keeps nothing: %s", o->image_cache_max ? "no image cache (set $PROF_IMAGE_CACHE or $HOME)" : "--image-cache-max is 0");
 	}
-	if (!o->quiet && isatty(STDERR_FILENO))
+	if ((!o->quiet && isatty(STDERR_FILENO)) || events) {
 		cfg.progress = show_progress;
+		cfg.progress_ctx = !o->quiet && isatty(STDERR_FILENO) ? (void *)o : NULL;
+	}
+	cfg.control = control;
+	cfg.command = command_heard;
+	cfg.paused = o->paused;
 	r = loop_run(&cfg, t, src, w, &st);
 	source_free(src);
 	src = NULL;
 
+	/* A stop or cancel leaves the target running: no wait for its end. */
 	target_detach(t);
 	memset(&end, 0, sizeof(end));
-	if (target_exited(t, &status) || (launched && target_wait_exit(t, 300, &status))) {
+	if (target_exited(t, &status) ||
+	    (launched && st.end != LOOP_END_STOP && st.end != LOOP_END_CANCEL &&
+	     target_wait_exit(t, 300, &status))) {
 		end.has_exit = 1;
 		end.exit_status = status;
 		if (launched)
@@ -467,6 +576,17 @@ int session_run(const struct session_options *o)
 		error("recording of %s %d stopped: %s", launched ? "command" : "process", (int)pid,
 		      prof_strerror(st.target_error));
 		exit_code = 1;
+	}
+	if (r == 0 && st.end == LOOP_END_CANCEL) {
+		/* Cancelled: the recording is thrown away, as one that never
+		 * started is. */
+		output_discard(&out);
+		close(out.fd);
+		out.fd = -1;
+		if (!o->quiet)
+			fprintf(stderr, "%s: cancelled; removed '%s'\n", diag_progname(), o->out_path);
+		end_event(o, &st, &end, trace_writer_bytes(w), 0, 0);
+		goto out;
 	}
 	if (r < 0) {
 		error("cannot write '%s': %s; the target was detached and what was written is kept",
@@ -487,9 +607,16 @@ int session_run(const struct session_options *o)
 		}
 	}
 	summary(o, &ch, priority, began, &st, w, &end);
+	end_event(o, &st, &end, trace_writer_bytes(w), 1, exit_code == 1 && (r < 0 || st.target_error));
 
 out:
+	if (events && !started)
+		events_error(events, last_error, exit_code);
+	diag_set_hook(NULL, NULL);
+	events_free(events);
+	events = NULL;
 	source_free(src);
+	control_free(control);
 	if (t && !started)
 		target_detach(t); /* a recording detached it already */
 	trace_writer_free(w);

@@ -38,6 +38,9 @@ struct session_options {
 	int keep_images;            /* --keep-images: every image with samples
 	                             * kept in the image cache */
 	uint64_t image_cache_max;   /* --image-cache-max, bytes; 0 keeps none */
+	const char *control;        /* --control PATH|fd:N, or NULL */
+	const char *events;         /* --events PATH|fd:N, or NULL */
+	int paused;                 /* --paused: start with sampling paused */
 };
 
 /* Records as o says. Returns prof-record's exit status: the launched

@@ -199,6 +199,9 @@ struct remote {
 struct perf_src {
 	struct source src;
 	struct target *t;
+	int paused;             /* the loop drops the samples of a pause; */
+	uint64_t pause_cpu_ns;  /* the CPU time sampled when it began, */
+	uint64_t paused_cpu_ns; /* and that of the pauses before, left out */
 	struct source_perf_options o;
 	uint32_t pid;
 	int cpu_wide;           /* -p with the CPUs' events, filtered to pid
@@ -1588,6 +1591,22 @@ static uint64_t sampled_cpu_ns(struct perf_src *p)
 	return sum;
 }
 
+/* The kernel goes on sampling through a pause (its rings must still be
+ * drained, and the loop drops those samples): only its CPU time is left
+ * out of the rate's account. */
+static void perf_pause(struct source *src, int paused, uint64_t now)
+{
+	struct perf_src *p = (struct perf_src *)src;
+	uint64_t cpu = sampled_cpu_ns(p);
+
+	(void)now;
+	if (paused)
+		p->pause_cpu_ns = cpu;
+	else if (cpu > p->pause_cpu_ns)
+		p->paused_cpu_ns += cpu - p->pause_cpu_ns;
+	p->paused = paused;
+}
+
 /* What was left in the rings, and the counters only the end knows: the
  * CPU time sampled, and the kernel's sample-rate limit, which it lowers
  * when sampling takes too long. */
@@ -1597,9 +1616,12 @@ static int perf_finish(struct source *src, struct loop *s, uint64_t now)
 	uint64_t *c = loop_counters(s);
 	int r;
 
-	(void)now;
 	r = drain_all(p, s, 1);
 	c[TRACE_COUNTER_CPU_NS] = sampled_cpu_ns(p);
+	if (p->paused)
+		perf_pause(src, 0, now);
+	c[TRACE_COUNTER_CPU_NS] -= p->paused_cpu_ns < c[TRACE_COUNTER_CPU_NS] ? p->paused_cpu_ns
+									: c[TRACE_COUNTER_CPU_NS];
 	c[TRACE_COUNTER_MAX_SAMPLE_RATE] = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 	if (p->off) {
 		struct offcpu_stats st;
@@ -1652,6 +1674,7 @@ static const struct source_ops perf_ops = {
 	.wait = perf_wait,
 	.take = perf_take,
 	.target_event = perf_target_event,
+	.pause = perf_pause,
 	.finish = perf_finish,
 	.release = perf_release,
 };

@@ -37,6 +37,7 @@ struct tick {
 	struct source src;
 	struct target *t;
 	uint64_t period, next;
+	int paused;             /* no ticks until the resume */
 	uint32_t *tids;         /* this tick's threads: target_threads() lends */
 	size_t tids_cap;
 	struct page_cache cache;
@@ -135,8 +136,21 @@ static int tick_start(struct source *src, struct loop *s)
 
 static uint64_t tick_next_due(struct source *src, uint64_t now)
 {
+	struct tick *k = (struct tick *)src;
+
 	(void)now;
-	return ((struct tick *)src)->next;
+	return k->paused ? UINT64_MAX : k->next;
+}
+
+/* A pause stops the clock; the ticks it spans are not lost, but never
+ * due: the clock starts again at the resume. */
+static void tick_pause(struct source *src, int paused, uint64_t now)
+{
+	struct tick *k = (struct tick *)src;
+
+	k->paused = paused;
+	if (!paused)
+		k->next = now;
 }
 
 static void tick_wait(struct source *src, uint64_t deadline, const volatile sig_atomic_t *stop)
@@ -152,7 +166,7 @@ static int tick_take(struct source *src, struct loop *s, uint64_t now)
 	size_t n, sampled = 0;
 	int r = 0;
 
-	if (now < k->next)
+	if (k->paused || now < k->next)
 		return 0;
 	/* live is borrowed until the next call into the target: copied. */
 	n = target_threads(k->t, &live);
@@ -191,6 +205,7 @@ static const struct source_ops tick_ops = {
 	.next_due = tick_next_due,
 	.wait = tick_wait,
 	.take = tick_take,
+	.pause = tick_pause,
 	.release = tick_release,
 };
 

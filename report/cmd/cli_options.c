@@ -19,7 +19,7 @@ const char *cli_check_filter(const void *report)
 {
 	const struct cli_report *r = report;
 
-	if (r->to.set && r->to.ns <= r->from.ns)
+	if (r->to.set && !r->to.mark && !r->from.mark && r->to.ns <= r->from.ns)
 		return "option '--to' must be later than '--from'";
 	return NULL;
 }

@@ -45,7 +45,8 @@ struct cli_report {
 /* The words of --state, in enum stacks_state's order. */
 extern const char *const cli_state_words[];
 
-/* The check of the filter group: --to must be later than --from. */
+/* The check of the filter group: --to must be later than --from (when
+ * both are seconds; cli_open() checks marks). */
 const char *cli_check_filter(const void *report);
 
 #define CLI_FILTER_OPTIONS(r) \
@@ -59,10 +60,12 @@ const char *cli_check_filter(const void *report);
 		  "only processes whose program's name matches"), \
 	OPT_WORD(0, "state", "STATE", &(r)->state, cli_state_words, \
 		 "all (the default), running, idle or preempted samples"), \
-	OPT_SECONDS(0, "from", "SECONDS", &(r)->from, 1e9, \
-		    "only samples this long after the start or later"), \
-	OPT_SECONDS(0, "to", "SECONDS", &(r)->to, 1e9, \
-		    "only samples before this long after the start"), \
+	OPT_INSTANT(0, "from", "SECONDS", &(r)->from, 1e9, \
+		    "only samples this long after the start or later;\n" \
+		    "mark:NAME, from the first mark NAME on"), \
+	OPT_INSTANT(0, "to", "SECONDS", &(r)->to, 1e9, \
+		    "only samples before this long after the start;\n" \
+		    "mark:NAME, before the first mark NAME after --from"), \
 	OPT_REGEX(0, "focus", "REGEX", &(r)->focus, \
 		  "only stacks with a frame whose name matches"), \
 	OPT_REGEX(0, "exclude", "REGEX", &(r)->exclude, \

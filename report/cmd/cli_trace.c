@@ -160,13 +160,41 @@ static struct pack *load_packs(const struct cli_report *r, const char *path, str
 	return p;
 }
 
-void cli_open(const struct cli_report *r, const char *path, enum cli_stage stage,
-	      struct cli_trace *ct)
+/* Sets the times of --from and --to given as marks to those of the
+ * trace's marks (of each trace in turn, when a command opens several):
+ * --from the first mark of its name, --to the first of its name after
+ * --from. */
+static void resolve_marks(struct cli_report *r, const struct trace *t, const char *path)
+{
+	uint64_t start = t->session.start_monotonic_ns, from = start + r->from.ns;
+	long i;
+
+	if (r->from.mark) {
+		if ((i = trace_mark_find(t, r->from.mark, 0)) < 0)
+			die("option '--from': no mark '%s' in '%s'%s", r->from.mark, path,
+			    t->nmarks ? "" : ", which has none");
+		from = t->marks[i].time;
+		r->from.ns = trace_since_start_ns(t, from);
+	}
+	if (r->to.mark) {
+		if ((i = trace_mark_find(t, r->to.mark, r->from.set ? from + 1 : 0)) < 0)
+			die("option '--to': no mark '%s'%s in '%s'%s", r->to.mark,
+			    r->from.set ? " after '--from'" : "", path, t->nmarks ? "" : ", which has none");
+		r->to.ns = trace_since_start_ns(t, t->marks[i].time);
+	}
+	if ((r->from.mark || r->to.mark) && r->to.set && r->to.ns <= r->from.ns)
+		die("option '--to' must be later than '--from' (%.3f s and %.3f s in '%s')",
+		    (double)r->to.ns / 1e9, (double)r->from.ns / 1e9, path);
+}
+
+void cli_open(struct cli_report *r, const char *path, enum cli_stage stage, struct cli_trace *ct)
 {
 	struct symbolize_opts so = cli_symbolize_opts(r);
-	struct profile_opts po = cli_profile_opts(r);
+	struct profile_opts po;
 
 	*ct = (struct cli_trace){ .path = path ? path : TRACE_DEFAULT_PATH, .t = load_trace(path) };
+	resolve_marks(r, ct->t, ct->path);
+	po = cli_profile_opts(r);
 	if (stage >= CLI_SYMBOLIZED) {
 		if (!r->addresses)
 			so.pack = ct->pack = load_packs(r, ct->path, ct->t);

@@ -45,8 +45,9 @@ struct cli_trace {
  * none is named; its absence is an error that names the fix) to the given
  * stage under the options r, or dies with a clear message. The symbol
  * packs are the --pack files, then the pack embedded in the trace, then
- * TRACE.syms if it exists. Release with cli_close(). */
-void cli_open(const struct cli_report *r, const char *path, enum cli_stage stage,
+ * TRACE.syms if it exists. --from and --to given as marks get the times
+ * of the trace's marks in r. Release with cli_close(). */
+void cli_open(struct cli_report *r, const char *path, enum cli_stage stage,
 	      struct cli_trace *ct);
 void cli_close(struct cli_trace *ct);
 

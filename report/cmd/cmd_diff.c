@@ -44,7 +44,7 @@ struct side {
 
 /* Opens the n traces of one side into ct and side, and a side of one
  * trace cut into its slices too. */
-static void open_side(const struct cli_report *r, int normalize, char **paths, size_t n,
+static void open_side(struct cli_report *r, int normalize, char **paths, size_t n,
 		      struct cli_trace *ct, struct side *side)
 {
 	const struct profile **runs = xcalloc(n + DIFF_SLICES, sizeof(*runs));

@@ -427,6 +427,27 @@ static void print_threads(const struct trace *t)
 	hmap_release(&counts);
 }
 
+/* The marks, in order of time, with who made them, and when sampling was
+ * paused; nothing for a trace without any (every one before 2.3). */
+static void print_marks(const struct trace *t)
+{
+	if (t->npauses) {
+		printf("\npauses: %zu, %.3f s\n", t->npauses,
+		       (double)trace_paused_ns(t, 0, UINT64_MAX) / 1e9);
+		for (size_t i = 0; i < t->npauses; i++)
+			printf("  %.3f s to %.3f s\n", trace_since_start_s(t, t->pauses[i].start),
+			       trace_since_start_s(t, t->pauses[i].end));
+	}
+	if (!t->nmarks)
+		return;
+	printf("\nmarks: %zu\n", t->nmarks);
+	for (size_t i = 0; i < t->nmarks; i++) {
+		printf("  %.3f s: ", trace_since_start_s(t, t->marks[i].time));
+		print_text(text_quote, t->marks[i].name);
+		printf(" (%s)\n", trace_mark_source_name(t->marks[i].source));
+	}
+}
+
 /* When a loss happened, by the samples read around it; a loss after the
  * footer, among the symbols, has none. */
 static void add_loss_times(struct buf *b, const struct trace *t, const struct trace_loss *l)
@@ -839,6 +860,29 @@ static void json_counts(struct json *j, const struct trace *t)
 	json_end(j);
 }
 
+/* The marks and the paused intervals; both empty before format 2.3. */
+static void json_marks(struct json *j, const struct trace *t)
+{
+	json_array(j, "marks");
+	for (size_t i = 0; i < t->nmarks; i++) {
+		json_object(j, NULL);
+		json_str(j, "name", t->marks[i].name);
+		json_double(j, "time", trace_since_start_s(t, t->marks[i].time), 12);
+		json_str(j, "source", trace_mark_source_name(t->marks[i].source));
+		json_end(j);
+	}
+	json_end(j);
+	json_double(j, "paused", (double)trace_paused_ns(t, 0, UINT64_MAX) / 1e9, 12);
+	json_array(j, "pauses");
+	for (size_t i = 0; i < t->npauses; i++) {
+		json_object(j, NULL);
+		json_double(j, "start", trace_since_start_s(t, t->pauses[i].start), 12);
+		json_double(j, "end", trace_since_start_s(t, t->pauses[i].end), 12);
+		json_end(j);
+	}
+	json_end(j);
+}
+
 static int write_json(const struct cli_trace *ct)
 {
 	const struct trace *t = ct->t;
@@ -855,10 +899,7 @@ static int write_json(const struct cli_trace *ct)
 	json_u64(&j, "lost", t->counters[TRACE_COUNTER_SAMPLES_LOST]);
 	json_threads(&j, t);
 	json_images(&j, ct->stacks, ct->sym);
-	/* Marks come with a later minor version of the trace format; the key
-	 * is there already, so that a host reads one shape. */
-	json_array(&j, "marks");
-	json_end(&j);
+	json_marks(&j, t);
 	json_counts(&j, t);
 	json_end(&j);
 	json_finish(&j);
@@ -896,6 +937,7 @@ int cmd_info(int argc, char **argv)
 		print_images(ct.stacks, ct.sym);
 		print_processes(ct.t);
 		print_threads(ct.t);
+		print_marks(ct.t);
 		print_counts(ct.stacks);
 	}
 	diag_close_stdout();

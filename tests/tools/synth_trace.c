@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"                   [--sampler tick|perf] [--kernel sampled|refused|not-sampled]\n"
 	"                   [--paranoid n] [--pid pid] [--rate hz] [--host text] [--command word]...\n"
 	"                   [--image spec]... [--thread spec]... [--sample spec [--count n]]...\n"
-	"                   [--exit code]\n"
+	"                   [--mark spec]... [--exit code]\n"
 	"       synth_trace -h | --help\n"
 	"\n"
 	"  -o file          write the trace to file (replaced if it exists)\n"
@@ -55,6 +55,9 @@ static const char usage_text[] =
 	"                   STACK=leaf:caller:...:root,TRUNCATED=0|1,KERNEL=0|1\n"
 	"                   (TID must be a --thread)\n"
 	"  --count n        take the sample before it n times (default 1)\n"
+	"  --mark spec      a mark: AT=k,NAME=name,SOURCE=control|app, at the time of the\n"
+	"                   k'th sample, from 1 (0, the default: the start); SOURCE\n"
+	"                   defaults to control\n"
 	"  --exit code      record that the command exited with code\n"
 	"  -h, --help       show this help\n"
 	"\n"
@@ -71,6 +74,12 @@ struct sample_spec {
 	uint64_t *addrs;
 	size_t naddrs;
 	uint64_t count;
+};
+
+struct mark_spec {
+	uint64_t at;  /* the k'th sample's time */
+	char *name;
+	int source;
 };
 
 struct thread_spec {
@@ -245,6 +254,26 @@ static void parse_thread(char *spec, struct thread_spec *th)
 		usage_error("option '--thread': no TID");
 }
 
+static void parse_mark(char *spec, struct mark_spec *m)
+{
+	char *rest = spec, *key, *value;
+
+	*m = (struct mark_spec){ .source = TRACE_MARK_CONTROL };
+	while (next_pair("--mark", &rest, &key, &value)) {
+		if (strcmp(key, "AT") == 0)
+			m->at = parse_number("--mark AT", value, UINT32_MAX);
+		else if (strcmp(key, "NAME") == 0)
+			m->name = value;
+		else if (strcmp(key, "SOURCE") == 0)
+			m->source = parse_name("--mark SOURCE", value, trace_mark_source_name,
+					       TRACE_MARK_CONTROL, TRACE_MARK_APP);
+		else
+			usage_error("option '--mark': unknown key '%s'", key);
+	}
+	if (!m->name)
+		usage_error("option '--mark': no NAME");
+}
+
 static void parse_stack(char *arg, struct sample_spec *s)
 {
 	size_t cap = 0;
@@ -315,6 +344,7 @@ static void check(int r, const char *path)
 enum {
 	OPT_OS = 256, OPT_ARCH, OPT_MODE, OPT_SAMPLER, OPT_KERNEL, OPT_PARANOID, OPT_PID, OPT_RATE,
 	OPT_HOST, OPT_COMMAND, OPT_IMAGE, OPT_THREAD, OPT_SAMPLE, OPT_COUNT, OPT_EXIT,
+	OPT_MARK,
 };
 
 int main(int argc, char **argv)
@@ -337,6 +367,7 @@ int main(int argc, char **argv)
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "exit", required_argument, NULL, OPT_EXIT },
+		{ "mark", required_argument, NULL, OPT_MARK },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out_path = NULL;
@@ -344,6 +375,8 @@ int main(int argc, char **argv)
 	struct trace_image *images = NULL;
 	struct thread_spec *threads = NULL;
 	struct sample_spec *samples = NULL;
+	struct mark_spec *marks = NULL;
+	size_t nmarks = 0, marks_cap = 0;
 	size_t nimages = 0, images_cap = 0, nthreads = 0, threads_cap = 0;
 	size_t nsamples = 0, samples_cap = 0, argv_cap = 0;
 	struct trace_writer *w = NULL;
@@ -429,6 +462,10 @@ int main(int argc, char **argv)
 			end.has_exit = 1;
 			end.exit_status = (int32_t)parse_uint_opt("--exit", optarg, 0, 255) << 8;
 			break;
+		case OPT_MARK:
+			marks = xgrow(marks, &marks_cap, nmarks + 1, sizeof(*marks));
+			parse_mark(optarg, &marks[nmarks++]);
+			break;
 		case ':':
 			usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -478,6 +515,9 @@ int main(int argc, char **argv)
 		if (threads[i].name)
 			check(trace_writer_thread_name(w, threads[i].tid, t, threads[i].name), out_path);
 	}
+	for (size_t i = 0; i < nmarks; i++)
+		check(trace_writer_mark(w, t + marks[i].at * period, marks[i].source, marks[i].name),
+		      out_path);
 	for (size_t i = 0; i < nsamples; i++) {
 		const struct sample_spec *s = &samples[i];
 		for (uint64_t k = 0; k < s->count; k++) {
@@ -494,6 +534,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nsamples; i++)
 		free(samples[i].addrs);
 	free(samples);
+	free(marks);
 	free(threads);
 	free(images);
 	free(sess.argv);

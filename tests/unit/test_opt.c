@@ -301,3 +301,25 @@ Test(opt, list_for_completion)
 			    "--scale X\n--id ID\n--match-dir DIR\n--match REGEX\n");
 	free(l);
 }
+
+/* An instant is seconds, or mark:NAME kept for the command to find; the
+ * last one given wins either way, and a mark needs a name. */
+Test(opt, instant_is_seconds_or_a_mark)
+{
+	static const struct opt_option inst[] = {
+		OPT_INSTANT(0, "from", "SECONDS", &v.wait, 100, "from then"),
+		OPT_END,
+	};
+	static const struct opt_command c = { "demo", NULL, 0, 0, "Demonstrates.", inst };
+
+	cr_assert_eq(parse(&c, (const char *const[]){ "demo", "--from", "mark:a b", NULL }), 3);
+	cr_assert(v.wait.set && v.wait.ns == 0);
+	cr_assert_str_eq(v.wait.mark, "a b");
+	cr_assert_eq(parse(&c, (const char *const[]){ "demo", "--from=mark:x", "--from", "2", NULL }), 4);
+	cr_assert(v.wait.set && v.wait.ns == 2000000000ull && !v.wait.mark);
+	cr_assert_eq(parse(&c, (const char *const[]){ "demo", "--from", "mark:", NULL }), OPT_BAD_USAGE);
+	cr_assert_str_eq(err.msg, "option '--from': 'mark:' names no mark");
+	cr_assert_eq(parse(&c, (const char *const[]){ "demo", "--from", "mark", NULL }), OPT_BAD_USAGE);
+	cr_assert_str_eq(err.msg, "option '--from': 'mark' is not a number");
+	opt_release(&c);
+}

@@ -2438,6 +2438,9 @@ Test(trace_names, every_value_named)
 	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER_SAMPLES_LOST), "samples-lost");
 	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER_UNSTARTED), "unstarted");
 	cr_assert_str_eq(trace_counter_name(TRACE_COUNTER__COUNT), "unknown");
+	cr_assert_str_eq(trace_mark_source_name(TRACE_MARK_CONTROL), "control");
+	cr_assert_str_eq(trace_mark_source_name(TRACE_MARK_APP), "app");
+	cr_assert_str_eq(trace_mark_source_name(3), "unknown");
 	for (int e = TRACE_E_MAGIC; e <= TRACE_E_USAGE; e++)
 		cr_assert_str_neq(prof_strerror(e), "unknown error");
 	cr_assert_str_eq(prof_strerror(-ENOENT), strerror(ENOENT));
@@ -2574,7 +2577,7 @@ Test(trace_reader, signal_frames_of_an_image)
 	close(fd);
 	t = load(bl);
 	assert_whole(t);
-	cr_assert_eq(t->status.minor, 2);
+	cr_assert_eq(t->status.minor, TRACE_FORMAT_MINOR);
 	cr_assert_eq(t->nimages, 1);
 	cr_assert_eq(t->images[0].nsignal, 1);
 	cr_assert_eq(t->images[0].signal[0].start, 0x1c04f);
@@ -2657,4 +2660,124 @@ Test(trace_reader, time_since_start)
 	cr_assert_float_eq(trace_since_start_s(&t, 5250000000ull), 0.25, 1e-12);
 	cr_assert_float_eq(trace_since_start_s(&t, 4500000000ull), -0.5, 1e-12);
 	cr_assert_float_eq(trace_since_start_s(&t, 5000000000ull), 0.0, 1e-12);
+}
+
+/* Marks (2.3) come back in order of time, those of one time in the order
+ * written, each with its source, across chunks; a mark without a name or
+ * of no source the format knows is refused. */
+Test(trace_writer, marks_read_back_in_order)
+{
+	const uint64_t start = test_session().start_monotonic_ns;
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct blob bl;
+	struct trace *t;
+
+	cr_assert_eq(trace_writer_mark(w, start + 300, TRACE_MARK_CONTROL, "b"), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	cr_assert_eq(trace_writer_mark(w, start + 100, TRACE_MARK_APP, "a"), 0);
+	cr_assert_eq(trace_writer_mark(w, start + 300, TRACE_MARK_APP, "b again"), 0);
+	cr_assert_eq(trace_writer_mark(w, start + 400, TRACE_MARK_UNKNOWN, "frame \"1\"\n"), 0);
+	cr_assert_eq(trace_writer_mark(w, start, TRACE_MARK_APP, ""), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_mark(w, start, TRACE_MARK_APP, NULL), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_mark(w, start, TRACE_MARK_APP + 1, "x"), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+	t = load(bl);
+	assert_whole(t);
+	cr_assert_eq(t->status.minor, 3);
+	cr_assert_eq(t->nmarks, 4);
+	cr_assert_str_eq(t->marks[0].name, "a");
+	cr_assert_eq(t->marks[0].time, start + 100);
+	cr_assert_eq(t->marks[0].source, TRACE_MARK_APP);
+	cr_assert_str_eq(t->marks[1].name, "b");
+	cr_assert_eq(t->marks[1].source, TRACE_MARK_CONTROL);
+	cr_assert_str_eq(t->marks[2].name, "b again");
+	cr_assert_str_eq(t->marks[3].name, "frame \"1\"\n");
+	cr_assert_eq(t->marks[3].source, TRACE_MARK_UNKNOWN);
+	cr_assert_eq(trace_mark_find(t, "b", 0), 1);
+	cr_assert_eq(trace_mark_find(t, "b", start + 301), -1);
+	cr_assert_eq(trace_mark_find(t, "a", start + 100), 0);
+	cr_assert_eq(trace_mark_find(t, "c", 0), -1);
+	trace_free(t);
+	free(bl.p);
+}
+
+/* A mark record read as the page says: a source the reader does not know
+ * is unknown; a record cut inside its name damages its chunk alone; a
+ * name over the string cap is refused before it is allocated. */
+Test(trace_reader, mark_records_read_as_the_page_says)
+{
+	struct buf f, raw, p;
+	struct trace *t;
+
+	buf_init(&f);
+	buf_init(&raw);
+	buf_init(&p);
+	hand_trace(&f, 2, 3);
+	buf_put_uvarint(&p, 1000);
+	buf_addch(&p, 7);
+	buf_put_uvarint(&p, 4);
+	buf_add(&p, "tick", 4);
+	rec(&raw, 15, &p);
+	put_chunk(&f, 1, 1, raw.data, raw.len);
+	buf_reset(&raw);
+	buf_reset(&p);
+	buf_put_uvarint(&p, 2000);
+	buf_addch(&p, 1);
+	buf_put_uvarint(&p, 10);
+	buf_add(&p, "cut", 3);
+	rec(&raw, 15, &p);
+	put_chunk(&f, 1, 2, raw.data, raw.len);
+	buf_reset(&raw);
+	buf_reset(&p);
+	buf_put_uvarint(&p, 3000);
+	buf_addch(&p, 2);
+	buf_put_uvarint(&p, TRACE_MAX_STRING + 1);
+	rec(&raw, 15, &p);
+	put_chunk(&f, 1, 3, raw.data, raw.len);
+
+	t = load((struct blob){ f.data, f.len });
+	cr_assert_eq(t->status.chunks_damaged, 2);
+	cr_assert_eq(t->nmarks, 1);
+	cr_assert_eq(t->marks[0].time, 1000);
+	cr_assert_eq(t->marks[0].source, TRACE_MARK_UNKNOWN);
+	cr_assert_str_eq(t->marks[0].name, "tick");
+	trace_free(t);
+	buf_release(&f);
+	buf_release(&raw);
+	buf_release(&p);
+}
+
+/* Pauses (2.3) come back in order of start; the paused time between two
+ * instants counts each instant once, overlapping pauses too. */
+Test(trace_writer, pauses_read_back_and_summed)
+{
+	const uint64_t start = test_session().start_monotonic_ns;
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct blob bl;
+	struct trace *t;
+
+	cr_assert_eq(trace_writer_pause(w, start + 500, start + 700), 0);
+	cr_assert_eq(trace_writer_pause(w, start + 100, start + 300), 0);
+	cr_assert_eq(trace_writer_pause(w, start + 200, start + 400), 0);
+	cr_assert_eq(trace_writer_pause(w, start + 900, start + 800), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+	t = load(bl);
+	assert_whole(t);
+	cr_assert_eq(t->npauses, 3);
+	cr_assert_eq(t->pauses[0].start, start + 100);
+	cr_assert_eq(t->pauses[1].start, start + 200);
+	cr_assert_eq(t->pauses[2].end, start + 700);
+	cr_assert_eq(trace_paused_ns(t, 0, UINT64_MAX), 500);
+	cr_assert_eq(trace_paused_ns(t, start + 250, start + 600), 250);
+	cr_assert_eq(trace_paused_ns(t, start + 700, start + 900), 0);
+	trace_free(t);
+	free(bl.p);
 }
