@@ -21,6 +21,12 @@ void json_init(struct json *j, struct buf *b)
 	j->b = b;
 }
 
+void json_init_line(struct json *j, struct buf *b)
+{
+	json_init(j, b);
+	j->line = 1;
+}
+
 void json_finish(struct json *j)
 {
 	if (j->depth)
@@ -30,6 +36,8 @@ void json_finish(struct json *j)
 
 static void indent(struct json *j)
 {
+	if (j->line)
+		return;
 	buf_addch(j->b, '\n');
 	for (unsigned i = 0; i < j->depth; i++)
 		buf_addstr(j->b, "  ");
@@ -46,7 +54,7 @@ static void begin_value(struct json *j, const char *key)
 	}
 	if (key) {
 		json_string(j->b, key);
-		buf_addstr(j->b, ": ");
+		buf_addstr(j->b, j->line ? ":" : ": ");
 	}
 }
 
@@ -110,6 +118,15 @@ void json_double(struct json *j, const char *key, double v, int digits)
 		buf_addch(j->b, '0');  /* never "-0" */
 	else
 		buf_addf(j->b, "%.*g", digits, v);
+}
+
+void json_fixed(struct json *j, const char *key, double v, int decimals)
+{
+	begin_value(j, key);
+	if (!isfinite(v))
+		buf_addstr(j->b, "null");
+	else
+		buf_addf(j->b, "%.*f", decimals, v == 0 ? 0.0 : v);
 }
 
 void json_bool(struct json *j, const char *key, int v)

@@ -1,12 +1,13 @@
 /*
- * json.h: the one JSON writer, for every JSON output of prof-report (the
- * --json reports, the speedscope export).
+ * json.h: the one JSON writer, for every JSON output: prof-report's
+ * --json reports and speedscope export, prof-record's --events.
  *
  * A struct json appends to a caller-owned struct buf. Values are written
  * in order, each with a key inside an object or with NULL inside an
  * array (or at the top); the writer adds the commas and lays the document
- * out with two spaces an indent level, one member or element a line, so
- * the output is the same bytes for the same values and diffs well.
+ * out with two spaces an indent level, one member or element a line (or
+ * all on one line), so the output is the same bytes for the same values
+ * and diffs well.
  *
  * Strings are written by json_string(), for untrusted names: see there.
  */
@@ -26,10 +27,14 @@ struct json {
 	unsigned depth;
 	unsigned char count[JSON_MAX_DEPTH]; /* whether a level has a value */
 	char close[JSON_MAX_DEPTH];          /* '}' or ']' for each level */
+	int line;                /* one line, no spaces (json_init_line) */
 };
 
 /* Starts a document in b (appended to what b holds). */
 void json_init(struct json *j, struct buf *b);
+/* The same, for a document on one line without spaces, as a stream of
+ * JSON lines needs (prof-record's --events). */
+void json_init_line(struct json *j, struct buf *b);
 /* Ends the document with a newline; every object and array must be closed. */
 void json_finish(struct json *j);
 
@@ -46,6 +51,8 @@ void json_str(struct json *j, const char *key, const char *s);
 void json_u64(struct json *j, const char *key, uint64_t v);
 void json_i64(struct json *j, const char *key, int64_t v);
 void json_double(struct json *j, const char *key, double v, int digits);
+/* v with decimals digits after the point ("%.*f"), null if not finite. */
+void json_fixed(struct json *j, const char *key, double v, int decimals);
 void json_bool(struct json *j, const char *key, int v);
 void json_null(struct json *j, const char *key);
 

@@ -8,14 +8,15 @@
  * and only a partial write, which a pipe makes only past its buffer, is
  * finished in a short blocking loop. EPIPE, or any other write error,
  * ends the stream and nothing else; SIGPIPE is the caller's to catch.
- * Strings are escaped as JSON requires, and bytes that are not UTF-8 are
- * written as U+FFFD, so every line parses whatever a name holds.
+ * The objects are common/json.c's, on one line: strings escaped as
+ * prof-json(5) says, so every line parses whatever a name holds.
  */
 #include "events.h"
 #include "control.h"
 #include "loop.h"
 #include "common/buf.h"
 #include "common/diag.h"
+#include "common/json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@ struct events {
 	int broken;             /* a write failed: no more events */
 	uint64_t dropped;       /* events a full reader could not take */
 	struct buf b;
+	struct json j;
 };
 
 int events_open(const char *spec, struct events **out)
@@ -81,89 +83,19 @@ void events_free(struct events *e)
 	free(e);
 }
 
-/* The length of the UTF-8 sequence at s (n bytes left), or 0 if it is
- * not one: overlong forms, surrogates and values past U+10FFFF are not. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0], need, min, v;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		need = 1, min = 0x80, v = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		need = 2, min = 0x800, v = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		need = 3, min = 0x10000, v = c & 0x07;
-	else
-		return 0;
-	if (n < need + 1)
-		return 0;
-	for (unsigned i = 1; i <= need; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (s[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	return need + 1;
-}
-
-static void put_string(struct buf *b, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	size_t n = strlen((const char *)s);
-
-	buf_addch(b, '"');
-	while (n) {
-		size_t k = utf8_len(s, n);
-
-		if (!k) {
-			buf_addstr(b, "\\ufffd");
-			k = 1;
-		} else if (*s == '"' || *s == '\\') {
-			buf_addch(b, '\\');
-			buf_addch(b, *s);
-		} else if (*s == '\n' || *s == '\t' || *s == '\r') {
-			buf_addch(b, '\\');
-			buf_addch(b, *s == '\n' ? 'n' : *s == '\t' ? 't' : 'r');
-		} else if (*s < 0x20 || *s == 0x7f) {
-			buf_addf(b, "\\u%04x", *s);
-		} else {
-			buf_add(b, s, k);
-		}
-		s += k;
-		n -= k;
-	}
-	buf_addch(b, '"');
-}
-
 static void begin(struct events *e, const char *name)
 {
 	buf_reset(&e->b);
-	buf_addstr(&e->b, "{\"event\":");
-	put_string(&e->b, name);
-	buf_addf(&e->b, ",\"schema\":%d", EVENTS_SCHEMA);
+	json_init_line(&e->j, &e->b);
+	json_object(&e->j, NULL);
+	json_str(&e->j, "event", name);
+	json_u64(&e->j, "schema", EVENTS_SCHEMA);
 }
 
-static void key(struct events *e, const char *k)
+/* Seconds, to the millisecond. */
+static void key_secs(struct events *e, const char *k, uint64_t ns)
 {
-	buf_addf(&e->b, ",\"%s\":", k);
-}
-
-static void key_string(struct events *e, const char *k, const char *v)
-{
-	key(e, k);
-	if (v)
-		put_string(&e->b, v);
-	else
-		buf_addstr(&e->b, "null");
-}
-
-static void key_u64(struct events *e, const char *k, uint64_t v)
-{
-	key(e, k);
-	buf_addf(&e->b, "%llu", (unsigned long long)v);
+	json_fixed(&e->j, k, (double)ns / 1e9, 3);
 }
 
 /* Writes the event: whole, or not at all if the reader is full, after
@@ -174,7 +106,8 @@ static void send_wait(struct events *e, int wait_ms)
 	size_t off = 0;
 	int tries = 0;
 
-	buf_addch(&e->b, '\n');
+	json_end(&e->j);
+	json_finish(&e->j);
 	if (e->broken)
 		return;
 	while (off < e->b.len) {
@@ -216,24 +149,19 @@ void events_start(struct events *e, const struct events_start *s)
 	if (!e)
 		return;
 	begin(e, "start");
-	buf_addf(&e->b, ",\"time\":%.3f", (double)s->realtime_ns / 1e9);
-	buf_addf(&e->b, ",\"pid\":%d", s->pid);
-	key(e, "command");
-	buf_addch(&e->b, '[');
-	for (uint32_t i = 0; i < s->argc; i++) {
-		if (i)
-			buf_addch(&e->b, ',');
-		put_string(&e->b, s->argv[i]);
-	}
-	buf_addch(&e->b, ']');
-	buf_addf(&e->b, ",\"launched\":%s", s->launched ? "true" : "false");
-	key_string(e, "mode", s->mode);
-	key_string(e, "sampler", s->sampler);
-	key_u64(e, "rate", s->rate_hz);
-	key_string(e, "kernel", s->kernel);
-	key_string(e, "kernel_why", s->kernel_why);
-	key_string(e, "trace", s->trace);
-	buf_addch(&e->b, '}');
+	key_secs(e, "time", s->realtime_ns);
+	json_i64(&e->j, "pid", s->pid);
+	json_array(&e->j, "command");
+	for (uint32_t i = 0; i < s->argc; i++)
+		json_str(&e->j, NULL, s->argv[i]);
+	json_end(&e->j);
+	json_bool(&e->j, "launched", s->launched);
+	json_str(&e->j, "mode", s->mode);
+	json_str(&e->j, "sampler", s->sampler);
+	json_u64(&e->j, "rate", s->rate_hz);
+	json_str(&e->j, "kernel", s->kernel);
+	json_str(&e->j, "kernel_why", s->kernel_why);
+	json_str(&e->j, "trace", s->trace);
 	send(e);
 }
 
@@ -242,13 +170,12 @@ void events_progress(struct events *e, const struct loop_stats *st)
 	if (!e)
 		return;
 	begin(e, "progress");
-	buf_addf(&e->b, ",\"elapsed\":%.3f", (double)st->elapsed_ns / 1e9);
-	key_u64(e, "samples", st->samples);
-	key_u64(e, "lost", st->lost);
-	key_u64(e, "threads", st->live_threads);
-	key_u64(e, "images", st->images);
-	key_u64(e, "bytes", st->bytes);
-	buf_addch(&e->b, '}');
+	key_secs(e, "elapsed", st->elapsed_ns);
+	json_u64(&e->j, "samples", st->samples);
+	json_u64(&e->j, "lost", st->lost);
+	json_u64(&e->j, "threads", st->live_threads);
+	json_u64(&e->j, "images", st->images);
+	json_u64(&e->j, "bytes", st->bytes);
 	send_wait(e, 0);
 }
 
@@ -257,9 +184,8 @@ void events_warning(struct events *e, const char *code, const char *msg)
 	if (!e)
 		return;
 	begin(e, "warning");
-	key_string(e, "code", code);
-	key_string(e, "message", msg);
-	buf_addch(&e->b, '}');
+	json_str(&e->j, "code", code);
+	json_str(&e->j, "message", msg);
 	send(e);
 }
 
@@ -270,12 +196,11 @@ void events_ack(struct events *e, const struct control_command *cmd, const char 
 	if (!e)
 		return;
 	begin(e, "ack");
-	key_string(e, "command", cmd->kind < CONTROL_BAD ? names[cmd->kind] : cmd->word);
+	json_str(&e->j, "command", cmd->kind < CONTROL_BAD ? names[cmd->kind] : cmd->word);
 	if (cmd->kind == CONTROL_MARK)
-		key_string(e, "name", cmd->arg);
-	buf_addf(&e->b, ",\"ok\":%s", refused ? "false" : "true");
-	key_string(e, "error", refused);
-	buf_addch(&e->b, '}');
+		json_str(&e->j, "name", cmd->arg);
+	json_bool(&e->j, "ok", !refused);
+	json_str(&e->j, "error", refused);
 	send(e);
 }
 
@@ -284,21 +209,19 @@ void events_end(struct events *e, const struct events_end *end)
 	if (!e)
 		return;
 	begin(e, "end");
-	key_string(e, "why", end->why);
+	json_str(&e->j, "why", end->why);
 	if (end->has_exit && !strcmp(end->why, "exited"))
-		buf_addf(&e->b, ",\"status\":%d", end->exit_code);
+		json_i64(&e->j, "status", end->exit_code);
 	if (end->has_exit && !strcmp(end->why, "signaled"))
-		buf_addf(&e->b, ",\"signal\":%d", end->exit_code);
+		json_i64(&e->j, "signal", end->exit_code);
 	if (end->error)
-		key_string(e, "error", end->error);
-	key_u64(e, "samples", end->samples);
-	key_u64(e, "lost", end->lost);
-	key_u64(e, "bytes", end->bytes);
-	buf_addf(&e->b, ",\"bytes_per_sample\":%.2f",
-		 end->samples ? (double)end->bytes / (double)end->samples : 0.0);
-	key_u64(e, "events_dropped", e->dropped);
-	key_string(e, "trace", end->trace);
-	buf_addch(&e->b, '}');
+		json_str(&e->j, "error", end->error);
+	json_u64(&e->j, "samples", end->samples);
+	json_u64(&e->j, "lost", end->lost);
+	json_u64(&e->j, "bytes", end->bytes);
+	json_fixed(&e->j, "bytes_per_sample", end->samples ? (double)end->bytes / (double)end->samples : 0.0, 2);
+	json_u64(&e->j, "events_dropped", e->dropped);
+	json_str(&e->j, "trace", end->trace);
 	send(e);
 }
 
@@ -307,8 +230,7 @@ void events_error(struct events *e, const char *msg, int exit_code)
 	if (!e)
 		return;
 	begin(e, "error");
-	key_string(e, "message", msg);
-	buf_addf(&e->b, ",\"exit_code\":%d", exit_code);
-	buf_addch(&e->b, '}');
+	json_str(&e->j, "message", msg);
+	json_i64(&e->j, "exit_code", exit_code);
 	send(e);
 }

@@ -48,16 +48,21 @@ Test(json, invalid_utf8_becomes_visible_hex)
 	EXPECT("\xf4\x90\x80\x80", "\"\\\\xf4\\\\x90\\\\x80\\\\x80\"");
 }
 
-static char *doc(void (*make)(struct json *j))
+static char *doc_as(void (*init)(struct json *j, struct buf *b), void (*make)(struct json *j))
 {
 	struct buf b;
 	struct json j;
 
 	buf_init(&b);
-	json_init(&j, &b);
+	init(&j, &b);
 	make(&j);
 	json_finish(&j);
 	return buf_detach(&b);
+}
+
+static char *doc(void (*make)(struct json *j))
+{
+	return doc_as(json_init, make);
 }
 
 static void nested(struct json *j)
@@ -71,6 +76,8 @@ static void nested(struct json *j)
 	json_double(j, NULL, 0.25, 6);
 	json_double(j, NULL, -0.0, 6);
 	json_double(j, NULL, 1.0 / 0.0, 6);
+	json_fixed(j, NULL, 2.0005, 2);
+	json_fixed(j, NULL, -0.0, 3);
 	json_bool(j, NULL, 1);
 	json_null(j, NULL);
 	json_str(j, NULL, NULL);
@@ -86,7 +93,17 @@ Test(json, commas_indentation_and_scalars)
 	char *got = doc(nested);
 
 	cr_assert_str_eq(got, "{\n  \"schema\": 1,\n  \"empty\": [],\n  \"values\": [\n"
-			      "    -3,\n    0.25,\n    0,\n    null,\n    true,\n    null,\n    null,\n"
+			      "    -3,\n    0.25,\n    0,\n    null,\n    2.00,\n    0.000,\n    true,\n    null,\n    null,\n"
 			      "    {\n      \"a\\\"b\": \"x\"\n    }\n  ]\n}\n");
+	free(got);
+}
+
+/* One line, no spaces, the same values: a JSON lines stream's shape. */
+Test(json, one_line)
+{
+	char *got = doc_as(json_init_line, nested);
+
+	cr_assert_str_eq(got, "{\"schema\":1,\"empty\":[],\"values\":[-3,0.25,0,null,2.00,0.000,true,"
+			      "null,null,{\"a\\\"b\":\"x\"}]}\n");
 	free(got);
 }
