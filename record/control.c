@@ -7,7 +7,8 @@
  * answered once, as an error, and its bytes are thrown away as they come
  * up to its newline, so a host that sends a megabyte costs one buffer. A
  * FIFO whose writer closed reads as empty until the next writer opens it;
- * a pipe that closed is done.
+ * a pipe that closed is done. A regular file of names (the marks a
+ * launched program writes) is read as it grows, a line at its newline.
  */
 #include "control.h"
 #include "common/diag.h"
@@ -25,6 +26,9 @@ struct control {
 	int fd;
 	int own;                 /* opened here (a path), so closed here */
 	int fifo;                /* a FIFO: its end is not the channel's */
+	int names;               /* each line is a mark's name */
+	int file;                /* a regular file: its end is where its
+	                          * writer has got to, maybe in a line */
 	int closed;
 	int skipping;            /* in a line too long, up to its newline */
 	size_t len;
@@ -72,8 +76,21 @@ int control_open(const char *spec, struct control **out)
 	c->fd = fd;
 	c->own = own;
 	c->fifo = own && S_ISFIFO(st.st_mode);
+	c->file = S_ISREG(st.st_mode);
 	*out = c;
 	return 0;
+}
+
+int control_open_names(const char *path, struct control **out)
+{
+	int r;
+
+	if (!strncmp(path, "fd:", 3))
+		return -EINVAL;
+	r = control_open(path, out);
+	if (r == 0)
+		(*out)->names = 1;
+	return r;
 }
 
 /* The first word of s, made safe to show in a message or an event. */
@@ -116,6 +133,13 @@ static int parse_line(struct control *c, const char *s, size_t n, struct control
 		return bad(cmd, "a NUL byte in the line");
 	memcpy(c->line, s, n);
 	c->line[n] = 0;
+	if (c->names) {
+		if (!n)
+			return 0;
+		cmd->kind = CONTROL_MARK;
+		cmd->arg = c->line;
+		return 1;
+	}
 	for (w = 0; w < n && s[w] != ' '; w++)
 		;
 	if (w == 4 && !memcmp(s, "mark", 4)) {
@@ -179,7 +203,7 @@ int control_next(struct control *c, struct control_command *cmd)
 		}
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if ((got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) || (got == 0 && c->file))
 			return 0;
 		/* The end of what a writer sent: its last line counts without
 		 * its newline. */

@@ -6,6 +6,9 @@
  * "mark NAME". The channel is read without blocking, from the loop's
  * rounds, so a host that writes nothing, writes garbage or goes away never
  * holds the recording up. Library code: nothing prints.
+ *
+ * The same reader takes the marks a launched program writes itself
+ * (control_open_names()): a file whose every line is a mark's name.
  */
 #ifndef RECORD_CONTROL_H
 #define RECORD_CONTROL_H
@@ -40,6 +43,11 @@ struct control;
  * *out, which the caller frees with control_free(), or a negative errno
  * (-EINVAL for an fd: that is not a number). */
 int control_open(const char *spec, struct control **out);
+/* Opens the file at path for its lines as marks: each is read as
+ * CONTROL_MARK with the line as its name (empty lines skipped), and the
+ * end of a regular file is only where its writer has got to, so a line
+ * counts once its newline is there. Returns as control_open(). */
+int control_open_names(const char *path, struct control **out);
 /* Reads what the channel holds now, without blocking, and sets *cmd to
  * its next command: returns 1, or 0 if no whole line is waiting. cmd's
  * strings are borrowed until the next call. A channel whose writers have

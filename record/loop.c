@@ -42,6 +42,7 @@
 #define NAME_BYTES 64
 #define MAINT_NS (100 * 1000000ull)
 #define PROGRESS_NS (250 * 1000000ull)
+#define MARKS_NS (10 * 1000000ull)  /* the app's marks are stamped as read */
 #define FLUSH_NS (500 * 1000000ull)
 
 struct sthread {
@@ -538,8 +539,9 @@ static int pause_end(struct loop *s, uint64_t now, int resume)
 	return trace_writer_pause(s->w, s->pause_start, now);
 }
 
-/* Carries out one command of the control channel; tells cfg->command. */
-static int command(struct loop *s, const struct control_command *cmd, uint64_t now)
+/* Carries out one command of the control channel, or a mark of the
+ * app's (source TRACE_MARK_APP); tells cfg->command. */
+static int command(struct loop *s, int source, const struct control_command *cmd, uint64_t now)
 {
 	const char *refused = NULL;
 	int r = 0;
@@ -564,7 +566,7 @@ static int command(struct loop *s, const struct control_command *cmd, uint64_t n
 			r = pause_end(s, now, 1);
 		break;
 	case CONTROL_MARK:
-		r = trace_writer_mark(s->w, now, TRACE_MARK_CONTROL, cmd->arg);
+		r = trace_writer_mark(s->w, now, (uint8_t)source, cmd->arg);
 		if (r == TRACE_E_TOOBIG || r == TRACE_E_USAGE) {
 			refused = "the name cannot be recorded";
 			r = 0;
@@ -577,26 +579,33 @@ static int command(struct loop *s, const struct control_command *cmd, uint64_t n
 		break;
 	}
 	if (s->cfg->command)
-		s->cfg->command(s->cfg->command_ctx, cmd, refused);
+		s->cfg->command(s->cfg->command_ctx, source, cmd, refused);
 	return r;
 }
 
-/* The commands waiting on the control channel, a bounded number a round
- * so that a flood cannot starve the samples. */
+/* The commands waiting on the control channel and the app's marks, a
+ * bounded number a round so that a flood cannot starve the samples. */
 #define COMMANDS_PER_ROUND 64
-static int read_control(struct loop *s, uint64_t now)
+static int read_channel(struct loop *s, struct control *c, int source, uint64_t now)
 {
 	struct control_command cmd;
 	int r = 0;
 
-	if (!s->cfg->control)
-		return 0;
-	for (int i = 0; i < COMMANDS_PER_ROUND && r == 0 && !s->halt; i++) {
-		if (!control_next(s->cfg->control, &cmd))
+	/* After a stop, nothing more of the host's; the app's marks are
+	 * read to the end. */
+	for (int i = 0; c && i < COMMANDS_PER_ROUND && r == 0 && (!s->halt || source == TRACE_MARK_APP); i++) {
+		if (!control_next(c, &cmd))
 			break;
-		r = command(s, &cmd, now);
+		r = command(s, source, &cmd, now);
 	}
 	return r;
+}
+
+static int read_control(struct loop *s, uint64_t now)
+{
+	int r = read_channel(s, s->cfg->control, TRACE_MARK_CONTROL, now);
+
+	return r ? r : read_channel(s, s->cfg->app_marks, TRACE_MARK_APP, now);
 }
 
 /* Book-keeping that is due at now. */
@@ -661,6 +670,8 @@ int loop_run(const struct loop_config *cfg, struct target *t, struct source *src
 		uint64_t deadline = min_u64(src->ops->next_due(src, now), end);
 
 		deadline = min_u64(deadline, min_u64(s.next_maint, s.next_flush));
+		if (cfg->app_marks)
+			deadline = min_u64(deadline, now + MARKS_NS);
 		if (cfg->progress)
 			deadline = min_u64(deadline, s.next_progress);
 		src->ops->wait(src, deadline, cfg->stop);
@@ -691,6 +702,8 @@ int loop_run(const struct loop_config *cfg, struct target *t, struct source *src
 		r = handle_events(&s, loop_now());
 	if (r == 0)
 		r = exec_record_all(&s, loop_now(), 1);
+	if (r == 0)
+		r = read_channel(&s, cfg->app_marks, TRACE_MARK_APP, loop_now());
 	if (r == 0 && s.paused)
 		r = pause_end(&s, loop_now(), 0);
 	if (r == 0)

@@ -89,10 +89,13 @@ struct loop_config {
 	void (*image_kept)(void *ctx, const char *path, int err);
 	void *image_kept_ctx;
 	/* The control channel (control.h), borrowed, or NULL: read every
-	 * round. command(), if set, hears of each command read, with NULL
-	 * for one done and why for one refused. paused: start paused. */
-	struct control *control;
-	void (*command)(void *ctx, const struct control_command *cmd, const char *refused);
+	 * round, as is app_marks, the file of names the launched program
+	 * marks with (control_open_names()). command(), if set, hears of
+	 * each command or mark read, with its source (TRACE_MARK_CONTROL or
+	 * TRACE_MARK_APP), and NULL for one done and why for one refused.
+	 * paused: start paused. */
+	struct control *control, *app_marks;
+	void (*command)(void *ctx, int source, const struct control_command *cmd, const char *refused);
 	void *command_ctx;
 	int paused;
 	/* Called about four times a second, if set. */

@@ -31,6 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The variable that names the file of the launched program's marks. */
+#define APP_MARKS_ENV "PROF_MARKS"
+
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t pipe_broken;
 
@@ -304,14 +307,54 @@ static void summary(const struct session_options *o, const struct engine_choice 
 		fprintf(stderr, "%s: target exit status %d\n", diag_progname(), shell_status(end->exit_status));
 }
 
-/* A command of the control channel refused: said, and the recording goes
- * on. */
-static void command_heard(void *ctx, const struct control_command *cmd, const char *refused)
+/* A command of the control channel, acknowledged, and if refused said,
+ * and the recording goes on; a line of the app's marks that cannot be
+ * one is said once. */
+static void command_heard(void *ctx, int source, const struct control_command *cmd, const char *refused)
 {
-	(void)ctx;
+	int *app_refused = ctx;
+
+	if (source == TRACE_MARK_APP) {
+		if (refused && !(*app_refused)++)
+			warning_code("app-mark-refused", "a line of $" APP_MARKS_ENV " is not a mark: %s "
+				     "(each line is a name; later ones are not said)", refused);
+		return;
+	}
 	events_ack(events, cmd, refused);
 	if (refused)
 		warning_code("control-refused", "control command '%s' refused: %s", cmd->word, refused);
+}
+
+/* The file a launched program writes its marks to, one name a line,
+ * named in its environment as $PROF_MARKS: created empty in $TMPDIR (or
+ * /tmp), readable and writable by this user only, and removed at the
+ * end. Without one (an unwritable $TMPDIR), the program runs without
+ * $PROF_MARKS, which -v says. Returns the path, or NULL. */
+static char *app_marks_open(const struct session_options *o, struct control **out)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	int fd, r;
+
+	path = xasprintf("%s/prof-marks.XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	r = fd < 0 ? -errno : control_open_names(path, out);
+	if (fd >= 0)
+		close(fd);
+	if (r == 0 && setenv(APP_MARKS_ENV, path, 1) < 0)
+		r = -errno;
+	if (r < 0) {
+		if (o->verbose)
+			fprintf(stderr, "%s: the command runs without $%s: '%s': %s\n", diag_progname(),
+				APP_MARKS_ENV, path, strerror(-r));
+		if (fd >= 0)
+			unlink(path);
+		control_free(*out);
+		*out = NULL;
+		free(path);
+		return NULL;
+	}
+	return path;
 }
 
 /* Why the recording ended, as the end event says it. */
@@ -383,7 +426,9 @@ int session_run(const struct session_options *o)
 	struct target *t = NULL;
 	struct trace_writer *w = NULL;
 	struct source *src = NULL;
-	struct control *control = NULL;
+	struct control *control = NULL, *app_marks = NULL;
+	char *app_marks_path = NULL;
+	int app_refused = 0;
 	struct trace_session sess;
 	struct engine_choice ch;
 	struct loop_config cfg;
@@ -441,6 +486,7 @@ int session_run(const struct session_options *o)
 	catch_signals();
 
 	if (launched) {
+		app_marks_path = app_marks_open(o, &app_marks);
 		r = engine_launch(&ch, o->argv, &t);
 		if (r < 0) {
 			if (r == -EPERM)
@@ -552,7 +598,9 @@ int session_run(const struct session_options *o)
 		cfg.progress_ctx = !o->quiet && isatty(STDERR_FILENO) ? (void *)o : NULL;
 	}
 	cfg.control = control;
+	cfg.app_marks = app_marks;
 	cfg.command = command_heard;
+	cfg.command_ctx = &app_refused;
 	cfg.paused = o->paused;
 	r = loop_run(&cfg, t, src, w, &st);
 	source_free(src);
@@ -617,6 +665,12 @@ out:
 	events = NULL;
 	source_free(src);
 	control_free(control);
+	control_free(app_marks);
+	if (app_marks_path) {
+		unlink(app_marks_path);
+		unsetenv(APP_MARKS_ENV);
+		free(app_marks_path);
+	}
 	if (t && !started)
 		target_detach(t); /* a recording detached it already */
 	trace_writer_free(w);

@@ -194,3 +194,31 @@ Test(control, bad_specs_refused)
 	cr_assert_eq(control_open("/nonexistent/control", &c), -ENOENT);
 	cr_assert_null(c);
 }
+
+/* The app's marks: a regular file read as it grows, each line a name,
+ * a line taken only once its newline is there. */
+Test(control, names_from_a_growing_file)
+{
+	char path[] = "/tmp/test_control.XXXXXX";
+	int w = mkstemp(path);
+	struct control *c;
+
+	cr_assert_geq(w, 0);
+	cr_assert_eq(control_open_names(path, &c), 0);
+	expect_none(c);
+	put(w, "stop\n\nphase \"1\"\npart", 20);
+	expect(c, CONTROL_MARK, "stop");
+	expect(c, CONTROL_MARK, "phase \"1\"");
+	expect_none(c);
+	expect_none(c);
+	put(w, "ial\n", 4);
+	expect(c, CONTROL_MARK, "partial");
+	put(w, "a\0b\n", 4);
+	expect(c, CONTROL_BAD, NULL);
+	expect_none(c);
+	cr_assert(!control_closed(c));
+	cr_assert_eq(control_open_names("fd:0", &c), -EINVAL);
+	control_free(c);
+	close(w);
+	unlink(path);
+}
