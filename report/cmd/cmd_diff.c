@@ -25,14 +25,17 @@ static const char *const subtitles[] = {
 	"compared by samples per second; the interval and q value of each frame in its tooltip",
 };
 
-/* The seconds of t that r's window keeps. */
+/* The seconds of t that r's window keeps, less those sampling was
+ * paused. */
 static double window_seconds(const struct cli_report *r, const struct trace *t)
 {
-	double s = (double)trace_duration_ns(t) / 1e9;
-	double from = r->from.set ? (double)r->from.ns / 1e9 : 0;
-	double to = r->to.set && (double)r->to.ns / 1e9 < s ? (double)r->to.ns / 1e9 : s;
+	uint64_t s = trace_duration_ns(t), start = t->session.start_monotonic_ns;
+	uint64_t from = r->from.set ? r->from.ns : 0;
+	uint64_t to = r->to.set && r->to.ns < s ? r->to.ns : s;
 
-	return to > from ? to - from : 0;
+	if (to <= from)
+		return 0;
+	return (double)(to - from - trace_paused_ns(t, start + from, start + to)) / 1e9;
 }
 
 /* The profiles of one side, and what diff_side points at. */

@@ -95,10 +95,11 @@ static void print_rate(const struct trace *t, uint64_t end)
 	} else {
 		for (size_t i = 0; i < t->nthreads; i++) {
 			const struct trace_thread *th = &t->threads[i];
-			uint64_t from = trace_since_start_ns(t, th->time_start);
-			uint64_t to = trace_since_start_ns(t, th->time_end ? th->time_end : end);
-			if (to > from)
-				secs += (double)(to - from) / 1e9;
+			uint64_t to = th->time_end ? th->time_end : end;
+
+			/* a pause has no samples: its time is left out */
+			if (to > th->time_start)
+				secs += (double)(to - th->time_start - trace_paused_ns(t, th->time_start, to)) / 1e9;
 		}
 	}
 	printf("rate:       %" PRIu32 " Hz asked", s->rate_hz);
@@ -146,7 +147,11 @@ static void print_session(const struct trace *t, const char *path)
 		else
 			printf("started:    -\n");
 	}
-	if (end)
+	if (end && t->npauses)
+		printf("duration:   %.3f s, %.3f s of it paused%s\n", (double)trace_duration_ns(t) / 1e9,
+		       (double)trace_paused_ns(t, 0, UINT64_MAX) / 1e9,
+		       t->has_end ? "" : " (to the last sample; no end record)");
+	else if (end)
 		printf("duration:   %.3f s%s\n", (double)trace_duration_ns(t) / 1e9,
 		       t->has_end ? "" : " (to the last sample; no end record)");
 	else

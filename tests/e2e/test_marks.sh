@@ -2,6 +2,9 @@
 # End-to-end: marks (trace format 2.3) in a synthetic trace of 300
 # samples at 100 Hz, 0x1000 for the first and last hundred and 0x1100 for
 # the middle one, with marks "a" at 1.0 s and 2.5 s and "b" at 2.0 s.
+# A trace paused for a second halfway (marks-pause-*) has its pause in
+# info, and no report counts the paused time: not the achieved rate, not
+# diff --normalize duration against the same samples unpaused.
 # info lists them with their sources; --from and --to take mark:NAME
 # (--to the first of its name after --from), mixed with seconds; a mark
 # that is not there, or a --to not after --from, is an error that names it.
@@ -69,4 +72,20 @@ n=$(count --from mark:a --to 1.5)
 	|| fail "marks-to-before-from" "exit $rc: $(cat "$TMP/err")"
 "$REPORT" folded --from mark: "$T" > /dev/null 2> "$TMP/err"; rc=$?
 [ $rc = 2 ] && ok "marks-empty-name-usage" || fail "marks-empty-name-usage" "exit $rc: $(cat "$TMP/err")"
+
+# --- a pause: 50 samples, a second paused, 50 samples ---------------------
+"$SYNTH" -o "$TMP/p.trace" --rate 100 --mode wall --command prog --thread TID=1,NAME=main \
+	--sample TID=1,STACK=0x1000 --count 100 --pause AT=50,LEN=100 || { fail "marks-pause" "synth_trace failed"; exit 0; }
+"$SYNTH" -o "$TMP/q.trace" --rate 100 --mode wall --command prog --thread TID=1,NAME=main \
+	--sample TID=1,STACK=0x1000 --count 100 || { fail "marks-pause" "synth_trace failed"; exit 0; }
+"$REPORT" info "$TMP/p.trace" > "$TMP/pinfo" 2>&1
+want='duration:   2.010 s, 1.000 s of it paused
+rate:       100 Hz asked, 99 Hz achieved (100 samples over 1.010 s of thread time)
+pauses: 1, 1.000 s
+  0.505 s to 1.505 s'
+got=$(grep -A1 -e "^duration:" -e "^pauses:" "$TMP/pinfo" | grep -v "^--")
+[ "$got" = "$want" ] && ok "marks-pause-info" || fail "marks-pause-info" "$got"
+"$REPORT" diff --check --normalize duration --addresses "$TMP/q.trace" "$TMP/p.trace" > "$TMP/d" 2>&1
+rc=$?
+[ $rc = 0 ] && ok "marks-pause-diff-duration" || fail "marks-pause-diff-duration" "exit $rc: $(cat "$TMP/d")"
 exit 0

@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"                   [--sampler tick|perf] [--kernel sampled|refused|not-sampled]\n"
 	"                   [--paranoid n] [--pid pid] [--rate hz] [--host text] [--command word]...\n"
 	"                   [--image spec]... [--thread spec]... [--sample spec [--count n]]...\n"
-	"                   [--mark spec]... [--exit code]\n"
+	"                   [--mark spec]... [--pause spec]... [--exit code]\n"
 	"       synth_trace -h | --help\n"
 	"\n"
 	"  -o file          write the trace to file (replaced if it exists)\n"
@@ -58,6 +58,8 @@ static const char usage_text[] =
 	"  --mark spec      a mark: AT=k,NAME=name,SOURCE=control|app, at the time of the\n"
 	"                   k'th sample, from 1 (0, the default: the start); SOURCE\n"
 	"                   defaults to control\n"
+	"  --pause spec     sampling paused: AT=k,LEN=n, for n periods from half a period\n"
+	"                   after the k'th sample, which the samples after it follow\n"
 	"  --exit code      record that the command exited with code\n"
 	"  -h, --help       show this help\n"
 	"\n"
@@ -344,8 +346,29 @@ static void check(int r, const char *path)
 enum {
 	OPT_OS = 256, OPT_ARCH, OPT_MODE, OPT_SAMPLER, OPT_KERNEL, OPT_PARANOID, OPT_PID, OPT_RATE,
 	OPT_HOST, OPT_COMMAND, OPT_IMAGE, OPT_THREAD, OPT_SAMPLE, OPT_COUNT, OPT_EXIT,
-	OPT_MARK,
+	OPT_MARK, OPT_PAUSE,
 };
+
+struct pause_spec {
+	uint64_t at, len;
+};
+
+static void parse_pause(char *spec, struct pause_spec *p)
+{
+	char *rest = spec, *key, *value;
+
+	*p = (struct pause_spec){ 0 };
+	while (next_pair("--pause", &rest, &key, &value)) {
+		if (strcmp(key, "AT") == 0)
+			p->at = parse_number("--pause AT", value, UINT32_MAX);
+		else if (strcmp(key, "LEN") == 0)
+			p->len = parse_number("--pause LEN", value, UINT32_MAX);
+		else
+			usage_error("option '--pause': unknown key '%s'", key);
+	}
+	if (!p->at || !p->len)
+		usage_error("option '--pause': AT and LEN must be 1 or more");
+}
 
 int main(int argc, char **argv)
 {
@@ -368,6 +391,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "exit", required_argument, NULL, OPT_EXIT },
 		{ "mark", required_argument, NULL, OPT_MARK },
+		{ "pause", required_argument, NULL, OPT_PAUSE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out_path = NULL;
@@ -377,6 +401,9 @@ int main(int argc, char **argv)
 	struct sample_spec *samples = NULL;
 	struct mark_spec *marks = NULL;
 	size_t nmarks = 0, marks_cap = 0;
+	struct pause_spec *pauses = NULL;
+	size_t npauses = 0, pauses_cap = 0;
+	uint64_t taken = 0;
 	size_t nimages = 0, images_cap = 0, nthreads = 0, threads_cap = 0;
 	size_t nsamples = 0, samples_cap = 0, argv_cap = 0;
 	struct trace_writer *w = NULL;
@@ -466,6 +493,10 @@ int main(int argc, char **argv)
 			marks = xgrow(marks, &marks_cap, nmarks + 1, sizeof(*marks));
 			parse_mark(optarg, &marks[nmarks++]);
 			break;
+		case OPT_PAUSE:
+			pauses = xgrow(pauses, &pauses_cap, npauses + 1, sizeof(*pauses));
+			parse_pause(optarg, &pauses[npauses++]);
+			break;
 		case ':':
 			usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -524,6 +555,14 @@ int main(int argc, char **argv)
 			t += period;
 			check(trace_writer_sample(w, t, s->tid, s->state, s->flags, s->addrs, s->naddrs),
 			      out_path);
+			taken++;
+			for (size_t p = 0; p < npauses; p++) {
+				if (pauses[p].at != taken)
+					continue;
+				check(trace_writer_pause(w, t + period / 2, t + period / 2 + pauses[p].len * period),
+				      out_path);
+				t += pauses[p].len * period;
+			}
 		}
 	}
 	end.time = t + period;
@@ -535,6 +574,7 @@ int main(int argc, char **argv)
 		free(samples[i].addrs);
 	free(samples);
 	free(marks);
+	free(pauses);
 	free(threads);
 	free(images);
 	free(sess.argv);
