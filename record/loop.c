@@ -420,16 +420,20 @@ static int refresh_images(struct loop *s, struct images *im, const uint64_t *fra
 	return 0;
 }
 
+/* A source that cannot stop, or a sample taken before the pause and read
+ * after its end: none is kept from a pause. */
+int loop_keeps(const struct loop *s, uint64_t time)
+{
+	return !((s->paused && time >= s->drop_from) || (time >= s->last_pause_start && time < s->last_pause_end));
+}
+
 int loop_sample(struct loop *s, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
 		const uint64_t *frames, size_t n, int stop)
 {
 	struct images *im;
 	int r;
 
-	/* A source that cannot stop, or a sample taken before the pause and
-	 * read after its end: none is kept from a pause. */
-	if ((s->paused && time >= s->drop_from) ||
-	    (time >= s->last_pause_start && time < s->last_pause_end))
+	if (!loop_keeps(s, time))
 		return 0;
 	im = process_of(s, tid)->images;
 	r = refresh_images(s, im, frames, n, time);

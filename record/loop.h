@@ -250,12 +250,16 @@ uint64_t *loop_walk(struct loop *s, const struct loop_regs *r, size_t *n, int *s
 /* How each frame of the last walk was found (struct unwind_frame), *n of
  * them; borrowed until the next walk. */
 const struct unwind_frame *loop_trail(const struct loop *s);
+/* Whether a sample taken at time is kept: not if sampling was paused
+ * then. A source that cannot stop sampling asks before it walks. */
+int loop_keeps(const struct loop *s, uint64_t time);
 /* Records one sample of tid at time, with its state (enum trace_state),
  * TRACE_SAMPLE_* flags and stack (leaf first, borrowed), whose walk ended
  * for the enum unwind_stop reason stop: counted, and a stack cut at the
  * depth cap marked truncated. A stack that reaches code outside every
  * known image has the image table read again first (at most once per
- * 100 ms), so that its image precedes it. */
+ * 100 ms), so that its image precedes it. A sample of a pause is left out
+ * (loop_keeps()). */
 int loop_sample(struct loop *s, uint64_t time, uint32_t tid, uint8_t state, uint8_t flags,
 		const uint64_t *frames, size_t n, int stop);
 /* Adds n to the samples-lost counter. */

@@ -307,22 +307,28 @@ static void summary(const struct session_options *o, const struct engine_choice 
 		fprintf(stderr, "%s: target exit status %d\n", diag_progname(), shell_status(end->exit_status));
 }
 
+/* The refused lines said on stderr: a host that sends garbage gets its
+ * first few said, and an error ack for every one. */
+#define REFUSED_SAID 10
+
 /* A command of the control channel, acknowledged, and if refused said,
  * and the recording goes on; a line of the app's marks that cannot be
- * one is said once. */
+ * one is said once. ctx counts the refusals of each source. */
 static void command_heard(void *ctx, int source, const struct control_command *cmd, const char *refused)
 {
-	int *app_refused = ctx;
+	unsigned *refusals = ctx;
 
 	if (source == TRACE_MARK_APP) {
-		if (refused && !(*app_refused)++)
+		if (refused && !refusals[1]++)
 			warning_code("app-mark-refused", "a line of $" APP_MARKS_ENV " is not a mark: %s "
 				     "(each line is a name; later ones are not said)", refused);
 		return;
 	}
 	events_ack(events, cmd, refused);
-	if (refused)
-		warning_code("control-refused", "control command '%s' refused: %s", cmd->word, refused);
+	if (refused && ++refusals[0] <= REFUSED_SAID)
+		warning_code("control-refused", "control command '%s' refused: %s%s", cmd->word, refused,
+			     refusals[0] == REFUSED_SAID ? " (later refusals are not said here; --events acks each)"
+							 : "");
 }
 
 /* The file a launched program writes its marks to, one name a line,
@@ -428,7 +434,7 @@ int session_run(const struct session_options *o)
 	struct source *src = NULL;
 	struct control *control = NULL, *app_marks = NULL;
 	char *app_marks_path = NULL;
-	int app_refused = 0;
+	unsigned refusals[2] = { 0, 0 };  /* the control channel's, the app's */
 	struct trace_session sess;
 	struct engine_choice ch;
 	struct loop_config cfg;
@@ -600,7 +606,7 @@ int session_run(const struct session_options *o)
 	cfg.control = control;
 	cfg.app_marks = app_marks;
 	cfg.command = command_heard;
-	cfg.command_ctx = &app_refused;
+	cfg.command_ctx = refusals;
 	cfg.paused = o->paused;
 	r = loop_run(&cfg, t, src, w, &st);
 	source_free(src);

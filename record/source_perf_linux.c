@@ -1200,6 +1200,8 @@ static int handle(struct perf_src *p, struct loop *s, size_t i)
 		if (!loop_thread_known(s, q->tid) &&
 		    ((r = loop_thread_start(s, q->pid, q->tid, q->time)) < 0 || !loop_thread_known(s, q->tid)))
 			return r;
+		if (!loop_keeps(s, q->time))
+			return 0;  /* paused: not worth its walk */
 		frames = walk(p, s, q, &n, &stop);
 		return loop_sample(s, q->time, q->tid, TRACE_STATE_RUNNING, q->flags, frames, n, stop);
 	case PERF_REC_LOST:
