@@ -1,9 +1,9 @@
 /*
  * control.c: the control channel's lines into commands.
  *
- * The descriptor is non-blocking, and each call reads only what is there:
- * the loop asks between its samples, so a read that waited would stop the
- * recording. Lines are kept up to CONTROL_LINE_MAX bytes; a longer one is
+ * Each call reads only what is there, polling first (a host's descriptor
+ * keeps its flags, which its other holders share): the loop asks between
+ * its samples, so a read that waited would stop the recording. Lines are kept up to CONTROL_LINE_MAX bytes; a longer one is
  * answered once, as an error, and its bytes are thrown away as they come
  * up to its newline, so a host that sends a megabyte costs one buffer. A
  * FIFO whose writer closed reads as empty until the next writer opens it;
@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,8 +24,7 @@
 #define WORD_SHOWN 32
 
 struct control {
-	int fd;
-	int own;                 /* opened here (a path), so closed here */
+	int fd;                  /* ours: closed here */
 	int fifo;                /* a FIFO: its end is not the channel's */
 	int names;               /* each line is a mark's name */
 	int file;                /* a regular file: its end is where its
@@ -37,45 +37,47 @@ struct control {
 	char word[WORD_SHOWN + 1];
 };
 
+int control_take_fd(const char *spec)
+{
+	char *end;
+	long n;
+	int fd;
+
+	errno = 0;
+	n = strtol(spec + 3, &end, 10);
+	if (strncmp(spec, "fd:", 3) || errno || end == spec + 3 || *end || n < 0 || n > 1 << 20)
+		return -EINVAL;
+	fd = (int)n;
+	if (fcntl(fd, F_GETFD) < 0)
+		return -errno;
+	if (fd <= STDERR_FILENO)
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	else if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		fd = -1;
+	return fd < 0 ? -errno : fd;
+}
+
 int control_open(const char *spec, struct control **out)
 {
 	struct control *c;
 	struct stat st;
-	int fd, own = 0, flags;
+	int fd, err;
 
 	*out = NULL;
-	if (!strncmp(spec, "fd:", 3)) {
-		char *end;
-		long n;
-
-		errno = 0;
-		n = strtol(spec + 3, &end, 10);
-		if (errno || end == spec + 3 || *end || n < 0 || n > 1 << 20)
-			return -EINVAL;
-		fd = (int)n;
-		if (fcntl(fd, F_GETFD) < 0)
-			return -errno;
-		/* Ours from now on, and not the target's. */
-		if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-			return -errno;
-	} else {
+	if (!strncmp(spec, "fd:", 3))
+		fd = control_take_fd(spec);
+	else
 		fd = open(spec, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		own = 1;
-	}
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 || fstat(fd, &st) < 0) {
-		int err = -errno;
-
-		if (own)
-			close(fd);
+	if (fd < 0)
+		return fd == -EINVAL ? fd : -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		close(fd);
 		return err;
 	}
 	c = xcalloc(1, sizeof(*c));
 	c->fd = fd;
-	c->own = own;
-	c->fifo = own && S_ISFIFO(st.st_mode);
+	c->fifo = strncmp(spec, "fd:", 3) && S_ISFIFO(st.st_mode);
 	c->file = S_ISREG(st.st_mode);
 	*out = c;
 	return 0;
@@ -164,6 +166,19 @@ static int parse_line(struct control *c, const char *s, size_t n, struct control
 	return bad(cmd, n ? "unknown command (stop, cancel, pause, resume or mark NAME)" : "an empty line");
 }
 
+/* Whether a read of fd would not block; a host's descriptor is left
+ * blocking, as its other holders may need it (fd:1), so it is polled
+ * first. If not, errno is EAGAIN. */
+static int readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r = poll(&p, 1, 0);
+
+	if (r == 0)
+		errno = EAGAIN;
+	return r > 0;
+}
+
 int control_next(struct control *c, struct control_command *cmd)
 {
 	for (;;) {
@@ -196,7 +211,7 @@ int control_next(struct control *c, struct control_command *cmd)
 		}
 		if (c->closed)
 			return 0;
-		got = read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len);
+		got = readable(c->fd) ? read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len) : -1;
 		if (got > 0) {
 			c->len += (size_t)got;
 			continue;
@@ -232,7 +247,6 @@ void control_free(struct control *c)
 {
 	if (!c)
 		return;
-	if (c->own)
-		close(c->fd);
+	close(c->fd);
 	free(c);
 }

@@ -38,6 +38,14 @@ struct control_command {
 
 struct control;
 
+/* The descriptor of spec "fd:N", for --control and --events: N itself,
+ * made close-on-exec so that a launched command does not hold the host's
+ * pipe open, or for 0, 1 and 2, which the command needs as they are, a
+ * close-on-exec copy. Its flags are left as they were: the channel polls
+ * before it reads or writes. Returns it, -EINVAL for an N that is not a
+ * number, or a negative errno. */
+int control_take_fd(const char *spec);
+
 /* Opens spec: "fd:N", an inherited descriptor, or a path, opened for
  * reading without blocking (a FIFO needs no writer yet). Returns 0 and
  * *out, which the caller frees with control_free(), or a negative errno

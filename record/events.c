@@ -1,13 +1,13 @@
 /*
  * events.c: the event stream, one JSON object a line.
  *
- * Each event is built whole in a buffer and written with one write(2), so
- * a reader never sees half a line from us unless it is too full to take
- * the line at all: the descriptor is non-blocking, an event the pipe
- * cannot take whole is dropped (a progress event is worth nothing late),
- * and only a partial write, which a pipe makes only past its buffer, is
- * finished in a short blocking loop. EPIPE, or any other write error,
- * ends the stream and nothing else; SIGPIPE is the caller's to catch.
+ * Each event is built whole in a buffer and written when the reader has
+ * room for it, so a reader never sees half a line from us unless it is
+ * too full to take the line at all: an event the pipe cannot take whole
+ * is dropped (a progress event is worth nothing late), and only a partial
+ * write, which a pipe makes only past its buffer, is finished in a short
+ * loop. EPIPE, or any other write error, ends the stream and nothing
+ * else; SIGPIPE is the caller's to catch.
  * The objects are common/json.c's, on one line: strings escaped as
  * prof-json(5) says, so every line parses whatever a name holds.
  */
@@ -20,14 +20,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 struct events {
-	int fd;
-	int own;
+	int fd;                 /* ours: closed here */
 	int broken;             /* a write failed: no more events */
 	uint64_t dropped;       /* events a full reader could not take */
 	struct buf b;
@@ -37,37 +38,17 @@ struct events {
 int events_open(const char *spec, struct events **out)
 {
 	struct events *e;
-	int fd, own = 0, flags;
+	int fd;
 
 	*out = NULL;
-	if (!strncmp(spec, "fd:", 3)) {
-		char *end;
-		long n;
-
-		errno = 0;
-		n = strtol(spec + 3, &end, 10);
-		if (errno || end == spec + 3 || *end || n < 0 || n > 1 << 20)
-			return -EINVAL;
-		fd = (int)n;
-		if (fcntl(fd, F_GETFD) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-			return -errno;
-	} else {
+	if (!strncmp(spec, "fd:", 3))
+		fd = control_take_fd(spec);
+	else
 		fd = open(spec, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0600);
-		if (fd < 0)
-			return -errno;
-		own = 1;
-	}
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-		int err = -errno;
-
-		if (own)
-			close(fd);
-		return err;
-	}
+	if (fd < 0)
+		return fd == -EINVAL ? fd : -errno;
 	e = xcalloc(1, sizeof(*e));
 	e->fd = fd;
-	e->own = own;
 	buf_init(&e->b);
 	*out = e;
 	return 0;
@@ -77,8 +58,7 @@ void events_free(struct events *e)
 {
 	if (!e)
 		return;
-	if (e->own)
-		close(e->fd);
+	close(e->fd);
 	buf_release(&e->b);
 	free(e);
 }
@@ -98,9 +78,27 @@ static void key_secs(struct events *e, const char *k, uint64_t ns)
 	json_fixed(&e->j, k, (double)ns / 1e9, 3);
 }
 
+/* Writes what a poll says fd takes now without blocking: at most
+ * PIPE_BUF bytes, which a pipe with room takes whole. A host's descriptor
+ * keeps its flags (its other holders share them), so it is polled. */
+static ssize_t write_now(int fd, const void *p, size_t n)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLOUT };
+	int r = poll(&pf, 1, 0);
+
+	if (r <= 0) {
+		if (r == 0)
+			errno = EAGAIN;
+		return -1;
+	}
+	return write(fd, p, n < PIPE_BUF ? n : PIPE_BUF);
+}
+
 /* Writes the event: whole, or not at all if the reader is full, after
- * waiting up to wait_ms for it to make room (start, ack, end and error
- * are worth a wait; progress is not). */
+ * waiting up to wait_ms for it to make room (end and error, which come
+ * after the sampling, are worth a wait; what comes while it runs, start
+ * included, is not, so that a reader who stops reading never holds the
+ * recording up: its events are dropped and counted). */
 static void send_wait(struct events *e, int wait_ms)
 {
 	size_t off = 0;
@@ -111,7 +109,7 @@ static void send_wait(struct events *e, int wait_ms)
 	if (e->broken)
 		return;
 	while (off < e->b.len) {
-		ssize_t n = write(e->fd, e->b.data + off, e->b.len - off);
+		ssize_t n = write_now(e->fd, e->b.data + off, e->b.len - off);
 
 		if (n > 0) {
 			off += (size_t)n;
@@ -162,7 +160,7 @@ void events_start(struct events *e, const struct events_start *s)
 	json_str(&e->j, "kernel", s->kernel);
 	json_str(&e->j, "kernel_why", s->kernel_why);
 	json_str(&e->j, "trace", s->trace);
-	send(e);
+	send_wait(e, 0);
 }
 
 void events_progress(struct events *e, const struct loop_stats *st)
@@ -186,7 +184,7 @@ void events_warning(struct events *e, const char *code, const char *msg)
 	begin(e, "warning");
 	json_str(&e->j, "code", code);
 	json_str(&e->j, "message", msg);
-	send(e);
+	send_wait(e, 0);
 }
 
 void events_ack(struct events *e, const struct control_command *cmd, const char *refused)
@@ -201,7 +199,7 @@ void events_ack(struct events *e, const struct control_command *cmd, const char 
 		json_str(&e->j, "name", cmd->arg);
 	json_bool(&e->j, "ok", !refused);
 	json_str(&e->j, "error", refused);
-	send(e);
+	send_wait(e, 0);
 }
 
 void events_end(struct events *e, const struct events_end *end)
@@ -220,6 +218,7 @@ void events_end(struct events *e, const struct events_end *end)
 	json_u64(&e->j, "lost", end->lost);
 	json_u64(&e->j, "bytes", end->bytes);
 	json_fixed(&e->j, "bytes_per_sample", end->samples ? (double)end->bytes / (double)end->samples : 0.0, 2);
+	json_bool(&e->j, "running", end->running);
 	json_u64(&e->j, "events_dropped", e->dropped);
 	json_str(&e->j, "trace", end->trace);
 	send(e);

@@ -53,6 +53,7 @@ struct events_end {
 	uint64_t samples, lost, bytes;
 	const char *trace;      /* the trace's path, or NULL when none is kept */
 	const char *error;      /* "error": the message, or NULL */
+	int running;            /* the target runs on (a stop, a cancel, -d) */
 };
 void events_end(struct events *e, const struct events_end *end);
 /* A failure before the start: the message and prof-record's exit code. */

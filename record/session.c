@@ -47,6 +47,7 @@ static void on_sigpipe(int sig)
 
 /* The event stream, and the last error said, for the end or error event. */
 static struct events *events;
+static char *events_trace;      /* the trace's absolute path, for events */
 static char last_error[1024];
 
 static void diag_heard(void *ctx, int level, const char *code, const char *msg)
@@ -376,7 +377,18 @@ static const char *end_why(const struct loop_stats *st, const struct trace_end *
 	}
 }
 
-static void end_event(const struct session_options *o, const struct loop_stats *st,
+/* Whether process pid has ended: gone, or a child of ours that exited
+ * (reaped here). */
+static int process_ended(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, WNOHANG) == pid)
+		return 1;
+	return kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+static void end_event(const struct session_options *o, pid_t pid, const struct loop_stats *st,
 		      const struct trace_end *end, uint64_t bytes, int kept, int failed)
 {
 	struct events_end ee = {
@@ -388,7 +400,9 @@ static void end_event(const struct session_options *o, const struct loop_stats *
 		.samples = st->samples,
 		.lost = st->lost,
 		.bytes = bytes,
-		.trace = kept ? o->out_path : NULL,
+		.trace = !kept ? NULL : events_trace ? events_trace : o->out_path,
+		/* a stop leaves the target running; a zombie counts as ended */
+		.running = !end->has_exit && pid > 0 && !process_ended(pid),
 	};
 
 	if (!strcmp(ee.why, "error"))
@@ -476,6 +490,8 @@ int session_run(const struct session_options *o)
 		error("cannot create '%s': %s", o->out_path, strerror(-r));
 		goto out;
 	}
+	if (events)
+		events_trace = realpath(o->out_path, NULL);
 	if (o->control && (r = control_open(o->control, &control)) < 0) {
 		error("cannot open the control channel '%s': %s", o->control,
 		      r == -EINVAL ? "not a descriptor number" : strerror(-r));
@@ -576,7 +592,7 @@ int session_run(const struct session_options *o)
 			.pid = (int)pid, .argc = cmd_argc, .argv = cmd_argv, .launched = launched,
 			.mode = trace_mode_name(ch.mode), .sampler = trace_sampler_name(sess.sampler),
 			.kernel = trace_kernel_name(ch.kernel), .kernel_why = engine_kernel_note(&ch),
-			.rate_hz = o->rate_hz, .trace = o->out_path, .realtime_ns = sess.start_realtime_ns,
+			.rate_hz = o->rate_hz, .trace = events_trace ? events_trace : o->out_path, .realtime_ns = sess.start_realtime_ns,
 		};
 		events_start(events, &es);
 	}
@@ -639,7 +655,7 @@ int session_run(const struct session_options *o)
 		out.fd = -1;
 		if (!o->quiet)
 			fprintf(stderr, "%s: cancelled; removed '%s'\n", diag_progname(), o->out_path);
-		end_event(o, &st, &end, trace_writer_bytes(w), 0, 0);
+		end_event(o, pid, &st, &end, trace_writer_bytes(w), 0, 0);
 		goto out;
 	}
 	if (r < 0) {
@@ -661,7 +677,7 @@ int session_run(const struct session_options *o)
 		}
 	}
 	summary(o, &ch, priority, began, &st, w, &end);
-	end_event(o, &st, &end, trace_writer_bytes(w), 1, exit_code == 1 && (r < 0 || st.target_error));
+	end_event(o, pid, &st, &end, trace_writer_bytes(w), 1, exit_code == 1 && (r < 0 || st.target_error));
 
 out:
 	if (events && !started)
@@ -669,6 +685,8 @@ out:
 	diag_set_hook(NULL, NULL);
 	events_free(events);
 	events = NULL;
+	free(events_trace);
+	events_trace = NULL;
 	source_free(src);
 	control_free(control);
 	control_free(app_marks);

@@ -20,7 +20,14 @@
 #   JSON (checked by python3's json, if there is one);
 # - events-acks: an ack for each control command, ok or not;
 # - events-epipe: a reader gone (EPIPE) does not stop the recording;
-# - events-error-before-start: an error event with the exit code.
+# - events-error-before-start: an error event with the exit code;
+# - events-fd1-shared: --events fd:1 shares standard output with the
+#   launched command, which keeps it;
+# - events-full-reader: a reader whose pipe is full from the start: the
+#   recording ends on time, with every mark and no sample lost;
+# - events-fd-flags-kept: the host's descriptors are still blocking;
+# - control-before-start-after-end: commands in the FIFO before the start
+#   are carried out, and a writer going on after the end holds nothing.
 # The first five again as tick-*, with the tick sampler (--sampler
 # ptrace), which stops its clock for a pause where perf_event's kernel
 # samples on and the recorder drops what it takes.
@@ -198,4 +205,64 @@ n=$(count "$TMP/p.trace")
 rc=$?
 [ $rc = 1 ] && grep -q '^{"event":"error","schema":1,"message":"cannot create .*","exit_code":1}$' "$TMP/ev" \
 	&& ok "events-error-before-start" || fail "events-error-before-start" "exit $rc: $(cat "$TMP/ev")"
+# --- a host's descriptors -------------------------------------------------
+# fd:1 is shared with the launched command, which keeps its standard output.
+"$RECORD" -q -f --events fd:1 -o "$TMP/o.trace" -- sh -c 'head -c 2000000 /dev/zero' 2> "$TMP/o.err" > "$TMP/o.out"
+rc=$?
+n=$(tr -d '\000' < "$TMP/o.out" | grep -c '^{"event":')
+bytes=$(tr -cd '\000' < "$TMP/o.out" | wc -c)
+[ $rc = 0 ] && [ "$bytes" = 2000000 ] && [ "$n" -ge 2 ] && ok "events-fd1-shared ($n events beside the command's output)" \
+	|| fail "events-fd1-shared" "exit $rc, $bytes bytes of the command's, $n events: $(tail -2 "$TMP/o.err")"
+
+# A reader that never reads, whose pipe is full before the start, and a
+# host descriptor's flags: the recording runs its second, keeps its 200
+# marks and loses nothing; the host's pipe is still blocking after it.
+got=$(python3 - "$RECORD" "$TMP" $target <<'PY' 2>&1
+import fcntl, os, subprocess, sys, time
+record, tmp, pid = sys.argv[1:]
+er, ew = os.pipe()
+cr, cw = os.pipe()
+os.set_blocking(ew, False)
+try:
+    while True:
+        os.write(ew, b"x" * 4096)
+except BlockingIOError:
+    pass
+os.set_blocking(ew, True)
+os.write(cw, b"mark m\n" * 200)
+t0 = time.monotonic()
+p = subprocess.run([record, "-q", "-f", "--events", "fd:%d" % ew, "--control", "fd:%d" % cr,
+                    "-o", tmp + "/full.trace", "-d", "1", "-p", pid], pass_fds=(ew, cr),
+                   stderr=subprocess.PIPE, timeout=30)
+took = time.monotonic() - t0
+print(p.returncode, "%.1f" % took, os.get_blocking(ew), os.get_blocking(cr))
+PY
+)
+read -r rc took wblock rblock <<< "$got"
+marks=$("$REPORT" info "$TMP/full.trace" 2> /dev/null | awk '/^marks:/ { print $2 }')
+lost=$("$REPORT" info "$TMP/full.trace" 2> /dev/null | awk '$1 == "samples-lost" { print $2 }')
+[ "$rc" = 0 ] && awk -v t="$took" 'BEGIN { exit !(t < 3) }' && [ "$marks" = 200 ] && [ "$lost" = 0 ] \
+	&& ok "events-full-reader (ended in $took s, 200 marks, none lost)" \
+	|| fail "events-full-reader" "'$got', $marks marks, $lost lost"
+[ "$wblock $rblock" = "True True" ] && ok "events-fd-flags-kept" || fail "events-fd-flags-kept" "'$got'"
+
+# --- before the start and after the end -----------------------------------
+# Commands waiting in the FIFO before prof-record opens it are carried out
+# at the start; a writer that goes on after the end holds nothing up.
+exec 3<> "$TMP/ctl"
+printf 'mark early\npause\nresume\n' >&3
+( while sleep 0.05; do echo "mark late" >&3 || break; done ) 2> /dev/null &
+writer=$!
+t0=$(ms)
+"$RECORD" -q -f --control "$TMP/ctl" -o "$TMP/s.trace" -- "$FIX/split" 0.5 > /dev/null 2> "$TMP/s.err"
+rc=$?
+took=$(($(ms) - t0))
+sleep 0.2
+kill -0 $writer 2> /dev/null && alive=yes || alive=no
+kill $writer 2> /dev/null
+exec 3>&-
+first=$("$REPORT" info "$TMP/s.trace" 2> /dev/null | awk '/^marks:/ { getline; print $3, $4 }')
+[ $rc = 0 ] && [ "$first" = '"early" (control)' ] && [ $took -lt 5000 ] && [ $alive = yes ] \
+	&& ok "control-before-start-after-end (first mark $first, ended in $took ms)" \
+	|| fail "control-before-start-after-end" "exit $rc, first mark '$first', $took ms, writer alive: $alive: $(tail -2 "$TMP/s.err")"
 exit 0
