@@ -386,7 +386,6 @@ static void settle_marks(struct trace *t)
 	for (i = 0; i < t->nmarks; i++)
 		sorted[i] = t->marks[o[i].index];
 	free(t->marks);
-	free(t->pauses);
 	t->marks = sorted;
 	free(o);
 }
