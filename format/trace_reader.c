@@ -963,7 +963,8 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 		settle_processes(&l);
 		settle_reused_tids(&l);
 		settle_marks(l.t);
-		qsort(l.t->pauses, l.t->npauses, sizeof(*l.t->pauses), cmp_range);
+		if (l.t->npauses > 1) /* qsort may not be given NULL */
+			qsort(l.t->pauses, l.t->npauses, sizeof(*l.t->pauses), cmp_range);
 		trace_split_by_image(l.t, l.cap_nodes);
 	}
 out:
