@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"                   [--sampler tick|perf] [--kernel sampled|refused|not-sampled]\n"
 	"                   [--paranoid n] [--pid pid] [--rate hz] [--host text] [--command word]...\n"
 	"                   [--image spec]... [--thread spec]... [--sample spec [--count n]]...\n"
-	"                   [--mark spec]... [--exit code]\n"
+	"                   [--mark spec]... [--pause spec]... [--exit code]\n"
 	"       synth_trace -h | --help\n"
 	"\n"
 	"  -o file          write the trace to file (replaced if it exists)\n"
@@ -58,6 +58,8 @@ static const char usage_text[] =
 	"  --mark spec      a mark: AT=k,NAME=name,SOURCE=control|app, at the time of the\n"
 	"                   k'th sample, from 1 (0, the default: the start); SOURCE\n"
 	"                   defaults to control\n"
+	"  --pause spec     a pause: FROM=i,TO=k, from the time of the i'th sample to that\n"
+	"                   of the k'th, counted as --mark's AT\n"
 	"  --exit code      record that the command exited with code\n"
 	"  -h, --help       show this help\n"
 	"\n"
@@ -80,6 +82,10 @@ struct mark_spec {
 	uint64_t at;  /* the k'th sample's time */
 	char *name;
 	int source;
+};
+
+struct pause_spec {
+	uint64_t from, to;  /* samples whose times it spans, as mark_spec.at */
 };
 
 struct thread_spec {
@@ -274,6 +280,26 @@ static void parse_mark(char *spec, struct mark_spec *m)
 		usage_error("option '--mark': no NAME");
 }
 
+static void parse_pause(char *spec, struct pause_spec *p)
+{
+	char *rest = spec, *key, *value;
+	int has_to = 0;
+
+	*p = (struct pause_spec){ 0 };
+	while (next_pair("--pause", &rest, &key, &value)) {
+		if (strcmp(key, "FROM") == 0) {
+			p->from = parse_number("--pause FROM", value, UINT32_MAX);
+		} else if (strcmp(key, "TO") == 0) {
+			p->to = parse_number("--pause TO", value, UINT32_MAX);
+			has_to = 1;
+		} else {
+			usage_error("option '--pause': unknown key '%s'", key);
+		}
+	}
+	if (!has_to || p->to < p->from)
+		usage_error("option '--pause': no TO at or after FROM");
+}
+
 static void parse_stack(char *arg, struct sample_spec *s)
 {
 	size_t cap = 0;
@@ -344,7 +370,7 @@ static void check(int r, const char *path)
 enum {
 	OPT_OS = 256, OPT_ARCH, OPT_MODE, OPT_SAMPLER, OPT_KERNEL, OPT_PARANOID, OPT_PID, OPT_RATE,
 	OPT_HOST, OPT_COMMAND, OPT_IMAGE, OPT_THREAD, OPT_SAMPLE, OPT_COUNT, OPT_EXIT,
-	OPT_MARK,
+	OPT_MARK, OPT_PAUSE,
 };
 
 int main(int argc, char **argv)
@@ -368,6 +394,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "exit", required_argument, NULL, OPT_EXIT },
 		{ "mark", required_argument, NULL, OPT_MARK },
+		{ "pause", required_argument, NULL, OPT_PAUSE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out_path = NULL;
@@ -377,6 +404,8 @@ int main(int argc, char **argv)
 	struct sample_spec *samples = NULL;
 	struct mark_spec *marks = NULL;
 	size_t nmarks = 0, marks_cap = 0;
+	struct pause_spec *pauses = NULL;
+	size_t npauses = 0, pauses_cap = 0;
 	size_t nimages = 0, images_cap = 0, nthreads = 0, threads_cap = 0;
 	size_t nsamples = 0, samples_cap = 0, argv_cap = 0;
 	struct trace_writer *w = NULL;
@@ -466,6 +495,10 @@ int main(int argc, char **argv)
 			marks = xgrow(marks, &marks_cap, nmarks + 1, sizeof(*marks));
 			parse_mark(optarg, &marks[nmarks++]);
 			break;
+		case OPT_PAUSE:
+			pauses = xgrow(pauses, &pauses_cap, npauses + 1, sizeof(*pauses));
+			parse_pause(optarg, &pauses[npauses++]);
+			break;
 		case ':':
 			usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -518,6 +551,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nmarks; i++)
 		check(trace_writer_mark(w, t + marks[i].at * period, marks[i].source, marks[i].name),
 		      out_path);
+	for (size_t i = 0; i < npauses; i++)
+		check(trace_writer_pause(w, t + pauses[i].from * period, t + pauses[i].to * period),
+		      out_path);
 	for (size_t i = 0; i < nsamples; i++) {
 		const struct sample_spec *s = &samples[i];
 		for (uint64_t k = 0; k < s->count; k++) {
@@ -535,6 +571,7 @@ int main(int argc, char **argv)
 		free(samples[i].addrs);
 	free(samples);
 	free(marks);
+	free(pauses);
 	free(threads);
 	free(images);
 	free(sess.argv);
