@@ -386,7 +386,6 @@ static void settle_marks(struct trace *t)
 	for (i = 0; i < t->nmarks; i++)
 		sorted[i] = t->marks[o[i].index];
 	free(t->marks);
-	free(t->pauses);
 	t->marks = sorted;
 	free(o);
 }
@@ -964,7 +963,8 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 		settle_processes(&l);
 		settle_reused_tids(&l);
 		settle_marks(l.t);
-		qsort(l.t->pauses, l.t->npauses, sizeof(*l.t->pauses), cmp_range);
+		if (l.t->npauses > 1) /* qsort may not be given NULL */
+			qsort(l.t->pauses, l.t->npauses, sizeof(*l.t->pauses), cmp_range);
 		trace_split_by_image(l.t, l.cap_nodes);
 	}
 out:

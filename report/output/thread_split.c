@@ -7,8 +7,11 @@
  * options) prints, and the symbolizer's cache makes every later thread
  * cheaper. The timeline is drawn from the thread table's bins, merging runs
  * of equal slots into one rectangle, so its size grows with the number of
- * state changes, not of samples. Every name that reaches the page goes
- * through the XML escaper, and the page forbids scripts outright in its
+ * state changes, not of samples. The trace's marks and pauses are drawn
+ * over the strips, at most one line per pixel and one band per pixel
+ * overlap, so a trace with a million marks still makes a page of a few
+ * hundred lines. Every name that reaches the page goes through the XML
+ * escaper, and the page forbids scripts outright in its
  * Content-Security-Policy, in case one ever did not.
  */
 #include "report/output/thread_split.h"
@@ -33,14 +36,22 @@
 #define BAR_H 14
 #define TOP_H 26      /* the legend above the strips */
 #define AXIS_H 30     /* the time axis below */
+#define MARK_H 16     /* the marks' names, between legend and strips */
 #define LABEL_MAX 28  /* bytes of a name in the timeline */
 #define NAME_MAX_BYTES 256
+/* A mark label's width per character, pixels: a guess a little wider than
+ * the average of 11-pixel sans-serif, since the page cannot measure. */
+#define MARK_CHAR_W 7
+#define MARK_GAP 4        /* the least space between two mark labels */
+#define MARK_TITLE_MAX 8  /* marks a line's tooltip names */
 
 #define COLOR_RUNNING "#3c9a50"
 #define COLOR_WAITING "#8fb3de"
 #define COLOR_PREEMPTED "#e0a040"
 #define COLOR_UNKNOWN "#c8c8c8"
 #define COLOR_NONE "#f2f2f2"
+#define COLOR_MARK "#c0392b"
+#define COLOR_PAUSED "#707070"
 
 int thread_split_open_dir(const char *path, int *dirfd)
 {
@@ -219,21 +230,198 @@ static unsigned slot_x(const struct thread_table *tt, unsigned i)
 	return LABEL_W + (unsigned)((uint64_t)i * STRIP_W / tt->nbins);
 }
 
+/* The x of trace time when, which must be within tt's span. */
+static unsigned time_x(const struct thread_table *tt, uint64_t when)
+{
+	return LABEL_W + (unsigned)((unsigned __int128)(when - tt->span_from) * STRIP_W /
+				    (tt->span_to - tt->span_from));
+}
+
+static int mark_in_span(const struct thread_table *tt, const struct trace_mark *m)
+{
+	return m->time >= tt->span_from && m->time <= tt->span_to;
+}
+
+/* Pause p cut to tt's span, in *a and *b; returns 0 if nothing is left. */
+static int pause_in_span(const struct thread_table *tt, const struct trace_range *p, uint64_t *a,
+			 uint64_t *b)
+{
+	*a = p->start > tt->span_from ? p->start : tt->span_from;
+	*b = p->end < tt->span_to ? p->end : tt->span_to;
+	return *b > *a;
+}
+
+/* The characters a browser shows for escaped text: an entity is one, and
+ * so is each UTF-8 sequence. */
+static size_t shown_width(const struct buf *b)
+{
+	const unsigned char *p = b->data;
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->len; i++) {
+		if (p[i] == '&')
+			while (i + 1 < b->len && p[i] != ';')
+				i++;
+		if ((p[i] & 0xc0) != 0x80)
+			n++;
+	}
+	return n;
+}
+
+/* Pauses drawn as one band, since their pixels overlap. */
+struct pause_band {
+	uint64_t first, last; /* the first one's start, the latest end */
+	uint64_t paused;      /* time paused in all, each instant once */
+	unsigned x1, x2;
+	size_t n;
+};
+
+static void add_pause_band(struct buf *b, const struct trace *t, const struct pause_band *band,
+			   unsigned y, unsigned h)
+{
+	buf_addf(b, "<rect class=\"paused\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" "
+		 "fill=\"url(#paused)\"><title>paused ", band->x1, y, band->x2 - band->x1, h);
+	thread_table_add_time(b, t, 1, band->first);
+	buf_addstr(b, " s to ");
+	thread_table_add_time(b, t, 1, band->last);
+	buf_addstr(b, " s");
+	if (band->n > 1)
+		buf_addf(b, ", %zu pauses, %.3f s in all", band->n, (double)band->paused / 1e9);
+	buf_addstr(b, "</title></rect>\n");
+}
+
+/* The pauses within tt's span, from y to y + h, at least a pixel wide;
+ * pauses whose pixels overlap share one band. */
+static void add_pauses(struct buf *b, const struct trace *t, const struct thread_table *tt,
+		       unsigned y, unsigned h)
+{
+	struct pause_band band = { 0 };
+	uint64_t from, to;
+
+	for (size_t i = 0; i < t->npauses; i++) {
+		const struct trace_range *p = &t->pauses[i];
+		unsigned x1, x2;
+
+		if (!pause_in_span(tt, p, &from, &to))
+			continue;
+		x1 = time_x(tt, from);
+		x2 = time_x(tt, to);
+		if (x2 == x1)
+			x2 = x1 + 1;
+		if (band.n && x1 < band.x2) {
+			/* Pauses that overlap (a hand-made file) count once. */
+			if (p->end > band.last) {
+				band.paused += p->end - (p->start > band.last ? p->start : band.last);
+				band.last = p->end;
+			}
+			if (x2 > band.x2)
+				band.x2 = x2;
+			band.n++;
+			continue;
+		}
+		if (band.n)
+			add_pause_band(b, t, &band, y, h);
+		band = (struct pause_band){ p->start, p->end, p->end - p->start, x1, x2, 1 };
+	}
+	if (band.n)
+		add_pause_band(b, t, &band, y, h);
+}
+
+/* One line per pixel that has marks, from y to yend, with the first one's
+ * name above it where that does not run into the last name drawn, and the
+ * names, times and sources of its marks in its tooltip. */
+static void add_marks(struct buf *b, const struct trace *t, const struct thread_table *tt,
+		      unsigned y, unsigned yend, unsigned width)
+{
+	struct buf label;
+	long free_from = 0; /* where the next label may start */
+	size_t i = 0, j, k;
+
+	buf_init(&label);
+	while (i < t->nmarks && !mark_in_span(tt, &t->marks[i]))
+		i++;
+	for (; i < t->nmarks && mark_in_span(tt, &t->marks[i]); i = j) {
+		unsigned x = time_x(tt, t->marks[i].time);
+		long w, left;
+		int end;
+
+		for (j = i + 1; j < t->nmarks && mark_in_span(tt, &t->marks[j]) &&
+				time_x(tt, t->marks[j].time) == x; j++)
+			;
+		buf_addstr(b, "<g class=\"mark\"><title>");
+		for (k = i; k < j && k < i + MARK_TITLE_MAX; k++) {
+			const struct trace_mark *m = &t->marks[k];
+
+			if (k > i)
+				buf_addch(b, '\n');
+			add_html(b, m->name, NAME_MAX_BYTES);
+			buf_addstr(b, " at ");
+			thread_table_add_time(b, t, 1, m->time);
+			buf_addf(b, " s (%s)", trace_mark_source_name(m->source));
+		}
+		if (j - i > MARK_TITLE_MAX)
+			buf_addf(b, "\nand %zu more", j - i - MARK_TITLE_MAX);
+		/* The second line is the first made wide and invisible, to hover. */
+		buf_addf(b, "</title><line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"%s\"/>"
+			 "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"%s\" "
+			 "stroke-width=\"7\" stroke-opacity=\"0\"/>",
+			 x, y, x, yend, COLOR_MARK, x, y, x, yend, COLOR_MARK);
+		buf_reset(&label);
+		add_html(&label, t->marks[i].name, LABEL_MAX);
+		w = (long)shown_width(&label) * MARK_CHAR_W;
+		/* Right of the line, or left of it if that fits and the right
+		 * does not. */
+		end = x + 3 + w > width && (long)x - 3 - w >= 0;
+		left = end ? (long)x - 3 - w : (long)x + 3;
+		if (label.len && left >= free_from) {
+			buf_addf(b, "<text x=\"%u\" y=\"%u\" font-size=\"11\" fill=\"%s\"%s>",
+				 end ? x - 3 : x + 3, y + 10, COLOR_MARK,
+				 end ? " text-anchor=\"end\"" : "");
+			buf_add(b, label.data, label.len);
+			buf_addstr(b, "</text>");
+			free_from = left + w + MARK_GAP;
+		}
+		buf_addstr(b, "</g>\n");
+	}
+	buf_release(&label);
+}
+
 static void add_timeline(struct buf *b, const struct trace *t, const struct thread_table *tt)
 {
-	unsigned w = LABEL_W + STRIP_W + 40, h = TOP_H + (unsigned)tt->nrows * ROW_H + AXIS_H;
-	unsigned yaxis = TOP_H + (unsigned)tt->nrows * ROW_H + 4, k, i, j;
+	int has_marks = 0, has_pauses = 0;
+	unsigned top, w, h, yaxis, k, i, j;
+	uint64_t a, e;
+	size_t n;
 
+	for (n = 0; n < t->nmarks && !has_marks; n++)
+		has_marks = mark_in_span(tt, &t->marks[n]);
+	for (n = 0; n < t->npauses && !has_pauses; n++)
+		has_pauses = pause_in_span(tt, &t->pauses[n], &a, &e);
+	/* Without marks or pauses the page is as it was before them. */
+	top = TOP_H + (has_marks ? MARK_H : 0);
+	w = LABEL_W + STRIP_W + 40;
+	h = top + (unsigned)tt->nrows * ROW_H + AXIS_H;
+	yaxis = top + (unsigned)tt->nrows * ROW_H + 4;
 	buf_addf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"%u\" "
 		 "height=\"%u\" viewBox=\"0 0 %u %u\" font-family=\"sans-serif\" font-size=\"12\">\n",
 		 w, h, w, h);
+	if (has_pauses)
+		buf_addstr(b, "<defs><pattern id=\"paused\" width=\"6\" height=\"6\" "
+			      "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+			      "<rect width=\"6\" height=\"6\" fill=\"#ffffff\" fill-opacity=\"0.6\"/>"
+			      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"" COLOR_PAUSED "\" "
+			      "stroke-width=\"2\"/></pattern></defs>\n");
 	for (k = SLOT_RUNNING; k <= SLOT_UNKNOWN; k++)
 		buf_addf(b, "<rect x=\"%u\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			 "<text x=\"%u\" y=\"16\">%s</text>\n",
 			 LABEL_W + (k - 1) * 120, slot_color[k], LABEL_W + (k - 1) * 120 + 16, slot_word[k]);
+	if (has_pauses)
+		buf_addf(b, "<rect x=\"%u\" y=\"6\" width=\"12\" height=\"12\" fill=\"url(#paused)\" "
+			 "stroke=\"%s\"/><text x=\"%u\" y=\"16\">paused</text>\n",
+			 LABEL_W + 4 * 120, COLOR_PAUSED, LABEL_W + 4 * 120 + 16);
 	for (size_t r = 0; r < tt->nrows; r++) {
 		const struct thread_table_row *row = &tt->rows[r];
-		unsigned y = TOP_H + (unsigned)r * ROW_H;
+		unsigned y = top + (unsigned)r * ROW_H;
 		char *label = label_of(row);
 
 		buf_addf(b, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\">", LABEL_W - 6, y + 11);
@@ -260,6 +448,9 @@ static void add_timeline(struct buf *b, const struct trace *t, const struct thre
 			buf_addstr(b, " s</title></rect>\n");
 		}
 	}
+	if (tt->nrows)
+		add_pauses(b, t, tt, top, (unsigned)(tt->nrows - 1) * ROW_H + BAR_H);
+	add_marks(b, t, tt, TOP_H + 2, yaxis, w);
 	buf_addf(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"#666\"/>\n", LABEL_W, yaxis,
 		 LABEL_W + STRIP_W, yaxis);
 	for (k = 0; k <= 4; k++) {

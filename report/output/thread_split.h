@@ -1,7 +1,8 @@
 /*
  * thread_split.h: 'threads --split DIR', one folded file and one flame
  * graph per thread and an index.html that links them, with a timeline of
- * when each thread ran and waited.
+ * when each thread ran and waited, and of the recording's marks and
+ * pauses.
  *
  * Files are created only inside the directory given, through one
  * descriptor opened once, with O_CREAT|O_EXCL|O_NOFOLLOW: a symbolic link
@@ -41,10 +42,11 @@ int thread_split_open_dir(const char *path, int *dirfd);
  * thread_table_file_stem()), then index.html: a table of every row,
  * linking its files, and an inline SVG timeline with one strip per row
  * from tt's bins (tt must have been built with nbins > 0 and the same
- * filters as o). The output depends on
- * nothing but its inputs. Returns 0, or a negative error; then *failed
- * (if failed is not NULL) is the name of the file that could not be
- * written, which the caller frees, or NULL. */
+ * filters as o), with the trace's marks (lines, named where the names do
+ * not run into each other) and pauses (hatched bands) within tt's span
+ * over it. The output depends on nothing but its inputs. Returns 0, or a
+ * negative error; then *failed (if failed is not NULL) is the name of the
+ * file that could not be written, which the caller frees, or NULL. */
 int thread_split_write(int dirfd, struct stacks *st, const struct thread_table *tt,
 		       const struct thread_split_opts *o, char **failed);
 

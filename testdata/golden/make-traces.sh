@@ -12,6 +12,13 @@
 #   libg.so 0x7f0000000500 work, 0x7f0000000600 wait
 # and threads whose names are hostile or alike: "../../x", "a/b", "", a
 # second "worker", markup, one with no name, and one that is never sampled.
+#
+# marks.trace, the same at 1000 Hz for 0.7 s, with marks and pauses for the
+# timeline of threads --split: one at the start, markup, a control byte and
+# invalid UTF-8 in a name, marks a millisecond apart whose names would run
+# into each other, ten at one instant, a long name at the very end, one
+# after it (written first, so that the reader sorts them), two pauses that
+# overlap and one of no length.
 set -eu
 synth=${1:?usage: make-traces.sh SYNTH_TRACE}
 dir=$(dirname "$0")
@@ -45,4 +52,28 @@ work=0x7f0000000500 wait=0x7f0000000600
 	--sample TID=100 \
 	--sample TID=100,STACK=0x9000:$main --count 2 \
 	--sample TID=101,STACK=$main:$work:$rec:$main --count 3 \
+	--exit 0
+
+hostile=$(printf 'load <cfg> & "go"\001\377')
+"$synth" -o "$dir/marks.trace" --os linux --arch x86_64 --pid 4343 --rate 1000 \
+	--command /nonexistent/golden/app \
+	--image KIND=none,PATH=/nonexistent/golden/app,START=0x400000,SIZE=0x10000,BIAS=0x400000 \
+	--thread TID=200,NAME=main \
+	--thread TID=201,NAME=io \
+	--sample TID=200,STACK=$a:$main --count 300 \
+	--sample TID=201,STATE=sleeping,STACK=$b:$main --count 200 \
+	--sample TID=200,STACK=$rec:$main --count 200 \
+	--mark 'AT=900,NAME=after the end' \
+	--mark AT=0,NAME=start \
+	--mark "AT=100,NAME=$hostile,SOURCE=app" \
+	--mark 'AT=300,NAME=phase 2' \
+	--mark 'AT=301,NAME=frame 1,SOURCE=app' --mark 'AT=302,NAME=frame 2,SOURCE=app' \
+	--mark 'AT=303,NAME=frame 3,SOURCE=app' \
+	--mark AT=455,NAME=burst-1 --mark AT=455,NAME=burst-2 --mark AT=455,NAME=burst-3 \
+	--mark AT=455,NAME=burst-4 --mark AT=455,NAME=burst-5 --mark AT=455,NAME=burst-6 \
+	--mark AT=455,NAME=burst-7 --mark AT=455,NAME=burst-8 --mark AT=455,NAME=burst-9 \
+	--mark AT=455,NAME=burst-10 \
+	--mark 'AT=701,NAME=a name far longer than a label can hold,SOURCE=app' \
+	--pause FROM=350,TO=400 --pause FROM=420,TO=440 --pause FROM=430,TO=450 \
+	--pause FROM=600,TO=600 \
 	--exit 0

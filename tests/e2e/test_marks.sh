@@ -75,14 +75,15 @@ n=$(count --from mark:a --to 1.5)
 
 # --- a pause: 50 samples, a second paused, 50 samples ---------------------
 "$SYNTH" -o "$TMP/p.trace" --rate 100 --mode wall --command prog --thread TID=1,NAME=main \
-	--sample TID=1,STACK=0x1000 --count 100 --pause AT=50,LEN=100 || { fail "marks-pause" "synth_trace failed"; exit 0; }
+	--sample TID=1,STACK=0x1000 --count 50 --sample TID=1,STACK=0x1000 --count 50 --skip 100 \
+	--pause FROM=51,TO=151 || { fail "marks-pause" "synth_trace failed"; exit 0; }
 "$SYNTH" -o "$TMP/q.trace" --rate 100 --mode wall --command prog --thread TID=1,NAME=main \
 	--sample TID=1,STACK=0x1000 --count 100 || { fail "marks-pause" "synth_trace failed"; exit 0; }
 "$REPORT" info "$TMP/p.trace" > "$TMP/pinfo" 2>&1
 want='duration:   2.010 s, 1.000 s of it paused
 rate:       100 Hz asked, 99 Hz achieved (100 samples over 1.010 s of thread time)
 pauses: 1, 1.000 s
-  0.505 s to 1.505 s'
+  0.510 s to 1.510 s'
 got=$(grep -A1 -e "^duration:" -e "^pauses:" "$TMP/pinfo" | grep -v "^--")
 [ "$got" = "$want" ] && ok "marks-pause-info" || fail "marks-pause-info" "$got"
 "$REPORT" diff --check --normalize duration --addresses "$TMP/q.trace" "$TMP/p.trace" > "$TMP/d" 2>&1

@@ -3,7 +3,8 @@
 # testdata/golden/tables.trace, compared byte for byte with the expected
 # outputs beside it; every filter on every subcommand (folded, top, threads,
 # svg), checked to select the same samples everywhere; threads --split with
-# hostile thread names; top --group line on a real recording.
+# hostile thread names, and on testdata/golden/marks.trace with marks and
+# pauses; top --group line on a real recording.
 #
 # To regenerate the expected outputs after an intended change of format:
 #   GOLDEN_UPDATE=1 bash tests/e2e/test_tables.sh
@@ -193,6 +194,17 @@ else
 fi
 grep -q 'fill="#3c9a50"><title>running, ' "$TMP/timeline.svg" && grep -q 'fill="#8fb3de"><title>waiting, ' "$TMP/timeline.svg" \
 	&& ok "split-timeline-shows-running-and-waiting" || fail "split-timeline-shows-running-and-waiting" "no running or waiting spans"
+
+# The timeline of marks.trace, with its marks and pauses (test_split_marks.sh
+# checks what they show).
+if ! "$REPORT" threads --split "$P/marks" "$G/marks.trace" > /dev/null 2> "$TMP/err" || [ -s "$TMP/err" ]; then
+	fail "golden-split-marks-index.html" "threads --split: $(head -3 "$TMP/err")"
+elif [ -n "$UPDATE" ]; then
+	cp "$P/marks/index.html" "$G/tables/split-marks-index.html"; ok "golden-split-marks-index.html (updated)"
+else
+	cmp -s "$P/marks/index.html" "$G/tables/split-marks-index.html" && ok "golden-split-marks-index.html" \
+		|| fail "golden-split-marks-index.html" "$(diff "$G/tables/split-marks-index.html" "$P/marks/index.html" | head -6 | tr '\n' '|')"
+fi
 
 # A directory that is not empty is refused and left as it was; an empty
 # one is used; a run into the same directory again is refused.

@@ -28,8 +28,9 @@ static const char usage_text[] =
 	"usage: synth_trace -o file [--os linux|macos] [--arch x86_64|arm64] [--mode wall|cpu]\n"
 	"                   [--sampler tick|perf] [--kernel sampled|refused|not-sampled]\n"
 	"                   [--paranoid n] [--pid pid] [--rate hz] [--host text] [--command word]...\n"
-	"                   [--image spec]... [--thread spec]... [--sample spec [--count n]]...\n"
-	"                   [--mark spec]... [--pause spec]... [--exit code]\n"
+	"                   [--image spec]... [--thread spec]...\n"
+	"                   [--sample spec [--count n] [--skip n]]... [--mark spec]...\n"
+	"                   [--pause spec]... [--exit code]\n"
 	"       synth_trace -h | --help\n"
 	"\n"
 	"  -o file          write the trace to file (replaced if it exists)\n"
@@ -55,11 +56,13 @@ static const char usage_text[] =
 	"                   STACK=leaf:caller:...:root,TRUNCATED=0|1,KERNEL=0|1\n"
 	"                   (TID must be a --thread)\n"
 	"  --count n        take the sample before it n times (default 1)\n"
+	"  --skip n         leave n periods without a sample before the sample before it\n"
+	"                   (AT, FROM and TO count periods, skipped ones included)\n"
 	"  --mark spec      a mark: AT=k,NAME=name,SOURCE=control|app, at the time of the\n"
 	"                   k'th sample, from 1 (0, the default: the start); SOURCE\n"
 	"                   defaults to control\n"
-	"  --pause spec     sampling paused: AT=k,LEN=n, for n periods from half a period\n"
-	"                   after the k'th sample, which the samples after it follow\n"
+	"  --pause spec     a pause: FROM=i,TO=k, from the time of the i'th sample to that\n"
+	"                   of the k'th, counted as --mark's AT\n"
 	"  --exit code      record that the command exited with code\n"
 	"  -h, --help       show this help\n"
 	"\n"
@@ -76,12 +79,17 @@ struct sample_spec {
 	uint64_t *addrs;
 	size_t naddrs;
 	uint64_t count;
+	uint64_t skip;  /* periods left without a sample before it */
 };
 
 struct mark_spec {
 	uint64_t at;  /* the k'th sample's time */
 	char *name;
 	int source;
+};
+
+struct pause_spec {
+	uint64_t from, to;  /* samples whose times it spans, as mark_spec.at */
 };
 
 struct thread_spec {
@@ -276,6 +284,26 @@ static void parse_mark(char *spec, struct mark_spec *m)
 		usage_error("option '--mark': no NAME");
 }
 
+static void parse_pause(char *spec, struct pause_spec *p)
+{
+	char *rest = spec, *key, *value;
+	int has_to = 0;
+
+	*p = (struct pause_spec){ 0 };
+	while (next_pair("--pause", &rest, &key, &value)) {
+		if (strcmp(key, "FROM") == 0) {
+			p->from = parse_number("--pause FROM", value, UINT32_MAX);
+		} else if (strcmp(key, "TO") == 0) {
+			p->to = parse_number("--pause TO", value, UINT32_MAX);
+			has_to = 1;
+		} else {
+			usage_error("option '--pause': unknown key '%s'", key);
+		}
+	}
+	if (!has_to || p->to < p->from)
+		usage_error("option '--pause': no TO at or after FROM");
+}
+
 static void parse_stack(char *arg, struct sample_spec *s)
 {
 	size_t cap = 0;
@@ -346,29 +374,8 @@ static void check(int r, const char *path)
 enum {
 	OPT_OS = 256, OPT_ARCH, OPT_MODE, OPT_SAMPLER, OPT_KERNEL, OPT_PARANOID, OPT_PID, OPT_RATE,
 	OPT_HOST, OPT_COMMAND, OPT_IMAGE, OPT_THREAD, OPT_SAMPLE, OPT_COUNT, OPT_EXIT,
-	OPT_MARK, OPT_PAUSE,
+	OPT_MARK, OPT_PAUSE, OPT_SKIP,
 };
-
-struct pause_spec {
-	uint64_t at, len;
-};
-
-static void parse_pause(char *spec, struct pause_spec *p)
-{
-	char *rest = spec, *key, *value;
-
-	*p = (struct pause_spec){ 0 };
-	while (next_pair("--pause", &rest, &key, &value)) {
-		if (strcmp(key, "AT") == 0)
-			p->at = parse_number("--pause AT", value, UINT32_MAX);
-		else if (strcmp(key, "LEN") == 0)
-			p->len = parse_number("--pause LEN", value, UINT32_MAX);
-		else
-			usage_error("option '--pause': unknown key '%s'", key);
-	}
-	if (!p->at || !p->len)
-		usage_error("option '--pause': AT and LEN must be 1 or more");
-}
 
 int main(int argc, char **argv)
 {
@@ -389,6 +396,7 @@ int main(int argc, char **argv)
 		{ "thread", required_argument, NULL, OPT_THREAD },
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "exit", required_argument, NULL, OPT_EXIT },
 		{ "mark", required_argument, NULL, OPT_MARK },
 		{ "pause", required_argument, NULL, OPT_PAUSE },
@@ -403,7 +411,6 @@ int main(int argc, char **argv)
 	size_t nmarks = 0, marks_cap = 0;
 	struct pause_spec *pauses = NULL;
 	size_t npauses = 0, pauses_cap = 0;
-	uint64_t taken = 0;
 	size_t nimages = 0, images_cap = 0, nthreads = 0, threads_cap = 0;
 	size_t nsamples = 0, samples_cap = 0, argv_cap = 0;
 	struct trace_writer *w = NULL;
@@ -480,6 +487,11 @@ int main(int argc, char **argv)
 			samples = xgrow(samples, &samples_cap, nsamples + 1, sizeof(*samples));
 			parse_sample(optarg, &samples[nsamples++]);
 			break;
+		case OPT_SKIP:
+			if (!nsamples)
+				usage_error("option '--skip' must follow a --sample");
+			samples[nsamples - 1].skip = parse_number("--skip", optarg, 100000000);
+			break;
 		case OPT_COUNT:
 			if (!nsamples)
 				usage_error("option '--count' must follow a --sample");
@@ -549,20 +561,16 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nmarks; i++)
 		check(trace_writer_mark(w, t + marks[i].at * period, marks[i].source, marks[i].name),
 		      out_path);
+	for (size_t i = 0; i < npauses; i++)
+		check(trace_writer_pause(w, t + pauses[i].from * period, t + pauses[i].to * period),
+		      out_path);
 	for (size_t i = 0; i < nsamples; i++) {
 		const struct sample_spec *s = &samples[i];
+		t += s->skip * period;
 		for (uint64_t k = 0; k < s->count; k++) {
 			t += period;
 			check(trace_writer_sample(w, t, s->tid, s->state, s->flags, s->addrs, s->naddrs),
 			      out_path);
-			taken++;
-			for (size_t p = 0; p < npauses; p++) {
-				if (pauses[p].at != taken)
-					continue;
-				check(trace_writer_pause(w, t + period / 2, t + period / 2 + pauses[p].len * period),
-				      out_path);
-				t += pauses[p].len * period;
-			}
 		}
 	}
 	end.time = t + period;

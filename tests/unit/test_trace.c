@@ -2751,8 +2751,9 @@ Test(trace_reader, mark_records_read_as_the_page_says)
 	buf_release(&p);
 }
 
-/* Pauses (2.3) come back in order of start; the paused time between two
- * instants counts each instant once, overlapping pauses too. */
+/* Pauses (2.3) come back in order of start, whole when the marks beside
+ * them had to be sorted too; the paused time between two instants counts
+ * each instant once, overlapping pauses too. */
 Test(trace_writer, pauses_read_back_and_summed)
 {
 	const uint64_t start = test_session().start_monotonic_ns;
@@ -2765,6 +2766,8 @@ Test(trace_writer, pauses_read_back_and_summed)
 	cr_assert_eq(trace_writer_pause(w, start + 100, start + 300), 0);
 	cr_assert_eq(trace_writer_pause(w, start + 200, start + 400), 0);
 	cr_assert_eq(trace_writer_pause(w, start + 900, start + 800), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_mark(w, start + 600, TRACE_MARK_CONTROL, "late"), 0);
+	cr_assert_eq(trace_writer_mark(w, start + 150, TRACE_MARK_CONTROL, "early"), 0);
 	cr_assert_eq(trace_writer_finish(w, NULL), 0);
 	trace_writer_free(w);
 	bl = fd_bytes(fd);
@@ -2772,6 +2775,8 @@ Test(trace_writer, pauses_read_back_and_summed)
 	t = load(bl);
 	assert_whole(t);
 	cr_assert_eq(t->npauses, 3);
+	cr_assert_eq(t->nmarks, 2);
+	cr_assert_str_eq(t->marks[0].name, "early");
 	cr_assert_eq(t->pauses[0].start, start + 100);
 	cr_assert_eq(t->pauses[1].start, start + 200);
 	cr_assert_eq(t->pauses[2].end, start + 700);
