@@ -181,8 +181,8 @@ def record(a, prof_record):
     os.close(ev_r)
     if show.drawn:
         sys.stderr.write("\n")
-    # prof-record leaves a launched command running after a stop.
-    if start and start["launched"] and end and end.get("why") in ("stop", "cancel"):
+    # A stop leaves the target running, a launched command too.
+    if start and start["launched"] and end and end.get("running"):
         print(f"{PROG}: command {start['pid']} runs on", file=sys.stderr)
     return end, status
 
