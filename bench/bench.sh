@@ -205,6 +205,7 @@ run() {
 	bare)       "$@" ;;
 	prof-cpu)   "$RECORD" -f --mode cpu -F "$hz" -o "$out" -- "$@" ;;
 	prof-wall)  "$RECORD" -f --mode wall -F "$hz" -o "$out" -- "$@" ;;
+	prof-cpu-events) "$RECORD" -f --mode cpu -F "$hz" --events "$out.events" -o "$out" -- "$@" ;;
 	perf-fp)    perf record -F "$hz" -g -o "$out" -- "$@" ;;
 	perf-fp-z)  perf record -z -F "$hz" -g -o "$out" -- "$@" ;;
 	perf-dwarf) perf record -F "$hz" --call-graph dwarf -o "$out" -- "$@" ;;
@@ -288,6 +289,13 @@ if step overhead; then
 					put "vsfp.$w.$hz.$tool" "$(ratio "$a" "$b")"
 					put "ptsfp.$w.$hz.$tool" "$(awk -v a="$a" -v b="$b" -v c="$base" 'BEGIN { printf "%.6g\n", (a - b) / c * 100 }')"
 				done
+				# What --events costs: prof cpu with its events written
+				# for a host, against without, in points.
+				if usable prof-cpu; then
+					run prof-cpu-events "$hz" "$TMP/ev.out" "$W/$w" -n "$units"
+					read -r a _ < "$TMP/run"
+					put "evpts.$w.$hz" "$(awk -v a="$a" -v b="$(cat "$TMP/secs.prof-cpu")" -v c="$base" 'BEGIN { printf "%.6g\n", (a - b) / c * 100 }')"
+				fi
 			done
 			if usable perf-fp-z; then
 				run perf-fp-z "$hz" "$TMP/z.data" "$W/$w" -n "$units"
@@ -904,6 +912,13 @@ times() {
 					printf '%-14s' "$(num "$(median "$k")" %.3f | tr -d ' ')"
 				done
 				echo
+			done
+		done
+		echo
+		echo "--events: prof cpu writing its events for a host, against without in the same repetition, median points more"
+		for w in $WORKLOADS; do
+			for hz in $RATES; do
+				printf '%-9s %6s  %s\n' "$w" "$hz" "$(num "$(median "evpts.$w.$hz")" %.3f | tr -d ' ')"
 			done
 		done
 		echo
