@@ -27,7 +27,8 @@
 #   recording ends on time, with every mark and no sample lost;
 # - events-fd-flags-kept: the host's descriptors are still blocking;
 # - control-before-start-after-end: commands in the FIFO before the start
-#   are carried out, and a writer going on after the end holds nothing.
+#   are carried out, and a writer going on after the end holds nothing;
+# - events-warning-codes-documented: every warning code is in the man page.
 # The first five again as tick-*, with the tick sampler (--sampler
 # ptrace), which stops its clock for a pause where perf_event's kernel
 # samples on and the recorder drops what it takes.
@@ -265,4 +266,9 @@ first=$("$REPORT" info "$TMP/s.trace" 2> /dev/null | awk '/^marks:/ { getline; p
 [ $rc = 0 ] && [ "$first" = '"early" (control)' ] && [ $took -lt 5000 ] && [ $alive = yes ] \
 	&& ok "control-before-start-after-end (first mark $first, ended in $took ms)" \
 	|| fail "control-before-start-after-end" "exit $rc, first mark '$first', $took ms, writer alive: $alive: $(tail -2 "$TMP/s.err")"
+# Every code a warning event can carry is in prof-record(1)'s list.
+codes=$(cat "$TOP"/record/*.c "$TOP"/common/*.c | sed -n 's/.*warning_code("\([a-z-]*\)".*/\1/p' | sort -u)
+missing=$(for c in $codes; do grep -q -- "$c" "$TOP/man/prof-record.1" || echo "$c"; done)
+[ -n "$codes" ] && [ -z "$missing" ] && ok "events-warning-codes-documented ($(echo $codes | wc -w))" \
+	|| fail "events-warning-codes-documented" "not in man/prof-record.1: $missing"
 exit 0
