@@ -469,7 +469,8 @@ int session_run(const struct session_options *o)
 
 		if ((r = events_open(o->events, &events)) < 0) {
 			error("cannot open the event stream '%s': %s", o->events,
-			      r == -EINVAL ? "not a descriptor number" : strerror(-r));
+			      r == -EINVAL ? "not a descriptor number"
+			      : r == -ENXIO ? "a FIFO nobody reads (open it for reading first)" : strerror(-r));
 			goto out;
 		}
 		memset(&sa, 0, sizeof(sa));

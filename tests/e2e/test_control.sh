@@ -28,6 +28,7 @@
 # - events-fd-flags-kept: the host's descriptors are still blocking;
 # - control-before-start-after-end: commands in the FIFO before the start
 #   are carried out, and a writer going on after the end holds nothing;
+# - events-fifo-unread: a FIFO with no reader is an error that says so;
 # - events-warning-codes-documented: every warning code is in the man page.
 # The first five again as tick-*, with the tick sampler (--sampler
 # ptrace), which stops its clock for a pause where perf_event's kernel
@@ -266,6 +267,12 @@ first=$("$REPORT" info "$TMP/s.trace" 2> /dev/null | awk '/^marks:/ { getline; p
 [ $rc = 0 ] && [ "$first" = '"early" (control)' ] && [ $took -lt 5000 ] && [ $alive = yes ] \
 	&& ok "control-before-start-after-end (first mark $first, ended in $took ms)" \
 	|| fail "control-before-start-after-end" "exit $rc, first mark '$first', $took ms, writer alive: $alive: $(tail -2 "$TMP/s.err")"
+mkfifo "$TMP/evf"
+"$RECORD" -q --events "$TMP/evf" -o "$TMP/f.trace" -- true 2> "$TMP/f.err"
+rc=$?
+[ $rc = 1 ] && grep -q "a FIFO nobody reads (open it for reading first)" "$TMP/f.err" && [ ! -e "$TMP/f.trace" ] \
+	&& ok "events-fifo-unread" || fail "events-fifo-unread" "exit $rc: $(cat "$TMP/f.err")"
+
 # Every code a warning event can carry is in prof-record(1)'s list.
 codes=$(cat "$TOP"/record/*.c "$TOP"/common/*.c | sed -n 's/.*warning_code("\([a-z-]*\)".*/\1/p' | sort -u)
 missing=$(for c in $codes; do grep -q -- "$c" "$TOP/man/prof-record.1" || echo "$c"; done)
