@@ -2,10 +2,12 @@
  * diag.c: the program's voice on stderr, and allocation that cannot fail.
  *
  * Every message goes through one place so that they all share the git-like
- * "prog: message" shape, and so that out-of-memory is handled once rather
- * than at every call site.
+ * "prog: message" shape, starting on a line of its own (a status line of
+ * common/progress.h is cleared first), and so that out-of-memory is
+ * handled once rather than at every call site.
  */
 #include "diag.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -32,6 +34,7 @@ static void vreport_code(const char *prefix, const char *code, const char *fmt, 
 	va_list copy;
 
 	va_copy(copy, ap);
+	progress_clear_shown();
 	fprintf(stderr, "%s: %s", progname, prefix);
 	vfprintf(stderr, fmt, ap);
 	if (errnum)
@@ -110,6 +113,7 @@ void warning_code(const char *code, const char *fmt, ...)
 void diag_bug(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
+	progress_clear_shown();
 	fprintf(stderr, "%s: BUG at %s:%d: ", progname, file, line);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -2,6 +2,7 @@
  * diag.h: diagnostics and allocation that cannot fail.
  *
  * Messages look like git's: "prog: message", lowercase, no full stop.
+ * A status line on the terminal (common/progress.h) is cleared first.
  * Only programs (main, cmd_*) call die(); library code returns errors.
  */
 #ifndef COMMON_DIAG_H

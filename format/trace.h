@@ -446,6 +446,10 @@ struct trace {
  * status says what was lost and where. Fails only when nothing usable is there (not a trace, a newer major
  * version, no session). On success the caller frees *out with trace_free(). */
 int trace_load(const char *path, struct trace **out);
+struct progress;
+/* As trace_load(), saying how far it has read to pg (common/progress.h;
+ * NULL: nowhere) as the phase "reading trace", in bytes of the file. */
+int trace_load_progress(const char *path, struct progress *pg, struct trace **out);
 /* As trace_load(), from n borrowed bytes. */
 int trace_load_mem(const void *p, size_t n, struct trace **out);
 void trace_free(struct trace *t);

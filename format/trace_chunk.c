@@ -457,6 +457,7 @@ int trace_walk_chunks(const uint8_t *p, size_t n, const struct trace_walk *w,
 			k.expect = (uint64_t)h.seq + 1;
 		}
 		pos = end;
+		progress_update(w->progress, pos);
 	}
 	if (bad != SIZE_MAX) {
 		/* Damage to the end: at least one chunk was there. */

@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "common/buf.h"
+#include "common/progress.h"
 
 struct cursor;
 struct trace_load_status;
@@ -91,12 +92,15 @@ struct trace_chunk {
  * error (the chunk then counts as damaged).
  * Intact chunks of other types are skipped. mark, if set, tells where the
  * reader is (the trace reader: how many samples it has read), and is
- * stamped on each loss as its samples_before. */
+ * stamped on each loss as its samples_before. progress, if set, hears
+ * after each chunk how many bytes of the file are behind (its phase is
+ * the caller's). */
 struct trace_walk {
 	uint32_t types;
 	int (*fn)(void *ctx, const struct trace_chunk *c);
 	uint64_t (*mark)(void *ctx);
 	void *ctx;
+	struct progress *progress;
 };
 /* Walks the n bytes at p from the end of the file header, as
  * man/prof-trace.5 "Reading chunks" says: counts chunks read and skipped,

@@ -23,6 +23,7 @@
 #include "common/bytes.h"
 #include "common/diag.h"
 #include "common/hmap.h"
+#include "common/progress.h"
 
 struct loader {
 	struct trace *t;
@@ -916,7 +917,7 @@ static void settle_reused_tids(struct loader *l)
 	free(next);
 }
 
-int trace_load_mem(const void *mem, size_t n, struct trace **out)
+static int load(const void *mem, size_t n, struct progress *pg, struct trace **out)
 {
 	const uint8_t *p = mem;
 	struct loader l = { 0 };
@@ -925,6 +926,7 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 		.fn = read_chunk,
 		.mark = samples_read,
 		.ctx = &l,
+		.progress = pg,
 	};
 	uint16_t major, minor;
 	int r;
@@ -949,6 +951,7 @@ int trace_load_mem(const void *mem, size_t n, struct trace **out)
 	l.t->nodes[0].addr = 0;
 	l.t->nodes[0].parent = 0;
 	l.t->nnodes = 1;
+	progress_phase(pg, "reading trace", "bytes", n);
 	if ((r = trace_walk_chunks(p, n, &w, &l.t->status)) < 0)
 		goto out;
 	if (!l.t->status.has_footer && l.t->status.ends_whole) {
@@ -980,15 +983,35 @@ out:
 	return 0;
 }
 
-static int load_mem(const void *p, size_t n, void *out)
+int trace_load_mem(const void *mem, size_t n, struct trace **out)
 {
-	return trace_load_mem(p, n, out);
+	return load(mem, n, NULL, out);
+}
+
+/* What trace_load_path() hands the file's bytes to. */
+struct load_ctx {
+	struct progress *pg;
+	struct trace **out;
+};
+
+static int load_file(const void *p, size_t n, void *ctx)
+{
+	struct load_ctx *c = ctx;
+
+	return load(p, n, c->pg, c->out);
 }
 
 int trace_load(const char *path, struct trace **out)
 {
+	return trace_load_progress(path, NULL, out);
+}
+
+int trace_load_progress(const char *path, struct progress *pg, struct trace **out)
+{
+	struct load_ctx c = { pg, out };
+
 	*out = NULL;
-	return trace_load_path(path, load_mem, out);
+	return trace_load_path(path, load_file, &c);
 }
 
 void trace_free(struct trace *t)

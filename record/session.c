@@ -16,6 +16,7 @@
 #include "events.h"
 #include "loop.h"
 #include "common/diag.h"
+#include "common/progress.h"
 #include "format/trace_ident.h"
 #include "format/trace.h"
 
@@ -72,20 +73,12 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void human_bytes(uint64_t n, char *out, size_t len)
-{
-	if (n < 10240)
-		snprintf(out, len, "%llu B", (unsigned long long)n);
-	else if (n < 10u << 20)
-		snprintf(out, len, "%.1f KiB", n / 1024.0);
-	else
-		snprintf(out, len, "%.1f MiB", n / 1048576.0);
-}
-
-static int status_shown;
+/* The terminal's status line: prof-record's counters, four times a
+ * second, while it records. */
+static struct progress status_line;
 
 /* The terminal's status line and the progress event, from the same
- * counters; ctx is non-NULL when the terminal shows it. */
+ * counters; ctx is the status line when the terminal shows it. */
 static void show_progress(void *ctx, const struct loop_stats *st)
 {
 	char size[32];
@@ -93,11 +86,10 @@ static void show_progress(void *ctx, const struct loop_stats *st)
 	events_progress(events, st);
 	if (!ctx)
 		return;
-	human_bytes(st->bytes, size, sizeof(size));
-	fprintf(stderr, "\r%s: %.1fs  %llu samples  %llu threads  %llu lost  %s\033[K",
-		diag_progname(), st->elapsed_ns / 1e9, (unsigned long long)st->samples,
-		(unsigned long long)st->live_threads, (unsigned long long)st->lost, size);
-	status_shown = 1;
+	progress_bytes(st->bytes, size, sizeof(size));
+	progress_show(ctx, "%.1fs  %llu samples  %llu threads  %llu lost  %s",
+		      st->elapsed_ns / 1e9, (unsigned long long)st->samples,
+		      (unsigned long long)st->live_threads, (unsigned long long)st->lost, size);
 }
 
 static int shell_status(int status)
@@ -616,9 +608,10 @@ int session_run(const struct session_options *o)
 	} else if (o->keep_images) {
 		warning_code("keep-images-nothing", "--keep-images keeps nothing: %s", o->image_cache_max ? "no image cache (set $PROF_IMAGE_CACHE or $HOME)" : "--image-cache-max is 0");
 	}
-	if ((!o->quiet && isatty(STDERR_FILENO)) || events) {
+	progress_init(&status_line, progress_stderr(o->quiet));
+	if (status_line.f || events) {
 		cfg.progress = show_progress;
-		cfg.progress_ctx = !o->quiet && isatty(STDERR_FILENO) ? (void *)o : NULL;
+		cfg.progress_ctx = status_line.f ? &status_line : NULL;
 	}
 	cfg.control = control;
 	cfg.app_marks = app_marks;
@@ -641,8 +634,7 @@ int session_run(const struct session_options *o)
 			exit_code = shell_status(status);
 	}
 	end.time = loop_now();
-	if (status_shown)
-		fputs("\r\033[K", stderr);
+	progress_release(&status_line);
 	if (st.target_error) {
 		error("recording of %s %d stopped: %s", launched ? "command" : "process", (int)pid,
 		      prof_strerror(st.target_error));

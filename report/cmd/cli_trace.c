@@ -3,7 +3,10 @@
  * the trace, prof.trace when none is named (as perf report reads
  * perf.data), and warns in one line about what did not read back whole;
  * finds the symbol packs; and opens the output, where "-" is standard
- * output and a lost write is an error.
+ * output and a lost write is an error. While it loads, symbolizes and
+ * folds, a report that takes more than a second says how far it is on a
+ * terminal's standard error (common/progress.h), and clears the line
+ * before the command writes.
  */
 #include "report/cmd/cli_trace.h"
 
@@ -16,6 +19,7 @@
 
 #include "common/buf.h"
 #include "common/diag.h"
+#include "common/progress.h"
 #include "common/timing.h"
 #include "format/trace_pack.h"
 #include "report/symbols/pack.h"
@@ -90,6 +94,11 @@ static void warn_loss(const char *what, const char *path, const struct trace_loa
 	buf_release(&b);
 }
 
+/* The status line of the run, started by the first cli_open(): a report
+ * that takes more than a second shows its phases on a terminal. */
+static struct progress progress;
+static int progress_started;
+
 /* Loads the trace at path, the default one if path is NULL. */
 static struct trace *load_trace(const char *path)
 {
@@ -97,7 +106,7 @@ static struct trace *load_trace(const char *path)
 	struct trace *t = NULL;
 	int err, prev = timing_enter(TIMING_OPEN);
 
-	err = trace_load(p, &t);
+	err = trace_load_progress(p, &progress, &t);
 	timing_leave(prev);
 	if (err == -ENOENT && !path)
 		die("no trace named, and no '%s' here to read instead: record one with "
@@ -192,9 +201,16 @@ void cli_open(struct cli_report *r, const char *path, enum cli_stage stage, stru
 	struct symbolize_opts so = cli_symbolize_opts(r);
 	struct profile_opts po;
 
-	*ct = (struct cli_trace){ .path = path ? path : TRACE_DEFAULT_PATH, .t = load_trace(path) };
+	if (!progress_started) {
+		progress_init(&progress, progress_stderr(0));
+		progress_started = 1;
+	}
+	*ct = (struct cli_trace){ .path = path ? path : TRACE_DEFAULT_PATH, .t = load_trace(path),
+				  .progress = &progress };
 	resolve_marks(r, ct->t, ct->path);
 	po = cli_profile_opts(r);
+	po.progress = &progress;
+	so.progress = &progress;
 	if (stage >= CLI_SYMBOLIZED) {
 		if (!r->addresses)
 			so.pack = ct->pack = load_packs(r, ct->path, ct->t);
@@ -205,12 +221,14 @@ void cli_open(struct cli_report *r, const char *path, enum cli_stage stage, stru
 		timing_enter(TIMING_PROFILE);
 		ct->p = profile_build(ct->stacks, &po);
 	}
+	progress_end(&progress);
 	timing_enter(TIMING_OUTPUT);
 }
 
 void cli_close(struct cli_trace *ct)
 {
 	timing_enter(TIMING_RELEASE);
+	progress_end(ct->progress);
 	profile_free(ct->p);
 	stacks_free(ct->stacks);
 	symbolize_free(ct->sym);

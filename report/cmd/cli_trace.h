@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/progress.h"
 #include "format/trace.h"
 #include "report/cmd/cli_options.h"
 
@@ -40,13 +41,19 @@ struct cli_trace {
 	struct symbolize *sym; /* from CLI_SYMBOLIZED on, else NULL */
 	struct stacks *stacks; /* its stacks; frames from CLI_SYMBOLIZED on */
 	struct profile *p;     /* at CLI_PROFILED, else NULL */
+	struct progress *progress; /* the run's status line, ended (cleared):
+	                       * a command that symbolizes after cli_open()
+	                       * starts a phase of its own and ends it
+	                       * before it writes */
 };
 /* Opens path (NULL: TRACE_DEFAULT_PATH, the trace a command reads when
  * none is named; its absence is an error that names the fix) to the given
  * stage under the options r, or dies with a clear message. The symbol
  * packs are the --pack files, then the pack embedded in the trace, then
  * TRACE.syms if it exists. --from and --to given as marks get the times
- * of the trace's marks in r. Release with cli_close(). */
+ * of the trace's marks in r. On a terminal, a run that takes more than a
+ * second shows its phases on standard error, cleared before this returns.
+ * Release with cli_close(). */
 void cli_open(struct cli_report *r, const char *path, enum cli_stage stage,
 	      struct cli_trace *ct);
 void cli_close(struct cli_trace *ct);

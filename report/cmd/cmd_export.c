@@ -12,6 +12,7 @@
 
 #include "common/buf.h"
 #include "common/diag.h"
+#include "common/progress.h"
 #include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/model/export.h"
@@ -59,7 +60,8 @@ int cmd_export(int argc, char **argv)
 		die("not writing binary pprof data to a terminal; use -o FILE or a pipe");
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
 	filter = cli_filter(&r);
-	e = export_build(ct.stacks, &filter);
+	e = export_build(ct.stacks, &filter, ct.progress);
+	progress_end(ct.progress);
 	out = cli_output_open(output);
 	if (format == FORMAT_PPROF) {
 		struct buf b;

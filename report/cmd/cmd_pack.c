@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/diag.h"
+#include "common/progress.h"
 #include "format/trace_pack.h"
 #include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
@@ -161,8 +162,9 @@ int cmd_pack(int argc, char **argv)
 		have = pack_new();
 		pack_add(have, ct.t->pack, ct.path, 0);
 	}
-	s = pack_build(ct.stacks, have, &st);
+	s = pack_build(ct.stacks, have, &st, ct.progress);
 	dbytes = debug_bytes(ct.t, ct.sym, s, &nfiles);
+	progress_end(ct.progress);
 	if (embed && !st.addrs) {
 		fprintf(stderr, "%s: nothing to add: '%s' already holds the symbols of every address that can be named\n",
 			diag_progname(), ct.path);

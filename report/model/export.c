@@ -16,6 +16,7 @@
 
 #include "common/diag.h"
 #include "common/hmap.h"
+#include "common/progress.h"
 
 #define NO_LOCATION UINT64_MAX
 
@@ -97,7 +98,7 @@ static uint32_t add_stack(struct builder *b, const struct trace_sample *s)
 	return (uint32_t)e->nstacks++;
 }
 
-struct export *export_build(struct stacks *st, const struct stacks_filter *f)
+struct export *export_build(struct stacks *st, const struct stacks_filter *f, struct progress *pg)
 {
 	const struct trace *t = stacks_trace(st);
 	struct builder b = { .t = t, .st = st, .e = xcalloc(1, sizeof(*b.e)),
@@ -112,6 +113,7 @@ struct export *export_build(struct stacks *st, const struct stacks_filter *f)
 	hmap_init(&program_of);
 	hmap_init(&b.loc_of);
 	hmap_init(&b.func_of);
+	progress_phase(pg, "symbolizing", "samples", t->nsamples);
 	for (size_t i = 0; i < t->nsamples; i++) {
 		const struct trace_sample *s = &t->samples[i];
 		uint32_t proc = trace_sample_process(t, s);
@@ -119,6 +121,7 @@ struct export *export_build(struct stacks *st, const struct stacks_filter *f)
 		uint64_t *slot, *prog;
 		int added;
 
+		progress_update(pg, i);
 		if (!stacks_keep(st, f, s))
 			continue;
 		slot = hmap_put(&stack_of, stacks_sample_key(s), 0, 0, &added);

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/progress.h"
 #include "format/trace.h"
 #include "report/model/stacks.h"
 #include "report/symbols/symbolize.h"
@@ -77,8 +78,9 @@ struct export {
 };
 
 /* Builds the model of the samples of st's trace that pass f, named by st,
- * which must outlive it. The caller frees it with export_free(). */
-struct export *export_build(struct stacks *st, const struct stacks_filter *f);
+ * which must outlive it, telling pg (NULL: nobody) how far it is, as the
+ * phase "symbolizing" in samples. The caller frees it with export_free(). */
+struct export *export_build(struct stacks *st, const struct stacks_filter *f, struct progress *pg);
 void export_free(struct export *e);
 
 /* The time one sample stands for, 1/rate, in ns (rounded), or 0 if the

@@ -17,6 +17,7 @@
 
 #include "common/diag.h"
 #include "common/hmap.h"
+#include "common/progress.h"
 
 struct profile_priv {
 	struct profile pub;
@@ -119,6 +120,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 	hmap_init(&seen);
 	hmap_init(&thread_of);
 	hmap_init(&root_of);
+	progress_phase(o->progress, "folding", "samples", t->nsamples);
 	for (i = 0; i < t->nsamples; i++) {
 		const struct trace_sample *s = &t->samples[i];
 		const char *tn = NULL;
@@ -127,6 +129,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 		size_t e = proc < t->nprocesses ? stacks_execs_by(&t->processes[proc], s->time) : 0;
 		int added;
 
+		progress_update(o->progress, i);
 		if (!stacks_keep(st, &o->filter, s))
 			continue;
 		/* The root frame, the name of the program the process ran. */
@@ -155,11 +158,15 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 
 	offsets = xmalloc((nkeys + 1) * sizeof(*offsets));
 	pub->stacks = xcalloc(nkeys ? nkeys : 1, sizeof(*pub->stacks));
+	/* The frames of each stack, resolved here the first time a node is
+	 * seen (or above, by --focus and --exclude). */
+	progress_phase(o->progress, "symbolizing", "stacks", nkeys);
 	for (i = 0; i < nkeys; i++) {
 		struct key *k = &keys[i];
 		const uint32_t *nodes;
 		size_t depth = stacks_sample_nodes(st, k->first, &nodes);
 
+		progress_update(o->progress, i);
 		offsets[i] = p->nnames;
 		p->names = xgrow(p->names, &p->capnames, p->nnames + 3, sizeof(*p->names));
 		p->names[p->nnames++] = k->root;

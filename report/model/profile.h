@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/progress.h"
 #include "format/trace.h"
 #include "report/model/stacks.h"
 #include "report/symbols/symbolize.h"
@@ -32,6 +33,8 @@ struct profile_opts {
 	int process_frames;       /* insert "NAME [PID]" under the root */
 	int thread_frames;        /* insert "NAME [TID]" under the root (and
 	                           * the process frame) */
+	struct progress *progress; /* hears the phases "folding" (samples) and
+	                           * "symbolizing" (stacks), or NULL */
 };
 
 struct profile_stack {

@@ -17,6 +17,7 @@
 
 #include "common/diag.h"
 #include "common/hmap.h"
+#include "common/progress.h"
 
 struct entry {
 	size_t image;       /* index into the pack's images */
@@ -146,7 +147,8 @@ static void emit(struct builder *b)
 	hmap_release(&strings);
 }
 
-struct trace_pack *pack_build(struct stacks *s, struct pack *have, struct pack_build_stats *st)
+struct trace_pack *pack_build(struct stacks *s, struct pack *have, struct pack_build_stats *st,
+			      struct progress *pg)
 {
 	const struct trace *t = stacks_trace(s);
 	struct builder b = { .t = t, .st = s, .have = have, .out = trace_pack_new() };
@@ -156,11 +158,13 @@ struct trace_pack *pack_build(struct stacks *s, struct pack *have, struct pack_b
 	for (size_t i = 0; i < t->nimages; i++)
 		b.image_of[i] = -2;
 	hmap_init(&b.seen);
+	progress_phase(pg, "symbolizing", "samples", t->nsamples);
 	for (size_t i = 0; i < t->nsamples; i++) {
 		struct trace_chain c;
 		uint32_t n;
 		int leaf = 1;
 
+		progress_update(pg, i);
 		for (trace_chain_init(&c, t, t->samples[i].stack); trace_chain_next(&c, &n); leaf = 0) {
 			uint8_t role = leaf ? 1 : 2;
 

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "common/progress.h"
 #include "format/trace_pack.h"
 #include "report/symbols/pack.h"
 #include "report/model/stacks.h"
@@ -30,8 +31,10 @@ struct pack_build_stats {
  * symbolizer resolves: the symbolizer must be made without --addresses,
  * --no-inline or --lines. An address that have (may be NULL) already
  * holds is left out, so that a trace's embedded pack is never written
- * twice. Returns the new pack (caller frees with trace_pack_free()), with
- * counts in *st. */
-struct trace_pack *pack_build(struct stacks *s, struct pack *have, struct pack_build_stats *st);
+ * twice. pg (NULL: nobody) hears how far it is, as the phase "symbolizing"
+ * in samples. Returns the new pack (caller frees with trace_pack_free()),
+ * with counts in *st. */
+struct trace_pack *pack_build(struct stacks *s, struct pack *have, struct pack_build_stats *st,
+			      struct progress *pg);
 
 #endif

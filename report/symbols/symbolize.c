@@ -18,6 +18,7 @@
 #include "common/diag.h"
 #include "common/dwconst.h"
 #include "common/hmap.h"
+#include "common/progress.h"
 #include "report/dwarf/demangle.h"
 #include "report/dwarf/dwinfo.h"
 #include "report/symbols/symtab.h"
@@ -169,6 +170,7 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 		}
 	}
 	prev = timing_enter(TIMING_LOCATE);
+	progress_detail(s->o.progress, si->label);
 	si->err = locate_image(&s->t->images[i], &(struct locate_opts){
 		.index = s->index,
 		.debug_root = s->o.debug_root,
@@ -176,8 +178,7 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 	}, &si->src);
 	if (si->err < 0) {
 		si->pack = pack_find(s->o.pack, &s->t->images[i]);
-		timing_leave(prev);
-		return si;
+		goto out;
 	}
 	timing_enter(TIMING_SYMBOLS);
 	if (symtab_new(&si->src.obj, &si->symtab) < 0)
@@ -198,6 +199,8 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 		}
 		free(secs);
 	}
+out:
+	progress_detail(s->o.progress, NULL);
 	timing_leave(prev);
 	return si;
 }

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/progress.h"
 #include "format/trace.h"
 #include "report/symbols/locate.h"
 #include "report/symbols/pack.h"
@@ -74,6 +75,9 @@ struct symbolize_opts {
 	                                 * DWARF frame's language is unknown, and
 	                                 * no line table is read */
 	struct pack *pack;              /* symbol packs, or NULL (borrowed) */
+	struct progress *progress;      /* told the name of each image while its
+	                                 * file is found and read (a detail of
+	                                 * the caller's phase), or NULL */
 };
 
 struct symbolize;

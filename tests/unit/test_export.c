@@ -24,7 +24,7 @@ static struct export *build(const struct trace *t, const struct stacks_filter *f
 {
 	sym = symbolize_new(t, &(struct symbolize_opts){ .debug_root = "", .debuginfod_cache = "" });
 	st = stacks_new(t, sym);
-	return export_build(st, f);
+	return export_build(st, f, NULL);
 }
 
 static void done(struct export *e)

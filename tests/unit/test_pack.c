@@ -571,7 +571,7 @@ Test(pack, rebuilt_from_a_pack_it_is_the_same)
 	pack_add(p, sample_pack(), "x.syms", 1);
 	sym = pack_symbolizer(&t, p, 0, 0);
 	stacks = stacks_new(&t, sym);
-	built = pack_build(stacks, NULL, &st);
+	built = pack_build(stacks, NULL, &st, NULL);
 	/* The trace samples 0x1200 and 0x1300 as leaves under 0x1100, and
 	 * 0x9000, in no image: the pack's three addresses in use. */
 	cr_assert_eq(st.images, 1);
@@ -586,7 +586,7 @@ Test(pack, rebuilt_from_a_pack_it_is_the_same)
 	/* What a pack already holds is not built again. */
 	have = pack_new();
 	pack_add(have, built, "embedded", 1);
-	again = pack_build(stacks, have, &st);
+	again = pack_build(stacks, have, &st, NULL);
 	cr_assert_eq(st.addrs, 0);
 	trace_pack_free(again);
 	stacks_free(stacks);
