@@ -8,6 +8,7 @@
  */
 #include "common/json.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -32,6 +33,24 @@ void json_finish(struct json *j)
 	if (j->depth)
 		BUG("json: %u levels left open", j->depth);
 	buf_addch(j->b, '\n');
+}
+
+void json_report_begin(struct json *j, struct buf *b, const char *command)
+{
+	buf_init(b);
+	json_init(j, b);
+	json_object(j, NULL);
+	json_u64(j, "schema", JSON_REPORT_SCHEMA);
+	json_str(j, "command", command);
+}
+
+int json_report_write(struct json *j, FILE *f)
+{
+	json_end(j);
+	json_finish(j);
+	fwrite(j->b->data, 1, j->b->len, f);
+	buf_release(j->b);
+	return ferror(f) ? -EIO : 0;
 }
 
 static void indent(struct json *j)

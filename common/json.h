@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/buf.h"
 
@@ -37,6 +38,14 @@ void json_init(struct json *j, struct buf *b);
 void json_init_line(struct json *j, struct buf *b);
 /* Ends the document with a newline; every object and array must be closed. */
 void json_finish(struct json *j);
+
+/* A --json report (prof-json(5)): json_report_begin() starts b and the
+ * document, an object with "schema" 1 and "command"; json_report_write()
+ * closes the object, writes the document to f and releases b: 0, or
+ * -EIO if f failed. */
+#define JSON_REPORT_SCHEMA 1
+void json_report_begin(struct json *j, struct buf *b, const char *command);
+int json_report_write(struct json *j, FILE *f);
 
 /* Opens an object or array, as a member named key, or an element if key
  * is NULL; closes the one last opened. */

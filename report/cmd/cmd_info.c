@@ -894,11 +894,7 @@ static int write_json(const struct cli_trace *ct)
 	struct buf b;
 	struct json j;
 
-	buf_init(&b);
-	json_init(&j, &b);
-	json_object(&j, NULL);
-	json_u64(&j, "schema", 1);
-	json_str(&j, "command", "info");
+	json_report_begin(&j, &b, "info");
 	json_session(&j, t, ct->path);
 	json_u64(&j, "samples", t->nsamples);
 	json_u64(&j, "lost", t->counters[TRACE_COUNTER_SAMPLES_LOST]);
@@ -906,11 +902,7 @@ static int write_json(const struct cli_trace *ct)
 	json_images(&j, ct->stacks, ct->sym);
 	json_marks(&j, t);
 	json_counts(&j, t);
-	json_end(&j);
-	json_finish(&j);
-	fwrite(b.data, 1, b.len, stdout);
-	buf_release(&b);
-	return ferror(stdout) ? -1 : 0;
+	return json_report_write(&j, stdout);
 }
 
 int cmd_info(int argc, char **argv)

@@ -645,11 +645,7 @@ int diff_write_json(FILE *f, const struct diff_changes *c, const struct diff_tab
 	struct buf b;
 	struct json j;
 
-	buf_init(&b);
-	json_init(&j, &b);
-	json_object(&j, NULL);
-	json_u64(&j, "schema", 1);
-	json_str(&j, "command", "diff");
+	json_report_begin(&j, &b, "diff");
 	json_side(&j, "base", c->traces[0], c->samples[0]);
 	json_side(&j, "new", c->traces[1], c->samples[1]);
 	json_str(&j, "normalize", normalize_words[c->normalize]);
@@ -688,11 +684,7 @@ int diff_write_json(FILE *f, const struct diff_changes *c, const struct diff_tab
 		json_end(&j);
 	}
 	json_end(&j);
-	json_end(&j);
-	json_finish(&j);
-	fwrite(b.data, 1, b.len, f);
-	buf_release(&b);
-	return ferror(f) ? -EIO : (int)flagged;
+	return json_report_write(&j, f) < 0 ? -EIO : (int)flagged;
 }
 
 /* --- the flame graph ------------------------------------------------- */

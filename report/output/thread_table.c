@@ -300,11 +300,7 @@ int thread_table_write_json(FILE *f, const struct trace *t, const struct thread_
 	struct buf b;
 	struct json j;
 
-	buf_init(&b);
-	json_init(&j, &b);
-	json_object(&j, NULL);
-	json_u64(&j, "schema", 1);
-	json_str(&j, "command", "threads");
+	json_report_begin(&j, &b, "threads");
 	json_u64(&j, "samples", tt->samples);
 	json_array(&j, "threads");
 	for (size_t i = 0; i < tt->nrows; i++) {
@@ -325,11 +321,7 @@ int thread_table_write_json(FILE *f, const struct trace *t, const struct thread_
 		json_end(&j);
 	}
 	json_end(&j);
-	json_end(&j);
-	json_finish(&j);
-	fwrite(b.data, 1, b.len, f);
-	buf_release(&b);
-	return ferror(f) ? -EIO : 0;
+	return json_report_write(&j, f);
 }
 
 #define STEM_NAME_MAX 48

@@ -175,11 +175,7 @@ int top_write_json(FILE *f, const struct top *t, size_t limit, const char *group
 	struct buf b;
 	struct json j;
 
-	buf_init(&b);
-	json_init(&j, &b);
-	json_object(&j, NULL);
-	json_u64(&j, "schema", 1);
-	json_str(&j, "command", "top");
+	json_report_begin(&j, &b, "top");
 	json_str(&j, "group", group);
 	json_u64(&j, "samples", t->samples);
 	json_u64(&j, "rows", t->nrows);
@@ -196,9 +192,5 @@ int top_write_json(FILE *f, const struct top *t, size_t limit, const char *group
 		json_end(&j);
 	}
 	json_end(&j);
-	json_end(&j);
-	json_finish(&j);
-	fwrite(b.data, 1, b.len, f);
-	buf_release(&b);
-	return ferror(f) ? -EIO : 0;
+	return json_report_write(&j, f);
 }

@@ -223,9 +223,10 @@ for smp in "${samplers[@]%% *}"; do
 	sleep 0.1
 	bad=
 	for k in $kids; do
-		[ -r "/proc/$k/status" ] || continue
-		st=$(awk '/^State:/ { print $2 }' "/proc/$k/status")
-		tr=$(awk '/^TracerPid:/ { print $2 }' "/proc/$k/status")
+		# one read of its status; none if it has ended meanwhile
+		read -r st tr < <(awk '/^State:/ { s = $2 } /^TracerPid:/ { t = $2 } END { print s, t }' \
+			"/proc/$k/status" 2> /dev/null)
+		[ -n "$tr" ] || continue
 		{ [ "$st" = t ] || [ "$st" = T ] || [ "$tr" != 0 ]; } && bad="$bad $k:$st:$tr"
 	done
 	for _ in $(seq 40); do [ -e "$TMP/killed.done" ] && break; sleep 0.05; done

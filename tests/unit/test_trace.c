@@ -2705,39 +2705,38 @@ Test(trace_writer, marks_read_back_in_order)
 	free(bl.p);
 }
 
+/* A chunk (seq) of one mark record: time, source, then a name length
+ * and the n bytes of name given, which may fall short of it. */
+static void put_mark_chunk(struct buf *f, uint32_t seq, uint64_t time, uint8_t source, uint64_t len,
+			   const char *name, size_t n)
+{
+	struct buf raw, p;
+
+	buf_init(&raw);
+	buf_init(&p);
+	buf_put_uvarint(&p, time);
+	buf_addch(&p, source);
+	buf_put_uvarint(&p, len);
+	buf_add(&p, name, n);
+	rec(&raw, 15, &p);
+	put_chunk(f, 1, seq, raw.data, raw.len);
+	buf_release(&raw);
+	buf_release(&p);
+}
+
 /* A mark record read as the page says: a source the reader does not know
  * is unknown; a record cut inside its name damages its chunk alone; a
  * name over the string cap is refused before it is allocated. */
 Test(trace_reader, mark_records_read_as_the_page_says)
 {
-	struct buf f, raw, p;
+	struct buf f;
 	struct trace *t;
 
 	buf_init(&f);
-	buf_init(&raw);
-	buf_init(&p);
 	hand_trace(&f, 2, 3);
-	buf_put_uvarint(&p, 1000);
-	buf_addch(&p, 7);
-	buf_put_uvarint(&p, 4);
-	buf_add(&p, "tick", 4);
-	rec(&raw, 15, &p);
-	put_chunk(&f, 1, 1, raw.data, raw.len);
-	buf_reset(&raw);
-	buf_reset(&p);
-	buf_put_uvarint(&p, 2000);
-	buf_addch(&p, 1);
-	buf_put_uvarint(&p, 10);
-	buf_add(&p, "cut", 3);
-	rec(&raw, 15, &p);
-	put_chunk(&f, 1, 2, raw.data, raw.len);
-	buf_reset(&raw);
-	buf_reset(&p);
-	buf_put_uvarint(&p, 3000);
-	buf_addch(&p, 2);
-	buf_put_uvarint(&p, TRACE_MAX_STRING + 1);
-	rec(&raw, 15, &p);
-	put_chunk(&f, 1, 3, raw.data, raw.len);
+	put_mark_chunk(&f, 1, 1000, 7, 4, "tick", 4);
+	put_mark_chunk(&f, 2, 2000, 1, 10, "cut", 3);
+	put_mark_chunk(&f, 3, 3000, 2, TRACE_MAX_STRING + 1, "", 0);
 
 	t = load((struct blob){ f.data, f.len });
 	cr_assert_eq(t->status.chunks_damaged, 2);
@@ -2747,8 +2746,6 @@ Test(trace_reader, mark_records_read_as_the_page_says)
 	cr_assert_str_eq(t->marks[0].name, "tick");
 	trace_free(t);
 	buf_release(&f);
-	buf_release(&raw);
-	buf_release(&p);
 }
 
 /* Pauses (2.3) come back in order of start, whole when the marks beside
