@@ -82,7 +82,7 @@ struct loop {
 	size_t max_depth;
 	uint64_t start;         /* when the loop started */
 	uint64_t next_refresh;  /* the earliest unknown-code re-read of the map */
-	uint64_t next_maint, next_progress, next_flush;
+	uint64_t next_maint, next_progress, next_flush, next_marks;
 	int exited;
 	int launch_seen;        /* the launch's exec has been seen */
 	int halt;               /* a stop or cancel read: enum loop_end + 1 */
@@ -609,7 +609,13 @@ static int read_control(struct loop *s, uint64_t now)
 {
 	int r = read_channel(s, s->cfg->control, TRACE_MARK_CONTROL, now);
 
-	return r ? r : read_channel(s, s->cfg->app_marks, TRACE_MARK_APP, now);
+	/* The app's file every MARKS_NS, not every round: in wall mode a
+	 * round is a tick. */
+	if (r == 0 && s->cfg->app_marks && now >= s->next_marks) {
+		s->next_marks = now + MARKS_NS;
+		r = read_channel(s, s->cfg->app_marks, TRACE_MARK_APP, now);
+	}
+	return r;
 }
 
 /* Book-keeping that is due at now. */
@@ -675,7 +681,7 @@ int loop_run(const struct loop_config *cfg, struct target *t, struct source *src
 
 		deadline = min_u64(deadline, min_u64(s.next_maint, s.next_flush));
 		if (cfg->app_marks)
-			deadline = min_u64(deadline, now + MARKS_NS);
+			deadline = min_u64(deadline, s.next_marks);
 		if (cfg->progress)
 			deadline = min_u64(deadline, s.next_progress);
 		src->ops->wait(src, deadline, cfg->stop);
