@@ -41,10 +41,10 @@ fi
 # exits before its loop has started, with its records still in the rings
 # (in wall mode its context switches: they crashed the recorder once,
 # handled before the off-CPU state existed, about one run in twenty).
-# 50 rounds of three such commands in each mode, the status passed on
+# 30 rounds of three such commands in each mode, the status passed on
 # and the trace readable each time; a few seconds. The sanitized suite
 # runs 10 rounds: under AddressSanitizer each run takes about ten times
-# as long (the 300 runs took 73 s), and the plain suite has run the 50.
+# as long (the 300 runs took 73 s), and the plain suite has run the 30.
 #
 # short_run MODE WANT COMMAND...: records COMMAND, which must exit WANT,
 # into a trace prof-report reads; else says why in $bad.
@@ -57,7 +57,7 @@ short_run() {
 	bad="'$*': exit $rc, want $want: $(head -3 "$TMP/short.err")"
 	return 1
 }
-rounds=50
+rounds=30
 case $BUILD in *-san) rounds=10 ;; esac
 for mode in cpu wall; do
 	bad=
