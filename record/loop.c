@@ -20,7 +20,8 @@
  * at a time do.
  *
  * The control channel (control.h) is read every round, so a stop ends the
- * recording within a round (100 ms at most, the book-keeping's clock). A
+ * recording within a round (100 ms at most, the book-keeping's clock),
+ * and the launched program's file of marks every 10 ms. A
  * pause tells the source, which stops if it can (the tick source's clock)
  * and leaves the pause out of its accounts (perf_event's CPU time), and
  * the loop drops whatever samples are still made until the resume
