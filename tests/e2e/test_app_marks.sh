@@ -52,6 +52,8 @@ else
 fi
 if ! command -v rustc > /dev/null; then
 	skip "app-marks-rust" "rustc is not installed"
+elif [ "${BUILD%-san}" != "$BUILD" ]; then
+	skip "app-marks-rust" "a sanitized build; the Rust example is the C one's twin, run by the plain suite"
 elif rustc -O -g -C force-frame-pointers=yes -o "$TMP/marks-rs" "$TOP/examples/marks.rs" 2> "$TMP/rc.err"; then
 	phases app-marks-rust "$TMP/marks-rs"
 else

@@ -101,7 +101,12 @@ scenario() {
 	kill -0 $target 2> /dev/null && ok "control-target-runs" || fail "control-target-runs" "the target is gone"
 }
 scenario
-CASE_PREFIX=tick- scenario --mode wall --sampler ptrace
+# The ptrace sampler's pause in the plain suite only: the sanitized one
+# has covered the loop's pause with perf_event, at half a minute a suite.
+case $BUILD in
+*-san) skip "tick-control" "a sanitized build; the plain suite runs the ptrace sampler's pause" ;;
+*) CASE_PREFIX=tick- scenario --mode wall --sampler ptrace ;;
+esac
 CASE_PREFIX=
 
 # --- cancel ------------------------------------------------------------
