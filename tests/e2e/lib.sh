@@ -38,6 +38,23 @@ share() {
 	     END { if (total == 0) print -1; else printf "%d\n", hit * 100 / total }' "$1"
 }
 
+# synth_paths FILE COUNT_A COUNT_B [COUNT_C]: a synthetic trace of one
+# thread whose samples take call paths A, B and C (app+0x100, +0x200,
+# +0x300 under app+0x50 and app+0x10), counts in hundreds, interleaved as
+# a steady program's are (100 rounds of A, B, C); the exact case of
+# test_diff.sh and test_json.sh. Needs $BUILD/tests/tools/synth_trace.
+synth_paths() {
+	local s=() k
+	for ((k = 0; k < 100; k++)); do
+		s+=(--sample TID=1,STACK=0x1100:0x1050:0x1010 --count $(($2 / 100))
+		    --sample TID=1,STACK=0x1200:0x1050:0x1010 --count $(($3 / 100)))
+		[ -n "${4:-}" ] && s+=(--sample TID=1,STACK=0x1300:0x1050:0x1010 --count $(($4 / 100)))
+	done
+	"$BUILD/tests/tools/synth_trace" -o "$1" --os linux --command app \
+		--image "KIND=gnu-build-id,IDENT=0102030405,PATH=/nonexistent/app,START=0x1000,SIZE=0x1000,BIAS=0x1000" \
+		--thread TID=1,NAME=main "${s[@]}"
+}
+
 # ptrace_ok [attach]: whether this machine lets prof-record trace a child
 # it launches (with attach: also a process that is not its descendant, as
 # -p does); prints why not. Yama's kernel.yama.ptrace_scope is 0 (any

@@ -40,21 +40,8 @@ SYNTH=$BUILD/tests/tools/synth_trace
 if [ ! -x "$SYNTH" ]; then
 	skip "diff-exact" "no synth_trace in $BUILD/tests/tools"
 else
-	# synth FILE COUNT_A COUNT_B [COUNT_C]: counts in hundreds, the
-	# samples interleaved as a steady program's are (100 rounds of A, B, C)
-	synth() {
-		local s=() k
-		for ((k = 0; k < 100; k++)); do
-			s+=(--sample TID=1,STACK=0x1100:0x1050:0x1010 --count $(($2 / 100))
-			    --sample TID=1,STACK=0x1200:0x1050:0x1010 --count $(($3 / 100)))
-			[ -n "${4:-}" ] && s+=(--sample TID=1,STACK=0x1300:0x1050:0x1010 --count $(($4 / 100)))
-		done
-		"$SYNTH" -o "$1" --os linux --command app \
-			--image "KIND=gnu-build-id,IDENT=0102030405,PATH=/nonexistent/app,START=0x1000,SIZE=0x1000,BIAS=0x1000" \
-			--thread TID=1,NAME=main "${s[@]}"
-	}
-	synth "$TMP/base.trace" 300 100
-	synth "$TMP/new.trace" 200 600
+	synth_paths "$TMP/base.trace" 300 100
+	synth_paths "$TMP/new.trace" 200 600
 	"$REPORT" diff --folded "$TMP/base.trace" "$TMP/new.trace" > "$TMP/d.folded"
 	printf '%s\n' 'app;app+0x10;app+0x50;app+0x100 600 200' 'app;app+0x10;app+0x50;app+0x200 200 600' \
 		| cmp -s - "$TMP/d.folded" && ok "diff-folded-normalised" || fail "diff-folded-normalised" "$(cat "$TMP/d.folded")"
@@ -94,7 +81,7 @@ else
 		&& ok "diff-usage-operands" || fail "diff-usage-operands" "exit $rc, $rc2, $rc3: $(cat "$TMP/usage.err")"
 	# A stack of only one run is kept, with 0 in the other (100 of 900
 	# samples is 44 of 400).
-	synth "$TMP/new3.trace" 200 600 100
+	synth_paths "$TMP/new3.trace" 200 600 100
 	"$REPORT" diff --folded "$TMP/base.trace" "$TMP/new3.trace" | grep -qx 'app;app+0x10;app+0x50;app+0x300 0 100' \
 		&& "$REPORT" diff --folded "$TMP/new3.trace" "$TMP/base.trace" | grep -qx 'app;app+0x10;app+0x50;app+0x300 44 0' \
 		&& ok "diff-one-sided-stacks-kept" || fail "diff-one-sided-stacks-kept" "$("$REPORT" diff --folded "$TMP/base.trace" "$TMP/new3.trace")"
@@ -103,8 +90,8 @@ else
 	# In Chromium: 60/20/20 against 20/60/20, app+0x300 held and is grey,
 	# the others are red and blue, with the interval in the tooltip and a
 	# legend (tests/browser/flamegraph.mjs).
-	synth "$TMP/gb.trace" 300 100 100
-	synth "$TMP/gn.trace" 200 600 200
+	synth_paths "$TMP/gb.trace" 300 100 100
+	synth_paths "$TMP/gn.trace" 200 600 200
 	"$REPORT" diff -o "$TMP/g.svg" "$TMP/gb.trace" "$TMP/gn.trace" > /dev/null
 	xmllint --noout "$TMP/g.svg" 2> /dev/null || fail "diff-svg-browser-valid-xml" "$(xmllint --noout "$TMP/g.svg" 2>&1 | head -2)"
 	browser_checks diff "diff=$TMP/g.svg"

@@ -93,18 +93,8 @@ PY
 		&& ok "json-hostile-markup-escaped" || fail "json-hostile-markup-escaped" "markup written as is"
 
 	# diff: 75/25 against 25/75, as test_diff.sh's exact case.
-	synth() {
-		local s=() k
-		for ((k = 0; k < 100; k++)); do
-			s+=(--sample TID=1,STACK=0x1100:0x1050:0x1010 --count $(($2 / 100))
-			    --sample TID=1,STACK=0x1200:0x1050:0x1010 --count $(($3 / 100)))
-		done
-		"$SYNTH" -o "$1" --os linux --command app \
-			--image "KIND=gnu-build-id,IDENT=0102030405,PATH=/nonexistent/app,START=0x1000,SIZE=0x1000,BIAS=0x1000" \
-			--thread TID=1,NAME=main "${s[@]}"
-	}
-	synth "$TMP/base.trace" 300 100
-	synth "$TMP/new.trace" 200 600
+	synth_paths "$TMP/base.trace" 300 100
+	synth_paths "$TMP/new.trace" 200 600
 	run json-diff diff diff --json "$TMP/base.trace" "$TMP/new.trace"
 	run json-diff-all diff diff --json --all "$TMP/base.trace" "$TMP/base.trace"
 	"$REPORT" diff --check --json "$TMP/base.trace" "$TMP/new.trace" > "$TMP/check.json"; rc=$?
