@@ -880,6 +880,11 @@ int target_cmdline(struct target *t, char ***argv, uint32_t *argc)
 		b.len += (size_t)got;
 	}
 	close(fd);
+	/* A process that wrote its title over its arguments (nginx's
+	 * "nginx: worker process", sshd, postgres) leaves NULs where they
+	 * were: not arguments, as ps(1) shows it. */
+	while (b.len > 1 && !b.data[b.len - 1] && !b.data[b.len - 2])
+		b.len--;
 	*argv = buf_split_nul(&b, 0, TRACE_MAX_ARGS, argc);
 	buf_release(&b);
 	return 0;

@@ -156,6 +156,32 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 else
 	skip "error-ptrace-eperm-names-fix" "needs root and setpriv to run prof-record as another user"
 fi
+# --- a process that wrote its title over its arguments (nginx's workers)
+# is recorded by the title alone, not with the NULs left after it.
+cat > "$TMP/title.c" <<'EOF'
+#include <string.h>
+int main(int argc, char **argv)
+{
+	memset(argv[0], 0, (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) - argv[0]));
+	strcpy(argv[0], "title: worker");
+	for (volatile long i = 0;; i++)
+		;
+}
+EOF
+if ! why=$(ptrace_ok attach); then
+	skip "attach-title-command" "$why"
+elif gcc -O0 -o "$TMP/title" "$TMP/title.c" 2> "$TMP/title.err"; then
+	"$TMP/title" aaaa bbbbbbbb cccccc &
+	pid=$!
+	sleep 0.2
+	"$RECORD" -q -f -o "$TMP/title.trace" -d 0.2 -p $pid 2> "$TMP/title.err"
+	kill $pid; wait $pid 2> /dev/null
+	got=$("$REPORT" info "$TMP/title.trace" 2>&1 | sed -n 's/^command: *//p')
+	[ "$got" = '"title: worker"' ] && ok "attach-title-command" || fail "attach-title-command" "command $got"
+else
+	fail "attach-title-command" "$(head -3 "$TMP/title.err")"
+fi
+
 if [ -z "${SAMPLER:-}" ] && "$RECORD" -q -f --mode wall --sampler perf -o "$TMP/probe.trace" -- true > /dev/null 2>&1; then
 	SAMPLER=ptrace CASE_PREFIX=ptrace- bash "$0"
 fi
