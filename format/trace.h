@@ -23,7 +23,7 @@
 #include "common/errors.h"
 
 #define TRACE_FORMAT_MAJOR 2
-#define TRACE_FORMAT_MINOR 3
+#define TRACE_FORMAT_MINOR 4
 
 /* The trace prof-record writes and prof-report reads when none is named. */
 #define TRACE_DEFAULT_PATH "prof.trace"
@@ -35,6 +35,7 @@
 #define TRACE_MAX_ARGS 4096
 #define TRACE_MAX_CHUNK (64u << 20)   /* raw or compressed bytes of one chunk */
 #define TRACE_MAX_MARKS (1u << 20)    /* marks a reader keeps */
+#define TRACE_MAX_CODE (1u << 22)     /* code ranges a reader keeps */
 
 
 enum trace_os { TRACE_OS_UNKNOWN, TRACE_OS_LINUX, TRACE_OS_MACOS };
@@ -82,6 +83,14 @@ enum trace_mark_source {
 	TRACE_MARK_UNKNOWN,       /* not told, or a newer minor version's */
 	TRACE_MARK_CONTROL,       /* prof-record's control channel (--control) */
 	TRACE_MARK_APP,           /* the recorded program itself */
+};
+
+/* What told the recorder a code range's name (2.4). */
+enum trace_code_source {
+	TRACE_CODE_UNKNOWN,       /* not told, or a newer minor version's */
+	TRACE_CODE_PERF_MAP,      /* the runtime's perf map, /tmp/perf-PID.map */
+	TRACE_CODE_JITDUMP,       /* the runtime's jitdump, jit-PID.dump */
+	TRACE_CODE_VDSO,          /* the vDSO's own symbol table */
 };
 
 /* trace_session.kernel_paranoid when it was not read. */
@@ -134,6 +143,9 @@ enum trace_counter {
 	TRACE_COUNTER_STOP_WINDOW,      /* the next frame lay past the stack copied (2.2) */
 	TRACE_COUNTER_STOP_NOT_CODE,    /* a return address outside the code (2.2) */
 	TRACE_COUNTER_STACKS_JOINED,    /* stacks completed with their thread's outer frames (2.2) */
+	TRACE_COUNTER_LEAF_SCANS,       /* a leaf's caller found by scanning the stack for a
+	                                 * return address, as neither a frame pointer nor
+	                                 * unwind information could serve (2.4) */
 	TRACE_COUNTER__COUNT
 };
 
@@ -150,6 +162,7 @@ const char *trace_ident_kind_name(int kind);
 const char *trace_image_source_name(int source);
 const char *trace_counter_name(int counter);
 const char *trace_mark_source_name(int source); /* "control", "app" */
+const char *trace_code_source_name(int source); /* "perf-map", "jitdump", "vdso" */
 /* Whether a recording of mode (enum trace_mode) fell short of rate_hz:
  * under 90% of the samples due over secs of CPU time (cpu mode) or thread
  * time (wall mode). A short run says little (under 100 samples due, it is
@@ -298,6 +311,20 @@ struct trace_mark {
 	char *name;             /* a loaded trace owns it */
 };
 
+/* A named range of code that no image's file names (2.4): code a runtime
+ * compiled while the program ran, as its perf map or jitdump told it, or a
+ * function of the vDSO. A range loaded later over the same addresses
+ * replaces it from its time on (code moved, or memory reused). */
+struct trace_code {
+	uint64_t time;          /* when it was loaded; 0 if before recording began */
+	uint64_t start, size;   /* [start, start + size), size > 0 */
+	uint32_t process;       /* the index in trace.processes of its process */
+	uint8_t source;         /* enum trace_code_source */
+	char *name;             /* as the runtime wrote it; a loaded trace owns it */
+	char *file;             /* its source file, or NULL; owned likewise */
+	uint32_t line;          /* its line in file, or 0 */
+};
+
 struct trace_end {
 	uint64_t time;
 	int32_t has_exit;       /* the launched target exited */
@@ -431,6 +458,11 @@ struct trace {
 	size_t npauses;
 	struct trace_range *pauses;   /* when sampling was paused (2.3), in
 	                               * order of start; at most TRACE_MAX_MARKS */
+	size_t ncode;
+	struct trace_code *code;      /* named code ranges (2.4), in order of
+	                               * process, start, then time, those alike
+	                               * in file order; at most TRACE_MAX_CODE */
+	uint64_t code_max_size;       /* the largest size among them */
 	int has_end;
 	struct trace_end end;
 	struct trace_pack *pack;      /* an embedded symbol pack, or NULL */
@@ -515,6 +547,11 @@ uint64_t trace_paused_ns(const struct trace *t, uint64_t from, uint64_t to);
  * same image for its address, so a node can be named at the time of any
  * of them. */
 long trace_image_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time);
+/* Returns the index in t->code of the named code range that addr names
+ * at time in process (an index in t->processes), or -1, by the rule of
+ * trace_image_at(): of the ranges that hold addr, the one loaded last at
+ * or before time; if none is, the one loaded soonest after it. */
+long trace_code_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time);
 /* The index in t->processes of sample s's process. */
 uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *s);
 /* Writes up to max addresses of a stack, leaf first, into out and returns
@@ -574,6 +611,10 @@ int trace_writer_mark(struct trace_writer *w, uint64_t time, int source, const c
 /* Records that sampling was paused from start to end (2.3): no sample
  * was taken then, though the recording went on. */
 int trace_writer_pause(struct trace_writer *w, uint64_t start, uint64_t end);
+/* Records a named code range (2.4) in process (an id given to
+ * trace_writer_process()); c->process is ignored, c->name must not be
+ * empty, c->file may be NULL. */
+int trace_writer_code(struct trace_writer *w, uint32_t process, const struct trace_code *c);
 /* Records the cumulative counters (TRACE_COUNTER__COUNT values). Only
  * changed values are written. */
 int trace_writer_counters(struct trace_writer *w, const uint64_t *counters);

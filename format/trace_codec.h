@@ -29,6 +29,7 @@ enum trace_record_type {
 	TRACE_REC_SIGNAL_FRAME = 14,  /* 2.2 */
 	TRACE_REC_MARK = 15,          /* 2.3 */
 	TRACE_REC_PAUSE = 16,         /* 2.3 */
+	TRACE_REC_CODE = 17,          /* 2.4 */
 };
 
 /* A delta's residual against the period is stored offset by this, so that

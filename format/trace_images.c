@@ -69,6 +69,40 @@ long trace_image_at(const struct trace *t, uint32_t process, uint64_t addr, uint
 	return live >= 0 ? live : next;
 }
 
+long trace_code_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time)
+{
+	size_t lo = 0, hi = t->ncode;
+	long live = -1, next = -1;
+
+	/* The first range of a later process, or of this one starting past
+	 * addr; those before it that can reach addr start within the
+	 * largest size below it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct trace_code *k = &t->code[mid];
+
+		if (k->process < process || (k->process == process && k->start <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct trace_code *k = &t->code[lo];
+
+		if (k->process != process || addr - k->start >= t->code_max_size)
+			break;
+		if (addr - k->start >= k->size)
+			continue;
+		if (k->time <= time) {
+			if (live < 0 || k->time > t->code[live].time)
+				live = (long)lo;
+		} else if (next < 0 || k->time < t->code[next].time) {
+			next = (long)lo;
+		}
+	}
+	return live >= 0 ? live : next;
+}
+
 uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *s)
 {
 	const struct trace_thread *th = trace_sample_thread(t, s);

@@ -83,6 +83,7 @@ const char *trace_counter_name(int counter)
 		"stop-not-up", "stop-misaligned", "stop-loop", "stop-depth",
 		"throttled", "cpu-ns", "max-sample-rate", "stacks-read", "stacks-reused",
 		"unstarted", "stop-window", "stop-not-code", "stacks-joined",
+		"leaf-scans",
 	};
 	return PICK(names, counter);
 }
@@ -90,6 +91,12 @@ const char *trace_counter_name(int counter)
 const char *trace_mark_source_name(int source)
 {
 	static const char *const names[] = { "unknown", "control", "app" };
+	return PICK(names, source);
+}
+
+const char *trace_code_source_name(int source)
+{
+	static const char *const names[] = { "unknown", "perf-map", "jitdump", "vdso" };
 	return PICK(names, source);
 }
 

@@ -27,7 +27,7 @@
 
 struct loader {
 	struct trace *t;
-	size_t cap_images, cap_threads, cap_nodes, cap_samples, cap_processes, cap_marks, cap_pauses;
+	size_t cap_images, cap_threads, cap_nodes, cap_samples, cap_processes, cap_marks, cap_pauses, cap_code;
 	struct hmap tids;   /* (tid, 0) -> index in t->threads, the latest
 	                     * thread of that tid */
 	struct hmap procs;  /* (id, 0) -> index in t->processes */
@@ -344,6 +344,44 @@ static int rec_pause(struct loader *l, struct cursor *c)
 	return 0;
 }
 
+/* Past TRACE_MAX_CODE, code ranges are read and dropped. settle_code()
+ * puts them in order. */
+static int rec_code(struct loader *l, struct cursor *c)
+{
+	struct trace *t = l->t;
+	struct trace_code k = { 0 };
+	int r = TRACE_E_CORRUPT;
+
+	cursor_uleb(c, &k.time);
+	get_process(l, c, k.time, &k.process);
+	cursor_uleb(c, &k.start);
+	cursor_uleb(c, &k.size);
+	cursor_u8(c, &k.source);
+	k.name = trace_get_string(c);
+	k.file = trace_get_string(c);
+	get_u32(c, &k.line);
+	if (!c->ok || !k.size || k.start > UINT64_MAX - k.size || !k.name[0])
+		goto out;
+	r = 0;
+	if (t->ncode == TRACE_MAX_CODE)
+		goto out;
+	if (!k.file[0]) {
+		free(k.file);
+		k.file = NULL;
+	}
+	if (k.source > TRACE_CODE_VDSO)
+		k.source = TRACE_CODE_UNKNOWN;
+	if (k.size > t->code_max_size)
+		t->code_max_size = k.size;
+	t->code = xgrow(t->code, &l->cap_code, t->ncode + 1, sizeof(*t->code));
+	t->code[t->ncode++] = k;
+	return 0;
+out:
+	free(k.name);
+	free(k.file);
+	return r;
+}
+
 static int cmp_range(const void *a, const void *b)
 {
 	const struct trace_range *x = a, *y = b;
@@ -388,6 +426,45 @@ static void settle_marks(struct trace *t)
 		sorted[i] = t->marks[o[i].index];
 	free(t->marks);
 	t->marks = sorted;
+	free(o);
+}
+
+struct code_order {
+	const struct trace_code *k;
+	size_t index;
+};
+
+static int cmp_code_order(const void *a, const void *b)
+{
+	const struct code_order *x = a, *y = b;
+
+	if (x->k->process != y->k->process)
+		return x->k->process < y->k->process ? -1 : 1;
+	if (x->k->start != y->k->start)
+		return x->k->start < y->k->start ? -1 : 1;
+	if (x->k->time != y->k->time)
+		return x->k->time < y->k->time ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Code ranges in order of process, start and time, for trace_code_at(). */
+static void settle_code(struct trace *t)
+{
+	struct code_order *o;
+	struct trace_code *sorted;
+	size_t i;
+
+	if (t->ncode < 2)
+		return;
+	o = xmalloc(t->ncode * sizeof(*o));
+	for (i = 0; i < t->ncode; i++)
+		o[i] = (struct code_order){ &t->code[i], i };
+	qsort(o, t->ncode, sizeof(*o), cmp_code_order);
+	sorted = xmalloc(t->ncode * sizeof(*sorted));
+	for (i = 0; i < t->ncode; i++)
+		sorted[i] = *o[i].k;
+	free(t->code);
+	t->code = sorted;
 	free(o);
 }
 
@@ -738,6 +815,7 @@ static int parse_data(struct loader *l, const uint8_t *p, size_t n)
 		case TRACE_REC_SIGNAL_FRAME: r = rec_signal_frame(l, &rc); break;
 		case TRACE_REC_MARK: r = rec_mark(l, &rc); break;
 		case TRACE_REC_PAUSE: r = rec_pause(l, &rc); break;
+		case TRACE_REC_CODE: r = rec_code(l, &rc); break;
 		default: break; /* a newer minor version's record */
 		}
 		if (r < 0)
@@ -966,6 +1044,7 @@ static int load(const void *mem, size_t n, struct progress *pg, struct trace **o
 		settle_processes(&l);
 		settle_reused_tids(&l);
 		settle_marks(l.t);
+		settle_code(l.t);
 		if (l.t->npauses > 1) /* qsort may not be given NULL */
 			qsort(l.t->pauses, l.t->npauses, sizeof(*l.t->pauses), cmp_range);
 		trace_split_by_image(l.t, l.cap_nodes);
@@ -1047,6 +1126,11 @@ void trace_free(struct trace *t)
 		free(t->marks[i].name);
 	free(t->marks);
 	free(t->pauses);
+	for (size_t i = 0; i < t->ncode; i++) {
+		free(t->code[i].name);
+		free(t->code[i].file);
+	}
+	free(t->code);
 	free(t->nodes);
 	free(t->samples);
 	trace_pack_free(t->pack);

@@ -437,6 +437,30 @@ int trace_writer_mark(struct trace_writer *w, uint64_t time, int source, const c
 	return maybe_flush(w);
 }
 
+int trace_writer_code(struct trace_writer *w, uint32_t process, const struct trace_code *c)
+{
+	int r;
+
+	if ((r = usable(w)) < 0)
+		return r;
+	if (!process || !c->size || c->start > UINT64_MAX - c->size || !c->name || !*c->name ||
+	    c->source > TRACE_CODE_VDSO)
+		return TRACE_E_USAGE;
+	if ((r = check_string(c->name)) < 0 || (c->file && (r = check_string(c->file)) < 0))
+		return r;
+	buf_reset(&w->rec);
+	buf_put_uvarint(&w->rec, c->time);
+	buf_put_uvarint(&w->rec, process);
+	buf_put_uvarint(&w->rec, c->start);
+	buf_put_uvarint(&w->rec, c->size);
+	buf_addch(&w->rec, (char)c->source);
+	trace_put_string(&w->rec, c->name);
+	trace_put_string(&w->rec, c->file ? c->file : "");
+	buf_put_uvarint(&w->rec, c->line);
+	meta_record(w, TRACE_REC_CODE);
+	return maybe_flush(w);
+}
+
 int trace_writer_pause(struct trace_writer *w, uint64_t start, uint64_t end)
 {
 	int r;

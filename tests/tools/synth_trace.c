@@ -30,7 +30,7 @@ static const char usage_text[] =
 	"                   [--paranoid n] [--pid pid] [--rate hz] [--host text] [--command word]...\n"
 	"                   [--image spec]... [--thread spec]...\n"
 	"                   [--sample spec [--count n] [--skip n]]... [--mark spec]...\n"
-	"                   [--pause spec]... [--exit code]\n"
+	"                   [--pause spec]... [--code spec]... [--exit code]\n"
 	"       synth_trace -h | --help\n"
 	"\n"
 	"  -o file          write the trace to file (replaced if it exists)\n"
@@ -63,6 +63,9 @@ static const char usage_text[] =
 	"                   defaults to control\n"
 	"  --pause spec     a pause: FROM=i,TO=k, from the time of the i'th sample to that\n"
 	"                   of the k'th, counted as --mark's AT\n"
+	"  --code spec      a named code range: START=addr,SIZE=n,NAME=name[,LOADED=k]\n"
+	"                   [,SOURCE=perf-map|jitdump|vdso][,FILE=path,LINE=n], loaded at\n"
+	"                   the time of the k'th sample (default: from the start)\n"
 	"  --exit code      record that the command exited with code\n"
 	"  -h, --help       show this help\n"
 	"\n"
@@ -284,6 +287,36 @@ static void parse_mark(char *spec, struct mark_spec *m)
 		usage_error("option '--mark': no NAME");
 }
 
+static void parse_code(char *spec, struct trace_code *k)
+{
+	char *rest = spec, *key, *value;
+
+	*k = (struct trace_code){ .source = TRACE_CODE_PERF_MAP };
+	while (next_pair("--code", &rest, &key, &value)) {
+		if (strcmp(key, "START") == 0) {
+			k->start = parse_number("--code START", value, UINT64_MAX);
+		} else if (strcmp(key, "SIZE") == 0) {
+			k->size = parse_number("--code SIZE", value, UINT64_MAX);
+		} else if (strcmp(key, "NAME") == 0) {
+			k->name = value;
+		} else if (strcmp(key, "LOADED") == 0) {
+			/* a sample number until the period is known */
+			k->time = parse_number("--code LOADED", value, UINT32_MAX);
+		} else if (strcmp(key, "SOURCE") == 0) {
+			k->source = (uint8_t)parse_name("--code SOURCE", value, trace_code_source_name,
+							TRACE_CODE_PERF_MAP, TRACE_CODE_VDSO);
+		} else if (strcmp(key, "FILE") == 0) {
+			k->file = value;
+		} else if (strcmp(key, "LINE") == 0) {
+			k->line = (uint32_t)parse_number("--code LINE", value, UINT32_MAX);
+		} else {
+			usage_error("option '--code': unknown key '%s'", key);
+		}
+	}
+	if (!k->name || !k->size)
+		usage_error("option '--code': no NAME or SIZE");
+}
+
 static void parse_pause(char *spec, struct pause_spec *p)
 {
 	char *rest = spec, *key, *value;
@@ -374,7 +407,7 @@ static void check(int r, const char *path)
 enum {
 	OPT_OS = 256, OPT_ARCH, OPT_MODE, OPT_SAMPLER, OPT_KERNEL, OPT_PARANOID, OPT_PID, OPT_RATE,
 	OPT_HOST, OPT_COMMAND, OPT_IMAGE, OPT_THREAD, OPT_SAMPLE, OPT_COUNT, OPT_EXIT,
-	OPT_MARK, OPT_PAUSE, OPT_SKIP,
+	OPT_MARK, OPT_PAUSE, OPT_SKIP, OPT_CODE,
 };
 
 int main(int argc, char **argv)
@@ -400,6 +433,7 @@ int main(int argc, char **argv)
 		{ "exit", required_argument, NULL, OPT_EXIT },
 		{ "mark", required_argument, NULL, OPT_MARK },
 		{ "pause", required_argument, NULL, OPT_PAUSE },
+		{ "code", required_argument, NULL, OPT_CODE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out_path = NULL;
@@ -411,6 +445,8 @@ int main(int argc, char **argv)
 	size_t nmarks = 0, marks_cap = 0;
 	struct pause_spec *pauses = NULL;
 	size_t npauses = 0, pauses_cap = 0;
+	struct trace_code *code = NULL;
+	size_t ncode = 0, code_cap = 0;
 	size_t nimages = 0, images_cap = 0, nthreads = 0, threads_cap = 0;
 	size_t nsamples = 0, samples_cap = 0, argv_cap = 0;
 	struct trace_writer *w = NULL;
@@ -509,6 +545,10 @@ int main(int argc, char **argv)
 			pauses = xgrow(pauses, &pauses_cap, npauses + 1, sizeof(*pauses));
 			parse_pause(optarg, &pauses[npauses++]);
 			break;
+		case OPT_CODE:
+			code = xgrow(code, &code_cap, ncode + 1, sizeof(*code));
+			parse_code(optarg, &code[ncode++]);
+			break;
 		case ':':
 			usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -561,6 +601,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nmarks; i++)
 		check(trace_writer_mark(w, t + marks[i].at * period, marks[i].source, marks[i].name),
 		      out_path);
+	for (size_t i = 0; i < ncode; i++) {
+		if (code[i].time)
+			code[i].time = t + code[i].time * period;
+		check(trace_writer_code(w, 1, &code[i]), out_path);
+	}
 	for (size_t i = 0; i < npauses; i++)
 		check(trace_writer_pause(w, t + pauses[i].from * period, t + pauses[i].to * period),
 		      out_path);
@@ -583,6 +628,7 @@ int main(int argc, char **argv)
 	free(samples);
 	free(marks);
 	free(pauses);
+	free(code);
 	free(threads);
 	free(images);
 	free(sess.argv);

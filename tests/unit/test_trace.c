@@ -2687,7 +2687,7 @@ Test(trace_writer, marks_read_back_in_order)
 	close(fd);
 	t = load(bl);
 	assert_whole(t);
-	cr_assert_eq(t->status.minor, 3);
+	cr_assert_eq(t->status.minor, TRACE_FORMAT_MINOR);
 	cr_assert_eq(t->nmarks, 4);
 	cr_assert_str_eq(t->marks[0].name, "a");
 	cr_assert_eq(t->marks[0].time, start + 100);
@@ -2701,6 +2701,62 @@ Test(trace_writer, marks_read_back_in_order)
 	cr_assert_eq(trace_mark_find(t, "b", start + 301), -1);
 	cr_assert_eq(trace_mark_find(t, "a", start + 100), 0);
 	cr_assert_eq(trace_mark_find(t, "c", 0), -1);
+	trace_free(t);
+	free(bl.p);
+}
+
+/* Named code ranges (2.4) come back in order of process and start, each
+ * with its source, file and line, and an address names the range loaded
+ * last at the sample's time: a range reused at a later time names its
+ * new code from then on, and the old before it. Ranges of no size or
+ * name are refused. */
+Test(trace_writer, code_ranges_named_by_time)
+{
+	const uint64_t start = test_session().start_monotonic_ns;
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct blob bl;
+	struct trace *t;
+	struct trace_code big = { 0, 0x5000, 0x1000, 0, TRACE_CODE_VDSO, "__vdso_gettimeofday", NULL, 0 };
+	struct trace_code old = { start + 10, 0x10000, 0x100, 0, TRACE_CODE_PERF_MAP, "JS:*fib", "a.js", 3 };
+	struct trace_code reused = { start + 500, 0x10080, 0x40, 0, TRACE_CODE_JITDUMP, "JS:*add", NULL, 0 };
+	struct trace_code bad = old;
+
+	cr_assert_eq(trace_writer_process(w, 1, 42, 0, start), 0);
+	cr_assert_eq(trace_writer_code(w, 1, &reused), 0);
+	cr_assert_eq(trace_writer_flush(w), 0);
+	cr_assert_eq(trace_writer_code(w, 1, &old), 0);
+	cr_assert_eq(trace_writer_code(w, 1, &big), 0);
+	bad.size = 0;
+	cr_assert_eq(trace_writer_code(w, 1, &bad), TRACE_E_USAGE);
+	bad = old;
+	bad.name = "";
+	cr_assert_eq(trace_writer_code(w, 1, &bad), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_code(w, 0, &old), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+	t = load(bl);
+	assert_whole(t);
+	cr_assert_eq(t->ncode, 3);
+	cr_assert_eq(t->code_max_size, 0x1000);
+	cr_assert_str_eq(t->code[0].name, "__vdso_gettimeofday");
+	cr_assert_eq(t->code[0].source, TRACE_CODE_VDSO);
+	cr_assert_null(t->code[0].file);
+	cr_assert_str_eq(t->code[1].name, "JS:*fib");
+	cr_assert_str_eq(t->code[1].file, "a.js");
+	cr_assert_eq(t->code[1].line, 3);
+	cr_assert_eq(t->code[1].time, start + 10);
+	cr_assert_str_eq(t->code[2].name, "JS:*add");
+	cr_assert_eq(trace_code_at(t, 0, 0x5fff, start), 0);
+	cr_assert_eq(trace_code_at(t, 0, 0x6000, start), -1);
+	cr_assert_eq(trace_code_at(t, 0, 0x10090, start + 100), 1);
+	cr_assert_eq(trace_code_at(t, 0, 0x10090, start + 500), 2);
+	cr_assert_eq(trace_code_at(t, 0, 0x100c0, start + 600), 1);
+	cr_assert_eq(trace_code_at(t, 0, 0x10010, start), 1, "a load is noticed after it happens");
+	cr_assert_eq(trace_code_at(t, 1, 0x10010, start + 100), -1);
+	cr_assert_str_eq(trace_code_source_name(TRACE_CODE_JITDUMP), "jitdump");
 	trace_free(t);
 	free(bl.p);
 }
