@@ -139,6 +139,8 @@ static void emit(struct builder *b)
 			struct trace_pack_frame *o = &img->frames[img->nframes++];
 
 			o->name = intern(img, &strings, f->name);
+			o->signature = strcmp(f->signature, f->name)
+					       ? intern(img, &strings, f->signature) + 1 : 0;
 			o->file = f->file ? intern(img, &strings, f->file) + 1 : 0;
 			o->line = f->line;
 			o->lang = (uint8_t)f->lang;
