@@ -105,6 +105,7 @@ static int parse_frames(struct cursor *c, struct trace_pack_image *img)
 			struct trace_pack_frame *f = &img->frames[img->nframes++];
 			uint8_t lang = 0;
 
+			f->signature = 0;
 			get_u32(c, img->nstrings - 1, &f->name);
 			get_u32(c, img->nstrings, &f->file);
 			get_u32(c, UINT32_MAX, &f->line);
