@@ -26,6 +26,12 @@ struct pack_build_stats {
 	size_t images;     /* identities with at least one address */
 	size_t addrs;      /* addresses */
 	size_t frames;     /* frames over all addresses */
+	/* Per image of the trace (caller frees both): the distinct addresses
+	 * the samples use in it, and how many of them the symbolizer named
+	 * (those the given pack already held included). An image with
+	 * addresses of which none is named, or without an identity, is not
+	 * in the pack. */
+	size_t *used, *named;
 };
 
 /* Builds the pack of every address the samples of st's trace use that its

@@ -623,11 +623,15 @@ Test(pack, rebuilt_from_a_pack_it_is_the_same)
 			      " 0x200: a0@a.c:10/1 a1@a.c:11/1[void a1(int)] a2@a.c:12/1[int a2<int>(int, char*)]\n"
 			      " 0x300: b0@-:10/1\n");
 	free(got);
+	free(st.used);
+	free(st.named);
 	/* What a pack already holds is not built again. */
 	have = pack_new();
 	pack_add(have, built, "embedded", 1);
 	again = pack_build(stacks, have, &st, NULL);
 	cr_assert_eq(st.addrs, 0);
+	free(st.used);
+	free(st.named);
 	trace_pack_free(again);
 	stacks_free(stacks);
 	symbolize_free(sym);
