@@ -19,6 +19,7 @@
 
 /* Tags */
 #define DW_TAG_array_type 0x01
+#define DW_TAG_class_type 0x02
 #define DW_TAG_enumeration_type 0x04
 #define DW_TAG_formal_parameter 0x05
 #define DW_TAG_label 0x0a
@@ -45,6 +46,7 @@
 #define DW_TAG_variable 0x34
 #define DW_TAG_volatile_type 0x35
 #define DW_TAG_restrict_type 0x37
+#define DW_TAG_namespace 0x39
 #define DW_TAG_partial_unit 0x3c
 #define DW_TAG_rvalue_reference_type 0x42
 #define DW_TAG_atomic_type 0x47
@@ -62,6 +64,7 @@
 #define DW_AT_language 0x13
 #define DW_AT_comp_dir 0x1b
 #define DW_AT_abstract_origin 0x31
+#define DW_AT_external 0x3f
 #define DW_AT_specification 0x47
 #define DW_AT_ranges 0x55
 #define DW_AT_call_column 0x57
@@ -144,6 +147,8 @@
 #define DW_LANG_Rust 0x001c
 #define DW_LANG_C11 0x001d
 #define DW_LANG_C_plus_plus_14 0x0021
+#define DW_LANG_C_plus_plus_17 0x002a
+#define DW_LANG_C_plus_plus_20 0x002b
 #define DW_LANG_C17 0x002c
 
 /* Line programs */

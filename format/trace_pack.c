@@ -8,8 +8,11 @@
  * self-contained: one image identity, a string table, and the addresses
  * in ascending order with their frames. An image too large for one chunk
  * is split over several, each with the strings it uses, so that no chunk
- * depends on another. Everything read is checked against the bytes that
- * remain before use, and indexes against the tables they point into.
+ * depends on another. A chunk may end with a table of the frames whose
+ * full signature differs from their name; a reader that predates it
+ * ignores it, as this one ignores whatever may follow it one day.
+ * Everything read is checked against the bytes that remain before use,
+ * and indexes against the tables they point into.
  */
 #include "format/trace_pack.h"
 #include "format/trace_chunk.h"
@@ -102,6 +105,7 @@ static int parse_frames(struct cursor *c, struct trace_pack_image *img)
 			struct trace_pack_frame *f = &img->frames[img->nframes++];
 			uint8_t lang = 0;
 
+			f->signature = 0;
 			get_u32(c, img->nstrings - 1, &f->name);
 			get_u32(c, img->nstrings, &f->file);
 			get_u32(c, UINT32_MAX, &f->line);
@@ -111,6 +115,30 @@ static int parse_frames(struct cursor *c, struct trace_pack_image *img)
 		if (!c->ok)
 			return TRACE_E_CORRUPT;
 		img->naddrs++;
+	}
+	return 0;
+}
+
+/* The signature table that may follow the addresses: a uvarint count,
+ * then that many (frame index delta, 1 + string index) pairs, frames in
+ * ascending order. A pack written before signatures has none, and any
+ * bytes after the table are for later versions. */
+static int parse_signatures(struct cursor *c, struct trace_pack_image *img)
+{
+	uint64_t n, delta, at = 0;
+	uint32_t sig;
+
+	if (!c->left)
+		return 0;
+	if (cursor_uleb(c, &n) < 0 || n > img->nframes || n > c->left / 2)
+		return TRACE_E_CORRUPT;
+	for (uint64_t i = 0; i < n; i++) {
+		if (cursor_uleb(c, &delta) < 0 || (i && delta == 0) || delta >= img->nframes - at)
+			return TRACE_E_CORRUPT;
+		at += delta;
+		if (get_u32(c, img->nstrings, &sig) < 0 || sig == 0)
+			return TRACE_E_CORRUPT;
+		img->frames[at].signature = sig;
 	}
 	return 0;
 }
@@ -141,7 +169,7 @@ int trace_pack_parse_chunk(struct trace_pack *s, const uint8_t *raw, size_t n)
 	for (; img.nstrings < nstrings; img.nstrings++)
 		if (!(img.strings[img.nstrings] = trace_get_string(&c)))
 			goto out;
-	if ((r = parse_frames(&c, &img)) < 0)
+	if ((r = parse_frames(&c, &img)) < 0 || (r = parse_signatures(&c, &img)) < 0)
 		goto out;
 	s->images = xgrow(s->images, &s->cap_images, s->nimages + 1, sizeof(*s->images));
 	s->images[s->nimages++] = img;
@@ -206,6 +234,8 @@ struct chunk {
 	size_t strbytes;
 	struct buf body;
 	uint64_t naddrs, last;
+	struct buf sigs;    /* the signature table's pairs */
+	uint64_t nframes, nsigs, last_sig;
 };
 
 static uint32_t chunk_string(struct chunk *ch, const struct trace_pack_image *img, uint32_t i)
@@ -237,12 +267,18 @@ static int chunk_flush(struct trace_sink *k, struct buf *raw, const struct trace
 	}
 	buf_put_uvarint(raw, ch->naddrs);
 	buf_add(raw, ch->body.data, ch->body.len);
+	if (ch->nsigs) {
+		buf_put_uvarint(raw, ch->nsigs);
+		buf_add(raw, ch->sigs.data, ch->sigs.len);
+	}
 	r = trace_sink_chunk(k, TRACE_CHUNK_PACK, raw);
 	ch->nused = 0;
 	ch->strbytes = 0;
 	ch->naddrs = 0;
 	ch->last = 0;
+	ch->nframes = ch->nsigs = ch->last_sig = 0;
 	buf_reset(&ch->body);
+	buf_reset(&ch->sigs);
 	return r;
 }
 
@@ -263,7 +299,8 @@ static int image_ok(const struct trace_pack_image *img)
 			return 0;
 		for (uint32_t k = 0; k < a->n; k++) {
 			const struct trace_pack_frame *f = &img->frames[a->first + k];
-			if (f->name >= img->nstrings || f->file > img->nstrings)
+			if (f->name >= img->nstrings || f->file > img->nstrings ||
+			    f->signature > img->nstrings)
 				return 0;
 		}
 	}
@@ -282,6 +319,7 @@ static int write_image(struct trace_sink *k, struct buf *raw, const struct trace
 	ch.map = xcalloc(img->nstrings + 1, sizeof(*ch.map));
 	ch.used = xcalloc(img->nstrings + 1, sizeof(*ch.used));
 	buf_init(&ch.body);
+	buf_init(&ch.sigs);
 	for (size_t i = 0; i < img->naddrs && r == 0; i++) {
 		const struct trace_pack_addr *a = &img->addrs[i];
 
@@ -294,9 +332,16 @@ static int write_image(struct trace_sink *k, struct buf *raw, const struct trace
 			buf_put_uvarint(&ch.body, f->file ? chunk_string(&ch, img, f->file - 1) + 1 : 0);
 			buf_put_uvarint(&ch.body, f->line);
 			buf_addch(&ch.body, f->lang);
+			if (f->signature) {
+				buf_put_uvarint(&ch.sigs, ch.nframes - ch.last_sig);
+				buf_put_uvarint(&ch.sigs, chunk_string(&ch, img, f->signature - 1) + 1);
+				ch.last_sig = ch.nframes;
+				ch.nsigs++;
+			}
+			ch.nframes++;
 		}
 		ch.naddrs++;
-		if (ch.body.len + ch.strbytes >= TRACE_CHUNK_TARGET)
+		if (ch.body.len + ch.sigs.len + ch.strbytes >= TRACE_CHUNK_TARGET)
 			r = chunk_flush(k, raw, img, &ch);
 	}
 	if (r == 0)
@@ -304,6 +349,7 @@ static int write_image(struct trace_sink *k, struct buf *raw, const struct trace
 	free(ch.map);
 	free(ch.used);
 	buf_release(&ch.body);
+	buf_release(&ch.sigs);
 	return r;
 }
 

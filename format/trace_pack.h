@@ -37,7 +37,12 @@ enum trace_pack_lang {
 };
 
 struct trace_pack_frame {
-	uint32_t name;  /* index into the image's strings: the function */
+	uint32_t name;  /* index into the image's strings: the function, as a
+	                 * report names it by default (a C++ name without
+	                 * return type and parameters) */
+	uint32_t signature; /* 1 + index of its full signature (a C++ name with
+	                 * return type and parameters), or 0 if that is the
+	                 * name, or the pack is older than signatures */
 	uint32_t file;  /* 1 + index of the source file, or 0 if unknown */
 	uint32_t line;  /* 0 if unknown */
 	uint8_t lang;   /* enum trace_pack_lang */

@@ -8,7 +8,8 @@
 # tests/unit/test_dwinfo.c compares with llvm-symbolizer at every byte
 # and fuzz_dwinfo takes as seeds: GCC's and clang's DWARF 4 and 5, their
 # zlib-compressed sections, GCC's zstd ones, and objcopy's zstd of GCC's;
-# dwarf/cxx-shapes: testdata/dwarf/shapes.cc, for C++ names. A compiler
+# dwarf/cxx-shapes: testdata/dwarf/shapes.cc, for C++ names; dwarf/names-*
+# below: testdata/dwarf/names.cc, for every shape of C++ name. A compiler
 # that is missing or refuses the flags leaves dwarf/NAME.skipped with the
 # reason instead, which the tests print as they skip the variant; the
 # stamp dwarf/NAME.built says the attempt was made.
@@ -51,5 +52,19 @@ $(DWARF_DIR)/cxx-shapes.built: testdata/dwarf/shapes.cc
 	@$(if $(Q),echo "  CXX     $(DWARF_DIR)/cxx-shapes")
 	$(Q)$(call dwarf_try,cxx-shapes,c++ -O2 -g -o $(DWARF_DIR)/cxx-shapes $<,no C++ compiler builds it here)
 
+# dwarf/names-gcc, names-clang, names-g1: testdata/dwarf/names.cc, for C++
+# frame names against llvm-symbolizer and c++filt (test_cxx_names.sh);
+# names-g1 has clang's line tables only.
+$(DWARF_DIR)/names-%.built: testdata/dwarf/names.cc
+	@mkdir -p $(DWARF_DIR)
+	@$(if $(Q),echo "  CXX     $(DWARF_DIR)/names-$*")
+	$(Q)$(call dwarf_try,names-$*,$(NAMES_CXX_$*) -O2 -fno-omit-frame-pointer -Wl$(comma)--build-id \
+		-o $(DWARF_DIR)/names-$* $<,'$(NAMES_CXX_$*)' does not build C++ here)
+NAMES_CXX_gcc := g++ -g
+NAMES_CXX_clang := clang++ -g
+NAMES_CXX_g1 := clang++ -gline-tables-only
+comma := ,
+
 FIXTURES += $(BUILD)/testdata/symbols \
-	    $(patsubst %,$(DWARF_DIR)/%.built,$(DWARF_VARIANTS) objcopy-zstd cxx-shapes)
+	    $(patsubst %,$(DWARF_DIR)/%.built,$(DWARF_VARIANTS) objcopy-zstd cxx-shapes) \
+	    $(patsubst %,$(DWARF_DIR)/names-%.built,gcc clang g1)

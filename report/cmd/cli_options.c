@@ -56,6 +56,7 @@ struct symbolize_opts cli_symbolize_opts(const struct cli_report *r)
 		.addresses = r->addresses,
 		.no_inline = r->no_inline,
 		.lines = r->lines,
+		.signatures = r->signatures,
 		.names_only = r->names_only,
 	};
 }

@@ -32,7 +32,7 @@ struct cli_report {
 	struct opt_time from, to;
 	struct opt_regex focus, exclude;
 	/* frame options: how an address is named */
-	int addresses, no_inline, lines;
+	int addresses, no_inline, lines, signatures;
 	/* symbol options: where names come from */
 	struct opt_strings symbols, packs;
 	int thread_frames;       /* CLI_OPT_THREAD_FRAMES */
@@ -75,7 +75,10 @@ const char *cli_check_filter(const void *report);
 	OPT_GROUP("frame options"), \
 	OPT_FLAG(0, "addresses", &(r)->addresses, "show raw IMAGE+0xOFFSET frames"), \
 	OPT_FLAG(0, "no-inline", &(r)->no_inline, "do not expand inline frames"), \
-	OPT_FLAG(0, "lines", &(r)->lines, "add (FILE:LINE) to every frame name")
+	OPT_FLAG(0, "lines", &(r)->lines, "add (FILE:LINE) to every frame name"), \
+	OPT_FLAG(0, "signatures", &(r)->signatures, \
+		 "name C++ functions by their full signature (return\n" \
+		 "type and parameters), not their qualified name")
 
 #define CLI_SYMBOL_OPTIONS(r) \
 	OPT_GROUP("symbol options"), \

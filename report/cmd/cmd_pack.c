@@ -5,7 +5,9 @@
  * itself; with --embed it appends them to TRACE, which then carries its own
  * symbols. A new pack file is written beside its name and renamed over it,
  * so a failure leaves the old one; an embedded pack only ever grows, by the
- * addresses it did not hold yet.
+ * addresses it did not hold yet. Each image whose samples the pack cannot
+ * name is named on standard error with the reason, and --check makes that
+ * a failure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +62,40 @@ static uint64_t debug_bytes(const struct trace *t, struct symbolize *sym,
 		}
 	}
 	return total;
+}
+
+/* Says on standard error which images with samples the pack holds
+ * nothing of, and why; returns how many are missing (no identity, or no
+ * file found), which --check fails on: an image whose file names none of
+ * its addresses is as well served by the pack as here. */
+static size_t left_out(const struct trace *t, struct symbolize *sym,
+		       const struct pack_build_stats *st)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nimages; i++) {
+		const struct trace_image *img = &t->images[i];
+		const struct locate_result *src;
+		char *why;
+		int err;
+
+		if (!st->used[i] || st->named[i])
+			continue;
+		src = symbolize_image_source(sym, i, &err);
+		if (!trace_ident_valid(img->ident_kind, img->ident_len))
+			why = xstrdup("the trace records no identity for it, so no pack can serve it");
+		else if (err < 0)
+			why = xasprintf("%s; 'prof-report info' lists the paths tried, and --symbols DIR "
+					"names a directory that holds it", prof_strerror(err));
+		else
+			why = xasprintf("its file '%s' names none of them", src->path);
+		fprintf(stderr, "%s: %s image %u '%s' (%zu address%s): %s\n", diag_progname(),
+			err < 0 || !trace_ident_valid(img->ident_kind, img->ident_len) ? "left out" : "nothing to pack of", img->id,
+			symbolize_image_label(sym, i), st->used[i], st->used[i] == 1 ? "" : "es", why);
+		free(why);
+		n += err < 0 || !trace_ident_valid(img->ident_kind, img->ident_len);
+	}
+	return n;
 }
 
 /* Writes s to a new file at path, by way of a temporary file beside it;
@@ -125,13 +161,15 @@ int cmd_pack(int argc, char **argv)
 {
 	struct cli_report r = { 0 };
 	const char *output = NULL;
-	int embed = 0;
+	int embed = 0, check = 0, ret = 0;
 	const struct opt_option options[] = {
 		OPT_STRING('o', "output", "FILE", &output,
 			   "write the pack to FILE (default TRACE.syms; '-':\n"
 			   "standard output)"),
 		OPT_FLAG(0, "embed", &embed,
 			 "append the pack to TRACE, which stays a valid trace"),
+		OPT_FLAG(0, "check", &check,
+			 "exit 1 if an image with samples is left out"),
 		CLI_SYMBOL_OPTIONS(&r),
 		OPT_END,
 	};
@@ -148,7 +186,7 @@ int cmd_pack(int argc, char **argv)
 	struct pack *have = NULL;
 	struct pack_build_stats st;
 	uint64_t bytes = 0, dbytes;
-	size_t nfiles;
+	size_t nfiles, nleft;
 	char *out = NULL;
 	int first;
 
@@ -168,7 +206,7 @@ int cmd_pack(int argc, char **argv)
 	if (embed && !st.addrs) {
 		fprintf(stderr, "%s: nothing to add: '%s' already holds the symbols of every address that can be named\n",
 			diag_progname(), ct.path);
-		goto done;
+		goto report;
 	}
 	if (embed) {
 		out = xstrdup(ct.path);
@@ -185,11 +223,19 @@ int cmd_pack(int argc, char **argv)
 		" bytes, for %zu debug files of %" PRIu64 " bytes\n",
 		diag_progname(), embed ? "appended to" : "wrote", out, st.addrs, st.images, bytes,
 		nfiles, dbytes);
-done:
+report:
+	nleft = left_out(ct.t, ct.sym, &st);
+	if (check && nleft) {
+		error("%zu image%s with samples left out of the pack; make their files available (or name them with --symbols) and pack again",
+		      nleft, nleft == 1 ? "" : "s");
+		ret = 1;
+	}
+	free(st.used);
+	free(st.named);
 	free(out);
 	trace_pack_free(s);
 	pack_free(have);
 	cli_close(&ct);
 	opt_release(&cmd);
-	return 0;
+	return ret;
 }

@@ -7,7 +7,8 @@
  * demangler recognises them (and v0 names) and, without DMGL_VERBOSE,
  * drops the hash and the crate disambiguators. Everything else goes to the
  * Itanium demangler with c++filt's own flags (DMGL_PARAMS | DMGL_ANSI |
- * DMGL_VERBOSE), so a C++ name reads exactly as c++filt(1) prints it.
+ * DMGL_VERBOSE), so a C++ name reads exactly as c++filt(1) prints it, or
+ * without DMGL_PARAMS (DEMANGLE_NO_PARAMS) as "c++filt -p" prints it.
  * libiberty keeps its recursion limit on; the length cap bounds the stack
  * it allocates in proportion to the name. libiberty returns malloc()ed
  * strings, and NULL when it runs out of memory, which only means the
@@ -40,7 +41,8 @@ char *demangle_name_lang(const char *name, unsigned flags, int *lang)
 		return NULL;
 	if ((out = cplus_demangle(p, DMGL_PARAMS | DMGL_ANSI | DMGL_RUST)))
 		*lang = DEMANGLE_LANG_RUST;
-	else if ((out = cplus_demangle(p, DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE | DMGL_GNU_V3)))
+	else if ((out = cplus_demangle(p, (flags & DEMANGLE_NO_PARAMS ? 0 : DMGL_PARAMS) | DMGL_ANSI |
+					       DMGL_VERBOSE | DMGL_GNU_V3)))
 		*lang = DEMANGLE_LANG_CXX;
 	if (out && !out[0]) {
 		free(out);

@@ -3,8 +3,11 @@
  *
  * C++ (Itanium ABI, "_Z..."), Rust legacy ("_ZN...17h<16 hex>E") and Rust
  * v0 ("_R...") names are demangled with libiberty. C++ reads as c++filt(1)
- * prints it, parameter lists included; Rust loses its hashes: the legacy
- * "::h<hash>" suffix and v0 crate disambiguators. Names are untrusted
+ * prints it, return type and parameter lists included, or with
+ * DEMANGLE_NO_PARAMS as "c++filt -p" prints it: the qualified name with its
+ * template arguments, without return type, parameters or qualifiers, as
+ * perf shows it. Rust loses its hashes: the legacy "::h<hash>" suffix and
+ * v0 crate disambiguators, and reads the same either way. Names are untrusted
  * (they come from debug files): anything longer than DEMANGLE_MAX_INPUT
  * bytes is left alone, because libiberty's stack use grows with the length.
  *
@@ -19,6 +22,7 @@
 
 enum demangle_flags {
 	DEMANGLE_MACHO = 1 << 0, /* strip the Mach-O '_' before reading the name */
+	DEMANGLE_NO_PARAMS = 1 << 1, /* C++ without return type and parameters */
 };
 
 /* Returns the demangled form of name (caller frees), or NULL if name is

@@ -46,11 +46,25 @@
 struct dw_scope {
 	uint64_t off;            /* the DIE's offset in .debug_info */
 	const char *name;        /* resolved on first use (named) */
+	const char *sig;         /* the full signature, or name */
 	const char *own_name, *own_linkage; /* on the DIE itself, or NULL */
 	uint64_t origin, spec;   /* DW_AT_abstract_origin, _specification, or 0 */
 	int32_t parent;          /* enclosing scope that calls it, or -1 */
 	uint32_t call_file, call_line, call_column;
 	uint8_t named;
+	uint8_t linkage;         /* named from a mangled linkage name */
+	uint8_t external;        /* DW_AT_external on the DIE itself */
+};
+
+/* A DIE that names the scope of what it holds: a namespace, a class,
+ * structure or union, or a function (for its local classes). */
+struct dw_nest {
+	uint64_t off, end;       /* its DIE, and the offset after its children
+	                          * (0 while the walk is inside it) */
+	const char *name;        /* DW_AT_name, or NULL */
+	int32_t parent;          /* the enclosing nest, or -1 */
+	int32_t scope;           /* a function's scope, else -1 */
+	uint32_t tag;
 };
 
 enum { CU_UNREAD, CU_READ };
@@ -63,6 +77,8 @@ struct dw_cu {
 	struct dwspan *spans;    /* owner: scope index */
 	size_t nspans;
 	struct dwline lines;
+	struct dw_nest *nests;   /* by offset */
+	size_t nnests, capnests;
 };
 
 struct dw_block {
@@ -83,6 +99,7 @@ struct dwinfo {
 	struct dw_block *strings;
 	struct dwspan_set iv;    /* scratch for folding */
 	int names_only;          /* dwinfo_names_only() */
+	unsigned naming;         /* how deep scope_name() has recursed */
 };
 
 /* ---- strings that live as long as the dwinfo ---- */
@@ -375,6 +392,9 @@ static int read_scope(struct dwinfo *d, const struct dwdie_unit *u, struct dwdie
 			if (!seen_linkage++)
 				s->own_linkage = dwdie_string(d->die, u, &a);
 			break;
+		case DW_AT_external:
+			s->external = a.form == DW_FORM_flag_present || (a.form == DW_FORM_flag && a.val);
+			break;
 		case DW_AT_MIPS_linkage_name:
 			if (!seen_mips++)
 				mips = dwdie_string(d->die, u, &a);
@@ -411,18 +431,51 @@ static int read_scope(struct dwinfo *d, const struct dwdie_unit *u, struct dwdie
 	return r;
 }
 
+static int nest_tag(uint32_t tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_subprogram;
+}
+
+/* Records die as a nest of the unit, inside parent; returns its index. */
+static int32_t add_nest(struct dw_cu *cu, const struct dwdie *die, const char *name,
+			int32_t parent, int32_t scope)
+{
+	struct dw_nest *n;
+
+	if (cu->nnests >= INT32_MAX)
+		return -1;
+	cu->nests = xgrow(cu->nests, &cu->capnests, cu->nnests + 1, sizeof(*cu->nests));
+	n = &cu->nests[cu->nnests];
+	*n = (struct dw_nest){ .off = die->off, .name = name, .parent = parent, .scope = scope,
+			       .tag = die->tag };
+	return (int32_t)cu->nnests++;
+}
+
 /* Records die if it is a function or an inlined instance, and reads its
  * attributes either way; returns the scope its children see as their
- * caller, or -2 if the DIE is damaged. */
-static int32_t visit(struct dwinfo *d, struct dw_cu *cu, struct dwdie *die, int32_t parent)
+ * caller, or -2 if the DIE is damaged. *name gets a namespace's or
+ * class's DW_AT_name. */
+static int32_t visit(struct dwinfo *d, struct dw_cu *cu, struct dwdie *die, int32_t parent,
+		     const char **name)
 {
 	const struct dwdie_unit *u = &d->units[cu->unit];
 	struct die_pcs pc = { 0 };
 	struct dw_scope *s;
 	int32_t i;
 
-	if (die->tag != DW_TAG_subprogram && die->tag != DW_TAG_inlined_subroutine)
-		return dwdie_skip(d->die, u, die) < 0 ? -2 : parent;
+	*name = NULL;
+	if (die->tag != DW_TAG_subprogram && die->tag != DW_TAG_inlined_subroutine) {
+		struct dw_scope named = { 0 };
+
+		if (!nest_tag(die->tag))
+			return dwdie_skip(d->die, u, die) < 0 ? -2 : parent;
+		if (read_scope(d, u, die, &named, NULL) < 0)
+			return -2;
+		*name = named.own_name;
+		return parent;
+	}
 	/* A subprogram ends the chain, even one nested in another. */
 	i = add_scope(cu, die->off, die->tag == DW_TAG_subprogram ? -1 : parent);
 	if (i < 0)
@@ -439,11 +492,12 @@ static int32_t visit(struct dwinfo *d, struct dw_cu *cu, struct dwdie *die, int3
 /* Walks the unit's DIE tree depth first, in the order of the DIEs. The
  * children of a DIE that holds no code (leaf_tag()), and any deeper than
  * MAX_DEPTH, are passed over: by its DW_AT_sibling where it has one, else
- * DIE by DIE. A damaged DIE ends the walk there. */
+ * DIE by DIE. A damaged DIE ends the walk there. Namespaces, classes and
+ * functions are kept as nests, for the scopes of names. */
 static void walk_unit(struct dwinfo *d, struct dw_cu *cu)
 {
 	const struct dwdie_unit *u = &d->units[cu->unit];
-	int32_t scopes[MAX_DEPTH], scope = -1;
+	int32_t scopes[MAX_DEPTH], nests[MAX_DEPTH], scope = -1, nest = -1;
 	size_t depth = 0, over = 0;  /* over: the depth inside a subtree passed over */
 	struct dwdie die;
 	uint64_t off;
@@ -453,14 +507,18 @@ static void walk_unit(struct dwinfo *d, struct dw_cu *cu)
 		return;
 	off = die.next;
 	while (off < u->end && dwdie_begin(d->die, u, off, &die) == 0) {
-		int32_t mine;
+		const char *name;
+		int32_t mine, inner;
 
 		if (!die.tag) {
 			off = die.next;
 			if (over) {
 				over--;
 			} else if (depth) {
+				if (nest >= 0 && nest != nests[depth - 1])
+					cu->nests[nest].end = off;
 				scope = scopes[--depth];
+				nest = nests[depth];
 			} else {
 				break;
 			}
@@ -486,15 +544,24 @@ static void walk_unit(struct dwinfo *d, struct dw_cu *cu)
 			}
 			continue;
 		}
-		mine = visit(d, cu, &die, scope);
+		mine = visit(d, cu, &die, scope, &name);
 		if (mine == -2)
 			break;
 		off = die.next;
+		inner = nest;
+		if (die.children && depth < MAX_DEPTH && nest_tag(die.tag)) {
+			inner = add_nest(cu, &die, name, nest,
+					 die.tag == DW_TAG_subprogram ? mine : -1);
+			if (inner < 0)
+				inner = nest;
+		}
 		if (die.children && depth == MAX_DEPTH) {
 			over = 1;
 		} else if (die.children) {
+			nests[depth] = nest;
 			scopes[depth++] = scope;
 			scope = mine;
+			nest = inner;
 		}
 	}
 }
@@ -561,23 +628,129 @@ static int die_at(struct dwinfo *d, struct dw_cu *cu, uint64_t off, struct dw_sc
 		return 0;
 	}
 	memset(out, 0, sizeof(*out));
+	out->off = off;
 	if (!(u = unit_of(d, off)) || dwdie_begin(d->die, u, off, &die) < 0 || !die.tag)
 		return -1;
 	read_scope(d, u, &die, out, NULL);
 	return 0;
 }
 
-/* The scope's name, found as LLVM finds it: on the DIE or, failing that,
- * through DW_AT_specification and DW_AT_abstract_origin (depth first, the
- * specification first). A mangled linkage name is demangled; otherwise
- * DW_AT_name is preferred, because a C function's linkage name is an
- * assembler label (libc's __GI_ aliases). */
+/* The compile or partial unit whose DIEs hold offset off, read, or NULL. */
+static struct dw_cu *cu_of(struct dwinfo *d, uint64_t off)
+{
+	size_t lo = 0, hi = d->ncus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->units[d->cus[mid].unit].end <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == d->ncus || d->units[d->cus[lo].unit].off > off)
+		return NULL;
+	if (d->cus[lo].state == CU_UNREAD)
+		load_unit(d, &d->cus[lo]);
+	return &d->cus[lo];
+}
+
+static int cxx_lang(unsigned lang)
+{
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+	       lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14 ||
+	       lang == DW_LANG_C_plus_plus_17 || lang == DW_LANG_C_plus_plus_20;
+}
+
+static const char *scope_name(struct dwinfo *d, struct dw_cu *cu, struct dw_scope *s);
+
+/* The longest scope prefix built; a deeper one keeps its innermost parts. */
+#define MAX_QUALIFIED 4096
+
+/* name, the DW_AT_name of the DIE at off, qualified by the namespaces,
+ * classes and functions that hold that DIE: "ns::Class::name", as the
+ * demangled linkage names of C++ read. An anonymous namespace reads
+ * "(anonymous namespace)", as the demangler writes it; a class without a
+ * name "{lambda}" inside a function (a lambda's closure, which is what a
+ * function's unnamed class nearly always is), else "{unnamed type}". */
+static const char *qualified(struct dwinfo *d, uint64_t off, const char *name)
+{
+	struct dw_cu *cu = cu_of(d, off);
+	const char *parts[MAX_DEPTH];
+	size_t nparts = 0, lo = 0, hi, len;
+	int32_t n;
+	char *out, *p;
+
+	if (!cu || !cu->nnests)
+		return name;
+	/* The last nest that starts before off, then out to one that holds it. */
+	hi = cu->nnests;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cu->nests[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	n = (int32_t)lo - 1;
+	while (n >= 0 && cu->nests[n].end && cu->nests[n].end <= off)
+		n = cu->nests[n].parent;
+	len = strlen(name);
+	for (; n >= 0 && nparts < MAX_DEPTH; n = cu->nests[n].parent) {
+		const struct dw_nest *ne = &cu->nests[n];
+		const char *part = ne->name;
+
+		if (ne->tag == DW_TAG_subprogram) {
+			part = ne->scope >= 0 ? scope_name(d, cu, &cu->scopes[ne->scope]) : NULL;
+			if (!part)
+				break;
+		} else if (!part && ne->tag == DW_TAG_namespace) {
+			part = "(anonymous namespace)";
+		} else if (!part) {
+			part = ne->parent >= 0 && cu->nests[ne->parent].tag == DW_TAG_subprogram
+				       ? "{lambda}" : "{unnamed type}";
+		}
+		if (len + strlen(part) + 2 > MAX_QUALIFIED)
+			break;
+		len += strlen(part) + 2;
+		parts[nparts++] = part;
+		/* A function's name is already qualified. */
+		if (ne->tag == DW_TAG_subprogram)
+			break;
+	}
+	if (!nparts)
+		return name;
+	p = out = xmalloc(len + 1);
+	while (nparts--) {
+		size_t k = strlen(parts[nparts]);
+
+		memcpy(p, parts[nparts], k);
+		memcpy(p + k, "::", 2);
+		p += k + 2;
+	}
+	strcpy(p, name);
+	name = keep_string(d, out, len);
+	free(out);
+	return name;
+}
+
+/* The scope's names, found as LLVM finds them: on the DIE or, failing
+ * that, through DW_AT_specification and DW_AT_abstract_origin (depth
+ * first, the specification first). A mangled linkage name is demangled,
+ * without parameters as the name and with them as the signature;
+ * otherwise DW_AT_name is preferred, because a C function's linkage name
+ * is an assembler label (libc's __GI_ aliases), and in C++ it is
+ * qualified by the scopes of the DIE that carries it, unless the function
+ * is external: one with external linkage but no linkage name has C's
+ * (main, extern "C"), and C names have no scope. Returns the name. */
 static const char *scope_name(struct dwinfo *d, struct dw_cu *cu, struct dw_scope *s)
 {
-	uint64_t work[MAX_HOPS], seen[MAX_HOPS];
+	uint64_t work[MAX_HOPS], seen[MAX_HOPS], name_off = 0;
 	size_t nwork = 0, nseen = 0, i, k;
 	const char *linkage = NULL, *name = NULL;
 	char *dm;
+	int lang, external = 0;
 
 	if (s->named)
 		return s->name;
@@ -591,8 +764,11 @@ static const char *scope_name(struct dwinfo *d, struct dw_cu *cu, struct dw_scop
 			continue;
 		if (!linkage)
 			linkage = at.own_linkage;
-		if (!name)
+		if (!name && at.own_name) {
 			name = at.own_name;
+			name_off = at.off;
+		}
+		external |= at.external;
 		for (k = 0; k < 2; k++) {
 			uint64_t ref = k ? at.spec : at.origin;
 
@@ -606,14 +782,25 @@ static const char *scope_name(struct dwinfo *d, struct dw_cu *cu, struct dw_scop
 			work[nwork++] = ref;
 		}
 	}
-	if (linkage && (dm = demangle_name(linkage, 0))) {
-		s->name = keep_string(d, dm, strlen(dm));
+	if (linkage && (dm = demangle_name_lang(linkage, DEMANGLE_NO_PARAMS, &lang))) {
+		s->name = s->sig = keep_string(d, dm, strlen(dm));
+		s->linkage = 1;
 		free(dm);
+		if (lang == DEMANGLE_LANG_CXX && (dm = demangle_name(linkage, 0))) {
+			if (strcmp(dm, s->name))
+				s->sig = keep_string(d, dm, strlen(dm));
+			free(dm);
+		}
+	} else if (name && name[0] && !external && cxx_lang(d->units[cu->unit].lang) &&
+		   d->naming < 8) {
+		d->naming++;
+		s->name = s->sig = qualified(d, name_off, name);
+		d->naming--;
 	} else {
-		s->name = name ? name : linkage;
+		s->name = s->sig = name ? name : linkage;
 	}
 	if (s->name && !s->name[0])
-		s->name = NULL;
+		s->name = s->sig = NULL;
 	return s->name;
 }
 
@@ -650,6 +837,8 @@ int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, 
 
 		if (name) {
 			frames[n].function = name;
+			frames[n].signature = sc->sig;
+			frames[n].linkage = sc->linkage;
 			frames[n].file = file;
 			frames[n].line = line;
 			frames[n].column = column;
@@ -723,6 +912,7 @@ void dwinfo_free(struct dwinfo *d)
 	for (i = 0; i < d->ncus; i++) {
 		free(d->cus[i].scopes);
 		free(d->cus[i].spans);
+		free(d->cus[i].nests);
 		dwline_release(&d->cus[i].lines);
 	}
 	free(d->cus);

@@ -46,9 +46,15 @@ struct dwinfo_section {
 
 struct dwinfo_frame {
 	const char *function;  /* never NULL: the demangled linkage name if the
-	                        * function has a mangled one, else its DW_AT_name
-	                        * (both found through DW_AT_abstract_origin and
-	                        * DW_AT_specification) */
+	                        * function has a mangled one, a C++ name without
+	                        * return type and parameters ("c++filt -p"); else
+	                        * its DW_AT_name, in a C++ unit qualified by the
+	                        * namespaces, classes and functions that hold the
+	                        * DIE that carries it (both names found through
+	                        * DW_AT_abstract_origin and DW_AT_specification) */
+	const char *signature; /* never NULL: the full signature as c++filt prints
+	                        * the linkage name, or function if there is none */
+	int linkage;           /* 1 if named from a mangled linkage name */
 	const char *file;      /* the full path as llvm-symbolizer prints it
 	                        * (DW_AT_comp_dir, the line table's directory, the
 	                        * file name), or NULL if unknown */

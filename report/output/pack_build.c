@@ -33,6 +33,8 @@ struct builder {
 	struct trace_pack *out;
 	long *image_of;     /* trace image -> pack image, -1 none, -2 not yet */
 	struct hmap seen;   /* (pack image, at) */
+	struct hmap met;    /* (trace image, at) */
+	size_t *used, *named; /* per trace image */
 	struct entry *entries;
 	size_t nentries, capentries, nframes;
 };
@@ -69,11 +71,18 @@ static void add_node(struct builder *b, uint32_t node, int leaf)
 	long img;
 	int added;
 
-	if (fr[0].image < 0 || !fr[nf - 1].resolved || nf > TRACE_PACK_MAX_FRAMES)
+	if (fr[0].image < 0)
+		return;
+	at = symbolize_lookup_offset(fr[0].offset, leaf);
+	hmap_put(&b->met, (uint64_t)fr[0].image, at, 0, &added);
+	if (!added)
+		return;
+	b->used[fr[0].image]++;
+	if (!fr[nf - 1].resolved || nf > TRACE_PACK_MAX_FRAMES)
 		return;
 	if ((img = pack_image_of(b, (size_t)fr[0].image)) < 0)
 		return;
-	at = symbolize_lookup_offset(fr[0].offset, leaf);
+	b->named[fr[0].image]++;
 	hmap_put(&b->seen, (uint64_t)img, at, 0, &added);
 	if (!added)
 		return;
@@ -139,6 +148,8 @@ static void emit(struct builder *b)
 			struct trace_pack_frame *o = &img->frames[img->nframes++];
 
 			o->name = intern(img, &strings, f->name);
+			o->signature = strcmp(f->signature, f->name)
+					       ? intern(img, &strings, f->signature) + 1 : 0;
 			o->file = f->file ? intern(img, &strings, f->file) + 1 : 0;
 			o->line = f->line;
 			o->lang = (uint8_t)f->lang;
@@ -157,7 +168,10 @@ struct trace_pack *pack_build(struct stacks *s, struct pack *have, struct pack_b
 	b.image_of = xmalloc((t->nimages + 1) * sizeof(*b.image_of));
 	for (size_t i = 0; i < t->nimages; i++)
 		b.image_of[i] = -2;
+	b.used = xcalloc(t->nimages + 1, sizeof(*b.used));
+	b.named = xcalloc(t->nimages + 1, sizeof(*b.named));
 	hmap_init(&b.seen);
+	hmap_init(&b.met);
 	progress_phase(pg, "symbolizing", "samples", t->nsamples);
 	for (size_t i = 0; i < t->nsamples; i++) {
 		struct trace_chain c;
@@ -181,12 +195,14 @@ struct trace_pack *pack_build(struct stacks *s, struct pack *have, struct pack_b
 	if (b.nentries)
 		qsort(b.entries, b.nentries, sizeof(*b.entries), cmp_entry);
 	emit(&b);
-	*st = (struct pack_build_stats){ .addrs = b.nentries, .frames = b.nframes };
+	*st = (struct pack_build_stats){ .addrs = b.nentries, .frames = b.nframes, .used = b.used,
+					 .named = b.named };
 	for (size_t i = 0; i < b.out->nimages; i++)
 		st->images += b.out->images[i].naddrs > 0;
 	free(met);
 	free(b.image_of);
 	free(b.entries);
 	hmap_release(&b.seen);
+	hmap_release(&b.met);
 	return b.out;
 }

@@ -7,7 +7,8 @@
  * could name, keyed by the image's identity and the link-time address
  * looked up (a return address minus one, as report/symbols/symbolize.h looks it
  * up). The frames are kept whole: the inline chain with files and lines,
- * whatever --lines or --no-inline a later report asks for.
+ * and each function's name with, where it differs, its full signature,
+ * whatever --lines, --no-inline or --signatures a later report asks for.
  * format/trace_pack.h writes them; report/symbols/pack.h serves them.
  */
 #ifndef REPORT_PACK_BUILD_H
@@ -25,11 +26,17 @@ struct pack_build_stats {
 	size_t images;     /* identities with at least one address */
 	size_t addrs;      /* addresses */
 	size_t frames;     /* frames over all addresses */
+	/* Per image of the trace (caller frees both): the distinct addresses
+	 * the samples use in it, and how many of them the symbolizer named
+	 * (those the given pack already held included). An image with
+	 * addresses of which none is named, or without an identity, is not
+	 * in the pack. */
+	size_t *used, *named;
 };
 
 /* Builds the pack of every address the samples of st's trace use that its
  * symbolizer resolves: the symbolizer must be made without --addresses,
- * --no-inline or --lines. An address that have (may be NULL) already
+ * --no-inline, --lines or --signatures. An address that have (may be NULL) already
  * holds is left out, so that a trace's embedded pack is never written
  * twice. pg (NULL: nobody) hears how far it is, as the phase "symbolizing"
  * in samples. Returns the new pack (caller frees with trace_pack_free()),

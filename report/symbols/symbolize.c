@@ -323,11 +323,16 @@ static int lang_of_mangling(int demangle_lang)
 }
 
 /* Appends one resolved frame of an inline chain of n, the i-th from the
- * innermost. */
+ * innermost, named function or, with --signatures, signature. */
 static void chain_frame(struct symbolize *s, long img, uint64_t rel, const char *function,
-			const char *file, uint32_t line, int lang, int i, int n)
+			const char *signature, const char *file, uint32_t line, int lang, int i,
+			int n)
 {
 	struct symbolize_frame *f = new_frame(s);
+
+	f->signature = signature;
+	if (s->o.signatures)
+		function = signature;
 
 	f->image = img;
 	f->image_label = s->images[img].label;
@@ -350,14 +355,26 @@ static int chain_start(const struct symbolize *s, int n)
 
 /* Appends the DWARF frames for link-time address at, innermost first, or
  * nothing if the DWARF knows no function there. */
-static void resolve_dwarf(struct symbolize *s, struct dwinfo *dw, long img, uint64_t rel,
-			  uint64_t at)
+static void resolve_dwarf(struct symbolize *s, struct symbolize_image *si, long img,
+			  uint64_t rel, uint64_t at)
 {
 	struct dwinfo_frame fr[DWINFO_MAX_FRAMES];
-	int n = dwinfo_lookup(dw, at, fr, DWINFO_MAX_FRAMES);
+	int n = dwinfo_lookup(si->dw, at, fr, DWINFO_MAX_FRAMES);
 
+	/* The function that holds the code, without a linkage name in its
+	 * DWARF: a mangled symbol there names it better. */
+	if (n > 0 && !fr[n - 1].linkage && si->symtab) {
+		const char *sig, *name;
+		int lang;
+
+		name = symtab_lookup(si->symtab, at, NULL, &lang, &sig);
+		if (name && lang == DEMANGLE_LANG_CXX) {
+			fr[n - 1].function = name;
+			fr[n - 1].signature = sig;
+		}
+	}
 	for (int i = chain_start(s, n); i < n; i++)
-		chain_frame(s, img, rel, fr[i].function, fr[i].file, fr[i].line,
+		chain_frame(s, img, rel, fr[i].function, fr[i].signature, fr[i].file, fr[i].line,
 			    lang_of_dwarf(fr[i].file, fr[i].lang), i, n);
 }
 
@@ -371,8 +388,9 @@ static void resolve_pack(struct symbolize *s, const struct pack_image *pi, long 
 	int n = (int)pack_image_lookup(pi, at, &fr, &str);
 
 	for (int i = chain_start(s, n); i < n; i++)
-		chain_frame(s, img, rel, str[fr[i].name], fr[i].file ? str[fr[i].file - 1] : NULL,
-			    fr[i].line, fr[i].lang, i, n);
+		chain_frame(s, img, rel, str[fr[i].name],
+			    fr[i].signature ? str[fr[i].signature - 1] : str[fr[i].name],
+			    fr[i].file ? str[fr[i].file - 1] : NULL, fr[i].line, fr[i].lang, i, n);
 }
 
 uint64_t symbolize_lookup_offset(uint64_t offset, int leaf)
@@ -399,7 +417,7 @@ int symbolize_is_signal(const struct symbolize *s, uint32_t process, uint64_t ad
 static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 {
 	struct symbolize_frame *f;
-	const char *name = NULL;
+	const char *name = NULL, *sig = NULL;
 	size_t before = s->blocks->used;
 	uint64_t rel, at;
 	int lang = DEMANGLE_LANG_NONE, signal;
@@ -408,7 +426,7 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 		f = new_frame(s);
 		f->image = -1;
 		f->offset = addr;
-		f->name = keep(s, xasprintf("[unknown]+0x%llx", (unsigned long long)addr));
+		f->name = f->signature = keep(s, xasprintf("[unknown]+0x%llx", (unsigned long long)addr));
 		return;
 	}
 	/* A handler returns to a trampoline's first instruction, and a
@@ -419,7 +437,7 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 	if (!s->o.addresses) {
 		struct symbolize_image *si = load_image(s, (size_t)img);
 		if (si->dw)
-			resolve_dwarf(s, si->dw, img, rel, at);
+			resolve_dwarf(s, si, img, rel, at);
 		else if (si->pack)
 			resolve_pack(s, si->pack, img, rel, at);
 		if (s->blocks->used > before) {
@@ -428,7 +446,9 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 			return;
 		}
 		if (si->symtab)
-			name = symtab_lookup(si->symtab, at, NULL, &lang);
+			name = symtab_lookup(si->symtab, at, NULL, &lang, &sig);
+		if (name && s->o.signatures)
+			name = sig;
 	}
 	f = new_frame(s);
 	f->image = img;
@@ -442,6 +462,7 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 	f->name = name ? name
 		       : keep(s, xasprintf("%s+0x%llx", s->images[img].label,
 					   (unsigned long long)rel));
+	f->signature = sig ? sig : f->name;
 }
 
 size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time, int leaf,

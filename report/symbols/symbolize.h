@@ -5,6 +5,15 @@
  * address, innermost first, then the function that holds the code. Each
  * frame carries a name and, where known, a source file and line.
  *
+ * A C++ function is named as perf names it: qualified, with its template
+ * arguments, without return type or parameters (its linkage name as
+ * "c++filt -p" prints it, or its DWARF name in the scopes of its
+ * declaration); --signatures names it by its full signature instead, as
+ * c++filt and llvm-symbolizer print it. The function that holds the code
+ * takes the symbol table's name when its DWARF has no linkage name and
+ * the symbol is a mangled one (DWARF of -gline-tables-only, GCC's
+ * lambdas), as llvm-symbolizer does.
+ *
  * The sources, tried per image, in the file found by report/symbols/locate.h
  * (never one whose identity differs from the trace's): its DWARF
  * (report/dwarf/dwinfo.h), for inline chains and file:line, then its symbol
@@ -48,6 +57,10 @@ enum symbolize_lang {
 
 struct symbolize_frame {
 	const char *name;  /* never NULL; borrowed until symbolize_free() */
+	const char *signature; /* never NULL: the full signature of a C++
+	                    * function (return type and parameters, as c++filt
+	                    * prints its linkage name), else its name; never
+	                    * with --lines' " (FILE:LINE)" */
 	const char *file;  /* source file, or NULL */
 	uint32_t line;     /* 0 if unknown */
 	int inlined;       /* 1 if inlined into the next frame */
@@ -70,6 +83,8 @@ struct symbolize_opts {
 	int addresses;                  /* --addresses: raw IMAGE+0xOFFSET only */
 	int no_inline;                  /* --no-inline: only the outermost function */
 	int lines;                      /* --lines: names get " (FILE:LINE)" */
+	int signatures;                 /* --signatures: a C++ frame's name is its
+	                                 * full signature, not its qualified name */
 	int names_only;                 /* the caller shows names only (not with
 	                                 * lines): frames get no file or line, a
 	                                 * DWARF frame's language is unknown, and

@@ -3,7 +3,9 @@
  *
  * Symbol tables are unordered and full of noise (objects, sections, files,
  * undefined imports, aliases). objfile.h hands us the defined function
- * symbols of an ELF or Mach-O file; we demangle them, sort them by address
+ * symbols of an ELF or Mach-O file; we demangle them (twice for C++: the
+ * name without parameters, and the full signature where it differs),
+ * sort them by address
  * and collapse aliases to one name, so a lookup is a single binary search.
  * Names live in one pool owned by the table, which is why the mapped file
  * can be released afterwards.
@@ -26,7 +28,9 @@
 
 struct symtab_entry {
 	uint64_t start, size, limit;
-	size_t name;     /* offset into pool */
+	size_t name;     /* offset into pool: the name without parameters */
+	size_t sig;      /* offset into pool: the full signature (== name
+	                  * unless a C++ name has parameters) */
 	size_t seq;      /* the order the file lists it in */
 	uint8_t lang;    /* enum demangle_lang */
 };
@@ -49,7 +53,8 @@ static void collect(void *ctx, const struct objfile_symbol *sym)
 	struct symtab_entry *e;
 	unsigned flags = c->macho ? DEMANGLE_MACHO : 0;
 	int lang;
-	char *plain = demangle_name_lang(sym->name, flags, &lang);
+	char *plain = demangle_name_lang(sym->name, flags | DEMANGLE_NO_PARAMS, &lang);
+	char *full = lang == DEMANGLE_LANG_CXX ? demangle_name(sym->name, flags) : NULL;
 	const char *name = plain ? plain : demangle_plain(sym->name, flags);
 
 	st->v = xgrow(st->v, &st->cap, st->n + 1, sizeof(*st->v));
@@ -59,9 +64,14 @@ static void collect(void *ctx, const struct objfile_symbol *sym)
 	e->limit = sym->limit;
 	e->seq = st->n - 1;
 	e->lang = (uint8_t)lang;
-	e->name = st->pool.len;
+	e->name = e->sig = st->pool.len;
 	buf_add(&st->pool, name, strlen(name) + 1);
+	if (full && strcmp(full, name)) {
+		e->sig = st->pool.len;
+		buf_add(&st->pool, full, strlen(full) + 1);
+	}
 	free(plain);
+	free(full);
 }
 
 /* A Go program's names as Go writes them: without the ".abi0" of its
@@ -187,7 +197,8 @@ size_t symtab_count(const struct symtab *st)
 	return st->n;
 }
 
-const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start, int *lang)
+const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start, int *lang,
+			  const char **signature)
 {
 	size_t lo = 0, hi = st->n, i;
 	const struct symtab_entry *e;
@@ -213,5 +224,7 @@ const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *star
 		*start = e->start;
 	if (lang)
 		*lang = e->lang;
+	if (signature)
+		*signature = (const char *)st->pool.data + e->sig;
 	return (const char *)st->pool.data + e->name;
 }

@@ -24,14 +24,18 @@ int symtab_new(const struct objfile *of, struct symtab **out);
 void symtab_free(struct symtab *st);
 
 /* Returns the name of the function containing link-time address addr, or
- * NULL. *start and *lang (if non-NULL) get the symbol's address and the
+ * NULL: a C++ name qualified, with its template arguments, without return
+ * type and parameters ("c++filt -p"). *signature (if non-NULL) gets the
+ * full signature, as c++filt prints it (the name itself for anything but
+ * C++). *start and *lang (if non-NULL) get the symbol's address and the
  * enum demangle_lang of its mangling (DEMANGLE_LANG_GO for a Go program's
  * names, which lose the ".abi0" of Go's assembly). A symbol with a
  * size covers [value, value+size); one without a size covers up to the
  * next symbol, within its section. Among aliases at one address the one
  * with the largest size wins, then the one the file lists last, as
  * llvm-symbolizer chooses. The name is borrowed until symtab_free(). */
-const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start, int *lang);
+const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start, int *lang,
+			  const char **signature);
 /* The number of distinct symbols in the table. */
 size_t symtab_count(const struct symtab *st);
 

@@ -8,11 +8,27 @@
 # that is repeated, and packs that are cut, damaged or of another build.
 . "$(dirname "$0")/lib.sh"
 
+export DEBUGINFOD_CACHE_PATH=$TMP/no-cache
+
+# An image the trace records no identity for: named, with the reason, and
+# a failure with --check. Synthetic, so it runs without ptrace.
+if [ -x "$BUILD/tests/tools/synth_trace" ]; then
+	"$BUILD/tests/tools/synth_trace" -o "$TMP/noid.trace" --os linux --command app \
+		--image "KIND=none,PATH=/nonexistent/app,START=0x1000,SIZE=0x1000,BIAS=0x1000" \
+		--thread TID=1,NAME=main --sample TID=1,STACK=0x1100:0x1050 --sample TID=1,STACK=0x1200:0x1050
+	out=$("$REPORT" pack --check -o "$TMP/noid.syms" "$TMP/noid.trace" 2>&1); rc=$?
+	[ $rc -eq 1 ] && echo "$out" | grep -q "^prof-report: left out image 1 'app' (3 addresses): the trace records no identity for it" &&
+		echo "$out" | grep -q "^prof-report: 1 image with samples left out of the pack; make" \
+		&& ok "pack-check-names-an-image-without-identity" \
+		|| fail "pack-check-names-an-image-without-identity" "exit $rc: $out"
+else
+	skip "pack-check-names-an-image-without-identity" "no synth_trace in $BUILD/tests/tools"
+fi
+
 if ! why=$(ptrace_ok); then
 	skip "pack" "$why"
 	exit 0
 fi
-export DEBUGINFOD_CACHE_PATH=$TMP/no-cache
 
 D=$TMP/app
 mkdir -p "$D"
@@ -69,9 +85,18 @@ grep -q 'rotate_mix (inline.c' "$TMP/with-binary/folded.1" \
 
 # --- a pack file next to the trace
 if "$REPORT" pack "$D/t.trace" 2> "$TMP/pack.err" && [ -s "$D/t.trace.syms" ]; then
-	ok "pack-writes-trace.syms ($(cat "$TMP/pack.err"))"
+	ok "pack-writes-trace.syms ($(head -1 "$TMP/pack.err"))"
 else
 	fail "pack-writes-trace.syms" "$(cat "$TMP/pack.err")"
+fi
+# With every file here, --check fails only for an image left out (the
+# vDSO, which has no file, if a sample fell in it), and never the program.
+"$REPORT" pack --check -o "$TMP/check.syms" "$D/t.trace" 2> "$TMP/check.err"; rc=$?
+if ! grep -q "left out image [0-9]* 'inline'" "$TMP/check.err" &&
+	if grep -q 'left out' "$TMP/check.err"; then [ $rc -eq 1 ]; else [ $rc -eq 0 ]; fi; then
+	ok "pack-check-with-the-files (exit $rc$(sed -n "s/.*left out image [0-9]* \('[^']*'\).*/, left out: \1/p" "$TMP/check.err" | head -1))"
+else
+	fail "pack-check-with-the-files" "exit $rc: $(cat "$TMP/check.err")"
 fi
 rm "$D/inline"
 case $(served_by "$D/t.trace") in
@@ -88,6 +113,22 @@ mv "$D/t.trace.syms" "$TMP/t.syms"
 grep -q 'inline+0x' "$TMP/none.folded" && ! grep -q 'rotate_mix' "$TMP/none.folded" \
 	&& ok "pack-without-it-frames-are-unresolved" \
 	|| fail "pack-without-it-frames-are-unresolved" "$(head -2 "$TMP/none.folded")"
+# Packed again now, the program is left out: named, with the reason, and
+# exit 0; a failure with --check.
+out=$("$REPORT" pack -o "$TMP/gone.syms" "$D/t.trace" 2>&1); rc=$?
+n=$(awk '{ line = $0; sub(/ [0-9]+$/, "", line); k = split(line, f, ";")
+	for (i = 1; i <= k; i++) if (f[i] ~ /^inline\+0x/) a[f[i]] = 1 }
+	END { print length(a) }' "$TMP/none.folded")
+# Its count is of addresses looked up (a leaf and a return address one
+# byte apart are one), so it is near the report's unnamed frames, not equal.
+k=$(echo "$out" | sed -n "s/^prof-report: left out image [0-9]* 'inline' (\([0-9]*\) addresses): no file with a matching identity; 'prof-report info' lists the paths tried.*/\1/p")
+[ $rc -eq 0 ] && [ -n "$k" ] && [ "$k" -gt 0 ] && [ "$k" -le $((2 * n)) ] && [ $((2 * k)) -ge "$n" ] \
+	&& ok "pack-names-the-image-left-out ($k addresses; the report shows $n unnamed frames)" \
+	|| fail "pack-names-the-image-left-out" "exit $rc, $n addresses unnamed: $out"
+out=$("$REPORT" pack --check -o "$TMP/gone.syms" "$D/t.trace" 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "image.* with samples left out of the pack; make their files available" \
+	&& ok "pack-check-fails-when-an-image-is-left-out" \
+	|| fail "pack-check-fails-when-an-image-is-left-out" "exit $rc: $out"
 # --pack FILE does what TRACE.syms does.
 "$REPORT" folded --lines --pack "$TMP/t.syms" "$D/t.trace" > "$TMP/opt.folded" 2>&1
 cmp -s "$TMP/opt.folded" "$TMP/with-binary/folded.1" && ok "pack-option" \

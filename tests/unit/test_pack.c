@@ -63,6 +63,9 @@ static struct trace_pack *sample_pack(void)
 	add_addr(img, 0xff, 1, "main", "main.c");
 	add_addr(img, 0x200, 3, "a", "a.c");
 	add_addr(img, 0x300, 1, "b", NULL);
+	/* Signatures of the second and third frames of 0x200. */
+	img->frames[2].signature = add_string(img, "void a1(int)") + 1;
+	img->frames[3].signature = add_string(img, "int a2<int>(int, char*)") + 1;
 	img = trace_pack_add_image(s, TRACE_IDENT_MACHO_UUID, ident_b, 16, "/Applications/X.app/X");
 	add_addr(img, 0x4000, 2, "swift", "x.swift");
 	return s;
@@ -84,6 +87,8 @@ static char *describe(const struct trace_pack *s)
 				const struct trace_pack_frame *f = &img->frames[a->first + j];
 				buf_addf(&b, " %s@%s:%u/%u", img->strings[f->name],
 					 f->file ? img->strings[f->file - 1] : "-", f->line, f->lang);
+				if (f->signature)
+					buf_addf(&b, "[%s]", img->strings[f->signature - 1]);
 			}
 			buf_addch(&b, '\n');
 		}
@@ -326,6 +331,41 @@ Test(trace_pack, hostile_chunks_rejected)
 	cr_assert_lt(parse(&raw), 0);
 	raw.len -= 2;
 	cr_assert_lt(parse(&raw), 0);
+
+	/* The signature table: one entry reads; bytes after it are for
+	 * later versions; a frame past the last, frames that do not ascend,
+	 * a string index of 0 or past the table, more entries than frames,
+	 * or a table cut short make the chunk damaged. */
+	static const uint64_t bad[][5] = {
+		{ 1, 1, 1 },          /* frame 1 of 1 */
+		{ 2, 0, 1, 0, 1 },    /* frame 0 twice */
+		{ 1, 0, 0 },          /* string 0 */
+		{ 1, 0, 3 },          /* string 3 of 2 */
+		{ 2, 0, 1 },          /* cut */
+		{ 1ull << 20, 0, 1 }, /* more entries than frames */
+	};
+	static const size_t nbad[] = { 3, 5, 3, 3, 3, 3 };
+	for (size_t k = 0; k <= sizeof(bad) / sizeof(bad[0]); k++) {
+		struct trace_pack *sp = trace_pack_new();
+
+		chunk_raw(&raw, TRACE_IDENT_GNU_BUILD_ID, 4, 2, 1);
+		buf_put_uvarint(&raw, 0x10);
+		buf_put_uvarint(&raw, 1);
+		frame(&raw, 0, 0, 1);
+		if (k == sizeof(bad) / sizeof(bad[0])) {
+			buf_put_uvarint(&raw, 1);
+			buf_put_uvarint(&raw, 0);
+			buf_put_uvarint(&raw, 2);
+			buf_put_bytes(&raw, "later", 5);
+			cr_assert_eq(trace_pack_parse_chunk(sp, raw.data, raw.len), 0);
+			cr_assert_eq(sp->images[0].frames[0].signature, 2);
+		} else {
+			for (size_t j = 0; j < nbad[k]; j++)
+				buf_put_uvarint(&raw, bad[k][j]);
+			cr_assert_lt(trace_pack_parse_chunk(sp, raw.data, raw.len), 0, "case %zu", k);
+		}
+		trace_pack_free(sp);
+	}
 	buf_release(&raw);
 }
 
@@ -580,14 +620,18 @@ Test(pack, rebuilt_from_a_pack_it_is_the_same)
 	got = describe(built);
 	cr_assert_str_eq(got, "image 1/4 /nonexistent/libfake.so\n"
 			      " 0xff: main0@main.c:10/1\n"
-			      " 0x200: a0@a.c:10/1 a1@a.c:11/1 a2@a.c:12/1\n"
+			      " 0x200: a0@a.c:10/1 a1@a.c:11/1[void a1(int)] a2@a.c:12/1[int a2<int>(int, char*)]\n"
 			      " 0x300: b0@-:10/1\n");
 	free(got);
+	free(st.used);
+	free(st.named);
 	/* What a pack already holds is not built again. */
 	have = pack_new();
 	pack_add(have, built, "embedded", 1);
 	again = pack_build(stacks, have, &st, NULL);
 	cr_assert_eq(st.addrs, 0);
+	free(st.used);
+	free(st.named);
 	trace_pack_free(again);
 	stacks_free(stacks);
 	symbolize_free(sym);

@@ -84,18 +84,18 @@ Test(symtab, lookup_matches_nm_and_llvm_symbolizer)
 	cr_assert_gt(symtab_count(st), 3);
 	for (i = 0; i < 4; i++) {
 		uint64_t a = nm_addr(exe, syms[i]), start = 0;
-		const char *got = symtab_lookup(st, a, &start, NULL);
+		const char *got = symtab_lookup(st, a, &start, NULL, NULL);
 		cr_assert_not_null(got, "no symbol at %s", syms[i]);
 		cr_assert_str_eq(got, syms[i]);
 		cr_assert_eq(start, a);
-		got = symtab_lookup(st, a + 1, NULL, NULL);
+		got = symtab_lookup(st, a + 1, NULL, NULL, NULL);
 		cr_assert_str_eq(got, syms[i]);
 		oracle(a + 1, want, sizeof(want));
 		if (want[0])
 			cr_assert_str_eq(got, want, "llvm-symbolizer says %s at 0x%llx", want,
 					 (unsigned long long)(a + 1));
 	}
-	cr_assert_null(symtab_lookup(st, 0, NULL, NULL));
+	cr_assert_null(symtab_lookup(st, 0, NULL, NULL, NULL));
 	symtab_free(st);
 	munmap(m.m.p, m.m.n);
 }
@@ -119,7 +119,7 @@ Test(symtab, aliases_named_as_llvm_symbolizer_names_them)
 	cr_assert_eq(objfile_open(&of, exe, TRACE_IDENT_GNU_BUILD_ID, NULL, 0, &why), 0);
 	cr_assert_eq(symtab_new(&of, &st), 0);
 	objfile_release(&of);
-	got = symtab_lookup(st, a + 1, NULL, NULL);
+	got = symtab_lookup(st, a + 1, NULL, NULL, NULL);
 	cr_assert_not_null(got);
 	cr_assert_str_eq(got, want);
 	symtab_free(st);
@@ -285,16 +285,16 @@ Test(symtab, labels_in_code_named_as_llvm_symbolizer_names_them)
 	cr_assert_eq(objfile_open(&of, exe, TRACE_IDENT_GNU_BUILD_ID, NULL, 0, &why), 0);
 	cr_assert_eq(symtab_new(&of, &st), 0);
 	objfile_release(&of);
-	got = symtab_lookup(st, entry + 1, NULL, NULL);
+	got = symtab_lookup(st, entry + 1, NULL, NULL, NULL);
 	cr_assert_str_eq(got ? got : "(none)", "asm_entry");
-	got = symtab_lookup(st, label + 1, &start, NULL);
+	got = symtab_lookup(st, label + 1, &start, NULL, NULL);
 	cr_assert_str_eq(got ? got : "(none)", "asm_label");
 	cr_assert_eq(start, label);
 	oracle(label + 1, want, sizeof(want));
 	if (want[0])
 		cr_assert_str_eq(got, want);
-	got = symtab_lookup(st, label + 17, NULL, NULL);
+	got = symtab_lookup(st, label + 17, NULL, NULL, NULL);
 	cr_assert_str_eq(got ? got : "(none)", "asm_label");
-	cr_assert_null(symtab_lookup(st, data + 1, NULL, NULL));
+	cr_assert_null(symtab_lookup(st, data + 1, NULL, NULL, NULL));
 	symtab_free(st);
 }
