@@ -402,10 +402,12 @@ static void query(struct fetch *f, const uint8_t *id, size_t len, struct fetch_r
 	}
 	if (!r->detail && q.message[0])
 		r->detail = xstrdup(q.message);
-	/* A query ended here leaves the client's mark of a miss, which would
-	 * keep it from asking again for ten minutes: its own timeouts and
-	 * size refusals leave none. */
-	if (f->aborted != ABORT_NONE && !had_miss && marker && stat(marker, &st) == 0 && st.st_size == 0)
+	/* libdebuginfod 0.188 marks any failure that it reports as -ENOENT
+	 * (a 500, a cut transfer, a query ended here) as a miss, and asks
+	 * no server again for ten minutes: only a file the servers do not
+	 * have keeps the mark, as its own timeouts and size refusals do. */
+	if (r->status != FETCH_NOT_FOUND && !had_miss && marker && stat(marker, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size == 0)
 		unlink(marker);
 	if (r->status == FETCH_TIMEOUT)
 		f->gave_up = 1;

@@ -35,10 +35,23 @@ STRIPPED=$FIX/stripped/split
 DEBUG=$FIX/stripped/.debug/split.debug
 ID=$(readelf -n "$STRIPPED" | awk '/Build ID/ { print $3 }')
 
-# http_get URL: the body, or nothing.
-http_get() { python3 -c 'import sys, urllib.request
+# http_get URL: the body, or nothing (curl, else python3, slower to start).
+if have curl; then
+	http_get() { curl -s --max-time 5 "$1"; }
+else
+	http_get() { python3 -c 'import sys, urllib.request
 try: sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())
 except Exception: pass' "$1"; }
+fi
+# free_port: a port of 127.0.0.1 that refuses connections now.
+free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		(exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null || { echo $p; return; }
+	done
+	echo 1
+}
 
 # block FILE LABEL: the lines of info about the image whose path ends in
 # /LABEL, up to the next image.
@@ -96,8 +109,7 @@ python3 "$TMP/hostile.py" "$DEBUG" "$ID" "$TMP/hostile.log" > "$TMP/hostile.port
 PIDS+=($!)
 for _ in $(seq 100); do [ -s "$TMP/hostile.port" ] && break; sleep 0.05; done
 HOSTILE=http://127.0.0.1:$(cat "$TMP/hostile.port")
-# A port nothing listens on: one the kernel gave, then closed.
-DOWN=http://127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+DOWN=http://127.0.0.1:$(free_port)
 
 # A trace of one sample in each image, at path_a's address in split: had
 # any answer been used, that sample would be named.
@@ -163,6 +175,23 @@ else
 		|| fail "debuginfod-each-build-id-once-per-run" "$n requests for one build-id in 2 runs; '$a' and '$b'"
 fi
 
+# The same in JSON, valid against prof-info's schema (python3-jsonschema).
+DEBUGINFOD_URLS=$HOSTILE DEBUGINFOD_MAXSIZE=1000000 "$REPORT" info --json "$TMP/hostile.trace" > "$TMP/h.json" 2>&1
+if ! python3 -c 'import jsonschema' 2> /dev/null; then
+	skip "debuginfod-info-json" "python3-jsonschema is not installed"
+elif out=$(python3 -c '
+import json, sys, jsonschema
+doc = json.load(open(sys.argv[2]))
+jsonschema.validate(doc, json.load(open(sys.argv[1])), cls=jsonschema.Draft7Validator)
+got = {i["path"].split("/")[-1]: (i["symbols"]["origin"], i["symbols"]["fetch"]["status"]) for i in doc["images"]}
+want = {"otherbuild": (None, "file-refused"), "huge": (None, "too-big"), "cuttransfer": (None, "failed")}
+bad = {k: got.get(k) for k in want if got.get(k) != want[k]}
+print(bad or "")' "$TOP/schema/prof-info.schema.json" "$TMP/h.json" 2>&1) && [ -z "$out" ]; then
+	ok "debuginfod-info-json"
+else
+	fail "debuginfod-info-json" "$(echo "$out" | tail -3)"
+fi
+
 # A miss is not asked again while the client's record of it is fresh.
 DEBUGINFOD_URLS=$HOSTILE "$REPORT" info "$TMP/hostile.trace" > "$TMP/h2.info" 2>&1
 from=$(block "$TMP/h2.info" notfound | grep '^    from:')
@@ -193,4 +222,135 @@ from=$(block "$TMP/down.info" down | grep '^    from:')
 [ $rc = 0 ] && echo "$from" | grep -q "debuginfod: connection refused by $DOWN (is the server running?)" \
 	&& ok "debuginfod-server-down-refused" || fail "debuginfod-server-down-refused" "exit $rc; '$from'"
 export DEBUGINFOD_CACHE_PATH=$TMP/cache
+
+# --- the real server ---------------------------------------------------
+if ! have debuginfod; then
+	skip "debuginfod-server" "no debuginfod (Debian: debuginfod)"
+	exit 0
+fi
+if ! why=$(ptrace_ok); then
+	skip "debuginfod-server" "$why"
+	exit 0
+fi
+if [ ! -x "$STRIPPED" ] || [ ! -e "$DEBUG" ]; then
+	skip "debuginfod-server" "no stripped split fixture (make fixtures)"
+	exit 0
+fi
+
+# The stripped binary where its debug link leads nowhere, its debug file
+# only in the served directory.
+mkdir -p "$TMP/bin" "$TMP/served" "$TMP/nosyms"
+cp "$STRIPPED" "$TMP/bin/split"
+cp "$DEBUG" "$TMP/served/split.debug"
+"$RECORD" -q -o "$TMP/split.trace" -- "$TMP/bin/split" 0.3 > /dev/null 2> "$TMP/record.err" \
+	|| { fail "debuginfod-server" "cannot record: $(tail -2 "$TMP/record.err")"; exit 0; }
+
+# start_server: debuginfod on a free port of 127.0.0.1, the directory
+# scanned (its metrics count the file); SERVER its URL, or nothing.
+SERVER=
+for _ in 1 2 3; do
+	port=$(free_port)
+	debuginfod -p "$port" -F -d "$TMP/debuginfod.sqlite" -t 0 -g 0 -c 1 "$TMP/served" > "$TMP/debuginfod.log" 2>&1 &
+	DPID=$!
+	PIDS+=($DPID)
+	for _ in $(seq 100); do
+		kill -0 $DPID 2> /dev/null || break
+		http_get "http://127.0.0.1:$port/metrics" | grep -q '^scanned_files_total{source="file"} [1-9]' \
+			&& { SERVER=http://127.0.0.1:$port; break 2; }
+		sleep 0.05
+	done
+	kill $DPID 2> /dev/null
+	wait $DPID 2> /dev/null
+done
+if [ -z "$SERVER" ]; then
+	fail "debuginfod-server" "debuginfod did not start: $(tail -3 "$TMP/debuginfod.log")"
+	exit 0
+fi
+requests() { http_get "$SERVER/metrics" | awk '/^http_requests_total\{type="debuginfo"\}/ { n = $2 } END { print n + 0 }'; }
+
+# unnamed FOLDED: how many samples have an unnamed frame of split.
+unnamed() { awk '/split\+0x/ { n += $NF } END { print n + 0 }' "$1"; }
+# named FOLDED: path_a and path_b both named, nothing of split unnamed.
+named() { grep -q ';run;path_a;' "$1" && grep -q ';run;path_b;' "$1" && [ "$(unnamed "$1")" = 0 ]; }
+
+# Without DEBUGINFOD_URLS, and with --offline: nothing fetched.
+"$REPORT" folded "$TMP/split.trace" > "$TMP/none.folded" 2>&1
+"$REPORT" info "$TMP/split.trace" > "$TMP/none.info" 2>&1
+if [ "$(unnamed "$TMP/none.folded")" -gt 0 ] && ! grep -q ';path_a;' "$TMP/none.folded" \
+	&& block "$TMP/none.info" split | grep -q '^    from:     disk; no debuginfod server'; then
+	ok "debuginfod-not-named-without-urls ($(unnamed "$TMP/none.folded") samples unnamed)"
+else
+	fail "debuginfod-not-named-without-urls" "$(head -2 "$TMP/none.folded" | tr '\n' '|') $(block "$TMP/none.info" split | grep from:)"
+fi
+export DEBUGINFOD_URLS=$SERVER
+"$REPORT" folded --offline "$TMP/split.trace" > "$TMP/offline.folded" 2>&1
+"$REPORT" info --offline "$TMP/split.trace" > "$TMP/offline.info" 2>&1
+n=$(requests)
+if [ "$n" = 0 ] && [ "$(unnamed "$TMP/offline.folded")" -gt 0 ] && ! grep -q ';path_a;' "$TMP/offline.folded" \
+	&& block "$TMP/offline.info" split | grep -q '^    from:     disk; not fetched (--offline)'; then
+	ok "debuginfod-offline-fetches-nothing"
+else
+	fail "debuginfod-offline-fetches-nothing" "$n requests; $(head -1 "$TMP/offline.folded") $(block "$TMP/offline.info" split | grep from:)"
+fi
+
+# With it: fetched, named, and said so.
+"$REPORT" info "$TMP/split.trace" > "$TMP/fetch.info" 2>&1
+"$REPORT" folded "$TMP/split.trace" > "$TMP/fetch.folded" 2>&1
+from=$(block "$TMP/fetch.info" split | grep '^    from:')
+if named "$TMP/fetch.folded" && echo "$from" | grep -Eq "^    from:     fetched from $SERVER \([0-9]+ bytes in [0-9.]+ s\), kept in the debuginfod cache$" \
+	&& block "$TMP/fetch.info" split | grep -q "^    symbols:  $TMP/cache/$ID/debuginfo (DWARF" \
+	&& cmp -s "$TMP/cache/$ID/debuginfo" "$DEBUG"; then
+	ok "debuginfod-named-when-served"
+else
+	fail "debuginfod-named-when-served" "$(sort -k2 -n "$TMP/fetch.folded" | tail -2 | tr '\n' '|') $from"
+fi
+
+# Addresses of split named from the fetched file as llvm-symbolizer names
+# them on the unstripped binary: those the recording has, and every 8th
+# instruction besides. Without DEBUGINFOD_URLS: llvm-symbolizer has a
+# client of its own, and the reports find the file in the cache.
+n=$(requests)
+case $BUILD in
+*-san) skip "debuginfod-fetched-names" "a sanitized build; the plain suite compares the names" ;;
+*) if ! have llvm-symbolizer || ! have llvm-objdump; then
+	skip "debuginfod-fetched-names" "no llvm-symbolizer or llvm-objdump"
+else
+	{ "$REPORT" folded --addresses "$TMP/split.trace" | tr ';' '\n' | sed -n 's/^split+\(0x[0-9a-f]*\).*/\1/p'
+	  addresses "$SPLIT" | awk 'NR % 8 == 1'; } | sort -u > "$TMP/split.addrs"
+	DEBUGINFOD_URLS= ADDRS=$TMP/split.addrs oracle debuginfod-fetched-names "$SPLIT" "$SPLIT" 0x555500000000 "$TMP/nosyms" \
+		--os linux --arch x86_64 --command split \
+		--image "KIND=gnu-build-id,IDENT=$ID,PATH=$TMP/gone/split,START=0x555500000000,SIZE=0x10000,BIAS=0x555500000000"
+fi ;;
+esac
+
+# A second report: from the cache, no request; then with the server gone.
+"$REPORT" info "$TMP/split.trace" > "$TMP/again.info" 2>&1
+"$REPORT" folded "$TMP/split.trace" > "$TMP/again.folded" 2>&1
+m=$(requests)
+if [ "$n" = "$m" ] && named "$TMP/again.folded" && block "$TMP/again.info" split | grep -q '^    from:     the debuginfod cache$'; then
+	ok "debuginfod-second-report-from-cache ($m requests before and after)"
+else
+	fail "debuginfod-second-report-from-cache" "$n requests before, $m after; $(block "$TMP/again.info" split | grep from:)"
+fi
+
+# pack, from the fetched file.
+"$REPORT" pack "$TMP/split.trace" > "$TMP/pack.out" 2>&1 || fail "debuginfod-pack-from-fetched-file" "$(cat "$TMP/pack.out")"
+kill -KILL $DPID
+wait $DPID 2> /dev/null
+"$REPORT" folded "$TMP/split.trace" > "$TMP/gone.folded" 2>&1
+named "$TMP/gone.folded" && cmp -s "$TMP/gone.folded" "$TMP/fetch.folded" && ok "debuginfod-cache-serves-with-server-gone" \
+	|| fail "debuginfod-cache-serves-with-server-gone" "$(diff "$TMP/fetch.folded" "$TMP/gone.folded" | head -3 | tr '\n' '|')"
+
+# Another machine: no server, no cache, no binary; the trace and its pack.
+unset DEBUGINFOD_URLS
+export DEBUGINFOD_CACHE_PATH=$TMP/other-cache
+mkdir -p "$TMP/other"
+cp "$TMP/split.trace" "$TMP/split.trace.syms" "$TMP/other/" 2> /dev/null
+mv "$TMP/bin/split" "$TMP/bin/split.moved"
+"$REPORT" folded "$TMP/other/split.trace" > "$TMP/other.folded" 2>&1
+if [ -s "$TMP/other/split.trace.syms" ] && named "$TMP/other.folded" && cmp -s "$TMP/other.folded" "$TMP/fetch.folded"; then
+	ok "debuginfod-pack-from-fetched-file ($(sed 's/^prof-report: //' "$TMP/pack.out"))"
+else
+	fail "debuginfod-pack-from-fetched-file" "$(cat "$TMP/pack.out") $(diff "$TMP/fetch.folded" "$TMP/other.folded" | head -3 | tr '\n' '|')"
+fi
 [ -n "${KEEP:-}" ] && cp -r "$TMP" "$KEEP"
