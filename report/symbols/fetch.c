@@ -254,7 +254,8 @@ static int load(struct fetch *f)
 	 * known now, not at the first call. */
 	if (!(f->lib = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL))) {
 		const char *e = dlerror();
-		f->load_error = xstrdup(e ? e : "dlopen failed");
+		f->load_error = xasprintf("cannot load " DEBUGINFOD_SONAME " (Debian: libdebuginfod1): %s",
+					  e ? e : "dlopen failed");
 		return -1;
 	}
 #define FETCH_SYM(field, name) (*(void **)&f->field = dlsym(f->lib, name))
@@ -418,18 +419,19 @@ out:
 
 int fetch_debuginfo(struct fetch *f, const uint8_t *id, size_t len, const struct fetch_result **out)
 {
+	static struct fetch_result no_id = { .status = FETCH_FAILED, .detail = "no build-id to ask for" };
+	struct fetch_entry *e;
+	struct fetch_result *r;
 	int added;
-	struct fetch_entry *e = entry_for(f, id, len, &added);
-	struct fetch_result *r = &e->r;
 
-	*out = r;
+	if (len == 0 || len > TRACE_MAX_IDENT) {
+		*out = &no_id;
+		return -EINVAL;
+	}
+	e = entry_for(f, id, len, &added);
+	*out = r = &e->r;
 	if (!added)
 		goto done;
-	if (len == 0 || len > TRACE_MAX_IDENT) {
-		r->status = FETCH_FAILED;
-		r->detail = xstrdup("no build-id to ask for");
-		goto done;
-	}
 	if (f->gave_up) {
 		r->status = FETCH_GAVE_UP;
 		goto done;
@@ -443,7 +445,7 @@ int fetch_debuginfo(struct fetch *f, const uint8_t *id, size_t len, const struct
 	query(f, id, len, r);
 #else
 	r->status = FETCH_NO_LIBRARY;
-	r->detail = xstrdup("this prof-report was built without libdebuginfod");
+	r->detail = xstrdup("this prof-report was built without libdebuginfod's header");
 #endif
 done:
 	return r->status == FETCH_OK || r->status == FETCH_CACHED ? 0 : -ENOENT;
@@ -540,7 +542,7 @@ void fetch_describe(const struct fetch_result *r, struct buf *out)
 		buf_addstr(out, "not asked: a fetch timed out earlier in this run");
 		return;
 	case FETCH_NO_LIBRARY:
-		buf_addstr(out, "not asked: cannot load " "libdebuginfod.so.1 (Debian: libdebuginfod1)");
+		buf_addstr(out, "not asked");
 		break;
 	case FETCH_REFUSED_FILE:
 		buf_addf(out, "refused the file from %s, and removed it from the debuginfod cache", server);

@@ -221,6 +221,26 @@ DEBUGINFOD_URLS=$DOWN "$REPORT" info "$TMP/down.trace" > "$TMP/down.info" 2>&1; 
 from=$(block "$TMP/down.info" down | grep '^    from:')
 [ $rc = 0 ] && echo "$from" | grep -q "debuginfod: connection refused by $DOWN (is the server running?)" \
 	&& ok "debuginfod-server-down-refused" || fail "debuginfod-server-down-refused" "exit $rc; '$from'"
+
+# libdebuginfod is loaded when first needed, never linked: a machine
+# without it reports as before, and says why nothing was fetched (the
+# library hidden under /dev/null in a mount namespace of this test's).
+if have readelf && readelf -d "$REPORT" | grep -Eq 'NEEDED.*(libdebuginfod|libcurl)'; then
+	fail "debuginfod-library-not-linked" "$(readelf -d "$REPORT" | grep -E 'libdebuginfod|libcurl')"
+else
+	ok "debuginfod-library-not-linked"
+fi
+lib=$(ldconfig -p 2> /dev/null | awk '$1 == "libdebuginfod.so.1" { print $NF; exit }')
+lib=$(readlink -f "${lib:-/usr/lib/x86_64-linux-gnu/libdebuginfod.so.1}")
+if [ "$(id -u)" != 0 ] || ! have unshare || ! unshare -m true 2> /dev/null; then
+	skip "debuginfod-library-missing" "hiding the library takes root and unshare -m"
+else
+	unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$lib" \
+		env DEBUGINFOD_URLS="$DOWN" "$REPORT" info "$TMP/down.trace" > "$TMP/nolib.info" 2>&1; rc=$?
+	from=$(block "$TMP/nolib.info" down | grep '^    from:')
+	[ $rc = 0 ] && echo "$from" | grep -q 'debuginfod: not asked: cannot load libdebuginfod.so.1 (Debian: libdebuginfod1): ' \
+		&& ok "debuginfod-library-missing" || fail "debuginfod-library-missing" "exit $rc; '$from' $(tail -2 "$TMP/nolib.info")"
+fi
 export DEBUGINFOD_CACHE_PATH=$TMP/cache
 
 # --- the real server ---------------------------------------------------
