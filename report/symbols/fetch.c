@@ -55,6 +55,7 @@ struct fetch {
 	struct fetch_entry **v; /* by pointer: results are handed out */
 	size_t n, cap;
 	int gave_up;            /* a fetch timed out: ask no more */
+	struct progress *progress;
 #ifdef FETCH_LIBDEBUGINFOD
 	int loaded;             /* dlopen() was tried */
 	char *load_error;       /* why it failed, or NULL */
@@ -91,7 +92,7 @@ static long long env_number(const char *name, long long def)
 	return v;
 }
 
-struct fetch *fetch_new(void)
+struct fetch *fetch_new(struct progress *progress)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	struct fetch *f;
@@ -101,6 +102,7 @@ struct fetch *fetch_new(void)
 		return NULL;
 	f = xcalloc(1, sizeof(*f));
 	f->urls = xstrdup(urls);
+	f->progress = progress;
 	v = env_number("DEBUGINFOD_TIMEOUT", FETCH_DEFAULT_TIMEOUT);
 	f->timeout = v > 0 ? (v > 86400 ? 86400 : (long)v) : 0;
 	v = env_number("DEBUGINFOD_MAXSIZE", 0);
@@ -237,6 +239,20 @@ static int on_progress(debuginfod_client *c, long a, long b)
 	if (b != 0 && a > f->bytes) {
 		f->bytes = a;
 		clock_gettime(CLOCK_MONOTONIC, &f->last_byte);
+	}
+	if (f->progress) {
+		char got[32], of[32], detail[128];
+
+		if (b == 0) {
+			snprintf(detail, sizeof(detail), "waiting for a debuginfod server, %.0f s",
+				 since(&f->began));
+		} else {
+			progress_bytes((uint64_t)(a > 0 ? a : 0), got, sizeof(got));
+			progress_bytes((uint64_t)(b > 0 ? b : 0), of, sizeof(of));
+			snprintf(detail, sizeof(detail), "fetching %s%s%s from a debuginfod server", got,
+				 b > 0 ? " of " : "", b > 0 ? of : "");
+		}
+		progress_detail(f->progress, detail);
 	}
 	if (f->maxsize && b != 0 && a > 0 && (uint64_t)a > f->maxsize)
 		f->aborted = ABORT_TOO_BIG;

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/progress.h"
 
 enum fetch_status {
 	FETCH_OK,            /* fetched now: path is the file in the cache */
@@ -65,8 +66,10 @@ struct fetch;
 
 /* A fetcher for the servers of DEBUGINFOD_URLS, or NULL when it names
  * none (so that NULL means "do not fetch" everywhere). Nothing is loaded
- * yet. Caller frees. */
-struct fetch *fetch_new(void);
+ * yet. A fetch under way is the detail of progress (borrowed; NULL:
+ * none), in the place of libdebuginfod's own DEBUGINFOD_PROGRESS lines.
+ * Caller frees. */
+struct fetch *fetch_new(struct progress *progress);
 void fetch_free(struct fetch *f);
 
 /* Asks for the debug file of the GNU build-id id (len bytes), or gives

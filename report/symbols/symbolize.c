@@ -98,7 +98,7 @@ struct symbolize *symbolize_new(const struct trace *t, const struct symbolize_op
 		timing_leave(prev);
 	}
 	if (s->o.fetch && !s->o.addresses)
-		s->fetch = fetch_new();
+		s->fetch = fetch_new(s->o.progress);
 	s->images = xcalloc(t->nimages ? t->nimages : 1, sizeof(*s->images));
 	for (i = 0; i < t->nimages; i++) {
 		locate_result_init(&s->images[i].src);

@@ -41,11 +41,11 @@ Test(fetch, no_servers_no_fetcher)
 {
 	struct fetch *f;
 
-	cr_assert_null(fetch_new());
+	cr_assert_null(fetch_new(NULL));
 	cr_assert_eq(setenv("DEBUGINFOD_URLS", " \t", 1), 0);
-	cr_assert_null(fetch_new());
+	cr_assert_null(fetch_new(NULL));
 	cr_assert_eq(setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1), 0);
-	cr_assert_not_null(f = fetch_new());
+	cr_assert_not_null(f = fetch_new(NULL));
 	fetch_free(f);
 	fetch_free(NULL);
 }
@@ -100,7 +100,7 @@ Test(fetch, server_down_asked_once_and_said)
 	snprintf(cache, sizeof(cache), "%s/cache", tmp);
 	cr_assert_eq(setenv("DEBUGINFOD_URLS", url, 1), 0);
 	cr_assert_eq(setenv("DEBUGINFOD_CACHE_PATH", cache, 1), 0);
-	cr_assert_not_null(f = fetch_new());
+	cr_assert_not_null(f = fetch_new(NULL));
 	cr_assert_lt(fetch_debuginfo(f, id, sizeof(id), &r), 0);
 	if (r->status == FETCH_NO_LIBRARY) {
 		fetch_free(f);
