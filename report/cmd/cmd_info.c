@@ -281,9 +281,10 @@ static void print_share(uint64_t part, uint64_t whole)
 }
 
 /* Where the file came from, and what a fetch for it found, in words: ""
- * when there is nothing to say. */
+ * when there is nothing to say. named: the image has DWARF or a pack, and
+ * needs no server. */
 static void origin_words(struct buf *b, const struct locate_result *src, uint64_t samples,
-			 int dwarf, int offline, int fetching)
+			 int named, int offline, int fetching)
 {
 	static const char *const where[] = {
 		[LOCATE_ORIGIN_DISK] = "disk",
@@ -297,14 +298,14 @@ static void origin_words(struct buf *b, const struct locate_result *src, uint64_
 	}
 	if (src->found)
 		buf_addstr(b, where[src->origin]);
-	else if (src->fetched || (samples && !dwarf))
+	else if (src->fetched || (samples && !named))
 		buf_addstr(b, "no file");
 	if (src->fetched) {
 		buf_addstr(b, "; debuginfod: ");
 		fetch_describe(src->fetched, b);
-	} else if (samples && !dwarf && offline) {
+	} else if (samples && !named && offline) {
 		buf_addstr(b, "; not fetched (--offline)");
-	} else if (samples && !dwarf && !fetching && !getenv("DEBUGINFOD_URLS")) {
+	} else if (samples && !named && !fetching && !getenv("DEBUGINFOD_URLS")) {
 		buf_addstr(b, "; no debuginfod server to fetch its debug file from (DEBUGINFOD_URLS)");
 	}
 }
@@ -375,7 +376,8 @@ static void print_images(struct stacks *st, struct symbolize *sym, int offline)
 			struct buf b;
 
 			buf_init(&b);
-			origin_words(&b, src, use[i].samples, !err && symbolize_image_dwarf(sym, i, NULL),
+			origin_words(&b, src, use[i].samples,
+				     err ? symbolize_image_pack(sym, i) != NULL : symbolize_image_dwarf(sym, i, NULL),
 				     offline, symbolize_fetching(sym));
 			if (b.len) {
 				fputs("    from:     ", stdout);

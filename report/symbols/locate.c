@@ -462,7 +462,7 @@ int locate_image(const struct trace_image *img, const struct locate_opts *o,
 		try_debuginfod(&s, hex, o ? o->debuginfod_cache : NULL, &cache_file);
 	}
 	try_index(&s, o ? o->index : NULL);
-	if (elf && !s.done && o && o->fetch)
+	if (elf && !s.done && o && o->fetch && (s.have_fallback || !o->packed))
 		try_fetch(&s, o->fetch);
 	if (!s.done && s.have_fallback)
 		accept(&s, r->tries[s.fallback_try].path, &s.fallback);

@@ -21,7 +21,8 @@
  *   5. files under the --symbols directories with that identity; if none
  *      has it, those with the image's file name, so that the tries say
  *      which build each of them is;
- *   6. if none of those carries DWARF and the caller passed a fetcher,
+ *   6. if none of those carries DWARF and the caller passed a fetcher
+ *      (and one matched, when a pack would serve the image otherwise),
  *      the file a debuginfod server gives for the build-id: used only if
  *      its build-id matches, else removed from the client's cache.
  * For a Mach-O image: 1, then 5, where the files are dSYM bundles' DWARF
@@ -63,6 +64,9 @@ struct locate_opts {
 	                                   * (trace_ident_cache_dir()); "": none */
 	struct fetch *fetch;              /* ask debuginfod servers for what
 	                                   * is not here (6.), or NULL */
+	int packed;                       /* a symbol pack serves the image
+	                                   * if no file does: fetch only in the
+	                                   * place of a file without DWARF */
 };
 
 /* Where the accepted file came from. */

@@ -177,13 +177,16 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i, int fet
 	}
 	prev = timing_enter(TIMING_LOCATE);
 	progress_detail(s->o.progress, si->label);
-	/* A pack is at hand: no need to ask a server. */
+	/* A pack at hand serves the image if no file does: no server is
+	 * asked then, only in the place of a file without DWARF, which the
+	 * pack would not replace. */
 	pack = pack_find(s->o.pack, &s->t->images[i]);
 	si->err = locate_image(&s->t->images[i], &(struct locate_opts){
 		.index = s->index,
 		.debug_root = s->o.debug_root,
 		.debuginfod_cache = s->o.debuginfod_cache,
-		.fetch = fetch && !pack ? s->fetch : NULL,
+		.fetch = fetch ? s->fetch : NULL,
+		.packed = pack != NULL,
 	}, &si->src);
 	if (si->err < 0) {
 		si->pack = pack;

@@ -24,9 +24,10 @@
  * Each image's file is located, opened and parsed once, on first use, and
  * each unique (image, address, leaf) is resolved once and cached. With
  * fetch set and DEBUGINFOD_URLS naming servers, the file of an image that
- * has no file with DWARF here and no symbol pack is asked of the servers
- * (report/symbols/fetch.h), and only when an address of it is resolved:
- * images without samples are never fetched.
+ * has no file with DWARF here is asked of the servers
+ * (report/symbols/fetch.h), unless it has no file at all and a symbol pack
+ * serves it, and only when an address of it is resolved: images without
+ * samples are never fetched.
  */
 #ifndef REPORT_SYMBOLIZE_H
 #define REPORT_SYMBOLIZE_H

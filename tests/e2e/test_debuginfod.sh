@@ -353,8 +353,22 @@ else
 	fail "debuginfod-second-report-from-cache" "$n requests before, $m after; $(block "$TMP/again.info" split | grep from:)"
 fi
 
-# pack, from the fetched file.
+# pack, from the fetched file; taken to another machine, without the
+# binary: there the pack serves the image, and the server is not asked.
 "$REPORT" pack "$TMP/split.trace" > "$TMP/pack.out" 2>&1 || fail "debuginfod-pack-from-fetched-file" "$(cat "$TMP/pack.out")"
+mkdir -p "$TMP/other"
+cp "$TMP/split.trace" "$TMP/split.trace.syms" "$TMP/other/" 2> /dev/null
+mv "$TMP/bin/split" "$TMP/bin/split.moved"
+n=$(requests)
+DEBUGINFOD_CACHE_PATH=$TMP/other-cache "$REPORT" folded "$TMP/other/split.trace" > "$TMP/packed.folded" 2>&1
+m=$(requests)
+if [ "$n" = "$m" ] && named "$TMP/packed.folded" && cmp -s "$TMP/packed.folded" "$TMP/fetch.folded"; then
+	ok "debuginfod-pack-serves-without-asking"
+else
+	fail "debuginfod-pack-serves-without-asking" "$n requests before, $m after; $(diff "$TMP/fetch.folded" "$TMP/packed.folded" | head -3 | tr '\n' '|')"
+fi
+
+# The server gone: the cache serves.
 kill -KILL $DPID
 wait $DPID 2> /dev/null
 "$REPORT" folded "$TMP/split.trace" > "$TMP/gone.folded" 2>&1
@@ -363,10 +377,7 @@ named "$TMP/gone.folded" && cmp -s "$TMP/gone.folded" "$TMP/fetch.folded" && ok 
 
 # Another machine: no server, no cache, no binary; the trace and its pack.
 unset DEBUGINFOD_URLS
-export DEBUGINFOD_CACHE_PATH=$TMP/other-cache
-mkdir -p "$TMP/other"
-cp "$TMP/split.trace" "$TMP/split.trace.syms" "$TMP/other/" 2> /dev/null
-mv "$TMP/bin/split" "$TMP/bin/split.moved"
+export DEBUGINFOD_CACHE_PATH=$TMP/third-cache
 "$REPORT" folded "$TMP/other/split.trace" > "$TMP/other.folded" 2>&1
 if [ -s "$TMP/other/split.trace.syms" ] && named "$TMP/other.folded" && cmp -s "$TMP/other.folded" "$TMP/fetch.folded"; then
 	ok "debuginfod-pack-from-fetched-file ($(sed 's/^prof-report: //' "$TMP/pack.out"))"
