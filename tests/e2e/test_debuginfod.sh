@@ -33,6 +33,10 @@ fi
 SPLIT=$FIX/split
 STRIPPED=$FIX/stripped/split
 DEBUG=$FIX/stripped/.debug/split.debug
+if [ ! -x "$SYNTH" ] || [ ! -x "$STRIPPED" ] || [ ! -e "$DEBUG" ] || ! have readelf; then
+	skip "debuginfod" "no synth_trace, stripped split fixture (make fixtures) or readelf"
+	exit 0
+fi
 ID=$(readelf -n "$STRIPPED" | awk '/Build ID/ { print $3 }')
 
 # http_get URL: the body, or nothing (curl, else python3, slower to start).
@@ -104,10 +108,14 @@ print(s.server_address[1], flush=True)
 s.serve_forever()
 EOF
 
-# start_hostile: starts the server, HOSTILE its URL.
+# HOSTILE: its URL, on a port the kernel chose.
 python3 "$TMP/hostile.py" "$DEBUG" "$ID" "$TMP/hostile.log" > "$TMP/hostile.port" 2> "$TMP/hostile.err" &
 PIDS+=($!)
-for _ in $(seq 100); do [ -s "$TMP/hostile.port" ] && break; sleep 0.05; done
+for _ in $(seq 200); do [ -s "$TMP/hostile.port" ] && break; sleep 0.05; done
+if [ ! -s "$TMP/hostile.port" ]; then
+	fail "debuginfod-hostile-server" "it did not start: $(tail -2 "$TMP/hostile.err")"
+	exit 0
+fi
 HOSTILE=http://127.0.0.1:$(cat "$TMP/hostile.port")
 DOWN=http://127.0.0.1:$(free_port)
 
@@ -252,10 +260,6 @@ if ! why=$(ptrace_ok); then
 	skip "debuginfod-server" "$why"
 	exit 0
 fi
-if [ ! -x "$STRIPPED" ] || [ ! -e "$DEBUG" ]; then
-	skip "debuginfod-server" "no stripped split fixture (make fixtures)"
-	exit 0
-fi
 
 # The stripped binary where its debug link leads nowhere, its debug file
 # only in the served directory.
@@ -273,7 +277,7 @@ for _ in 1 2 3; do
 	debuginfod -p "$port" -F -d "$TMP/debuginfod.sqlite" -t 0 -g 0 -c 1 "$TMP/served" > "$TMP/debuginfod.log" 2>&1 &
 	DPID=$!
 	PIDS+=($DPID)
-	for _ in $(seq 100); do
+	for _ in $(seq 200); do
 		kill -0 $DPID 2> /dev/null || break
 		http_get "http://127.0.0.1:$port/metrics" | grep -q '^scanned_files_total{source="file"} [1-9]' \
 			&& { SERVER=http://127.0.0.1:$port; break 2; }
@@ -369,8 +373,9 @@ else
 fi
 
 # The server gone: the cache serves.
+disown $DPID
 kill -KILL $DPID
-wait $DPID 2> /dev/null
+while kill -0 $DPID 2> /dev/null; do sleep 0.02; done
 "$REPORT" folded "$TMP/split.trace" > "$TMP/gone.folded" 2>&1
 named "$TMP/gone.folded" && cmp -s "$TMP/gone.folded" "$TMP/fetch.folded" && ok "debuginfod-cache-serves-with-server-gone" \
 	|| fail "debuginfod-cache-serves-with-server-gone" "$(diff "$TMP/fetch.folded" "$TMP/gone.folded" | head -3 | tr '\n' '|')"
@@ -384,4 +389,3 @@ if [ -s "$TMP/other/split.trace.syms" ] && named "$TMP/other.folded" && cmp -s "
 else
 	fail "debuginfod-pack-from-fetched-file" "$(cat "$TMP/pack.out") $(diff "$TMP/fetch.folded" "$TMP/other.folded" | head -3 | tr '\n' '|')"
 fi
-[ -n "${KEEP:-}" ] && cp -r "$TMP" "$KEEP"
