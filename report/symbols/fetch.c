@@ -37,7 +37,9 @@
 
 /* libdebuginfod's own default for DEBUGINFOD_TIMEOUT. */
 #define FETCH_DEFAULT_TIMEOUT 90
-/* How much of a query's verbose log is read back: its last lines. */
+/* How much of a query's verbose log is read back: its first lines and
+ * its last. */
+#define FETCH_LOG_HEAD 4096
 #define FETCH_LOG_TAIL 65536
 
 enum { ABORT_NONE, ABORT_TIMEOUT, ABORT_TOO_BIG };
@@ -220,7 +222,6 @@ static void hex_of(char *out, const uint8_t *p, size_t n)
 	out[2 * n] = 0;
 }
 
-
 /* The fetcher whose query is under way, for the progress callback: one
  * query runs at a time, and the client gives the callback nothing else. */
 static struct fetch *querying;
@@ -308,18 +309,12 @@ struct query_log {
 	char message[256];
 };
 
-static void read_log(struct fetch *f, struct query_log *q)
+/* Reads the log's lines from byte from to byte to into q. */
+static void parse_log(struct fetch *f, off_t from, off_t to, struct query_log *q)
 {
-	char *text, *line, *next;
-	off_t size, from;
-	ssize_t got;
+	char *text = xmalloc((size_t)(to - from) + 1), *line, *next;
+	ssize_t got = pread(f->log, text, (size_t)(to - from), from);
 
-	memset(q, 0, sizeof(*q));
-	if (f->log < 0 || (size = lseek(f->log, 0, SEEK_END)) <= 0)
-		return;
-	from = size > FETCH_LOG_TAIL ? size - FETCH_LOG_TAIL : 0;
-	text = xmalloc((size_t)(size - from) + 1);
-	got = pread(f->log, text, (size_t)(size - from), from);
 	text[got > 0 ? got : 0] = 0;
 	for (line = text; line && *line; line = next) {
 		const char *rest, *code;
@@ -339,6 +334,20 @@ static void read_log(struct fetch *f, struct query_log *q)
 		snprintf(q->message, sizeof(q->message), "%s", rest);
 	}
 	free(text);
+}
+
+/* The log's first lines say whether a server was asked; its last ones,
+ * after any number of a server's header lines, how the query ended. */
+static void read_log(struct fetch *f, struct query_log *q)
+{
+	off_t size;
+
+	memset(q, 0, sizeof(*q));
+	if (f->log < 0 || (size = lseek(f->log, 0, SEEK_END)) <= 0)
+		return;
+	if (size > FETCH_LOG_TAIL)
+		parse_log(f, 0, FETCH_LOG_HEAD, q);
+	parse_log(f, size > FETCH_LOG_TAIL ? size - FETCH_LOG_TAIL : 0, size, q);
 }
 
 /* The server part of a URL libdebuginfod fetched from: up to /buildid/. */
@@ -380,7 +389,9 @@ static void query(struct fetch *f, const uint8_t *id, size_t len, struct fetch_r
 		r->path = path;
 		r->status = had_file || !q.asked ? FETCH_CACHED : FETCH_OK;
 		r->server = url && q.asked ? server_of(url) : xstrdup(f->urls);
-		if (f->maxsize && r->bytes > f->maxsize) {
+		/* Past the cap, however it came: what the cache held before is
+		 * left alone, as libdebuginfod leaves it. */
+		if (r->status == FETCH_OK && f->maxsize && r->bytes > f->maxsize) {
 			r->status = FETCH_TOO_BIG;
 			r->maxsize = f->maxsize;
 			if (in_cache(path))
