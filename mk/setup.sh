@@ -4,8 +4,9 @@
 # Debian package that satisfies it.
 #
 #   build  a C compiler and the libraries prof is built with: all `make`
-#          needs. Missing, it stops with one line that names the packages
-#          and the command that installs them.
+#          needs (libdebuginfod's header only: prof-report loads the
+#          library when it first fetches). Missing, it stops with one line
+#          that names the packages and the command that installs them.
 #   test   what `make check` adds: Criterion, the oracles (llvm, readelf,
 #          xmllint, go tool pprof, protoc, headless Chromium with
 #          playwright-core and speedscope from npm), the Mach-O
@@ -14,7 +15,8 @@
 #          the Go fixture (tests/e2e/test_go.sh), and nginx and ab, a
 #          real server under load (tests/e2e/test_real_stacks.sh), and
 #          python3-jsonschema, which validates the --json outputs
-#          (tests/e2e/test_json.sh). Missing,
+#          (tests/e2e/test_json.sh), and debuginfod, the server that
+#          tests/e2e/test_debuginfod.sh fetches from. Missing,
 #          as a user who is not root, each is named with the command that
 #          installs it, and the tests that need it are skipped.
 #   bench  what `make bench` adds: perf, GNU time, node.
@@ -78,6 +80,7 @@ build)
 	check pc   libxxhash                libxxhash-dev
 	check pc   zlib                     zlib1g-dev
 	check file /usr/include/libiberty/demangle.h libiberty-dev
+	check pc   libdebuginfod            libdebuginfod-dev
 	;;
 test)
 	check pc   criterion                libcriterion-dev
@@ -101,6 +104,7 @@ test)
 	check file /usr/sbin/nginx          nginx-light
 	check cmd  ab                       apache2-utils
 	check deb  python3-jsonschema       python3-jsonschema
+	check cmd  debuginfod               debuginfod
 	;;
 bench)
 	check cmd  perf                     linux-perf

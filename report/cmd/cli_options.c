@@ -53,6 +53,7 @@ struct symbolize_opts cli_symbolize_opts(const struct cli_report *r)
 	return (struct symbolize_opts){
 		.symbol_dirs = r->symbols.v,
 		.nsymbol_dirs = r->symbols.n,
+		.fetch = !r->offline,
 		.addresses = r->addresses,
 		.no_inline = r->no_inline,
 		.lines = r->lines,

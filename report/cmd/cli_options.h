@@ -35,6 +35,7 @@ struct cli_report {
 	int addresses, no_inline, lines, signatures;
 	/* symbol options: where names come from */
 	struct opt_strings symbols, packs;
+	int offline;             /* --offline: no debuginfod servers */
 	int thread_frames;       /* CLI_OPT_THREAD_FRAMES */
 	int process_frames;      /* CLI_OPT_THREAD_FRAMES too */
 	/* set by a command that shows nothing of a frame but its name (and
@@ -86,7 +87,10 @@ const char *cli_check_filter(const void *report);
 		    "also look for debug files in DIR (repeatable)"), \
 	OPT_STRINGS(0, "pack", "FILE", &(r)->packs, \
 		    "take symbols from this pack (repeatable), for images\n" \
-		    "without a debug file; TRACE.syms is used by itself")
+		    "without a debug file; TRACE.syms is used by itself"), \
+	OPT_FLAG(0, "offline", &(r)->offline, \
+		 "fetch no debug file from the debuginfod servers of\n" \
+		 "DEBUGINFOD_URLS")
 
 /* The three groups of every command that reports on a trace's samples. */
 #define CLI_REPORT_OPTIONS(r) CLI_FILTER_OPTIONS(r), CLI_FRAME_OPTIONS(r), CLI_SYMBOL_OPTIONS(r)

@@ -280,7 +280,37 @@ static void print_share(uint64_t part, uint64_t whole)
 		fputs("-", stdout);
 }
 
-static void print_images(struct stacks *st, struct symbolize *sym)
+/* Where the file came from, and what a fetch for it found, in words: ""
+ * when there is nothing to say. named: the image has DWARF or a pack, and
+ * needs no server. */
+static void origin_words(struct buf *b, const struct locate_result *src, uint64_t samples,
+			 int named, int offline, int fetching)
+{
+	static const char *const where[] = {
+		[LOCATE_ORIGIN_DISK] = "disk",
+		[LOCATE_ORIGIN_CACHE] = "the debuginfod cache",
+		[LOCATE_ORIGIN_SERVER] = "a debuginfod server",
+	};
+
+	if (src->found && src->origin == LOCATE_ORIGIN_SERVER && src->fetched) {
+		fetch_describe(src->fetched, b);
+		return;
+	}
+	if (src->found)
+		buf_addstr(b, where[src->origin]);
+	else if (src->fetched || (samples && !named))
+		buf_addstr(b, "no file");
+	if (src->fetched) {
+		buf_addstr(b, "; debuginfod: ");
+		fetch_describe(src->fetched, b);
+	} else if (samples && !named && offline) {
+		buf_addstr(b, "; not fetched (--offline)");
+	} else if (samples && !named && !fetching && !getenv("DEBUGINFOD_URLS")) {
+		buf_addstr(b, "; no debuginfod server to fetch its debug file from (DEBUGINFOD_URLS)");
+	}
+}
+
+static void print_images(struct stacks *st, struct symbolize *sym, int offline)
 {
 	const struct trace *t = stacks_trace(st);
 	char hex[2 * TRACE_MAX_IDENT + 1];
@@ -341,6 +371,20 @@ static void print_images(struct stacks *st, struct symbolize *sym)
 			       prof_strerror(err));
 		} else {
 			printf("    symbols:  none: %s\n", prof_strerror(err));
+		}
+		if (img->ident_kind == TRACE_IDENT_GNU_BUILD_ID) {
+			struct buf b;
+
+			buf_init(&b);
+			origin_words(&b, src, use[i].samples,
+				     err ? symbolize_image_pack(sym, i) != NULL : symbolize_image_dwarf(sym, i, NULL),
+				     offline, symbolize_fetching(sym));
+			if (b.len) {
+				fputs("    from:     ", stdout);
+				print_text(text_escape, (char *)b.data);
+				putchar('\n');
+			}
+			buf_release(&b);
 		}
 		for (k = 0; k < src->ntries; k++) {
 			if (!src->tries[k].why)
@@ -770,6 +814,23 @@ static void json_images(struct json *j, struct stacks *st, struct symbolize *sym
 			json_bool(j, "dwarf", 0);
 			json_str(j, "why", prof_strerror(err));
 		}
+		json_str(j, "origin", !src->found ? NULL
+				       : src->origin == LOCATE_ORIGIN_SERVER ? "server"
+				       : src->origin == LOCATE_ORIGIN_CACHE ? "cache" : "disk");
+		if (src->fetched) {
+			struct buf b;
+
+			buf_init(&b);
+			fetch_describe(src->fetched, &b);
+			json_object(j, "fetch");
+			json_str(j, "status", fetch_status_name(src->fetched->status));
+			json_str(j, "server", src->fetched->server);
+			json_str(j, "message", (char *)b.data);
+			json_end(j);
+			buf_release(&b);
+		} else {
+			json_null(j, "fetch");
+		}
 		json_array(j, "refused");
 		for (size_t k = 0; k < src->ntries; k++) {
 			if (!src->tries[k].why)
@@ -931,7 +992,7 @@ int cmd_info(int argc, char **argv)
 			die_errno("cannot write to standard output");
 	} else {
 		print_session(ct.t, ct.path);
-		print_images(ct.stacks, ct.sym);
+		print_images(ct.stacks, ct.sym, r.offline);
 		print_processes(ct.t);
 		print_threads(ct.t);
 		print_marks(ct.t);

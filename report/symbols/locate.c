@@ -2,8 +2,8 @@
  * locate.c: finding the file that serves an image, and refusing any other.
  *
  * Candidates come from fixed places (the recorded path, the build-id tree,
- * the debug link, the debuginfod cache) and from an index of the --symbols
- * directories, scanned once per run. Each candidate is opened through
+ * the debug link, the debuginfod cache), from an index of the --symbols
+ * directories, scanned once per run, and last from a debuginfod server. Each candidate is opened through
  * objfile.h, which accepts it only if it holds the recorded identity. The
  * search goes on past a match without DWARF, because a stripped library
  * usually has its debug file elsewhere, and stops at the first match with
@@ -185,6 +185,7 @@ void locate_index_free(struct locate_index *ix)
 struct search {
 	const struct trace_image *img;
 	struct locate_result *r;
+	const char *cache_file;   /* the debuginfod cache's candidate */
 	struct objfile fallback;  /* the first match without DWARF */
 	size_t fallback_try;      /* its index in r->tries */
 	int have_fallback;
@@ -214,6 +215,8 @@ static void accept(struct search *s, const char *path, struct objfile *of)
 	s->r->found = 1;
 	s->r->path = xstrdup(path);
 	s->r->obj = *of;
+	s->r->origin = s->cache_file && !strcmp(path, s->cache_file) ? LOCATE_ORIGIN_CACHE
+								     : LOCATE_ORIGIN_DISK;
 }
 
 /* Tries one candidate (taking ownership of path). */
@@ -285,21 +288,91 @@ static void try_debuglink(struct search *s, const char *root)
 	free(link);
 }
 
-static void try_debuginfod(struct search *s, const char *hex, const char *cache)
+/* The client's cache: only a file with something in it is a candidate,
+ * as an empty one is the client's record of a query that found nothing. */
+static void try_debuginfod(struct search *s, const char *hex, const char *cache, char **file)
 {
-	const char *env;
+	char *own = cache ? NULL : fetch_cache_dir(), *path;
+	struct stat st;
 
-	if (cache) {
-		if (cache[0])
-			try(s, xasprintf("%s/%s/debuginfo", cache, hex));
+	if (!cache)
+		cache = own;
+	if (cache && cache[0]) {
+		path = xasprintf("%s/%s/debuginfo", cache, hex);
+		*file = xstrdup(path);
+		s->cache_file = *file;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 && !seen(s->r, path)) {
+			add_try(s->r, path, xstrdup("empty: the debuginfod client's record that no "
+						    "server had it"));
+			free(path);
+		} else {
+			try(s, path);
+		}
+	}
+	free(own);
+}
+
+/* Drops the try of path, if there is one. */
+static void forget_try(struct search *s, const char *path)
+{
+	struct locate_result *r = s->r;
+
+	for (size_t k = 0; k < r->ntries; k++) {
+		if (strcmp(r->tries[k].path, path))
+			continue;
+		if (s->have_fallback && s->fallback_try == k)
+			return;  /* cannot be: the fallback's file was there */
+		free(r->tries[k].path);
+		free(r->tries[k].why);
+		memmove(&r->tries[k], &r->tries[k + 1], (r->ntries - k - 1) * sizeof(*r->tries));
+		r->ntries--;
+		if (s->have_fallback && s->fallback_try > k)
+			s->fallback_try--;
 		return;
 	}
-	if ((env = getenv("DEBUGINFOD_CACHE_PATH")) && env[0])
-		try(s, xasprintf("%s/%s/debuginfo", env, hex));
-	else if ((env = getenv("XDG_CACHE_HOME")) && env[0])
-		try(s, xasprintf("%s/debuginfod_client/%s/debuginfo", env, hex));
-	else if ((env = getenv("HOME")) && env[0])
-		try(s, xasprintf("%s/.cache/debuginfod_client/%s/debuginfo", env, hex));
+}
+
+/* Asks the servers, and takes their file only if it is the image's. */
+static void try_fetch(struct search *s, struct fetch *f)
+{
+	const struct fetch_result *res;
+	struct objfile of;
+	char *why = NULL;
+
+	if (fetch_debuginfo(f, s->img->ident, s->img->ident_len, &res) < 0) {
+		s->r->fetched = res;
+		return;
+	}
+	s->r->fetched = res;
+	if (res->status == FETCH_OK) {
+		forget_try(s, res->path);  /* tried above, before it was there */
+	} else if (seen(s->r, res->path)) {
+		/* The cache's file, tried above, given back by the client: the
+		 * match without DWARF kept as a fallback, or refused. */
+		if (!s->have_fallback || strcmp(s->r->tries[s->fallback_try].path, res->path))
+			fetch_refuse(f, res, xstrdup("it is the cache's file, refused above"));
+		return;
+	}
+	if (objfile_open(&of, res->path, s->img->ident_kind, s->img->ident, s->img->ident_len, &why) < 0) {
+		fetch_refuse(f, res, why);
+		return;
+	}
+	if (!of.has_dwarf) {
+		/* The right build, of no use here; other tools may want it. */
+		objfile_release(&of);
+		add_try(s->r, res->path, xstrdup("fetched, it matches but has no debug information"));
+		return;
+	}
+	add_try(s->r, res->path, NULL);
+	if (s->have_fallback) {
+		s->r->tries[s->fallback_try].why =
+			xstrdup("it matches but has no debug information; a file with DWARF was fetched");
+		objfile_release(&s->fallback);
+		s->have_fallback = 0;
+	}
+	accept(s, res->path, &of);
+	s->r->origin = res->status == FETCH_OK ? LOCATE_ORIGIN_SERVER : LOCATE_ORIGIN_CACHE;
+	s->done = 1;
 }
 
 static const char *base_of(const char *path)
@@ -371,6 +444,7 @@ int locate_image(const struct trace_image *img, const struct locate_opts *o,
 	const char *root = o && o->debug_root ? o->debug_root : "/usr/lib/debug";
 	struct search s = { .img = img, .r = r };
 	int elf = img->ident_kind == TRACE_IDENT_GNU_BUILD_ID;
+	char *cache_file = NULL;
 
 	if (!trace_ident_valid(img->ident_kind, img->ident_len))
 		return LOCATE_E_NOIDENT;
@@ -385,10 +459,13 @@ int locate_image(const struct trace_image *img, const struct locate_opts *o,
 			try(&s, xasprintf("%s/.build-id/%.2s/%s.debug", root, hex, hex + 2));
 		if (img->path && img->path[0] == '/')
 			try_debuglink(&s, root);
-		try_debuginfod(&s, hex, o ? o->debuginfod_cache : NULL);
+		try_debuginfod(&s, hex, o ? o->debuginfod_cache : NULL, &cache_file);
 	}
 	try_index(&s, o ? o->index : NULL);
+	if (elf && !s.done && o && o->fetch && (s.have_fallback || !o->packed))
+		try_fetch(&s, o->fetch);
 	if (!s.done && s.have_fallback)
 		accept(&s, r->tries[s.fallback_try].path, &s.fallback);
+	free(cache_file);
 	return r->found ? 0 : LOCATE_E_NOTFOUND;
 }

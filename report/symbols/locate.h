@@ -15,12 +15,16 @@
  *   2. DEBUG_ROOT/.build-id/xx/rest.debug (DEBUG_ROOT is /usr/lib/debug);
  *   3. the .gnu_debuglink name of the recorded file, in the file's
  *      directory, its .debug/ subdirectory and DEBUG_ROOT/<directory>;
- *   4. the debuginfod client cache: $DEBUGINFOD_CACHE_PATH, else
- *      $XDG_CACHE_HOME/debuginfod_client, else ~/.cache/debuginfod_client,
- *      then <build-id>/debuginfo;
+ *   4. the debuginfod client cache (fetch_cache_dir() of
+ *      report/symbols/fetch.h), then <build-id>/debuginfo; an empty file
+ *      there is the client's record of a miss, and no candidate;
  *   5. files under the --symbols directories with that identity; if none
  *      has it, those with the image's file name, so that the tries say
- *      which build each of them is.
+ *      which build each of them is;
+ *   6. if none of those carries DWARF and the caller passed a fetcher
+ *      (and one matched, when a pack would serve the image otherwise),
+ *      the file a debuginfod server gives for the build-id: used only if
+ *      its build-id matches, else removed from the client's cache.
  * For a Mach-O image: 1, then 5, where the files are dSYM bundles' DWARF
  * files, bare Mach-O files and universal files (whose matching slice is
  * the one used). For an ELF image named by Go's build ID or a content
@@ -40,6 +44,7 @@
 
 #include "common/errors.h"
 #include "format/trace.h"
+#include "report/symbols/fetch.h"
 #include "report/symbols/objfile.h"
 
 /* The files under the --symbols directories, by identity: scanned once. */
@@ -57,6 +62,18 @@ struct locate_opts {
 	const char *debuginfod_cache;     /* NULL: from the environment; "": none */
 	const char *image_cache;          /* NULL: from the environment
 	                                   * (trace_ident_cache_dir()); "": none */
+	struct fetch *fetch;              /* ask debuginfod servers for what
+	                                   * is not here (6.), or NULL */
+	int packed;                       /* a symbol pack serves the image
+	                                   * if no file does: fetch only in the
+	                                   * place of a file without DWARF */
+};
+
+/* Where the accepted file came from. */
+enum locate_origin {
+	LOCATE_ORIGIN_DISK,    /* a file of this machine's, outside the cache */
+	LOCATE_ORIGIN_CACHE,   /* the debuginfod client's cache */
+	LOCATE_ORIGIN_SERVER,  /* fetched from a debuginfod server in this run */
 };
 
 /* One candidate file and its fate. */
@@ -73,6 +90,9 @@ struct locate_result {
 	struct objfile obj;     /* open when found */
 	struct locate_try *tries;
 	size_t ntries;
+	int origin;             /* enum locate_origin, when found */
+	const struct fetch_result *fetched; /* the fetch of 6., if one was
+	                         * asked for (borrowed from the fetcher) */
 };
 
 void locate_result_init(struct locate_result *r);

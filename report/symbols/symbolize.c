@@ -58,6 +58,7 @@ struct symbolize {
 	struct symbolize_image *images;
 	struct hmap cache;       /* (image+1 << 1 | leaf, addr) -> entry index */
 	struct locate_index *index;     /* the --symbols directories */
+	struct fetch *fetch;            /* debuginfod servers, or NULL */
 	struct frame_block *blocks;     /* all cached frames, newest first */
 	struct { const struct symbolize_frame *f; size_t n; } *entries;
 	size_t nentries, capentries;
@@ -96,6 +97,8 @@ struct symbolize *symbolize_new(const struct trace *t, const struct symbolize_op
 		s->index = locate_index_new(s->o.symbol_dirs, s->o.nsymbol_dirs);
 		timing_leave(prev);
 	}
+	if (s->o.fetch && !s->o.addresses)
+		s->fetch = fetch_new(s->o.progress);
 	s->images = xcalloc(t->nimages ? t->nimages : 1, sizeof(*s->images));
 	for (i = 0; i < t->nimages; i++) {
 		locate_result_init(&s->images[i].src);
@@ -122,6 +125,7 @@ void symbolize_free(struct symbolize *s)
 	}
 	free(s->images);
 	locate_index_free(s->index);
+	fetch_free(s->fetch);
 	for (i = 0; i < s->nstrings; i++)
 		free(s->strings[i]);
 	free(s->strings);
@@ -141,9 +145,11 @@ long symbolize_image_find(const struct symbolize *s, uint32_t process, uint64_t 
 	return trace_image_at(s->t, process, addr, time);
 }
 
-static struct symbolize_image *load_image(struct symbolize *s, size_t i)
+/* fetch: whether the servers may be asked for its file. */
+static struct symbolize_image *load_image(struct symbolize *s, size_t i, int fetch)
 {
 	struct symbolize_image *si = &s->images[i];
+	const struct pack_image *pack;
 	size_t j;
 	int err, prev;
 
@@ -158,7 +164,7 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 		    trace_ident_same(a->ident_kind, a->ident_len, a->ident, b->ident_kind, b->ident_len,
 				     b->ident) &&
 		    !strcmp(a->path ? a->path : "", b->path ? b->path : "")) {
-			struct symbolize_image *o = load_image(s, j);
+			struct symbolize_image *o = load_image(s, j, fetch);
 			si->same = o->same >= 0 ? o->same : (long)j;
 			si->err = o->err;
 			si->src = o->src;
@@ -171,13 +177,19 @@ static struct symbolize_image *load_image(struct symbolize *s, size_t i)
 	}
 	prev = timing_enter(TIMING_LOCATE);
 	progress_detail(s->o.progress, si->label);
+	/* A pack at hand serves the image if no file does: no server is
+	 * asked then, only in the place of a file without DWARF, which the
+	 * pack would not replace. */
+	pack = pack_find(s->o.pack, &s->t->images[i]);
 	si->err = locate_image(&s->t->images[i], &(struct locate_opts){
 		.index = s->index,
 		.debug_root = s->o.debug_root,
 		.debuginfod_cache = s->o.debuginfod_cache,
+		.fetch = fetch ? s->fetch : NULL,
+		.packed = pack != NULL,
 	}, &si->src);
 	if (si->err < 0) {
-		si->pack = pack_find(s->o.pack, &s->t->images[i]);
+		si->pack = pack;
 		goto out;
 	}
 	timing_enter(TIMING_SYMBOLS);
@@ -207,7 +219,7 @@ out:
 
 const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i, int *err)
 {
-	struct symbolize_image *si = load_image(s, i);
+	struct symbolize_image *si = load_image(s, i, 0);
 	if (err)
 		*err = si->err;
 	return &si->src;
@@ -215,7 +227,12 @@ const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i
 
 const struct pack_image *symbolize_image_pack(struct symbolize *s, size_t i)
 {
-	return load_image(s, i)->pack;
+	return load_image(s, i, 0)->pack;
+}
+
+int symbolize_fetching(const struct symbolize *s)
+{
+	return s->fetch != NULL;
 }
 
 const char *symbolize_image_label(const struct symbolize *s, size_t i)
@@ -225,13 +242,13 @@ const char *symbolize_image_label(const struct symbolize *s, size_t i)
 
 size_t symbolize_image_nsymbols(struct symbolize *s, size_t i)
 {
-	struct symbolize_image *si = load_image(s, i);
+	struct symbolize_image *si = load_image(s, i, 0);
 	return si->symtab ? symtab_count(si->symtab) : 0;
 }
 
 int symbolize_image_dwarf(struct symbolize *s, size_t i, int *err)
 {
-	struct symbolize_image *si = load_image(s, i);
+	struct symbolize_image *si = load_image(s, i, 0);
 	if (err)
 		*err = si->dw_err;
 	return si->dw != NULL;
@@ -435,7 +452,7 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 	rel = addr - s->t->images[img].bias;
 	at = symbolize_lookup_offset(rel, leaf || signal);
 	if (!s->o.addresses) {
-		struct symbolize_image *si = load_image(s, (size_t)img);
+		struct symbolize_image *si = load_image(s, (size_t)img, 1);
 		if (si->dw)
 			resolve_dwarf(s, si, img, rel, at);
 		else if (si->pack)

@@ -31,7 +31,12 @@
  * offset is always that of the recorded address.
  *
  * Each image's file is located, opened and parsed once, on first use, and
- * each unique (image, address, leaf) is resolved once and cached.
+ * each unique (image, address, leaf) is resolved once and cached. With
+ * fetch set and DEBUGINFOD_URLS naming servers, the file of an image that
+ * has no file with DWARF here is asked of the servers
+ * (report/symbols/fetch.h), unless it has no file at all and a symbol pack
+ * serves it, and only when an address of it is resolved: images without
+ * samples are never fetched.
  */
 #ifndef REPORT_SYMBOLIZE_H
 #define REPORT_SYMBOLIZE_H
@@ -80,6 +85,8 @@ struct symbolize_opts {
 	size_t nsymbol_dirs;
 	const char *debug_root;         /* NULL: /usr/lib/debug; "": none */
 	const char *debuginfod_cache;   /* NULL: from the environment; "": none */
+	int fetch;                      /* ask debuginfod servers (DEBUGINFOD_URLS)
+	                                 * for debug files not found here */
 	int addresses;                  /* --addresses: raw IMAGE+0xOFFSET only */
 	int no_inline;                  /* --no-inline: only the outermost function */
 	int lines;                      /* --lines: names get " (FILE:LINE)" */
@@ -123,9 +130,10 @@ int symbolize_is_signal(const struct symbolize *s, uint32_t process, uint64_t ad
  * trace format's rule, trace_image_at(). */
 long symbolize_image_find(const struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time);
 
-/* Locates image i's file now if not yet done, and returns what was found:
- * the accepted file or every path refused. *err gets locate_image()'s
- * result (0 when found). Borrowed until symbolize_free(). */
+/* Locates image i's file now if not yet done (never fetching it: only a
+ * resolved address does), and returns what was found: the accepted file or
+ * every path refused, and the fetch asked for, if one was. *err gets
+ * locate_image()'s result (0 when found). Borrowed until symbolize_free(). */
 const struct locate_result *symbolize_image_source(struct symbolize *s, size_t i, int *err);
 /* The symbol pack that serves image i (for which no file was found), or
  * NULL. Borrowed until symbolize_free(). */
@@ -133,6 +141,9 @@ const struct pack_image *symbolize_image_pack(struct symbolize *s, size_t i);
 /* The label of image i in frame names: the IMAGE of IMAGE+0xOFFSET.
  * Borrowed until symbolize_free(). */
 const char *symbolize_image_label(const struct symbolize *s, size_t i);
+/* Whether debug files are fetched: fetch was set and DEBUGINFOD_URLS
+ * names servers. */
+int symbolize_fetching(const struct symbolize *s);
 /* The number of function symbols image i's file provides (0 if none). */
 size_t symbolize_image_nsymbols(struct symbolize *s, size_t i);
 /* Whether image i's file has DWARF that is in use: 1, or 0 with *err

@@ -200,6 +200,7 @@ Test(locate, debuginfod_client_cache)
 	locate_result_init(&r);
 	cr_assert_eq(locate_image(&img, &o, &r), 0);
 	cr_assert_str_eq(r.path, path);
+	cr_assert_eq(r.origin, LOCATE_ORIGIN_CACHE);
 	locate_result_release(&r);
 
 	/* Without it, $XDG_CACHE_HOME/debuginfod_client. */
@@ -211,6 +212,40 @@ Test(locate, debuginfod_client_cache)
 	locate_result_init(&r);
 	cr_assert_eq(locate_image(&img, &o, &r), 0);
 	cr_assert_str_eq(r.path, path);
+	locate_result_release(&r);
+}
+
+/* An empty file in the client's cache is its record that no server had
+ * the build-id: no candidate, and said so; the cache that libdebuginfod
+ * used before XDG's, ~/.debuginfod_client_cache, is read where it exists. */
+Test(locate, debuginfod_cache_miss_record_and_legacy_cache)
+{
+	struct trace_image img = image_for(stripped, "/nonexistent/split");
+	struct locate_opts o = { .debug_root = "" };
+	char hex[2 * TRACE_MAX_IDENT + 1], path[1024], dir[256];
+	struct locate_result r;
+
+	objfile_hex(hex, img.ident, img.ident_len);
+	snprintf(dir, sizeof(dir), "%s/cache", tmp);
+	snprintf(path, sizeof(path), "%s/%s/debuginfo", dir, hex);
+	sh("mkdir -p \"$(dirname '%s')\" && : > '%s'", path, path);
+	cr_assert_eq(setenv("DEBUGINFOD_CACHE_PATH", dir, 1), 0);
+	locate_result_init(&r);
+	cr_assert_eq(locate_image(&img, &o, &r), LOCATE_E_NOTFOUND);
+	cr_assert_not_null(strstr(why_of(&r, path), "record that no server had it"), "%s", why_of(&r, path));
+	cr_assert_null(r.fetched);
+	locate_result_release(&r);
+
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	snprintf(dir, sizeof(dir), "%s/home", tmp);
+	snprintf(path, sizeof(path), "%s/.debuginfod_client_cache/%s/debuginfo", dir, hex);
+	copy_to(debug, path);
+	cr_assert_eq(setenv("HOME", dir, 1), 0);
+	cr_assert_eq(setenv("XDG_CACHE_HOME", tmp, 1), 0);
+	locate_result_init(&r);
+	cr_assert_eq(locate_image(&img, &o, &r), 0);
+	cr_assert_str_eq(r.path, path);
+	cr_assert_eq(r.origin, LOCATE_ORIGIN_CACHE);
 	locate_result_release(&r);
 }
 
