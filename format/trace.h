@@ -544,8 +544,8 @@ uint64_t trace_paused_ns(const struct trace *t, uint64_t from, uint64_t to);
  * loaded at one time, the last in t->images, either way; if none is,
  * none, as an image unloaded before time no longer holds the address. A
  * loaded trace guarantees that every sample holding a stack node sees the
- * same image for its address, so a node can be named at the time of any
- * of them. */
+ * same image, and the same code range (trace_code_at()), for its address,
+ * so a node can be named at the time of any of them. */
 long trace_image_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time);
 /* Returns the index in t->code of the named code range that addr names
  * at time in process (an index in t->processes), or -1, by the rule of

@@ -557,7 +557,7 @@ static void print_load(const struct trace *t)
 		       st->samples_missing, st->footer[1]);
 	else
 		printf("  samples missing    - (no footer to count them)\n");
-	printf("  stack nodes split  %" PRIu64 " (their samples saw different images)\n",
+	printf("  stack nodes split  %" PRIu64 " (their samples saw different images or code)\n",
 	       st->nodes_split);
 	printf("  finished cleanly   %s\n", st->complete ? "yes" : "no");
 	for (i = 0; i < st->nlosses; i++)
