@@ -113,6 +113,33 @@ long trace_code_at(const struct trace *t, uint32_t process, uint64_t addr, uint6
 	return live >= 0 ? live : next;
 }
 
+int trace_image_anonymous(const struct trace_image *img)
+{
+	const char *p = img->path;
+
+	if (!p || !p[0])
+		return 0;
+	return !strcmp(p, "//anon") || !strncmp(p, "[anon", 5) || !strcmp(p, "[heap]") ||
+	       !strncmp(p, "[stack", 6);
+}
+
+int trace_region_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time, long *image,
+		    long *code)
+{
+	long i = trace_image_at(t, process, addr, time), k = -1;
+	int region = TRACE_REGION_IMAGE;
+
+	if (i < 0 || trace_image_anonymous(&t->images[i])) {
+		k = t->ncode ? trace_code_at(t, process, addr, time) : -1;
+		region = k >= 0 ? TRACE_REGION_JIT : TRACE_REGION_ANON;
+	}
+	if (image)
+		*image = i;
+	if (code)
+		*code = k;
+	return region;
+}
+
 uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *s)
 {
 	const struct trace_thread *th = trace_sample_thread(t, s);

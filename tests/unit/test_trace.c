@@ -2508,6 +2508,45 @@ Test(trace_reader, code_ranges_without_overlap_split_nothing)
 	}
 }
 
+/* What holds an address: a file's image, else a code range, else
+ * anonymous memory, an image of anonymous memory ("//anon", as perf_event
+ * names it) counting as none. */
+Test(trace_reader, region_of_an_address)
+{
+	struct trace_image img[3] = {
+		{ .id = 1, .path = "/usr/bin/node", .start = 0x1000, .size = 0x1000 },
+		{ .id = 2, .path = "//anon", .start = 0x7000, .size = 0x1000 },
+		{ .id = 3, .path = "[vdso]", .start = 0x3000, .size = 0x1000 },
+	};
+	struct trace_code code[2] = {
+		{ 0, 0x7100, 0x100, 0, TRACE_CODE_PERF_MAP, "JS:*a", NULL, 0 },
+		{ 0, 0x9000, 0x100, 0, TRACE_CODE_JITDUMP, "JS:*b", NULL, 0 },
+	};
+	struct trace t = { .nimages = 3, .images = img, .ncode = 2, .code = code, .code_max_size = 0x100 };
+	long i, k;
+
+	cr_assert_eq(trace_region_at(&t, 0, 0x1010, 5, &i, &k), TRACE_REGION_IMAGE);
+	cr_assert_eq(i, 0);
+	cr_assert_eq(k, -1);
+	cr_assert_eq(trace_region_at(&t, 0, 0x3010, 5, NULL, NULL), TRACE_REGION_IMAGE);
+	cr_assert_eq(trace_region_at(&t, 0, 0x7010, 5, &i, &k), TRACE_REGION_ANON);
+	cr_assert_eq(i, 1);
+	cr_assert_eq(trace_region_at(&t, 0, 0x7110, 5, &i, &k), TRACE_REGION_JIT);
+	cr_assert_eq(k, 0);
+	cr_assert_eq(trace_region_at(&t, 0, 0x9010, 5, &i, &k), TRACE_REGION_JIT);
+	cr_assert_eq(i, -1);
+	cr_assert_eq(k, 1);
+	cr_assert_eq(trace_region_at(&t, 0, 0xa010, 5, &i, &k), TRACE_REGION_ANON);
+	cr_assert_eq(i, -1);
+	cr_assert_eq(k, -1);
+	cr_assert_eq(trace_region_at(&t, 1, 0x9010, 5, NULL, NULL), TRACE_REGION_ANON, "another process");
+	cr_assert(trace_image_anonymous(&img[1]));
+	cr_assert_not(trace_image_anonymous(&img[0]));
+	cr_assert_not(trace_image_anonymous(&img[2]));
+	cr_assert_str_eq(trace_region_name(TRACE_REGION_JIT), "jit");
+	cr_assert_str_eq(trace_region_name(TRACE_REGION_ANON), "anon");
+}
+
 /* The reader copies nodes only up to a cap, 8 times the nodes read plus
  * 2^20 in all, as man/prof-trace.5 states: past it, a sample whose stack
  * needs a copy is dropped and counted. Here 64 images are loaded one after
