@@ -544,14 +544,35 @@ uint64_t trace_paused_ns(const struct trace *t, uint64_t from, uint64_t to);
  * loaded at one time, the last in t->images, either way; if none is,
  * none, as an image unloaded before time no longer holds the address. A
  * loaded trace guarantees that every sample holding a stack node sees the
- * same image for its address, so a node can be named at the time of any
- * of them. */
+ * same image, and the same code range (trace_code_at()), for its address,
+ * so a node can be named at the time of any of them. */
 long trace_image_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time);
 /* Returns the index in t->code of the named code range that addr names
  * at time in process (an index in t->processes), or -1, by the rule of
  * trace_image_at(): of the ranges that hold addr, the one loaded last at
  * or before time; if none is, the one loaded soonest after it. */
 long trace_code_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time);
+/* What holds an address: a file, code a runtime named, or neither. */
+enum trace_region {
+	TRACE_REGION_IMAGE,     /* an image that is a file (or the vDSO) */
+	TRACE_REGION_JIT,       /* no such image, but a named code range (2.4) */
+	TRACE_REGION_ANON,      /* neither: anonymous memory, JIT code that no
+	                         * perf map or jitdump named, or no mapping */
+};
+/* Whether img is anonymous memory rather than a file: a mapping the kernel
+ * reported by a pseudo-name, such as perf_event's "//anon" for executable
+ * anonymous memory (JIT code), or /proc's "[anon:NAME]", "[heap]" and
+ * "[stack]". The vDSO is code of a file for this purpose. */
+int trace_image_anonymous(const struct trace_image *img);
+/* The enum trace_region of addr at time in process (an index in
+ * t->processes): an image that is not anonymous (trace_image_at()), else
+ * a code range (trace_code_at()), else anonymous. *image and *code, if
+ * not NULL, get the two lookups' answers. Every sample holding a stack
+ * node sees the same region for its address (the split). */
+int trace_region_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time, long *image,
+		    long *code);
+/* "image", "jit", "anon". */
+const char *trace_region_name(int region);
 /* The index in t->processes of sample s's process. */
 uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *s);
 /* Writes up to max addresses of a stack, leaf first, into out and returns

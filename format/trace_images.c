@@ -15,12 +15,22 @@
  * client of struct trace can then name a node once, at the time of any
  * sample that holds it, and be right for all of them.
  *
+ * Named code ranges (2.4, trace_code_at()) are split the same way: JIT
+ * memory reused for other code, or code a runtime moved, gives one address
+ * two names at two times, so what a sample sees at an address is the pair
+ * of the image and the code range that name it at its time, and a node is
+ * copied once per pair its samples see. Each client then names a node in
+ * reused JIT memory at the time of any of its samples too.
+ *
  * Most traces need none of it: only an address that two images cover, or
- * that an unloaded image covered, can change meaning, and when no image
- * overlaps another and none is unloaded, nothing is walked. Otherwise the
- * answer for an address changes only at the load and unload times, so the
- * samples of one leaf between two such times share one answer, and each
- * stack is walked once per such span.
+ * that an unloaded image covered, or that two code ranges cover, can change
+ * meaning (and, with several processes, any address one of them covers),
+ * and when no image overlaps another and none is unloaded, and no code
+ * range overlaps another of its process (one pass over the sorted ranges),
+ * nothing is walked. Otherwise the answer for an address changes only at
+ * the load and unload times of images and the load times of code ranges,
+ * so the samples of one leaf between two such times share one answer, and
+ * each stack is walked once per such span.
  */
 #include "format/trace.h"
 #include "format/trace_codec.h"
@@ -103,6 +113,33 @@ long trace_code_at(const struct trace *t, uint32_t process, uint64_t addr, uint6
 	return live >= 0 ? live : next;
 }
 
+int trace_image_anonymous(const struct trace_image *img)
+{
+	const char *p = img->path;
+
+	if (!p || !p[0])
+		return 0;
+	return !strcmp(p, "//anon") || !strncmp(p, "[anon", 5) || !strcmp(p, "[heap]") ||
+	       !strncmp(p, "[stack", 6);
+}
+
+int trace_region_at(const struct trace *t, uint32_t process, uint64_t addr, uint64_t time, long *image,
+		    long *code)
+{
+	long i = trace_image_at(t, process, addr, time), k = -1;
+	int region = TRACE_REGION_IMAGE;
+
+	if (i < 0 || trace_image_anonymous(&t->images[i])) {
+		k = t->ncode ? trace_code_at(t, process, addr, time) : -1;
+		region = k >= 0 ? TRACE_REGION_JIT : TRACE_REGION_ANON;
+	}
+	if (image)
+		*image = i;
+	if (code)
+		*code = k;
+	return region;
+}
+
 uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *s)
 {
 	const struct trace_thread *th = trace_sample_thread(t, s);
@@ -110,9 +147,9 @@ uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *
 	return th ? th->process : 0;
 }
 
-/* The address space cut where an image starts or ends; each piece says
- * whether its addresses can name different images at different times, or
- * in different processes. */
+/* The address space cut where an image or a code range starts or ends;
+ * each piece says whether its addresses can name different images or code
+ * ranges at different times, or in different processes. */
 struct pieces {
 	uint64_t *start;  /* ascending */
 	uint8_t *timed;
@@ -122,6 +159,7 @@ struct pieces {
 struct edge {
 	uint64_t addr;
 	int cover, unloaded; /* +1 where an image starts, -1 where it ends */
+	int code;            /* +1 where a code range starts, -1 where it ends */
 };
 
 static int cmp_edge(const void *a, const void *b)
@@ -130,13 +168,35 @@ static int cmp_edge(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+/* Whether any code range overlaps another of its process: the ranges are
+ * in order of process and start, so one pass that keeps the furthest end
+ * so far tells. */
+static int code_overlaps(const struct trace *t)
+{
+	uint64_t end = 0;
+
+	for (size_t i = 0; i < t->ncode; i++) {
+		const struct trace_code *k = &t->code[i];
+
+		if (i && k->process == t->code[i - 1].process && k->start < end)
+			return 1;
+		if (!i || k->process != t->code[i - 1].process || k->start + k->size > end)
+			end = k->start + k->size;
+	}
+	return 0;
+}
+
 /* Fills p and returns whether any piece is timed. With several
- * processes, an address one of them maps may be another's unmapped. */
+ * processes, an address one of them maps may be another's unmapped.
+ * Code ranges are cut in only when they can change an address's meaning:
+ * when two of one process overlap, or several processes have any. */
 static int cut_pieces(const struct trace *t, struct pieces *p)
 {
-	struct edge *e = xmalloc((2 * t->nimages + 1) * sizeof(*e));
+	int several = t->nprocesses > 1;
+	size_t ncode = t->ncode && (several || code_overlaps(t)) ? t->ncode : 0;
+	struct edge *e = xmalloc((2 * (t->nimages + ncode) + 1) * sizeof(*e));
 	size_t ne = 0, i;
-	int cover = 0, unloaded = 0, any = 0, several = t->nprocesses > 1;
+	int cover = 0, unloaded = 0, code = 0, any = 0;
 
 	for (i = 0; i < t->nimages; i++) {
 		const struct trace_image *img = &t->images[i];
@@ -147,8 +207,13 @@ static int cut_pieces(const struct trace *t, struct pieces *p)
 			continue;
 		if (end < img->start)
 			end = UINT64_MAX; /* the last byte of the space is lost */
-		e[ne++] = (struct edge){ img->start, 1, u };
-		e[ne++] = (struct edge){ end, -1, -u };
+		e[ne++] = (struct edge){ img->start, 1, u, 0 };
+		e[ne++] = (struct edge){ end, -1, -u, 0 };
+	}
+	for (i = 0; i < ncode; i++) {
+		/* a reader keeps none that passes the end of the space */
+		e[ne++] = (struct edge){ t->code[i].start, 0, 0, 1 };
+		e[ne++] = (struct edge){ t->code[i].start + t->code[i].size, 0, 0, -1 };
 	}
 	qsort(e, ne, sizeof(*e), cmp_edge);
 	p->start = xmalloc((ne + 1) * sizeof(*p->start));
@@ -159,9 +224,10 @@ static int cut_pieces(const struct trace *t, struct pieces *p)
 		for (; i < ne && e[i].addr == at; i++) {
 			cover += e[i].cover;
 			unloaded += e[i].unloaded;
+			code += e[i].code;
 		}
 		p->start[p->n] = at;
-		p->timed[p->n] = cover > 1 || unloaded > 0 || (several && cover > 0);
+		p->timed[p->n] = cover > 1 || unloaded > 0 || code > 1 || (several && (cover > 0 || code > 0));
 		any |= p->timed[p->n++];
 	}
 	free(e);
@@ -209,12 +275,16 @@ static uint64_t span_of(const uint64_t *times, size_t n, uint64_t time)
 #define NODE_TIMED 1 /* its address can name different images */
 #define NODE_CHAIN 2 /* it or a node above it is timed */
 
+/* What a sample sees at an address, the image and the code range that
+ * name it then, is numbered in order of first sight: its view. */
 struct split {
 	struct trace *t;
 	size_t cap_nodes, max_nodes;
-	uint32_t *seen;       /* per node read: 2 + the image its samples see, 0 if none yet */
-	struct hmap copies;   /* (parent | (2 + image) << 32, address) -> node */
-	struct hmap images;   /* (address, where) -> 2 + the image it names then */
+	uint32_t *seen;       /* per node read: 2 + the view its samples see, 0 if none yet */
+	struct hmap copies;   /* (parent | (2 + view) << 32, address) -> node */
+	struct hmap images;   /* (address, where) -> 2 + the view of it then */
+	struct hmap views;    /* (2 + image, 2 + code range) -> view */
+	uint32_t nviews;
 };
 
 /* Where in time and space a sample is: its span of time and its process. */
@@ -223,15 +293,21 @@ static uint64_t where_of(uint64_t span, uint32_t process)
 	return span | (uint64_t)process << 32;
 }
 
-/* 2 + the image addr names in process in this span of time, a sample's
- * time in it. */
+/* 2 + the view of addr in process in this span of time, a sample's time
+ * in it: the image and the code range that name it. */
 static uint32_t image_code(struct split *sp, uint64_t addr, uint64_t span, uint32_t process, uint64_t time)
 {
 	int added;
 	uint64_t *slot = hmap_put(&sp->images, addr, where_of(span, process), 0, &added);
 
-	if (added)
-		*slot = (uint64_t)(trace_image_at(sp->t, process, addr, time) + 2);
+	if (added) {
+		uint64_t img = (uint64_t)(trace_image_at(sp->t, process, addr, time) + 2);
+		uint64_t code = sp->t->ncode ? (uint64_t)(trace_code_at(sp->t, process, addr, time) + 2) : 1;
+		uint64_t *view = hmap_put(&sp->views, img, code, sp->nviews, &added);
+
+		sp->nviews += added;
+		*slot = *view + 2;
+	}
 	return (uint32_t)*slot;
 }
 
@@ -310,12 +386,14 @@ void trace_split_by_image(struct trace *t, size_t cap_nodes)
 		if ((flags[i] | flags[t->nodes[i].parent]) & (NODE_TIMED | NODE_CHAIN))
 			flags[i] |= NODE_CHAIN;
 	}
-	times = xmalloc((2 * t->nimages + 1) * sizeof(*times));
+	times = xmalloc((2 * t->nimages + t->ncode + 1) * sizeof(*times));
 	for (i = 0; i < t->nimages; i++) {
 		times[ntimes++] = t->images[i].time_loaded;
 		if (t->images[i].time_unloaded)
 			times[ntimes++] = t->images[i].time_unloaded;
 	}
+	for (i = 0; i < t->ncode; i++)
+		times[ntimes++] = t->code[i].time;
 	qsort(times, ntimes, sizeof(*times), cmp_u64);
 	sp.seen = xcalloc(nread, sizeof(*sp.seen));
 	sp.max_nodes = nread * SPLIT_MAX_FACTOR + SPLIT_MAX_EXTRA;
@@ -323,6 +401,7 @@ void trace_split_by_image(struct trace *t, size_t cap_nodes)
 		sp.max_nodes = UINT32_MAX;
 	hmap_init(&sp.copies);
 	hmap_init(&sp.images);
+	hmap_init(&sp.views);
 	hmap_init(&done);
 	for (i = 0; i < t->nsamples; i++) {
 		struct trace_sample *s = &t->samples[i];
@@ -348,6 +427,7 @@ void trace_split_by_image(struct trace *t, size_t cap_nodes)
 	t->nsamples = kept;
 	hmap_release(&sp.copies);
 	hmap_release(&sp.images);
+	hmap_release(&sp.views);
 	hmap_release(&done);
 out:
 	free(p.start);

@@ -94,6 +94,12 @@ const char *trace_mark_source_name(int source)
 	return PICK(names, source);
 }
 
+const char *trace_region_name(int region)
+{
+	static const char *const names[] = { "image", "jit", "anon" };
+	return PICK(names, region);
+}
+
 const char *trace_code_source_name(int source)
 {
 	static const char *const names[] = { "unknown", "perf-map", "jitdump", "vdso" };

@@ -296,6 +296,8 @@ static void summary(const struct session_options *o, const struct engine_choice 
 				(unsigned long long)st->counters[k]);
 	fprintf(stderr, "%s: stacks completed with their thread's outer frames: %llu\n", diag_progname(),
 		(unsigned long long)st->counters[TRACE_COUNTER_STACKS_JOINED]);
+	fprintf(stderr, "%s: leaf-scans (a leaf's caller found by searching the stack): %llu\n", diag_progname(),
+		(unsigned long long)st->counters[TRACE_COUNTER_LEAF_SCANS]);
 	if (end->has_exit)
 		fprintf(stderr, "%s: target exit status %d\n", diag_progname(), shell_status(end->exit_status));
 }

@@ -713,6 +713,10 @@ static const uint64_t *build_stack(struct perf_src *p, struct loop *s, const str
 		frames = loop_walk(s, &r, &n, stop);
 		if (*stop == UNWIND_STOP_WINDOW && n > 1 && (deeper = walk_on(p, s, rec->pid, &r, &n, stop)))
 			frames = deeper;
+		/* The leaf's caller stays the walk's, whatever completes it,
+		 * unless the kernel's chain is taken instead (below). */
+		if (unwind_leaf_scanned(loop_trail(s), n))
+			loop_counters(s)[TRACE_COUNTER_LEAF_SCANS]++;
 		if (*stop == UNWIND_STOP_END) {
 			outer_keep(p->outer, rec->tid, frames, loop_trail(s), n);
 			goto out;
@@ -744,7 +748,7 @@ static const uint64_t *build_stack(struct perf_src *p, struct loop *s, const str
 			goto chain_end;
 		}
 		/* No frame in common: the kernel's chain is taken only for a
-		 * walk that found no caller at all. */
+		 * walk that found no caller at all (so none by the search). */
 		if (n > 1 || nk <= n)
 			goto out;
 	}
@@ -786,6 +790,8 @@ static int read_stack(void *ctx, uint32_t tid, const struct unwind_regs *regs, c
 	p->remote.tid = (pid_t)tid;
 	p->remote.base = 1;
 	*addrs = loop_walk(p->s, &r, n, stop);
+	if (unwind_leaf_scanned(loop_trail(p->s), *n))
+		loop_counters(p->s)[TRACE_COUNTER_LEAF_SCANS]++;
 	*end = loop_now();
 	return 0;
 }
@@ -1066,6 +1072,8 @@ static int peek_take(struct perf_src *p, struct loop *s, uint32_t tid)
 		rg.read = target_read;
 		rg.read_ctx = p->peek;
 		frames = loop_walk(s, &rg, &nf, &stop);
+		if (unwind_leaf_scanned(loop_trail(s), nf))
+			loop_counters(s)[TRACE_COUNTER_LEAF_SCANS]++;
 		offcpu_read_done(p->off, tid, frames, nf, stop, p->peek_asked);
 		target_release_thread(p->peek, tid);
 	}

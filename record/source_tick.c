@@ -116,6 +116,8 @@ static int sample_thread(struct tick *k, struct loop *s, uint32_t tid)
 				    .window = ts.window, .window_len = ts.window_len, .window_whole = 1,
 				    .read = cached_read, .read_ctx = &k->cache };
 	frames = loop_walk(s, &sr, &n, &stop);
+	if (unwind_leaf_scanned(loop_trail(s), n))
+		loop_counters(s)[TRACE_COUNTER_LEAF_SCANS]++;
 	/* A thread that cannot be let go stays held until the detach at
 	 * the end, which the failure brings on at once. */
 	r = target_resume_thread(k->t, tid);

@@ -106,6 +106,7 @@ struct frame_state {
 	int leaf;
 	int have_sp;            /* sp is exact; else only a lower bound */
 	int exact;              /* pc is exact (the frame above was a signal frame) */
+	int scanned;            /* pc came from the leaf search */
 };
 
 /* Memory reads for DW_OP_deref in CFA and register expressions. */
@@ -334,8 +335,38 @@ static int fp_step(const struct unwind_config *cfg, struct walk *w, const struct
 	return STEP_OK;
 }
 
-/* The leaf search of the plain walk, for a leaf without CFI. Returns 1 and
- * the caller in *next if a return address was found between sp and fp. */
+/* Whether the frame pointer can give an x86_64 leaf's caller, so the leaf
+ * search is not made: fp is aligned, on the stack at or above sp and less
+ * than UNWIND_FP_FRAME_MAX above it (and within the copy when that runs to
+ * the stack's end), and the record there is readable, links up the stack
+ * (the saved fp is 0 or above fp) and holds a return address that is code.
+ * Then either the leaf has a frame of its own at fp, whose return address
+ * is the caller's, or (a frameless leaf, or one caught in its prologue or
+ * epilogue) fp is its caller's and the caller is skipped, as every
+ * frame-pointer walk skips it. The search would find the caller of the
+ * second kind, but in the first, the usual one in code that keeps frame
+ * pointers (JIT code, V8's builtins, Go), the words between sp and fp are
+ * the leaf's own locals and spill slots, where a stale return address of
+ * an earlier call is often left. Reads past the copy leave no mark on
+ * the walk. */
+static int fp_serves(const struct unwind_config *cfg, struct walk *w, const struct frame_state *f)
+{
+	uint64_t rec[2];
+	int past = w->past, r;
+
+	if (!f->have_sp || !f->fp || (f->fp & 7) || f->fp < f->sp || f->fp - f->sp >= UNWIND_FP_FRAME_MAX)
+		return 0;
+	r = mem_read(w, f->fp, rec, sizeof(rec));
+	w->past = past;
+	if (r < 0 || (rec[0] && rec[0] <= f->fp))
+		return 0;
+	if (cfg->is_code)
+		return cfg->is_code(cfg->is_code_ctx, rec[1]);
+	return cfg->is_return ? cfg->is_return(cfg->is_return_ctx, rec[1]) : 1;
+}
+
+/* The leaf search, for an x86_64 leaf without CFI. Returns 1 and the
+ * caller in *next if a return address was found between sp and fp. */
 static int leaf_scan(const struct unwind_config *cfg, struct walk *w, const struct frame_state *f,
 		     struct frame_state *next)
 {
@@ -358,6 +389,7 @@ static int leaf_scan(const struct unwind_config *cfg, struct walk *w, const stru
 			next->leaf = 0;
 			next->exact = 0;
 			next->have_sp = 1;
+			next->scanned = 1;
 			return 1;
 		}
 	}
@@ -367,7 +399,8 @@ static int leaf_scan(const struct unwind_config *cfg, struct walk *w, const stru
 static void trail(const struct unwind_config *cfg, size_t k, const struct frame_state *f, uint64_t func)
 {
 	if (cfg->trail)
-		cfg->trail[k] = (struct unwind_frame){ f->have_sp ? f->sp : 0, f->ra_at, func, f->exact, 0 };
+		cfg->trail[k] = (struct unwind_frame){ f->have_sp ? f->sp : 0, f->ra_at, func, f->exact, 0,
+						       f->scanned };
 }
 
 static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_regs *regs,
@@ -375,7 +408,7 @@ static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_re
 {
 	size_t max = cfg->max_depth ? cfg->max_depth : 1;
 	size_t k = 0;
-	struct frame_state f = { fix_ret(cfg, regs->pc), regs->sp, regs->fp, regs->lr, 0, 1, regs->sp != 0, 1 };
+	struct frame_state f = { fix_ret(cfg, regs->pc), regs->sp, regs->fp, regs->lr, 0, 1, regs->sp != 0, 1, 0 };
 	uint64_t lower = regs->sp;   /* the plain walk's bound for fp */
 	int stop, first_fp = 1;
 
@@ -417,7 +450,8 @@ static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_re
 				stop = UNWIND_STOP_WINDOW;
 				break;
 			}
-		} else if (f.leaf && leaf_scan(cfg, w, &f, &next)) {
+		} else if (f.leaf && cfg->arch == UNWIND_ARCH_X86_64 && cfg->is_return && !fp_serves(cfg, w, &f) &&
+			   leaf_scan(cfg, w, &f, &next)) {
 			r = STEP_OK;
 		}
 		if (r != STEP_OK) {
@@ -473,6 +507,14 @@ static int unwind_hybrid(const struct unwind_config *cfg, const struct unwind_re
 	return stop;
 }
 
+/* The plain walk's trail: what it knows of frame k. */
+static void plain_trail(const struct unwind_config *cfg, size_t k, uint64_t sp, uint64_t ra_at, int exact,
+			int scanned)
+{
+	if (cfg->trail)
+		cfg->trail[k] = (struct unwind_frame){ sp, ra_at, 0, exact, 0, scanned };
+}
+
 int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs,
 		 const struct unwind_memory *mem, uint64_t *out, size_t *n)
 {
@@ -484,6 +526,7 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 
 	if (cfg->cfi)
 		return unwind_hybrid(cfg, regs, &w, out, n);
+	plain_trail(cfg, k, regs->sp, 0, 1, 0);
 	out[k++] = fix_ret(cfg, regs->pc);
 	if (cfg->arch == UNWIND_ARCH_X86_64 && cfg->is_return && regs->sp && !(regs->sp & 7)) {
 		uint64_t limit = regs->sp + 8 * UNWIND_LEAF_SCAN_WORDS;
@@ -500,6 +543,7 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 					*n = k;
 					return UNWIND_STOP_DEPTH;
 				}
+				plain_trail(cfg, k, a + 8, a, 0, 1);
 				out[k++] = v;
 				break;
 			}
@@ -539,6 +583,7 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 					stop = UNWIND_STOP_NOT_CODE;
 					break;
 				}
+				plain_trail(cfg, k, 0, 0, 0, 0);
 				out[k++] = lr;
 			}
 		}
@@ -554,6 +599,7 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 			stop = UNWIND_STOP_DEPTH;
 			break;
 		}
+		plain_trail(cfg, k, cfg->arch == UNWIND_ARCH_ARM64 ? 0 : fp + 16, fp + 8, 0, 0);
 		out[k++] = ret;
 		if (next == fp) {
 			stop = UNWIND_STOP_LOOP;
@@ -568,6 +614,11 @@ int unwind_stack(const struct unwind_config *cfg, const struct unwind_regs *regs
 	}
 	*n = k;
 	return stop;
+}
+
+int unwind_leaf_scanned(const struct unwind_frame *trail, size_t n)
+{
+	return trail && n > 1 && trail[1].scanned;
 }
 
 int unwind_stop_counter(int stop)

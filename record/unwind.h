@@ -71,7 +71,13 @@ struct unwind_config {
 	 * address (in executable code, just after a call). When set, the words
 	 * from sp up to the first frame record are searched for one, so the
 	 * caller of a leaf without a frame of its own (a libc system-call
-	 * wrapper, or any function caught in its prologue) is not lost. */
+	 * wrapper, or any function caught in its prologue) is not lost. The
+	 * plain walk searches above every leaf; the hybrid walk only above a
+	 * leaf that has no CFI row and whose frame pointer cannot give its
+	 * caller (see unwind.c's fp_serves()): in code that keeps frame
+	 * pointers, such as JIT code, the words between sp and fp are the
+	 * leaf's own frame and may hold a stale return address. A frame
+	 * found so is marked in the trail (struct unwind_frame's scanned). */
 	int (*is_return)(void *ctx, uint64_t addr);
 	void *is_return_ctx;
 	/* Optional: the .eh_frame row for a code address of the target.
@@ -91,8 +97,10 @@ struct unwind_config {
 	 * stops there with UNWIND_STOP_NOT_CODE rather than invent one. */
 	int (*is_code)(void *ctx, uint64_t addr);
 	void *is_code_ctx;
-	/* Optional (the hybrid walk): room for max_depth entries, filled for
-	 * each frame stored, so a walk cut short can be joined with another. */
+	/* Optional: room for max_depth entries, filled for each frame stored,
+	 * so a walk cut short can be joined with another (the hybrid walk) and
+	 * a frame found by the leaf search is known (both walks; the plain
+	 * walk gives sp and ra_at where it has them, no func). */
 	struct unwind_frame *trail;
 	/* Optional, arm64 (the hybrid walk): says whether pc is the kernel's
 	 * signal return trampoline, the vDSO's __kernel_rt_sigreturn, which
@@ -126,9 +134,19 @@ struct unwind_frame {
 	uint64_t next_sp;       /* the last frame's only: its caller's sp, as far
 				 * as the walk got (0 if unknown), for a walk that
 				 * stopped there */
+	int scanned;            /* its pc came from the x86_64 leaf search (a
+				 * word between sp and fp that is_return took for
+				 * a return address), not from CFI, a frame record
+				 * or a register: it may be stale. Only frame 1's
+				 * can be. The sources count such walks
+				 * (TRACE_COUNTER_LEAF_SCANS). */
 };
 
+/* The words above sp the x86_64 leaf search reads at most. */
 #define UNWIND_LEAF_SCAN_WORDS 64
+/* How far above sp a frame pointer may lie and still give a leaf without
+ * CFI its caller in the hybrid walk (see struct unwind_config's is_return). */
+#define UNWIND_FP_FRAME_MAX (1u << 20)
 
 /* Walks the stack of regs and stores at most cfg->max_depth frames, leaf
  * first, into out (room for max_depth entries, owned by the caller); *n is
@@ -150,6 +168,10 @@ unsigned unwind_va_bits(uint64_t top);
  * with an x86_64 call instruction (direct, or indirect through a register
  * or memory operand), i.e. whether the address can be a return address. */
 int unwind_x86_64_after_call(const uint8_t before[7]);
+
+/* Whether the walk of n frames whose trail this is took its leaf's caller
+ * from the leaf search: such a walk counts in TRACE_COUNTER_LEAF_SCANS. */
+int unwind_leaf_scanned(const struct unwind_frame *trail, size_t n);
 
 /* Returns the TRACE_COUNTER_STOP_* counter for an enum unwind_stop. */
 int unwind_stop_counter(int stop);

@@ -601,7 +601,7 @@ static void print_load(const struct trace *t)
 		       st->samples_missing, st->footer[1]);
 	else
 		printf("  samples missing    - (no footer to count them)\n");
-	printf("  stack nodes split  %" PRIu64 " (their samples saw different images)\n",
+	printf("  stack nodes split  %" PRIu64 " (their samples saw different images or code)\n",
 	       st->nodes_split);
 	printf("  finished cleanly   %s\n", st->complete ? "yes" : "no");
 	for (i = 0; i < st->nlosses; i++)
@@ -679,6 +679,155 @@ static void print_go_roots(struct stacks *st)
 	free(cut);
 }
 
+/* --- code no file holds ----------------------------------------------- */
+
+/* Where the samples' stacks are in code that no file holds: their leaves
+ * in JIT code (a code range names it) or anonymous memory (nothing does),
+ * and the stacks whose outermost frame is there, where a walk stopped in
+ * code that keeps no frame pointer, or stale. */
+struct unnamed {
+	uint64_t stacks;        /* samples with a user stack */
+	uint64_t jit, anon;     /* of them, leaves in each region */
+	uint64_t stopped;       /* outermost frame in JIT or anonymous code */
+	uint64_t code[TRACE_CODE_VDSO + 1]; /* code ranges by source */
+	uint64_t walks;         /* the stop-* counters */
+	int scans_counted;      /* the trace has the leaf-scans counter (2.4) */
+};
+
+/* The region of node as its samples see it (the same for all of them),
+ * memoized in region (0xff: not yet). */
+static int node_region(const struct trace *t, uint8_t *region, uint32_t node, const struct trace_sample *s)
+{
+	if (region[node] == 0xff)
+		region[node] = (uint8_t)trace_region_at(t, trace_sample_process(t, s), t->nodes[node].addr,
+						       s->time, NULL, NULL);
+	return region[node];
+}
+
+static void count_unnamed(struct stacks *st, struct unnamed *u)
+{
+	const struct trace *t = stacks_trace(st);
+	uint8_t *region = xmalloc(t->nnodes ? t->nnodes : 1);
+	struct { size_t first; uint64_t count; } *k = NULL;
+	size_t nk = 0, cap = 0;
+	struct hmap stacks;
+
+	memset(u, 0, sizeof(*u));
+	memset(region, 0xff, t->nnodes ? t->nnodes : 1);
+	/* Each distinct stack once, weighted, named by its first sample. */
+	hmap_init(&stacks);
+	for (size_t i = 0; i < t->nsamples; i++) {
+		int added;
+		uint64_t *slot = hmap_put(&stacks, t->samples[i].stack, 0, nk, &added);
+
+		if (added) {
+			k = xgrow(k, &cap, nk + 1, sizeof(*k));
+			k[nk].first = i;
+			k[nk++].count = 0;
+		}
+		k[*slot].count++;
+	}
+	for (size_t i = 0; i < nk; i++) {
+		const struct trace_sample *s = &t->samples[k[i].first];
+		const uint32_t *nodes;
+		size_t depth = stacks_nodes(st, s->stack, &nodes);
+		int leaf, top;
+
+		if (!depth)
+			continue;
+		u->stacks += k[i].count;
+		leaf = node_region(t, region, nodes[0], s);
+		top = node_region(t, region, nodes[depth - 1], s);
+		if (leaf == TRACE_REGION_JIT)
+			u->jit += k[i].count;
+		else if (leaf == TRACE_REGION_ANON)
+			u->anon += k[i].count;
+		if (top != TRACE_REGION_IMAGE)
+			u->stopped += k[i].count;
+	}
+	hmap_release(&stacks);
+	free(k);
+	for (size_t i = 0; i < t->ncode; i++)
+		u->code[t->code[i].source <= TRACE_CODE_VDSO ? t->code[i].source : TRACE_CODE_UNKNOWN]++;
+	for (int c = 0; c < TRACE_COUNTER__COUNT; c++)
+		if (!strncmp(trace_counter_name(c), "stop-", 5))
+			u->walks += t->counters[c];
+	u->scans_counted = t->status.major > 2 || (t->status.major == 2 && t->status.minor >= 4);
+	free(region);
+}
+
+/* What would name code that nothing names: the runtime's own perf map or
+ * jitdump, which the recorder reads as it records. */
+static const char unnamed_hint[] =
+	"run the program so that its runtime writes a perf map (/tmp/perf-PID.map) or a "
+	"jitdump (jit-PID.dump), which prof-record reads as it records: node --perf-basic-prof "
+	"(a map) or --perf-prof (a jitdump); Java with -XX:+PreserveFramePointer, so that its "
+	"frames are walked, and a map written by jcmd PID Compiler.perfmap (JDK 17 and later) "
+	"or a jitdump by perf's libperf-jvmti.so loaded into the JVM; .NET with "
+	"DOTNET_PerfMapEnabled=1; CPython 3.12 and later with -X perf; wasmtime "
+	"--profile=perfmap";
+
+/* Prints text, words apart by single spaces, in lines of at most 78
+ * columns, each after the first indented by 18 spaces; the first begins
+ * at column 18. */
+static void print_wrapped(const char *text)
+{
+	size_t col = 18;
+
+	while (*text) {
+		size_t n = strcspn(text, " ");
+
+		if (col > 18 && col + 1 + n > 78) {
+			fputs("\n                  ", stdout);
+			col = 18;
+		} else if (col > 18) {
+			putchar(' ');
+			col++;
+		}
+		fwrite(text, 1, n, stdout);
+		col += n;
+		text += n;
+		text += *text == ' ';
+	}
+	putchar('\n');
+}
+
+static void print_unnamed(struct stacks *st)
+{
+	const struct trace *t = stacks_trace(st);
+	struct unnamed u;
+
+	count_unnamed(st, &u);
+	if (u.scans_counted)
+		printf("leaf scans:       %" PRIu64 " of %" PRIu64 " walks (a leaf's caller found by searching the\n"
+		       "                  stack for a return address, as neither its frame pointer\n"
+		       "                  nor CFI could give it: such a caller may be stale)\n",
+		       t->counters[TRACE_COUNTER_LEAF_SCANS], u.walks);
+	else
+		printf("leaf scans:       - (not counted before format 2.4)\n");
+	printf("stopped in JIT:   %" PRIu64 " of %" PRIu64 " stacks end in code no file holds (their\n"
+	       "                  outermost frame is in JIT code or anonymous memory)\n", u.stopped, u.stacks);
+	printf("in no image:      %" PRIu64 " of %" PRIu64 " samples (", u.jit + u.anon, u.stacks);
+	print_share(u.jit + u.anon, u.stacks);
+	printf(") have their leaf in code no\n"
+	       "                  file holds\n");
+	if (!u.jit && !u.anon && !t->ncode)
+		return;
+	printf("  JIT code:       %" PRIu64 " (", u.jit);
+	print_share(u.jit, u.stacks);
+	printf("), named by the trace's %zu code ranges\n"
+	       "                  (%" PRIu64 " from perf maps, %" PRIu64 " from jitdumps, %" PRIu64
+	       " of the vDSO)\n", t->ncode,
+	       u.code[TRACE_CODE_PERF_MAP], u.code[TRACE_CODE_JITDUMP], u.code[TRACE_CODE_VDSO]);
+	printf("  anonymous:      %" PRIu64 " (", u.anon);
+	print_share(u.anon, u.stacks);
+	printf("), which nothing names\n");
+	if (u.anon) {
+		fputs("  to name it:     ", stdout);
+		print_wrapped(unnamed_hint);
+	}
+}
+
 static void print_counts(struct stacks *st)
 {
 	const struct trace *t = stacks_trace(st);
@@ -709,6 +858,7 @@ static void print_counts(struct stacks *st)
 		}
 	printf("incomplete walks: %" PRIu64 " of %" PRIu64 " (stopped before the outermost frame: the\n"
 	       "                  stop-* counters but stop-end)\n", cut, walks);
+	print_unnamed(st);
 	print_go_roots(st);
 	printf("in the kernel:    %" PRIu64 " (shown with a [kernel] leaf frame)\n", kernel);
 	printf("lost samples:     %" PRIu64 "\n", t->counters[TRACE_COUNTER_SAMPLES_LOST]);
@@ -949,6 +1099,34 @@ static void json_marks(struct json *j, const struct trace *t)
 	json_end(j);
 }
 
+/* Code no file holds (struct unnamed). */
+static void json_unnamed(struct json *j, struct stacks *st)
+{
+	const struct trace *t = stacks_trace(st);
+	struct unnamed u;
+
+	count_unnamed(st, &u);
+	json_object(j, "unnamed");
+	json_u64(j, "stacks", u.stacks);
+	json_u64(j, "leaves", u.jit + u.anon);
+	json_u64(j, "jit", u.jit);
+	json_u64(j, "anon", u.anon);
+	json_u64(j, "stopped_in_jit", u.stopped);
+	json_object(j, "code_ranges");
+	json_u64(j, "perf-map", u.code[TRACE_CODE_PERF_MAP]);
+	json_u64(j, "jitdump", u.code[TRACE_CODE_JITDUMP]);
+	json_u64(j, "vdso", u.code[TRACE_CODE_VDSO]);
+	json_u64(j, "unknown", u.code[TRACE_CODE_UNKNOWN]);
+	json_end(j);
+	json_u64(j, "walks", u.walks);
+	if (u.scans_counted)
+		json_u64(j, "leaf_scans", t->counters[TRACE_COUNTER_LEAF_SCANS]);
+	else
+		json_null(j, "leaf_scans");
+	json_str(j, "hint", u.anon ? unnamed_hint : NULL);
+	json_end(j);
+}
+
 static int write_json(const struct cli_trace *ct)
 {
 	const struct trace *t = ct->t;
@@ -963,6 +1141,7 @@ static int write_json(const struct cli_trace *ct)
 	json_images(&j, ct->stacks, ct->sym);
 	json_marks(&j, t);
 	json_counts(&j, t);
+	json_unnamed(&j, ct->stacks);
 	return json_report_write(&j, stdout);
 }
 

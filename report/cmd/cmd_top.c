@@ -27,8 +27,10 @@ int cmd_top(int argc, char **argv)
 			 "self, total or name (default self); ties by name"),
 		OPT_UINT(0, "limit", "N", &limit, 1, SIZE_MAX, "print only the first N lines"),
 		OPT_WORD(0, "group", "BY", &group, group_words,
-			 "function (default), image (frames of no image are\n"
-			 "\"[unknown]\") or line (\"FUNCTION (FILE:LINE)\")"),
+			 "function (default), image (code in no file is \"[jit]\"\n"
+			 "where a code range names it, else \"[anon]\") or line\n"
+			 "(\"FUNCTION (FILE:LINE)\"); unnamed anonymous code is\n"
+			 "one \"[anon]\" row but with --addresses"),
 		OPT_FLAG(0, "json", &json, "write the table as JSON (prof-json(5))"),
 		CLI_OPT_THREAD_FRAMES(&r),
 		CLI_REPORT_OPTIONS(&r),
@@ -50,7 +52,8 @@ int cmd_top(int argc, char **argv)
 	first = opt_parse(&cmd, argc, argv);
 	r.names_only = 1; /* --group line turns --lines on */
 	to = (struct top_opts){ .group = TOP_GROUP_NAME, .sort = sort,
-				.skip = 1 + (size_t)r.process_frames + (size_t)r.thread_frames };
+				.skip = 1 + (size_t)r.process_frames + (size_t)r.thread_frames,
+				.merge_anon = !r.addresses };
 	if (group == GROUP_IMAGE) {
 		to.group = TOP_GROUP_IMAGE;
 		heading = "IMAGE";

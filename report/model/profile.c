@@ -65,18 +65,26 @@ static int cmp_stack(const void *a, const void *b)
 	return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
 }
 
-static void note_info(struct profile_priv *p, const struct symbolize_frame *f)
+/* The info of frame f of node, first seen in sample smp's stack: the
+ * region of node's address is the same for every sample that holds it
+ * (the trace's split), so any such sample tells. */
+static void note_info(struct profile_priv *p, struct stacks *st, const struct symbolize_frame *f,
+		      uint32_t node, const struct trace_sample *smp)
 {
+	const struct trace *t = stacks_trace(st);
 	size_t len = strlen(f->name);
-	int added;
+	int added, region = TRACE_REGION_IMAGE;
 
 	hmap_put(&p->info_of, XXH3_64bits(f->name, len), len, p->ninfos, &added);
 	if (!added)
 		return;
+	if (node != STACKS_NODE_KERNEL && node < t->nnodes)
+		region = trace_region_at(t, trace_sample_process(t, smp), t->nodes[node].addr, smp->time,
+					 NULL, NULL);
 	p->infos = xgrow(p->infos, &p->capinfos, p->ninfos + 1, sizeof(*p->infos));
 	p->infos[p->ninfos++] = (struct info){
 		.pub = { .image = f->image_label, .lang = f->lang, .resolved = f->resolved,
-			 .inlined = f->inlined },
+			 .inlined = f->inlined, .region = region },
 		.name = f->name };
 }
 
@@ -91,8 +99,10 @@ const struct profile_frame_info *profile_frame_info(const struct profile *pub, c
 	return &p->infos[*slot].pub;
 }
 
-/* Appends the names of node's frames in one role, outermost first. */
-static void add_node(struct profile_priv *p, struct stacks *st, uint32_t node, int leaf)
+/* Appends the names of node's frames in one role, outermost first; smp
+ * is a sample whose stack holds node. */
+static void add_node(struct profile_priv *p, struct stacks *st, uint32_t node, int leaf,
+		     const struct trace_sample *smp)
 {
 	const struct symbolize_frame *fr;
 	size_t nf = stacks_frames(st, node, leaf, &fr);
@@ -100,7 +110,7 @@ static void add_node(struct profile_priv *p, struct stacks *st, uint32_t node, i
 	p->names = xgrow(p->names, &p->capnames, p->nnames + nf, sizeof(*p->names));
 	for (size_t f = nf; f-- > 0;) {
 		p->names[p->nnames++] = fr[f].name;
-		note_info(p, &fr[f]);
+		note_info(p, st, &fr[f], node, smp);
 	}
 }
 
@@ -177,7 +187,7 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 					k->thread_name && k->thread_name[0] ? k->thread_name : "?", k->tid));
 		/* Root first: every caller as a return address, then the leaf. */
 		for (size_t d = depth; d-- > 0;)
-			add_node(p, st, nodes[d], stacks_leaf(st, nodes, d));
+			add_node(p, st, nodes[d], stacks_leaf(st, nodes, d), k->first);
 		pub->stacks[i].nframes = p->nnames - offsets[i];
 		pub->stacks[i].count = k->count;
 	}

@@ -57,6 +57,9 @@ struct profile_frame_info {
 	int lang;                 /* enum symbolize_lang */
 	int resolved;             /* named by DWARF or a symbol table */
 	int inlined;              /* inlined into its caller */
+	int region;               /* enum trace_region of its address: in a
+	                           * file, in a named code range (JIT), or in
+	                           * anonymous memory; [kernel] is an image's */
 };
 
 /* The info of frame name (compared by content), or NULL for the root and

@@ -23,15 +23,28 @@
 #include "common/text.h"
 
 static const char unknown_image[] = "[unknown]";
+static const char anon_group[] = TOP_ANON;
+static const char jit_group[] = TOP_JIT;
 
-/* The group of frame name under o. */
+/* The group of frame name under o: by image, code no file holds is JIT
+ * code a code range names, or anonymous memory; by function or line, the
+ * unnamed addresses of anonymous memory are one row, not one each, as
+ * their names are only addresses. */
 static const char *group_of(const struct profile *p, const struct top_opts *o, const char *name)
 {
 	const struct profile_frame_info *fi;
 
-	if (o->group != TOP_GROUP_IMAGE)
-		return name;
+	if (o->group != TOP_GROUP_IMAGE) {
+		if (!o->merge_anon)
+			return name;
+		fi = profile_frame_info(p, name);
+		return fi && fi->region == TRACE_REGION_ANON && !fi->resolved ? anon_group : name;
+	}
 	fi = profile_frame_info(p, name);
+	if (fi && fi->region == TRACE_REGION_JIT)
+		return jit_group;
+	if (fi && fi->region == TRACE_REGION_ANON)
+		return anon_group;
 	return fi && fi->image ? fi->image : unknown_image;
 }
 

@@ -24,9 +24,18 @@
 
 /* What a row groups. TOP_GROUP_NAME is one frame name: a function, or
  * "FUNCTION (FILE:LINE)" in a profile symbolized with lines, which groups
- * by source line. TOP_GROUP_IMAGE is the image label of each frame's name
- * (profile_frame_info()), with "[unknown]" for frames of no image. */
+ * by source line; with merge_anon, every unnamed frame of anonymous memory
+ * (its name only its address) is one row, TOP_ANON, as perf shows such
+ * code as [unknown]. TOP_GROUP_IMAGE is the
+ * image label of each frame's name (profile_frame_info()); code that no
+ * file holds is TOP_JIT where a code range of the trace names it (JIT
+ * code, by the runtime's perf map or jitdump) and TOP_ANON where none does
+ * (anonymous memory, such as JIT code nothing named), and "[unknown]" is
+ * left for a frame of no image and no address (none the report makes). */
 enum top_group { TOP_GROUP_NAME, TOP_GROUP_IMAGE };
+
+#define TOP_ANON "[anon]"
+#define TOP_JIT "[jit]"
 
 /* The order of the rows: self or total descending, or name ascending;
  * ties broken by name (bytewise), so the order is total and deterministic. */
@@ -37,11 +46,15 @@ struct top_opts {
 	int sort;            /* enum top_sort */
 	size_t skip;         /* leading frames that are not functions: 1 for
 	                      * the root, 2 with thread frames */
+	int merge_anon;      /* by function or line, every unnamed frame of
+	                      * anonymous memory is one row, TOP_ANON (a
+	                      * profile of profile_build() only; top sets it
+	                      * but with --addresses) */
 };
 
 struct top_row {
-	const char *name;    /* the group: borrowed from the profile, or the
-	                      * static "[unknown]" */
+	const char *name;    /* the group: borrowed from the profile, or a
+	                      * static "[unknown]", TOP_ANON or TOP_JIT */
 	uint64_t self, total;
 };
 

@@ -55,6 +55,27 @@ synth_paths() {
 		--thread TID=1,NAME=main "${s[@]}"
 }
 
+# synth_code FILE: a trace of app (0x400000) whose code runs partly where
+# no file is: 20 samples, 11 of them with their leaf in no file's code,
+# 6 in JIT code that code ranges name (0x9010, named by JS:*hot for the
+# first 4 and by JS:*late, loaded over it at the 5th sample, for the
+# other 2) and 5 in anonymous memory (0xa010 thrice, 0xa020, and the
+# //anon image perf_event reports at 0x7000000); one stack ends in JIT
+# code (0x9110, JS:*cold, of a jitdump).
+synth_code() {
+	"$BUILD/tests/tools/synth_trace" -o "$1" --os linux --arch x86_64 --mode cpu --command /nonexistent/app \
+		--image KIND=none,PATH=/nonexistent/app,START=0x400000,SIZE=0x10000,BIAS=0x400000 \
+		--image KIND=none,PATH=//anon,START=0x7000000,SIZE=0x1000 \
+		--code 'START=0x9000,SIZE=0x100,NAME=JS:*hot' \
+		--code 'START=0x9100,SIZE=0x100,NAME=JS:*cold,SOURCE=jitdump' \
+		--code 'START=0x9000,SIZE=0x80,NAME=JS:*late,LOADED=5' \
+		--thread TID=1,NAME=main \
+		--sample TID=1,STACK=0x9010:0x401010 --count 6 \
+		--sample TID=1,STACK=0xa010:0x401010 --count 3 --sample TID=1,STACK=0xa020:0x401010 \
+		--sample TID=1,STACK=0x7000010:0x401010 --sample TID=1,STACK=0x401020:0x9110 \
+		--sample TID=1,STACK=0x401030:0x401010 --count 8
+}
+
 # ptrace_ok [attach]: whether this machine lets prof-record trace a child
 # it launches (with attach: also a process that is not its descendant, as
 # -p does); prints why not. Yama's kernel.yama.ptrace_scope is 0 (any

@@ -114,9 +114,15 @@ pprof_folded() {
 # fixture's fixture_now_ns when samples fall both in the copy inlined
 # into run's loop (5 runs of 12) and in its own, which main calls at its
 # start and end (none of those 12; once in a sanitized suite's run).
+# Each address of anonymous memory that nothing names is a function of
+# its own in pprof, as the export names it, and all of them one row,
+# [anon], in top: pprof's are summed into one, which is top's row where
+# no stack has two of them, as in the traces here.
 pprof_top() {
 	go tool pprof -top -sample_index=samples -symbolize=none -nodecount=100000 -nodefraction=0 "$@" 2> /dev/null \
-		| awk 'f && NF >= 6 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i; sub(/ \((partial-)?inline\)$/, "", name); print name, $1, $4 } /flat%/ { f = 1 }' | sort
+		| awk 'f && NF >= 6 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i; sub(/ \((partial-)?inline\)$/, "", name)
+			if (name ~ /^(\[unknown\]|anon)\+0x[0-9a-f]+$/) { af += $1; ac += $4; a = 1 } else print name, $1, $4 }
+			/flat%/ { f = 1 } END { if (a) print "[anon]", af, ac }' | sort
 }
 report_top() { "$REPORT" top "$@" | awk 'NF >= 5 && $1 ~ /^[0-9.]+%$/ { name = $5; for (i = 6; i <= NF; i++) name = name " " $i; print name, $3, $4 }' | sort; }
 # Samples per tid, from folded --thread-frames ("NAME [TID]" under the

@@ -114,6 +114,25 @@ assert c0["changes"] == [] and c0["detectable"] > 0
 PY
 	"$REPORT" diff --json --folded "$TMP/base.trace" "$TMP/new.trace" > /dev/null 2>&1; rc=$?
 	[ $rc = 2 ] && ok "json-diff-folded-refused" || fail "json-diff-folded-refused" "exit $rc"
+
+	# Code no file holds (lib.sh's synth_code): info's "unnamed" and top's
+	# [jit] and [anon] rows; the golden trace's has no hint.
+	synth_code "$TMP/code.trace"
+	run json-code-info info info --json "$TMP/code.trace"
+	run json-code-top top top --json --group image "$TMP/code.trace"
+	python3 - "$TMP/json-code-info.json" "$TMP/json-code-top.json" "$TMP/json-info.json" <<'PY' \
+		&& ok "json-code-values" || fail "json-code-values" "see above"
+import json, sys
+info, top, golden = (json.load(open(p)) for p in sys.argv[1:])
+u = info["unnamed"]
+assert (u["stacks"], u["leaves"], u["jit"], u["anon"], u["stopped_in_jit"]) == (20, 11, 6, 5, 1), u
+assert u["code_ranges"] == {"perf-map": 2, "jitdump": 1, "vdso": 0, "unknown": 0}, u
+assert u["leaf_scans"] == 0 and u["walks"] == 0 and "--perf-basic-prof" in u["hint"], u
+rows = {f["name"]: (f["self"], f["total"]) for f in top["functions"]}
+assert rows == {"app": (9, 20), "[jit]": (6, 7), "[anon]": (5, 5)}, rows
+g = golden["unnamed"]
+assert g["anon"] == 2 and g["jit"] == 0 and g["leaf_scans"] is None, g
+PY
 fi
 
 # Real symbol names with markup and quotes (the inject fixture).

@@ -4,7 +4,8 @@
 # outputs beside it; every filter on every subcommand (folded, top, threads,
 # svg), checked to select the same samples everywhere; threads --split with
 # hostile thread names, and on testdata/golden/marks.trace with marks and
-# pauses; top --group line on a real recording.
+# pauses; top --group line on a real recording; top and info on code no
+# file holds (JIT code, anonymous memory).
 #
 # To regenerate the expected outputs after an intended change of format:
 #   GOLDEN_UPDATE=1 bash tests/e2e/test_tables.sh
@@ -233,6 +234,55 @@ if [ "$(cat "$TMP/files")" = "101-worker.folded 101-worker.svg 102-.._.._x.folde
 	ok "split-applies-filters"
 else
 	fail "split-applies-filters" "$(cat "$TMP/files") $(head -2 "$TMP/err")"
+fi
+
+# Code no file holds (lib.sh's synth_code): by image, code ranges name
+# [jit] and the rest is [anon], the //anon image's too; by function, the
+# unnamed addresses of anonymous memory are one [anon] row, each its own
+# with --addresses; info accounts for every sample whose leaf is there,
+# says what would name it, counts the stack that ends in JIT code, and the
+# node at 0x9010, whose samples see JS:*hot and then JS:*late, is split.
+if [ -x "$BUILD/tests/tools/synth_trace" ] && synth_code "$TMP/code.trace"; then
+	"$REPORT" top --group image "$TMP/code.trace" > "$TMP/code-image" 2>&1
+	if [ "$(awk 'NR > 1 && NF == 5 { print $5, $3, $4 }' "$TMP/code-image" | tr '\n' ' ')" = "app 9 20 [jit] 6 7 [anon] 5 5 " ]; then
+		ok "top-group-image-jit-and-anon"
+	else
+		fail "top-group-image-jit-and-anon" "$(tr '\n' '|' < "$TMP/code-image")"
+	fi
+	"$REPORT" top "$TMP/code.trace" > "$TMP/code-top" 2>&1
+	"$REPORT" top --addresses "$TMP/code.trace" > "$TMP/code-top-addr" 2>&1
+	if grep -q '^ 25\.0%   25\.0%          5          5  \[anon\]$' "$TMP/code-top" \
+	   && ! grep -Eq '\[unknown\]\+0xa0|anon\+0x' "$TMP/code-top" \
+	   && grep -q '          3          3  \[unknown\]+0xa010$' "$TMP/code-top-addr" \
+	   && grep -q '  anon+0x7000010$' "$TMP/code-top-addr" && ! grep -q '\[anon\]' "$TMP/code-top-addr"; then
+		ok "top-anon-addresses-one-row"
+	else
+		fail "top-anon-addresses-one-row" "$(tr '\n' '|' < "$TMP/code-top") --addresses: $(tr '\n' '|' < "$TMP/code-top-addr")"
+	fi
+	"$REPORT" info "$TMP/code.trace" > "$TMP/code-info" 2>&1
+	if grep -q '^in no image:      11 of 20 samples (55\.0%) have their leaf in code no$' "$TMP/code-info" \
+	   && grep -q '^  JIT code:       6 (30\.0%), named by the trace.s 3 code ranges$' "$TMP/code-info" \
+	   && grep -q '^                  (2 from perf maps, 1 from jitdumps, 0 of the vDSO)$' "$TMP/code-info" \
+	   && grep -q '^  anonymous:      5 (25\.0%), which nothing names$' "$TMP/code-info" \
+	   && grep -A3 '^  to name it:' "$TMP/code-info" | grep -q -- '--perf-basic-prof' \
+	   && grep -q '^stopped in JIT:   1 of 20 stacks end in code no file holds' "$TMP/code-info" \
+	   && grep -q '^leaf scans:       0 of 0 walks' "$TMP/code-info" \
+	   && grep -q '^  stack nodes split  1 ' "$TMP/code-info"; then
+		ok "info-accounts-for-code-no-file-holds"
+	else
+		fail "info-accounts-for-code-no-file-holds" "$(sed -n '/^incomplete/,/^in the kernel/p' "$TMP/code-info" | tr '\n' '|')"
+	fi
+	# A trace whose leaves are all in files: one line, no hint.
+	synth_paths "$TMP/paths.trace" 300 100
+	"$REPORT" info "$TMP/paths.trace" > "$TMP/paths-info" 2>&1
+	if grep -q '^in no image:      0 of 400 samples (0\.0%) have their leaf in code no$' "$TMP/paths-info" \
+	   && ! grep -Eq '^  (JIT code|anonymous|to name it):' "$TMP/paths-info"; then
+		ok "info-no-code-outside-files"
+	else
+		fail "info-no-code-outside-files" "$(grep -A4 '^in no image' "$TMP/paths-info" | tr '\n' '|')"
+	fi
+else
+	skip "top-group-image-jit-and-anon" "no synth_trace tool in $BUILD/tests/tools"
 fi
 
 # top --group line names source lines, on a real recording with DWARF.

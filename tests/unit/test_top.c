@@ -305,15 +305,105 @@ Test(top, groups_by_image_once_per_stack)
 	p = profile_build(st, &(struct profile_opts){ 0 });
 	top_build(p, &(struct top_opts){ .group = TOP_GROUP_IMAGE, .skip = 1 }, &t);
 	s = order(&t);
-	cr_assert_str_eq(s, "app [unknown] libx.so"); /* ties bytewise: "[" < "l" */
+	cr_assert_str_eq(s, "app [anon] libx.so"); /* ties bytewise: "[" < "l" */
 	free(s);
 	/* app is in every stack, twice in two of them: 5 in total, not 7. */
 	cr_assert_eq(row(&t, "app")->self, 3);
 	cr_assert_eq(row(&t, "app")->total, 5);
 	cr_assert_eq(row(&t, "libx.so")->self, 1);
 	cr_assert_eq(row(&t, "libx.so")->total, 3);
-	cr_assert_eq(row(&t, "[unknown]")->self, 1);
-	cr_assert_eq(row(&t, "[unknown]")->total, 1);
+	cr_assert_eq(row(&t, "[anon]")->self, 1);
+	cr_assert_eq(row(&t, "[anon]")->total, 1);
+	top_release(&t);
+	profile_free(p);
+	stacks_free(st);
+	symbolize_free(sym);
+}
+
+/*
+ * Code no file holds, in a trace in memory: app's main calls into JIT
+ * code and anonymous memory.
+ *   0x1100 -> 0x9010                     (a code range names it)
+ *   0x1100 -> 0x9010 -> 0xa020           (JIT code calls anonymous code)
+ *   0x1100 -> 0xa030, 0x1100 -> 0xa040   (two unnamed addresses)
+ *   0x1100 -> 0x7010                     (an image of perf_event's "//anon")
+ */
+static struct trace_node jit_nodes[] = {
+	{ 0, 0 }, { 0x1100, 0 }, { 0x9010, 1 }, { 0xa020, 2 }, { 0xa030, 1 }, { 0xa040, 1 }, { 0x7010, 1 },
+};
+static struct trace_sample jit_samples[] = {
+	{ 100, 10, 2, TRACE_STATE_RUNNING, 0, 0 },
+	{ 110, 10, 3, TRACE_STATE_RUNNING, 0, 0 },
+	{ 120, 10, 4, TRACE_STATE_RUNNING, 0, 0 },
+	{ 130, 10, 5, TRACE_STATE_RUNNING, 0, 0 },
+	{ 140, 10, 5, TRACE_STATE_RUNNING, 0, 0 },
+	{ 150, 10, 6, TRACE_STATE_RUNNING, 0, 0 },
+};
+static struct trace_image jit_images[] = {
+	{ .id = 1, .path = "/nonexistent/app", .start = 0x1000, .size = 0x1000, .bias = 0x1000 },
+	{ .id = 2, .path = "//anon", .start = 0x7000, .size = 0x1000 },
+};
+static struct trace_code jit_code[] = {
+	{ 0, 0x9000, 0x100, 0, TRACE_CODE_PERF_MAP, "JS:*hot", NULL, 0 },
+};
+
+/* By image, code a code range names is [jit] and other code no file holds
+ * [anon], an image of anonymous memory too; by function, the unnamed
+ * addresses of anonymous memory are one row, [anon], but with addresses
+ * asked for, and a frame a code range names keeps its own row. */
+Test(top, code_no_file_holds_is_jit_or_anon)
+{
+	struct trace tr;
+	struct symbolize *sym;
+	struct stacks *st;
+	struct profile *p;
+	struct top t;
+	char *s;
+
+	memset(&tr, 0, sizeof(tr));
+	tr.session.argc = 1;
+	tr.session.argv = argv0;
+	tr.nimages = 2;
+	tr.images = jit_images;
+	tr.ncode = 1;
+	tr.code = jit_code;
+	tr.code_max_size = 0x100;
+	tr.nthreads = 1;
+	tr.threads = threads;
+	tr.nnodes = sizeof(jit_nodes) / sizeof(jit_nodes[0]);
+	tr.nodes = jit_nodes;
+	tr.nsamples = sizeof(jit_samples) / sizeof(jit_samples[0]);
+	tr.samples = jit_samples;
+	sym = symbolize_new(&tr, &(struct symbolize_opts){ .debug_root = "", .debuginfod_cache = "" });
+	st = stacks_new(&tr, sym);
+	p = profile_build(st, &(struct profile_opts){ 0 });
+
+	top_build(p, &(struct top_opts){ .group = TOP_GROUP_IMAGE, .skip = 1 }, &t);
+	s = order(&t);
+	cr_assert_str_eq(s, "[anon] [jit] app");
+	free(s);
+	cr_assert_eq(row(&t, "[jit]")->self, 1);
+	cr_assert_eq(row(&t, "[jit]")->total, 2);
+	cr_assert_eq(row(&t, "[anon]")->self, 5);
+	cr_assert_eq(row(&t, "[anon]")->total, 5);
+	cr_assert_eq(row(&t, "app")->total, 6);
+	top_release(&t);
+
+	top_build(p, &(struct top_opts){ .skip = 1, .merge_anon = 1 }, &t);
+	cr_assert_eq(row(&t, TOP_ANON)->self, 5, "0xa020, 0xa030, 0xa040 twice, and the //anon image's");
+	cr_assert_eq(row(&t, TOP_ANON)->total, 5);
+	/* main's address, the JIT frame (as the code range names it) and
+	 * [anon] */
+	cr_assert_eq(t.nrows, 3, "%zu rows", t.nrows);
+	cr_assert_eq(t.rows[1].self, 1);
+	cr_assert_eq(t.rows[1].total, 2);
+	cr_assert_str_neq(t.rows[1].name, TOP_ANON);
+	top_release(&t);
+
+	/* without merge_anon (diff's tables, top --addresses): each
+	 * address its own row */
+	top_build(p, &(struct top_opts){ .skip = 1 }, &t);
+	cr_assert_eq(t.nrows, 6);
 	top_release(&t);
 	profile_free(p);
 	stacks_free(st);

@@ -2356,6 +2356,197 @@ Test(trace_reader, nodes_split_where_an_image_is_replaced)
 	free(bl.p);
 }
 
+/* Every node of every sample sees one view of its address, the image and
+ * the code range that name it at the sample's time: what the split
+ * promises, so that a node can be named at the time of any sample. */
+static void assert_one_view_per_node(const struct trace *t)
+{
+	struct hmap seen;
+
+	hmap_init(&seen);
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const struct trace_sample *smp = &t->samples[i];
+		uint32_t proc = trace_sample_process(t, smp);
+
+		for (uint32_t node = smp->stack; node; node = t->nodes[node].parent) {
+			uint64_t addr = t->nodes[node].addr;
+			uint64_t view = (uint64_t)(trace_image_at(t, proc, addr, smp->time) + 2) << 32 |
+					(uint64_t)(trace_code_at(t, proc, addr, smp->time) + 2);
+			uint64_t *v = hmap_put(&seen, node, 0, view, NULL);
+
+			cr_assert_eq(*v, view, "node %u (%#llx) seen in two views", node, (unsigned long long)addr);
+			cr_assert_lt(t->nodes[node].parent, node);
+		}
+	}
+	hmap_release(&seen);
+}
+
+/* JIT memory reused: a code range loaded over part of an older one names
+ * its addresses from its time on. A writer that keeps its nodes by address
+ * alone (ours) gives the samples before and after one node; the reader
+ * copies it, and the nodes below it, so that each sample's frames are named
+ * by the code of its time. A range that overlaps none is left alone. */
+Test(trace_reader, nodes_split_where_a_code_range_is_reused)
+{
+	const uint64_t start = test_session().start_monotonic_ns;
+	int fd = new_fd();
+	struct trace_writer *w = open_writer(fd);
+	struct trace_image exe = { .id = 1, .path = "node", .start = 0x1000, .size = 0x1000 };
+	struct trace_code old = { start + 10, 0x20000, 0x100, 0, TRACE_CODE_PERF_MAP, "JS:*old", NULL, 0 };
+	struct trace_code reused = { start + 500, 0x20080, 0x40, 0, TRACE_CODE_PERF_MAP, "JS:*new", NULL, 0 };
+	struct trace_code alone = { start + 10, 0x30000, 0x100, 0, TRACE_CODE_JITDUMP, "JS:*alone", NULL, 0 };
+	/* leaf in the reused part, its caller in the old range's other part,
+	 * then the image; and a stack in the range no other overlaps */
+	uint64_t s1[] = { 0x20090, 0x20010, 0x1100 }, s2[] = { 0x30010, 0x20090, 0x1100 };
+	uint64_t s3[] = { 0x30020, 0x1100 }, out[3];
+	const uint64_t *stacks[] = { s1, s2, s3, s1, s2, s3 };
+	const size_t depths[] = { 3, 3, 2, 3, 3, 2 };
+	const uint64_t times[] = { 100, 200, 300, 600, 700, 800 };
+	const char *leaf_code[] = { "JS:*old", "JS:*alone", "JS:*alone", "JS:*new", "JS:*alone", "JS:*alone" };
+	const char *caller_code[] = { "JS:*old", "JS:*old", NULL, "JS:*old", "JS:*new", NULL };
+	struct blob bl;
+	struct trace *t;
+
+	cr_assert_eq(trace_writer_process(w, 1, 42, 0, start), 0);
+	cr_assert_eq(trace_writer_thread_start(w, 1, 42, start), 0);
+	cr_assert_eq(trace_writer_image(w, 1, &exe), 0);
+	cr_assert_eq(trace_writer_code(w, 1, &old), 0);
+	cr_assert_eq(trace_writer_code(w, 1, &alone), 0);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(trace_writer_sample(w, start + times[i], 42, 1, 0, stacks[i], depths[i]), 0);
+	cr_assert_eq(trace_writer_code(w, 1, &reused), 0);
+	for (int i = 3; i < 6; i++)
+		cr_assert_eq(trace_writer_sample(w, start + times[i], 42, 1, 0, stacks[i], depths[i]), 0);
+	cr_assert_eq(trace_writer_finish(w, NULL), 0);
+	trace_writer_free(w);
+	bl = fd_bytes(fd);
+	close(fd);
+	t = load(bl);
+	assert_whole(t);
+	cr_assert_eq(t->nsamples, 6);
+	cr_assert_eq(t->ncode, 3);
+	/* s1's leaf (and nothing under it, its callers see one view), and
+	 * s2's caller with the leaf under it: three copies */
+	cr_assert_eq(t->status.nodes_split, 3);
+	cr_assert_neq(t->samples[0].stack, t->samples[3].stack);
+	cr_assert_neq(t->samples[1].stack, t->samples[4].stack);
+	cr_assert_eq(t->samples[2].stack, t->samples[5].stack, "nothing there changes");
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const struct trace_sample *smp = &t->samples[i];
+		size_t n = trace_stack(t, smp->stack, out, 3);
+		long k;
+
+		cr_assert_eq(n, depths[i]);
+		cr_assert_arr_eq(out, stacks[i], n * sizeof(*out));
+		k = trace_code_at(t, 0, out[0], smp->time);
+		cr_assert_geq(k, 0);
+		cr_assert_str_eq(t->code[k].name, leaf_code[i], "sample %zu", i);
+		k = trace_code_at(t, 0, out[1], smp->time);
+		if (caller_code[i])
+			cr_assert_str_eq(t->code[k].name, caller_code[i], "sample %zu", i);
+		else
+			cr_assert_eq(k, -1);
+	}
+	assert_one_view_per_node(t);
+	trace_free(t);
+	free(bl.p);
+}
+
+/* Code ranges that overlap none of their process's, in a trace of one
+ * process whose images neither overlap nor unload: nothing is split, and
+ * the nodes are the writer's. With a second process that has a range at
+ * the same addresses, a node its samples share is split per process, as
+ * for images. */
+Test(trace_reader, code_ranges_without_overlap_split_nothing)
+{
+	const uint64_t start = test_session().start_monotonic_ns;
+	struct trace_code a = { start, 0x20000, 0x100, 0, TRACE_CODE_PERF_MAP, "JS:*a", NULL, 0 };
+	struct trace_code b = { start + 400, 0x20100, 0x100, 0, TRACE_CODE_PERF_MAP, "JS:*b", NULL, 0 };
+	struct trace_code c = { start + 400, 0x20000, 0x200, 0, TRACE_CODE_JITDUMP, "JS:*c", NULL, 0 };
+	uint64_t s1[] = { 0x20010, 0x20110 }, s2[] = { 0x20110, 0x20010 };
+	struct blob bl;
+	struct trace *t;
+
+	for (int procs = 1; procs <= 2; procs++) {
+		int fd = new_fd();
+		struct trace_writer *w = open_writer(fd);
+		size_t nodes;
+
+		cr_assert_eq(trace_writer_process(w, 1, 42, 0, start), 0);
+		cr_assert_eq(trace_writer_thread_start(w, 1, 42, start), 0);
+		cr_assert_eq(trace_writer_code(w, 1, &a), 0);
+		cr_assert_eq(trace_writer_code(w, 1, &b), 0);
+		if (procs == 2) {
+			cr_assert_eq(trace_writer_process(w, 2, 43, 1, start + 1), 0);
+			cr_assert_eq(trace_writer_thread_start(w, 2, 43, start + 1), 0);
+			cr_assert_eq(trace_writer_code(w, 2, &c), 0);
+		}
+		for (int i = 0; i < 4; i++) {
+			cr_assert_eq(trace_writer_sample(w, start + 100 * (i + 1), 42, 1, 0, i & 1 ? s2 : s1, 2), 0);
+			if (procs == 2)
+				cr_assert_eq(trace_writer_sample(w, start + 100 * (i + 1) + 50, 43, 1, 0,
+								 i & 1 ? s2 : s1, 2), 0);
+		}
+		cr_assert_eq(trace_writer_finish(w, NULL), 0);
+		trace_writer_free(w);
+		bl = fd_bytes(fd);
+		close(fd);
+		t = load(bl);
+		assert_whole(t);
+		nodes = 1 + 4;   /* two stacks of two, no node shared */
+		if (procs == 1) {
+			cr_assert_eq(t->status.nodes_split, 0);
+			cr_assert_eq(t->nnodes, nodes);
+		} else {
+			cr_assert_eq(t->status.nodes_split, 4, "every node, once for the second process");
+			cr_assert_eq(t->nnodes, nodes + 4);
+			cr_assert_eq(t->nsamples, 8);
+		}
+		assert_one_view_per_node(t);
+		trace_free(t);
+		free(bl.p);
+	}
+}
+
+/* What holds an address: a file's image, else a code range, else
+ * anonymous memory, an image of anonymous memory ("//anon", as perf_event
+ * names it) counting as none. */
+Test(trace_reader, region_of_an_address)
+{
+	struct trace_image img[3] = {
+		{ .id = 1, .path = "/usr/bin/node", .start = 0x1000, .size = 0x1000 },
+		{ .id = 2, .path = "//anon", .start = 0x7000, .size = 0x1000 },
+		{ .id = 3, .path = "[vdso]", .start = 0x3000, .size = 0x1000 },
+	};
+	struct trace_code code[2] = {
+		{ 0, 0x7100, 0x100, 0, TRACE_CODE_PERF_MAP, "JS:*a", NULL, 0 },
+		{ 0, 0x9000, 0x100, 0, TRACE_CODE_JITDUMP, "JS:*b", NULL, 0 },
+	};
+	struct trace t = { .nimages = 3, .images = img, .ncode = 2, .code = code, .code_max_size = 0x100 };
+	long i, k;
+
+	cr_assert_eq(trace_region_at(&t, 0, 0x1010, 5, &i, &k), TRACE_REGION_IMAGE);
+	cr_assert_eq(i, 0);
+	cr_assert_eq(k, -1);
+	cr_assert_eq(trace_region_at(&t, 0, 0x3010, 5, NULL, NULL), TRACE_REGION_IMAGE);
+	cr_assert_eq(trace_region_at(&t, 0, 0x7010, 5, &i, &k), TRACE_REGION_ANON);
+	cr_assert_eq(i, 1);
+	cr_assert_eq(trace_region_at(&t, 0, 0x7110, 5, &i, &k), TRACE_REGION_JIT);
+	cr_assert_eq(k, 0);
+	cr_assert_eq(trace_region_at(&t, 0, 0x9010, 5, &i, &k), TRACE_REGION_JIT);
+	cr_assert_eq(i, -1);
+	cr_assert_eq(k, 1);
+	cr_assert_eq(trace_region_at(&t, 0, 0xa010, 5, &i, &k), TRACE_REGION_ANON);
+	cr_assert_eq(i, -1);
+	cr_assert_eq(k, -1);
+	cr_assert_eq(trace_region_at(&t, 1, 0x9010, 5, NULL, NULL), TRACE_REGION_ANON, "another process");
+	cr_assert(trace_image_anonymous(&img[1]));
+	cr_assert_not(trace_image_anonymous(&img[0]));
+	cr_assert_not(trace_image_anonymous(&img[2]));
+	cr_assert_str_eq(trace_region_name(TRACE_REGION_JIT), "jit");
+	cr_assert_str_eq(trace_region_name(TRACE_REGION_ANON), "anon");
+}
+
 /* The reader copies nodes only up to a cap, 8 times the nodes read plus
  * 2^20 in all, as man/prof-trace.5 states: past it, a sample whose stack
  * needs a copy is dropped and counted. Here 64 images are loaded one after

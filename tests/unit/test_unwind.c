@@ -1078,3 +1078,215 @@ Test(unwind, cfi_epilogue_after_leave)
 	cr_assert_eq(out[2], 0x500456);
 	cr_assert_eq(out[3], 0x500789);
 }
+
+/*
+ * Leaves without CFI in the hybrid walk: JIT code, or an image whose code
+ * has no row. Code in 0x40xxxx is an image's (is_return takes it), the
+ * JIT region 0x7f00xxxxxxxx is in no image but is code (is_code takes
+ * both), and nothing has a row.
+ */
+static int jit_or_image_code(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return (addr >= 0x400000 && addr < 0x500000) || (addr >> 32) == 0x7f00;
+}
+
+static int jwalk(struct fake *f, uint64_t pc, uint64_t sp, uint64_t fp, uint64_t *out, size_t *n,
+		 struct unwind_frame *tr)
+{
+	struct rows rs = { .n = 0 };
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16, .cfi = rows_lookup,
+				     .cfi_ctx = &rs, .is_return = looks_like_return,
+				     .is_code = jit_or_image_code, .trail = tr };
+	struct unwind_regs r = { .pc = pc, .sp = sp, .fp = fp };
+	struct unwind_memory m = memory(f);
+	return unwind_stack(&cfg, &r, &m, out, n);
+}
+
+/* A JIT function in no image with its frame set up (push rbp; mov rsp,
+ * rbp; locals below): between sp and fp lies a stale return address into
+ * a builtin of the image, left by an earlier call (V8's CEntry, in
+ * node's JS leaves). The frame pointer is valid, so the walk takes the
+ * caller from the leaf's record, as perf's frame-pointer walk does, and
+ * no frame comes from a search. */
+Test(unwind, jit_leaf_walked_by_its_frame_pointer_not_a_stale_word)
+{
+	static struct fake f;
+	struct unwind_frame tr[16];
+	uint64_t out[16];
+	size_t n;
+
+	chain3(&f);
+	frame(&f, 10, at(20), UINT64_C(0x7f0000002345));   /* the JS frame: into its JIT caller */
+	f.mem[2] = 0x400abc;                               /* stale: into CEntry */
+	f.mem[3] = 0x400def;
+	int stop = jwalk(&f, UINT64_C(0x7f0000001000), at(2), at(10), out, &n, tr);
+	cr_assert_eq(stop, UNWIND_STOP_END, "stop %s", unwind_stop_name(stop));
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[1], UINT64_C(0x7f0000002345));
+	cr_assert_eq(out[2], 0x402222);
+	cr_assert_eq(out[3], 0x403333);
+	cr_assert_not(tr[1].scanned);
+	cr_assert_not(unwind_leaf_scanned(tr, n));
+	cr_assert_eq(tr[1].ra_at, at(11));
+
+	/* The same in an image whose code has no row (V8's builtins, Go). */
+	stop = jwalk(&f, 0x400010, at(2), at(10), out, &n, tr);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[1], UINT64_C(0x7f0000002345));
+	cr_assert_not(unwind_leaf_scanned(tr, n));
+
+	/* fp == sp, just after mov rsp, rbp: the record is the leaf's. */
+	stop = jwalk(&f, UINT64_C(0x7f0000001000), at(10), at(10), out, &n, tr);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(out[1], UINT64_C(0x7f0000002345));
+	cr_assert_not(unwind_leaf_scanned(tr, n));
+}
+
+/* Where the frame pointer cannot serve, the leaf search still finds the
+ * caller, and the frame says it came from the search: rbp used as a
+ * general register (odd, below sp, 0), a record whose return address is
+ * not code, one that does not link up the stack, one too far above sp,
+ * one past the stack's copy that cannot be read. */
+Test(unwind, leaf_searched_only_where_the_frame_pointer_cannot_serve)
+{
+	static struct fake f;
+	struct unwind_frame tr[16];
+	uint64_t out[16];
+	size_t n;
+	const uint64_t jit = UINT64_C(0x7f0000001000);
+	const uint64_t bad_fp[] = { 0x13, at(1), 0, BASE + 8 * WORDS + UNWIND_FP_FRAME_MAX };
+
+	for (size_t i = 0; i < sizeof(bad_fp) / sizeof(*bad_fp); i++) {
+		memset(&f, 0, sizeof(f));
+		f.mem[5] = 0x400abc;
+		jwalk(&f, jit, at(2), bad_fp[i], out, &n, tr);
+		cr_assert_geq(n, 2, "fp %#llx", (unsigned long long)bad_fp[i]);
+		cr_assert_eq(out[1], 0x400abc, "fp %#llx", (unsigned long long)bad_fp[i]);
+		cr_assert(tr[1].scanned);
+		cr_assert(unwind_leaf_scanned(tr, n));
+		cr_assert_eq(tr[1].ra_at, at(5));
+		cr_assert_eq(tr[1].sp, at(6));
+	}
+
+	/* A record whose return address is not code: rbp holds a pointer
+	 * to some data on the stack. The search runs up to it. */
+	memset(&f, 0, sizeof(f));
+	f.mem[5] = 0x400abc;
+	frame(&f, 8, at(30), 0x1234);
+	jwalk(&f, jit, at(2), at(8), out, &n, tr);
+	cr_assert_eq(out[1], 0x400abc);
+	cr_assert(unwind_leaf_scanned(tr, n));
+
+	/* A record that does not link up the stack. */
+	frame(&f, 8, at(4), 0x401111);
+	jwalk(&f, jit, at(2), at(8), out, &n, tr);
+	cr_assert_eq(out[1], 0x400abc);
+	cr_assert(unwind_leaf_scanned(tr, n));
+
+	/* The same record linking up: the frame pointer serves. */
+	frame(&f, 8, 0, 0x401111);
+	jwalk(&f, jit, at(2), at(8), out, &n, tr);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[1], 0x401111);
+	cr_assert_not(unwind_leaf_scanned(tr, n));
+
+	/* fp UNWIND_FP_FRAME_MAX or more above sp, though readable. */
+	{
+		static uint8_t big[UNWIND_FP_FRAME_MAX + 64];
+		struct rows rs = { .n = 0 };
+		struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16, .cfi = rows_lookup,
+					     .cfi_ctx = &rs, .is_return = looks_like_return,
+					     .is_code = jit_or_image_code, .trail = tr };
+		struct unwind_regs r = { .pc = jit, .sp = BASE, .fp = BASE + UNWIND_FP_FRAME_MAX };
+		struct unwind_memory m = { .window = big, .window_addr = BASE, .window_len = sizeof(big) };
+		uint64_t v = 0x400abc, up = 0, ra = 0x401111;
+
+		memcpy(big + 24, &v, 8);
+		memcpy(big + UNWIND_FP_FRAME_MAX, &up, 8);
+		memcpy(big + UNWIND_FP_FRAME_MAX + 8, &ra, 8);
+		unwind_stack(&cfg, &r, &m, out, &n);
+		cr_assert_eq(out[1], 0x400abc);
+		cr_assert(unwind_leaf_scanned(tr, n));
+		r.fp -= 8;   /* less than that: the frame pointer serves */
+		memcpy(big + UNWIND_FP_FRAME_MAX - 8, &up, 8);
+		memcpy(big + UNWIND_FP_FRAME_MAX, &ra, 8);
+		unwind_stack(&cfg, &r, &m, out, &n);
+		cr_assert_eq(out[1], 0x401111);
+		cr_assert_not(unwind_leaf_scanned(tr, n));
+	}
+
+	/* A record past the copy of the stack, with nothing to read on:
+	 * searched, and the walk ends at the copy (not unreadable). */
+	{
+		struct rows rs = { .n = 0 };
+		struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16, .cfi = rows_lookup,
+					     .cfi_ctx = &rs, .is_return = looks_like_return,
+					     .is_code = jit_or_image_code, .trail = tr };
+		struct unwind_regs r = { .pc = jit, .sp = at(2), .fp = at(40) };
+		struct unwind_memory m = { .window = (uint8_t *)&f.mem[2], .window_addr = at(2),
+					   .window_len = 8 * 20 };
+
+		memset(&f, 0, sizeof(f));
+		f.mem[5] = 0x400abc;
+		frame(&f, 40, 0, 0x401111);
+		cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_WINDOW);
+		cr_assert_eq(n, 2);
+		cr_assert_eq(out[1], 0x400abc);
+		cr_assert(unwind_leaf_scanned(tr, n));
+	}
+}
+
+/* The leaf search is for the leaf alone: a frame above it without a row
+ * takes the frame-pointer step, and a leaf with a row is unwound by it,
+ * never searched. */
+Test(unwind, only_a_leaf_without_a_row_is_searched)
+{
+	static struct fake f;
+	struct unwind_frame tr[16];
+	struct rows rs = { .n = 1 };
+	uint64_t out[16];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16, .cfi = rows_lookup,
+				     .cfi_ctx = &rs, .is_return = looks_like_return,
+				     .is_code = jit_or_image_code, .trail = tr };
+	struct unwind_regs r = { .pc = 0x400010, .sp = at(4), .fp = 0x13 };
+	struct unwind_memory m = memory(&f);
+
+	chain3(&f);
+	f.mem[4] = 0x400500;
+	f.mem[6] = 0x400abc;
+	rs.s[0] = (struct span){ 0x400000, 0x400100, rsp_row(8, 0) };
+	unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(out[1], 0x400500);
+	cr_assert_not(unwind_leaf_scanned(tr, n));
+}
+
+/* The plain walk (no CFI at all, as on macOS) searches above every leaf
+ * as it always has, and its trail marks the frame found so. */
+Test(unwind, plain_walk_marks_the_searched_frame)
+{
+	static struct fake f;
+	struct unwind_frame tr[16];
+	uint64_t out[16];
+	size_t n;
+	struct unwind_config cfg = { .arch = UNWIND_ARCH_X86_64, .max_depth = 16,
+				     .is_return = looks_like_return, .trail = tr };
+	struct unwind_regs r = { .pc = 0x7f0000001000, .sp = at(2), .fp = at(10) };
+	struct unwind_memory m = memory(&f);
+
+	chain3(&f);
+	f.mem[4] = 0x400abc;
+	cr_assert_eq(unwind_stack(&cfg, &r, &m, out, &n), UNWIND_STOP_END);
+	cr_assert_eq(n, 5);
+	cr_assert(tr[1].scanned);
+	cr_assert_eq(tr[1].ra_at, at(4));
+	cr_assert_not(tr[2].scanned);
+	cr_assert_eq(tr[2].ra_at, at(11));
+	cr_assert(unwind_leaf_scanned(tr, n));
+	f.mem[4] = 0;
+	unwind_stack(&cfg, &r, &m, out, &n);
+	cr_assert_eq(n, 4);
+	cr_assert_not(unwind_leaf_scanned(tr, n));
+	cr_assert_not(unwind_leaf_scanned(NULL, n));
+}
