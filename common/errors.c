@@ -16,7 +16,8 @@ _Static_assert(TRACE_E_USAGE < ELF_E_NOTELF && ELF_E_NOTFOUND < MACHO_E_NOTMACHO
 		       PPROF_E_ZLIB < THREAD_SPLIT_E_NOTEMPTY && THREAD_SPLIT_E_NOTEMPTY < CFI_E_CORRUPT &&
 		       CFI_E_UNSUPPORTED < MAPS_E_PARSE && MAPS_E_NOLOAD < PERF_E_CORRUPT &&
 		       PERF_E_CORRUPT < SOURCE_PERF_E_RATE && SOURCE_PERF_E_MLOCK < DYLD_E_UNREADABLE &&
-		       DYLD_E_HEADER < TARGET_E_EXEC && TARGET_E_NATIVE <= PROF_E_LAST,
+		       DYLD_E_HEADER < TARGET_E_EXEC && TARGET_E_NATIVE < JITDUMP_E_MAGIC &&
+		       JITDUMP_E_CORRUPT <= PROF_E_LAST,
 	       "the error ranges overlap");
 
 static const struct {
@@ -82,6 +83,9 @@ static const struct {
 			    "try the x86_64 prof-record, under Rosetta too (arch -x86_64 prof-record ...)" },
 	{ TARGET_E_NATIVE, "this prof-record is the x86_64 build, run by Rosetta, and the process is native "
 			   "arm64: use the arm64 prof-record" },
+
+	{ JITDUMP_E_MAGIC, "not a jitdump file (no JiTD magic in either byte order)" },
+	{ JITDUMP_E_CORRUPT, "corrupt jitdump file (a header or record size no record can follow)" },
 };
 
 /* The code of the failure this thread noted particulars of, 0 once the

@@ -85,6 +85,10 @@ enum prof_error {
 	TARGET_E_REGS,               /* the system refused a thread's registers as asked for */
 	TARGET_E_ROSETTA,            /* macOS: an x86_64 process run by Rosetta, for an arm64 recorder */
 	TARGET_E_NATIVE,             /* macOS: a native arm64 process, for a recorder run by Rosetta */
+
+	/* record/jitdump.h */
+	JITDUMP_E_MAGIC = -18600,    /* no jitdump magic in either byte order */
+	JITDUMP_E_CORRUPT,           /* a header or record size no record can follow */
 };
 
 /* The bounds of every module's range. */

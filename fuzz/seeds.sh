@@ -110,6 +110,37 @@ unwind)
 	printf '\001' | at "$dir/sigframe" 35
 	{ le 8 0; le 8 0; le 8 0; le 8 $((0x401001)); i=0; while [ $i -lt 40 ]; do le 8 0; i=$((i + 1)); done; } >> "$dir/sigframe"
 	;;
+jitdump)
+	# A jitdump as record/jitdump.h reads it: the header, a debug record,
+	# the load it describes, an unwinding record, a move and a close;
+	# little-endian, and the same big-endian (be N VALUE: VALUE as N
+	# big-endian bytes).
+	be() {
+		n=$1 v=$2 out=
+		while [ "$n" -gt 0 ]; do
+			out="\\$(printf '%03o' $((v & 255)))$out"
+			v=$((v >> 8)) n=$((n - 1))
+		done
+		printf "$out"
+	}
+	for order in le be; do
+		f=$dir/dump-$order
+		{ $order 4 $((0x4A695444)); $order 4 1; $order 4 40; $order 4 62; $order 4 0; $order 4 4242
+		  $order 8 100; $order 8 0
+		  # debug info for 0x7000: one entry, line 3 of /src/fib.js
+		  $order 4 2; $order 4 $((32 + 16 + 12)); $order 8 10; $order 8 $((0x7000)); $order 8 1
+		  $order 8 $((0x7040)); $order 4 3; $order 4 13; printf '/src/fib.js\000'
+		  # the load: 16 bytes of code at 0x7000, index 1
+		  $order 4 0; $order 4 $((56 + 25 + 16)); $order 8 11; $order 4 4242; $order 4 4243
+		  $order 8 $((0x7000)); $order 8 $((0x7000)); $order 8 16; $order 8 1
+		  printf 'JS:*fib /src/fib.js:3:13\000'; printf '\314\314\314\314\314\314\314\314\314\314\314\314\314\314\314\314'
+		  $order 4 4; $order 4 24; $order 8 12; $order 8 0
+		  # moved to 0xa000
+		  $order 4 1; $order 4 64; $order 8 13; $order 4 4242; $order 4 4243; $order 8 $((0xa000))
+		  $order 8 $((0x7000)); $order 8 $((0xa000)); $order 8 16; $order 8 1
+		  $order 4 3; $order 4 16; $order 8 14; } > "$f"
+	done
+	;;
 dwinfo)
 	# The DWARF of the fixtures: GCC's and clang's (testdata/dwarf, DWARF
 	# 4 and 5, zlib- and zstd-compressed sections), a separate debug file

@@ -16,10 +16,11 @@
 # sanitized suite skips it, as the plain one has built the same).
 #
 # Everywhere, tests/unit/test_darwin.c supplies its own Mach layer and is
-# linked with the portable macOS objects instead of Linux's target and
-# image table (which librecord holds on Linux, and which then stay out).
+# linked with the portable macOS objects instead of Linux's target, image
+# table and perf map reader (which librecord holds on Linux, and which
+# then stay out).
 
-DARWIN_OBJ := $(call obj,record/target_darwin.c record/images_darwin.c)
+DARWIN_OBJ := $(call obj,record/target_darwin.c record/images_darwin.c record/jit_darwin.c)
 
 $(BUILD)/tests/test_darwin: $(BUILD)/tests/unit/test_darwin.o $(DARWIN_OBJ) $(LIBRECORD) $(LIBREPORT) $(LIBFORMAT) $(LIBCOMMON)
 	@mkdir -p $(dir $@)

@@ -29,7 +29,10 @@ struct images;
 struct images *images_new(struct target *t, uint32_t process, const struct images *share);
 void images_free(struct images *im);
 /* Re-reads the map and records what changed. now is 0 for the images
- * present at the start. Returns 0, or a negative trace_writer error; a map
+ * present at the start. The vDSO's functions (its symbol tables, read
+ * from memory) are recorded with it as code ranges (trace_writer_code()),
+ * as perf names them. A forked process's table (images_inherit()) has
+ * them too. Returns 0, or a negative trace_writer error; a map
  * that cannot be read (the process is gone) is not an error. */
 int images_update(struct images *im, struct trace_writer *w, uint64_t now);
 /* A forked process's table begins as its parent's (from, which shares
@@ -92,6 +95,11 @@ int images_is_return(void *ctx, uint64_t addr);
  * Linux): addr lies in an executable mapping of the process, file-backed
  * or not. The map is read again, now and then, for an address in none. */
 int images_is_code(void *ctx, uint64_t addr);
+/* Linux: the mappings of jitdump files (jit-PID.dump, which a runtime
+ * maps executable for perf to find, record/jitdump.h) that the last read
+ * of the map showed, at most max of them into maps, borrowed until the
+ * next update: no image is recorded for them. Returns how many. */
+size_t images_jitdumps(const struct images *im, const struct target_mapping **maps, size_t max);
 /* Files whose CFI has been loaded so far (Linux). */
 size_t images_cfi_loaded(const struct images *im);
 /* Images recorded so far. */

@@ -118,6 +118,18 @@ struct range {
  * for what was not (a lost record; the ptrace sampler, which has none). */
 #define CODE_REREAD_NS (100 * 1000000ull)
 
+/* A function of the vDSO, at its address in the process. */
+struct vdso_fn {
+	uint64_t start, size;
+	char *name;
+	uint8_t bind;              /* for the choice among aliases */
+};
+
+/* A mapping of a jitdump file (jit-PID.dump), which is no image. */
+struct dump_map {
+	struct target_mapping m;   /* m.path owned */
+};
+
 struct images {
 	struct images_base b;      /* first: of struct known entries */
 	struct images_shared *sh;
@@ -133,6 +145,10 @@ struct images {
 	struct trace_writer *w;    /* the last given, for note_signal_frame() */
 	uint64_t sigreturn;        /* arm64: the vDSO's __kernel_rt_sigreturn, or 0 */
 	struct hmap signal;        /* (image id, start) of the trampolines told */
+	struct vdso_fn *vdso;      /* the vDSO's functions, by address */
+	size_t nvdso, vdso_cap;
+	struct dump_map *dumps;    /* the jitdump mappings of the last map read */
+	size_t ndumps, dumps_cap;
 };
 
 static void release_known(void *entry)
@@ -189,6 +205,12 @@ void images_free(struct images *im)
 	}
 	free(im->rows);
 	free(im->x);
+	for (size_t i = 0; i < im->nvdso; i++)
+		free(im->vdso[i].name);
+	free(im->vdso);
+	for (size_t i = 0; i < im->ndumps; i++)
+		free((char *)im->dumps[i].m.path);
+	free(im->dumps);
 	hmap_release(&im->signal);
 	buf_release(&im->text);
 	free(im);
@@ -462,6 +484,102 @@ static int find_sigreturn(void *ctx, const struct elf_symbol *sym)
 	return 1;
 }
 
+/* perf's choice between two functions at one address
+ * (tools/perf/util/symbol.c, choose_best_symbol()): the one with a size,
+ * then a non-weak one, then a global one, then the one with fewer
+ * underscores in front, then the longer name. Whether b is better than a. */
+static int better_fn(const struct vdso_fn *a, const struct vdso_fn *b)
+{
+	size_t ua = strspn(a->name, "_"), ub = strspn(b->name, "_");
+	size_t la = strlen(a->name), lb = strlen(b->name);
+
+	if (!a->size != !b->size)
+		return b->size != 0;
+	if ((a->bind == 2) != (b->bind == 2))   /* STB_WEAK */
+		return b->bind != 2;
+	if ((a->bind == 1) != (b->bind == 1))   /* STB_GLOBAL */
+		return b->bind == 1;
+	if (ua != ub)
+		return ub < ua;
+	return lb > la;
+}
+
+struct vdso_scan {
+	struct images *im;
+	uint64_t bias, end;        /* the image's bias and end in the process */
+};
+
+/* A function symbol of the vDSO, at its address in the process. */
+static int add_vdso_fn(void *ctx, const struct elf_symbol *sym)
+{
+	struct vdso_scan *v = ctx;
+	struct images *im = v->im;
+	struct vdso_fn fn = { .start = sym->value + v->bias, .size = sym->size, .bind = sym->bind };
+
+	if (sym->type != ELF_STT_FUNC || sym->shndx == ELF_SHN_UNDEF || !sym->name[0] ||
+	    fn.start >= v->end || fn.start < v->bias || im->nvdso >= 256)
+		return 0;
+	for (size_t i = 0; i < im->nvdso; i++) {
+		if (im->vdso[i].start != fn.start)
+			continue;
+		if (better_fn(&im->vdso[i], &(struct vdso_fn){ .size = fn.size, .bind = fn.bind,
+							       .name = (char *)sym->name })) {
+			free(im->vdso[i].name);
+			im->vdso[i] = fn;
+			im->vdso[i].name = xstrdup(sym->name);
+		}
+		return 0;
+	}
+	fn.name = xstrdup(sym->name);
+	im->vdso = xgrow(im->vdso, &im->vdso_cap, im->nvdso + 1, sizeof(*im->vdso));
+	im->vdso[im->nvdso++] = fn;
+	return 0;
+}
+
+static int cmp_vdso_fn(const void *a, const void *b)
+{
+	const struct vdso_fn *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The vDSO's functions (its .symtab and .dynsym), as perf names them:
+ * one per address, a function without a size running to the next one
+ * or the image's end, none past the end. */
+static void vdso_functions(struct images *im, const struct elf_file *e, uint64_t bias, uint64_t end)
+{
+	struct vdso_scan v = { im, bias, end };
+
+	for (size_t i = 0; i < im->nvdso; i++)
+		free(im->vdso[i].name);
+	im->nvdso = 0;
+	elf_symbols(e, add_vdso_fn, &v);
+	if (im->nvdso > 1)
+		qsort(im->vdso, im->nvdso, sizeof(*im->vdso), cmp_vdso_fn);
+	for (size_t i = 0; i < im->nvdso; i++) {
+		uint64_t limit = i + 1 < im->nvdso ? im->vdso[i + 1].start : end;
+
+		if (!im->vdso[i].size || im->vdso[i].size > end - im->vdso[i].start)
+			im->vdso[i].size = limit - im->vdso[i].start;
+	}
+}
+
+/* The vDSO's functions as code ranges of the process, loaded at now:
+ * the report names the vDSO's addresses from them, as it has no file. */
+static int write_vdso(struct images *im, struct trace_writer *w, uint64_t now)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < im->nvdso && r == 0; i++) {
+		struct trace_code c = { .time = now, .start = im->vdso[i].start, .size = im->vdso[i].size,
+					.source = TRACE_CODE_VDSO, .name = im->vdso[i].name };
+
+		if (c.size)
+			r = trace_writer_code(w, im->b.process, &c);
+	}
+	return r == TRACE_E_USAGE || r == TRACE_E_TOOBIG ? 0 : r;
+}
+
 static void identify_vdso(struct images *im, struct trace_image *img, const struct maps_group *g,
 			  size_t *file)
 {
@@ -489,6 +607,7 @@ static void identify_vdso(struct images *im, struct trace_image *img, const stru
 			im->sigreturn += img->bias;
 		else
 			im->sigreturn = 0;
+		vdso_functions(im, &e, img->bias, g->end);
 	}
 	free(p);
 	if (!img->ident_len)
@@ -547,6 +666,8 @@ static int add_image(struct images *im, struct trace_writer *w, const struct map
 	else
 		identify_file(im, &img, &m, g->offset, live, &file, why, sizeof(why));
 	r = trace_writer_image(w, im->b.process, &img);
+	if (r == 0 && strcmp(g->path, "[vdso]") == 0)
+		r = write_vdso(im, w, now);
 	k = images_base_add(&im->b);
 	*k = (struct known){ .span = { .start = g->start, .end = g->end, .id = img.id, .seen = 1 },
 			     .path = xstrdup(g->path), .live = live, .why = img.why ? xstrdup(img.why) : NULL,
@@ -621,6 +742,48 @@ int images_is_code(void *ctx, uint64_t addr)
 	return in_code(im, addr);
 }
 
+/* Whether path (as the map shows it) is a jitdump file, jit-PID.dump,
+ * which a runtime maps executable for perf to see: no image. */
+static int is_jitdump(const char *path)
+{
+	const char *b = strrchr(path, '/'), *d;
+	size_t n;
+
+	b = b ? b + 1 : path;
+	n = strlen(b);
+	if (n > strlen(" (deleted)") && !strcmp(b + n - strlen(" (deleted)"), " (deleted)"))
+		n -= strlen(" (deleted)");
+	if (n < strlen("jit-0.dump") || strncmp(b, "jit-", 4) || strncmp(b + n - 5, ".dump", 5))
+		return 0;
+	for (d = b + 4; d < b + n - 5; d++)
+		if (*d < '0' || *d > '9')
+			return 0;
+	return 1;
+}
+
+static void note_jitdump(struct images *im, const struct maps_group *g)
+{
+	struct dump_map *d;
+
+	for (size_t i = 0; i < im->ndumps; i++)
+		if (im->dumps[i].m.inode == g->inode && !strcmp(im->dumps[i].m.path, g->path))
+			return;
+	im->dumps = xgrow(im->dumps, &im->dumps_cap, im->ndumps + 1, sizeof(*im->dumps));
+	d = &im->dumps[im->ndumps++];
+	d->m = (struct target_mapping){ .start = g->start, .end = g->vma_end, .inode = g->inode,
+					.dev_major = g->dev_major, .dev_minor = g->dev_minor,
+					.path = xstrdup(g->path) };
+}
+
+size_t images_jitdumps(const struct images *im, const struct target_mapping **maps, size_t max)
+{
+	size_t n = im->ndumps < max ? im->ndumps : max;
+
+	for (size_t i = 0; i < n; i++)
+		maps[i] = &im->dumps[i].m;
+	return n;
+}
+
 int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 {
 	struct maps_group *g = NULL;
@@ -648,11 +811,18 @@ int images_update(struct images *im, struct trace_writer *w, uint64_t now)
 		memset(im->rows, 0, ROW_CACHE * sizeof(*im->rows));
 
 	images_base_unsee(&im->b);
+	for (size_t i = 0; i < im->ndumps; i++)
+		free((char *)im->dumps[i].m.path);
+	im->ndumps = 0;
 	for (size_t i = 0; i < n && r == 0; i++) {
 		struct known *k;
 
 		if (!g[i].executable)
 			continue;
+		if (is_jitdump(g[i].path)) {
+			note_jitdump(im, &g[i]);
+			continue;
+		}
 		if ((k = lookup(im, &g[i])))
 			k->span.seen = 1;
 		else
@@ -676,7 +846,7 @@ int images_mapped(struct images *im, struct trace_writer *w, uint64_t now, const
 	if (m->end > m->start)
 		add_code(im, m->start, m->end);
 
-	if (r < 0 || images_covers(im, m->start) || m->end <= m->start)
+	if (r < 0 || images_covers(im, m->start) || m->end <= m->start || is_jitdump(m->path))
 		return r;
 	/* What the mapping replaced is gone; its CFI rows with it. */
 	for (size_t i = 0; i < im->b.nk && r == 0;) {
@@ -718,6 +888,17 @@ int images_inherit(struct images *im, const struct images *from, struct trace_wr
 		k->why = f->why ? xstrdup(f->why) : NULL;
 		k->span.id = img.id;
 	}
+	/* The vDSO's functions, at the same addresses. */
+	for (size_t i = 0; i < im->nvdso; i++)
+		free(im->vdso[i].name);
+	im->nvdso = 0;
+	for (size_t i = 0; i < from->nvdso; i++) {
+		im->vdso = xgrow(im->vdso, &im->vdso_cap, im->nvdso + 1, sizeof(*im->vdso));
+		im->vdso[im->nvdso] = from->vdso[i];
+		im->vdso[im->nvdso++].name = xstrdup(from->vdso[i].name);
+	}
+	if (r == 0)
+		r = write_vdso(im, w, now);
 	im->va_bits = from->va_bits;
 	return r;
 }

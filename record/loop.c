@@ -58,6 +58,7 @@ struct sproc {
 	uint32_t id;            /* the trace's */
 	struct target *view;    /* a child's (owned), or the target */
 	struct images *images;
+	struct jit *jit;        /* its perf map and jitdumps */
 	int exec_pending;       /* an exec whose command line is not readable yet: */
 	uint64_t exec_time;     /* when it was, */
 	char exec_comm[64];     /* and the name it gave, "" if none */
@@ -74,6 +75,7 @@ struct loop {
 	struct hmap pr_index;   /* (pid, 0) -> index into pr + 1 */
 	uint32_t next_process;  /* the next child's trace id */
 	uint64_t images_ended;  /* images recorded of the processes ended */
+	struct jit_stats jit_ended; /* what the processes ended read */
 	struct images *files;   /* shares the files of every process's images */
 	struct sthread *th;     /* the live threads */
 	size_t nth, th_cap;
@@ -176,6 +178,7 @@ static struct sproc *add_process(struct loop *s, uint32_t pid, uint32_t id, stru
 	p->id = id;
 	p->view = view;
 	p->images = images_new(view, id, s->files);
+	p->jit = jit_new(view, id, s->start);
 	*hmap_put(&s->pr_index, pid, 0, 0, NULL) = s->npr;
 	return p;
 }
@@ -329,6 +332,8 @@ static void drop_process(struct loop *s, struct sproc *p)
 
 	s->images_ended += images_count(p->images);
 	images_free(p->images);
+	jit_add_stats(p->jit, &s->jit_ended);
+	jit_free(p->jit);
 	if (i)
 		target_free(p->view);
 	hmap_del(&s->pr_index, p->pid, 0);
@@ -346,6 +351,9 @@ int loop_process_end(struct loop *s, uint32_t pid, uint64_t time, int kind, int 
 	if (!p || p == &s->pr[0])
 		return 0;
 	r = exec_record(s, p, time, 1);
+	/* What its runtime wrote last, read from the files kept open. */
+	if (r == 0)
+		r = jit_update(p->jit, p->images, s->w, time, 1);
 	for (size_t i = s->nth; i-- > 0 && r == 0;)
 		if (s->th[i].pid == pid)
 			r = loop_thread_end(s, s->th[i].tid, time);
@@ -497,8 +505,11 @@ static int maintain(struct loop *s, uint64_t now)
 {
 	int r = 0;
 
-	for (size_t i = 0; i < s->npr && r == 0; i++)
+	for (size_t i = 0; i < s->npr && r == 0; i++) {
 		r = images_update(s->pr[i].images, s->w, now);
+		if (r == 0)
+			r = jit_update(s->pr[i].jit, s->pr[i].images, s->w, now, 0);
+	}
 	for (size_t i = 0; i < s->nth && r == 0 && s->src->poll_names; i++)
 		r = check_name(s, &s->th[i], now);
 	return r;
@@ -510,8 +521,11 @@ static void fill_stats(struct loop *s, uint64_t start, uint64_t now)
 	s->st->live_threads = s->nth;
 	s->st->images = s->images_ended;
 	s->st->processes = s->next_process - LOOP_PROCESS;
-	for (size_t i = 0; i < s->npr; i++)
+	s->st->jit = s->jit_ended;
+	for (size_t i = 0; i < s->npr; i++) {
 		s->st->images += images_count(s->pr[i].images);
+		jit_add_stats(s->pr[i].jit, &s->st->jit);
+	}
 	s->st->lost = s->st->counters[TRACE_COUNTER_SAMPLES_LOST];
 	s->st->bytes = trace_writer_bytes(s->w);
 }
@@ -668,6 +682,8 @@ int loop_run(const struct loop_config *cfg, struct target *t, struct source *src
 
 	r = images_update(s.pr[0].images, w, 0);
 	if (r == 0)
+		r = jit_update(s.pr[0].jit, s.pr[0].images, w, 0, 0);
+	if (r == 0)
 		r = handle_events(&s, start);
 	if (r == 0)
 		r = src->ops->start(src, &s);
@@ -713,6 +729,9 @@ int loop_run(const struct loop_config *cfg, struct target *t, struct source *src
 		r = handle_events(&s, loop_now());
 	if (r == 0)
 		r = exec_record_all(&s, loop_now(), 1);
+	/* What the runtimes wrote last. */
+	for (size_t i = 0; i < s.npr && r == 0; i++)
+		r = jit_update(s.pr[i].jit, s.pr[i].images, w, loop_now(), 1);
 	if (r == 0)
 		r = read_channel(&s, cfg->app_marks, TRACE_MARK_APP, loop_now());
 	if (r == 0 && s.paused)

@@ -7,7 +7,9 @@
  * outside every known image), the live threads and their names, the
  * counters, flushing the trace at least once a second, progress reports
  * and the end (asked to stop, the duration up, the target gone or
- * failed, or a write error). A source only makes samples, in one of two ways:
+ * failed, or a write error), and each process's perf map and jitdumps,
+ * read every 100 ms too and once more when it ends (jit.h). A source
+ * only makes samples, in one of two ways:
  *
  *  - the tick source (source_tick.c) stops each thread of the target on
  *    a clock of its own, through target.h's stop and resume calls: ptrace
@@ -28,6 +30,7 @@
 #include <stdint.h>
 
 #include "format/trace.h"
+#include "record/jit.h"
 #include "record/target.h"
 #include "record/unwind.h"
 
@@ -66,6 +69,7 @@ struct loop_stats {
 	uint64_t bytes_hashed;  /* the bytes read to hash them */
 	uint64_t lost;          /* TRACE_COUNTER_SAMPLES_LOST */
 	uint64_t bytes;         /* trace bytes written */
+	struct jit_stats jit;   /* the perf maps and jitdumps read (jit.h) */
 	uint64_t counters[TRACE_COUNTER__COUNT];
 	int target_error;       /* what failed on the target's side and ended
 	                         * the recording (loop_target_failed()), or 0 */

@@ -288,6 +288,15 @@ static void summary(const struct session_options *o, const struct engine_choice 
 		"%llu kept in the image cache\n", diag_progname(), (unsigned long long)st->image_files,
 		(unsigned long long)st->files_hashed, (double)st->bytes_hashed / (1 << 20),
 		(unsigned long long)st->images_kept);
+	if (st->jit.maps || st->jit.dumps)
+		fprintf(stderr, "%s: code compiled at run time: %llu ranges from %llu perf map%s, %llu from %llu "
+			"jitdump%s; skipped: %llu malformed lines, %llu malformed records; names cut: %llu; "
+			"jitdumps given up: %llu\n", diag_progname(), (unsigned long long)st->jit.map_ranges,
+			(unsigned long long)st->jit.maps, st->jit.maps == 1 ? "" : "s",
+			(unsigned long long)st->jit.dump_ranges, (unsigned long long)st->jit.dumps,
+			st->jit.dumps == 1 ? "" : "s", (unsigned long long)st->jit.bad_lines,
+			(unsigned long long)st->jit.bad_records, (unsigned long long)st->jit.cut,
+			(unsigned long long)st->jit.dumps_unreadable);
 	fprintf(stderr, "%s: threads vanished mid-sample: %llu\n", diag_progname(),
 		(unsigned long long)st->counters[TRACE_COUNTER_THREADS_VANISHED]);
 	for (int k = 0; k < TRACE_COUNTER__COUNT; k++)

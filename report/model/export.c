@@ -3,7 +3,7 @@
  *
  * One pass over the samples the filter keeps. Each distinct stack, as
  * report/model/stacks.h shows it, is resolved once: its nodes become locations,
- * each distinct (address, image, leaf) once, with the frames
+ * each distinct (address, frames) once, with the frames
  * report/model/stacks.c gives the node. The samples then only refer to their
  * stack.
  */
@@ -24,7 +24,7 @@ struct builder {
 	const struct trace *t;
 	struct stacks *st;
 	struct export *e;
-	struct hmap loc_of;       /* (addr, image+1 << 1 | leaf) -> location */
+	struct hmap loc_of;       /* (addr, its frames) -> location */
 	struct hmap func_of;      /* (XXH3 of name, of file) -> function */
 	uint64_t kernel_loc;      /* the [kernel] location, or NO_LOCATION */
 	size_t capframes, capfuncs, caplocs, capstack_locs, capstacks, capsamples;
@@ -65,8 +65,11 @@ static uint32_t location(struct builder *b, uint32_t node, int leaf)
 		if (added)
 			*slot = e->nlocs;
 	} else {
-		slot = hmap_put(&b->loc_of, addr, ((uint64_t)(fr[0].image + 1) << 1) | (uint64_t)leaf,
-				e->nlocs, &added);
+		/* The symbolizer gives an address the same frames for one image
+		 * and role, and for one code range of code compiled at run
+		 * time, whose address may name other code in another process
+		 * or at another time: the frames tell the locations apart. */
+		slot = hmap_put(&b->loc_of, addr, (uint64_t)(uintptr_t)fr, e->nlocs, &added);
 	}
 	if (!added)
 		return (uint32_t)*slot;

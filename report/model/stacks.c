@@ -130,6 +130,7 @@ static const struct symbolize_frame kernel_frame = {
 	.lang = SYMBOLIZE_LANG_UNKNOWN,
 	.image = -1,
 	.image_label = "[kernel]",
+	.code = -1,
 };
 
 size_t stacks_frames(struct stacks *s, uint32_t node, int leaf,

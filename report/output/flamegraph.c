@@ -197,8 +197,9 @@ static uint32_t hsl(double h, double s, double l)
 }
 
 /* The base hues of the lang palette, and where they vary. Go is Go's own
- * cyan, deeper and greener than C++'s blue. */
-enum { HUE_RUST, HUE_CXX, HUE_C, HUE_GO, HUE_UNRESOLVED };
+ * cyan, deeper and greener than C++'s blue; JavaScript is its yellow,
+ * other code compiled at run time violet. */
+enum { HUE_RUST, HUE_CXX, HUE_C, HUE_GO, HUE_JS, HUE_JIT, HUE_UNRESOLVED };
 static const struct lang_hue {
 	const char *label;
 	double hue, spread, sat, light;
@@ -207,6 +208,8 @@ static const struct lang_hue {
 	[HUE_CXX] = { "C++", 205, 22, 0.60, 0.66 },
 	[HUE_C] = { "C", 100, 30, 0.50, 0.56 },
 	[HUE_GO] = { "Go", 178, 10, 0.80, 0.42 },
+	[HUE_JS] = { "JavaScript", 50, 8, 0.90, 0.55 },
+	[HUE_JIT] = { "JIT", 275, 20, 0.50, 0.64 },
 	[HUE_UNRESOLVED] = { "unresolved", 0, 0, 0.0, 0.70 },
 };
 
@@ -221,6 +224,10 @@ static const struct lang_hue *hue_of(const struct profile_frame_info *info)
 		return &lang_hues[HUE_CXX];
 	case SYMBOLIZE_LANG_GO:
 		return &lang_hues[HUE_GO];
+	case SYMBOLIZE_LANG_JS:
+		return &lang_hues[HUE_JS];
+	case SYMBOLIZE_LANG_JIT:
+		return &lang_hues[HUE_JIT];
 	default:
 		return &lang_hues[HUE_C];
 	}

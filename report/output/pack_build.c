@@ -7,7 +7,9 @@
  * return address that look up the same instruction are kept once. The
  * lists are sorted by image, in the trace's order, then by address, and
  * the strings of each image interned in order of first use, so the same
- * trace and debug files always give the same bytes.
+ * trace and debug files always give the same bytes. A frame named by the
+ * trace's code records (code compiled at run time, the vDSO's functions)
+ * is left out: the trace holds it.
  */
 #include "report/output/pack_build.h"
 
@@ -71,7 +73,9 @@ static void add_node(struct builder *b, uint32_t node, int leaf)
 	long img;
 	int added;
 
-	if (fr[0].image < 0)
+	/* Frames a code record named (the vDSO's) are the trace's own: a
+	 * report reads them from it, and needs no pack for them. */
+	if (fr[0].image < 0 || fr[0].code >= 0)
 		return;
 	at = symbolize_lookup_offset(fr[0].offset, leaf);
 	hmap_put(&b->met, (uint64_t)fr[0].image, at, 0, &added);

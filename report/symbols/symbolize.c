@@ -21,6 +21,7 @@
 #include "common/progress.h"
 #include "report/dwarf/demangle.h"
 #include "report/dwarf/dwinfo.h"
+#include "report/symbols/codename.h"
 #include "report/symbols/symtab.h"
 #include "common/timing.h"
 
@@ -56,7 +57,7 @@ struct symbolize {
 	const struct trace *t;
 	struct symbolize_opts o;
 	struct symbolize_image *images;
-	struct hmap cache;       /* (image+1 << 1 | leaf, addr) -> entry index */
+	struct hmap cache;       /* (code+1 << 33 | image+1 << 1 | leaf, addr) -> entry index */
 	struct locate_index *index;     /* the --symbols directories */
 	struct fetch *fetch;            /* debuginfod servers, or NULL */
 	struct frame_block *blocks;     /* all cached frames, newest first */
@@ -261,6 +262,7 @@ static struct symbolize_frame *new_frame(struct symbolize *s)
 	struct symbolize_frame *f = &s->blocks->f[s->blocks->used++];
 
 	memset(f, 0, sizeof(*f));
+	f->code = -1;
 	return f;
 }
 
@@ -347,6 +349,7 @@ static void chain_frame(struct symbolize *s, long img, uint64_t rel, const char 
 {
 	struct symbolize_frame *f = new_frame(s);
 
+	f->code = -1;
 	f->signature = signature;
 	if (s->o.signatures)
 		function = signature;
@@ -430,8 +433,52 @@ int symbolize_is_signal(const struct symbolize *s, uint32_t process, uint64_t ad
 	return img >= 0 && in_signal(&s->t->images[img], addr);
 }
 
-/* Appends the frames for addr to the newest block. */
-static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
+/* Appends the frame that code range k names, of image img (-1: none),
+ * at rel (its offset in the image, or the raw address). */
+static void code_frame(struct symbolize *s, long img, long k, uint64_t rel)
+{
+	const struct trace_code *c = &s->t->code[k];
+	struct symbolize_frame *f = new_frame(s);
+	struct codename cn;
+	const char *name, *file = NULL;
+	uint32_t line = 0;
+
+	f->image = img;
+	f->image_label = img >= 0 ? s->images[img].label : "[jit]";
+	f->offset = rel;
+	f->code = k;
+	f->resolved = 1;
+	if (c->source == TRACE_CODE_VDSO) {
+		f->lang = SYMBOLIZE_LANG_C;
+		f->name = f->signature = c->name;
+		return;
+	}
+	codename_parse(c->name, &cn);
+	f->lang = cn.js ? SYMBOLIZE_LANG_JS : SYMBOLIZE_LANG_JIT;
+	name = cn.name == c->name && cn.name_len == strlen(c->name) ? c->name
+								   : keep(s, xstrndup(cn.name, cn.name_len));
+	/* The location the name gives, else the record's (a jitdump's
+	 * debug entry): the same frame from a perf map and a jitdump. */
+	if (cn.file) {
+		file = keep(s, xstrndup(cn.file, cn.file_len));
+		line = cn.line;
+	} else if (c->file) {
+		file = c->file;
+		line = c->line;
+	}
+	if (s->o.names_only && !s->o.lines) {
+		file = NULL;
+		line = 0;
+	}
+	f->file = file;
+	f->line = line;
+	f->signature = name;
+	f->name = frame_name(s, name, file, line);
+}
+
+/* Appends the frames for addr to the newest block; code (-1: none) is the
+ * code range that holds it. */
+static void resolve(struct symbolize *s, long img, long code, uint64_t addr, int leaf)
 {
 	struct symbolize_frame *f;
 	const char *name = NULL, *sig = NULL;
@@ -440,8 +487,13 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 	int lang = DEMANGLE_LANG_NONE, signal;
 
 	if (img < 0) {
+		if (code >= 0 && !s->o.addresses) {
+			code_frame(s, -1, code, addr);
+			return;
+		}
 		f = new_frame(s);
 		f->image = -1;
+		f->code = -1;
 		f->offset = addr;
 		f->name = f->signature = keep(s, xasprintf("[unknown]+0x%llx", (unsigned long long)addr));
 		return;
@@ -466,8 +518,13 @@ static void resolve(struct symbolize *s, long img, uint64_t addr, int leaf)
 			name = symtab_lookup(si->symtab, at, NULL, &lang, &sig);
 		if (name && s->o.signatures)
 			name = sig;
+		if (!name && !signal && code >= 0) {
+			code_frame(s, img, code, rel);
+			return;
+		}
 	}
 	f = new_frame(s);
+	f->code = -1;
 	f->image = img;
 	f->image_label = s->images[img].label;
 	f->offset = rel;
@@ -486,12 +543,15 @@ size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint
 		      const struct symbolize_frame **frames)
 {
 	long img = symbolize_image_find(s, process, addr, time);
+	/* A return address's call is the byte before it, in code ranges too. */
+	long code = s->t->ncode && !s->o.addresses
+			    ? trace_code_at(s->t, process, leaf || !addr ? addr : addr - 1, time) : -1;
 	uint64_t *slot;
 	int added;
 
 	leaf = !!leaf;
-	slot = hmap_put(&s->cache, ((uint64_t)(img + 1) << 1) | (uint64_t)leaf, addr,
-			s->nentries, &added);
+	slot = hmap_put(&s->cache, (uint64_t)(code + 1) << 33 | ((uint64_t)(img + 1) << 1) | (uint64_t)leaf,
+			addr, s->nentries, &added);
 	if (added) {
 		int prev = timing_enter(TIMING_LOOKUP);
 		size_t first;
@@ -504,7 +564,7 @@ size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint
 			s->blocks = b;
 		}
 		first = s->blocks->used;
-		resolve(s, img, addr, leaf);
+		resolve(s, img, code, addr, leaf);
 		s->entries = xgrow(s->entries, &s->capentries, s->nentries + 1,
 				   sizeof(*s->entries));
 		s->entries[s->nentries].f = &s->blocks->f[first];

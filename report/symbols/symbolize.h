@@ -26,6 +26,14 @@
  * the address addr2line and llvm-symbolizer --obj take for that file. An
  * address in no image is "[unknown]+0xADDR", with the raw address.
  *
+ * An address that no image's file names, in no image or in one without a
+ * file (the vDSO), is named by the trace's code record of the process
+ * that holds it at the sample's time (trace_code_at()), if one does: code
+ * a runtime compiled, whose name is trimmed as report/symbols/codename.h
+ * says and whose source location is the frame's file and line (the
+ * name's, else the record's), or a function of the vDSO, as perf names
+ * it. A return address is looked up at addr - 1 there too.
+ *
  * A return address (every frame but the leaf) is looked up at addr - 1, so
  * the call instruction, not the one after it, names the caller; a shown
  * offset is always that of the recorded address.
@@ -51,13 +59,18 @@
 
 /* The language a frame's code is in, as far as can be told: from its
  * source file's suffix, else the language of its DWARF unit; for a symbol,
- * from its mangling, or Go for a Go program's names (report/symbols/symtab.h). */
+ * from its mangling, or Go for a Go program's names (report/symbols/symtab.h);
+ * for code a runtime compiled (a code record), JavaScript for V8's, JIT
+ * for any other runtime's, C for the vDSO's functions. */
 enum symbolize_lang {
 	SYMBOLIZE_LANG_UNKNOWN = TRACE_PACK_LANG_UNKNOWN, /* as a symbol pack stores them */
 	SYMBOLIZE_LANG_C = TRACE_PACK_LANG_C,
 	SYMBOLIZE_LANG_CXX = TRACE_PACK_LANG_CXX,
 	SYMBOLIZE_LANG_RUST = TRACE_PACK_LANG_RUST,
 	SYMBOLIZE_LANG_GO = TRACE_PACK_LANG_GO,
+	/* Only of code records, which no pack holds: */
+	SYMBOLIZE_LANG_JS = 16,
+	SYMBOLIZE_LANG_JIT = 17,
 };
 
 struct symbolize_frame {
@@ -76,8 +89,10 @@ struct symbolize_frame {
 	int lang;          /* enum symbolize_lang */
 	long image;        /* index into trace->images, or -1 */
 	const char *image_label; /* the IMAGE of IMAGE+0xOFFSET, or NULL if
-	                    * image < 0 */
+	                    * image < 0; "[jit]" for code a runtime compiled */
 	uint64_t offset;   /* addr - bias, or the raw address if image < 0 */
+	long code;         /* index into trace->code of the code range that
+	                    * named it, or -1 */
 };
 
 struct symbolize_opts {

@@ -32,6 +32,7 @@ static const struct {
 		    DYLD_E_HEADER } },
 	{ "target", { TARGET_E_EXEC, TARGET_E_NOTHREADS, TARGET_E_REGS, TARGET_E_ROSETTA,
 		      TARGET_E_NATIVE } },
+	{ "jitdump", { JITDUMP_E_MAGIC, JITDUMP_E_CORRUPT } },
 };
 #define NMODULES (sizeof(modules) / sizeof(modules[0]))
 
