@@ -573,6 +573,9 @@ int trace_region_at(const struct trace *t, uint32_t process, uint64_t addr, uint
 		    long *code);
 /* "image", "jit", "anon". */
 const char *trace_region_name(int region);
+/* Returns how many of t->code's ranges in process start in [start, end):
+ * those of an image with no file, such as the vDSO, that name it. */
+size_t trace_code_count(const struct trace *t, uint32_t process, uint64_t start, uint64_t end);
 /* The index in t->processes of sample s's process. */
 uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *s);
 /* Writes up to max addresses of a stack, leaf first, into out and returns

@@ -140,6 +140,33 @@ int trace_region_at(const struct trace *t, uint32_t process, uint64_t addr, uint
 	return region;
 }
 
+/* The index of the first code range of process that starts at or after
+ * addr, or t->ncode. */
+static size_t code_first(const struct trace *t, uint32_t process, uint64_t addr)
+{
+	size_t lo = 0, hi = t->ncode;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct trace_code *k = &t->code[mid];
+
+		if (k->process < process || (k->process == process && k->start < addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t trace_code_count(const struct trace *t, uint32_t process, uint64_t start, uint64_t end)
+{
+	size_t i = code_first(t, process, start), n = 0;
+
+	for (; i < t->ncode && t->code[i].process == process && t->code[i].start < end; i++)
+		n++;
+	return n;
+}
+
 uint32_t trace_sample_process(const struct trace *t, const struct trace_sample *s)
 {
 	const struct trace_thread *th = trace_sample_thread(t, s);

@@ -369,6 +369,9 @@ static void print_images(struct stacks *st, struct symbolize *sym, int offline)
 			print_text(text_escape, pack_image_origin(pi));
 			printf(" (%zu addresses; no debug file: %s)\n", pack_image_naddrs(pi),
 			       prof_strerror(err));
+		} else if ((k = trace_code_count(t, img->process, img->start, img->start + img->size))) {
+			printf("    symbols:  the trace's own: %zu function%s the recorder read (no debug file: %s)\n",
+			       k, k == 1 ? "" : "s", prof_strerror(err));
 		} else {
 			printf("    symbols:  none: %s\n", prof_strerror(err));
 		}

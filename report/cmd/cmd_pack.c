@@ -82,6 +82,14 @@ static size_t left_out(const struct trace *t, struct symbolize *sym,
 		if (!st->used[i] || st->named[i])
 			continue;
 		src = symbolize_image_source(sym, i, &err);
+		if (trace_code_count(t, img->process, img->start, img->start + img->size)) {
+			/* The vDSO: the trace names its functions, and the
+			 * addresses left lie outside every one of them. */
+			fprintf(stderr, "%s: nothing to pack of image %u '%s' (%zu address%s): the trace "
+				"names its functions, and these lie outside them\n", diag_progname(), img->id,
+				symbolize_image_label(sym, i), st->used[i], st->used[i] == 1 ? "" : "es");
+			continue;
+		}
 		if (!trace_ident_valid(img->ident_kind, img->ident_len))
 			why = xstrdup("the trace records no identity for it, so no pack can serve it");
 		else if (err < 0)

@@ -257,6 +257,14 @@ else
 	"$REPORT" folded "$TMP/vdso.trace" > "$TMP/vdso.folded" 2>&1
 	grep -q ";$fn[; ]" "$TMP/vdso.folded" && ok "jit-vdso-named ($fn)" \
 		|| fail "jit-vdso-named" "no $fn: $(heaviest "$TMP/vdso.folded")"
+	# info says the trace names the vDSO, and pack --check does not
+	# count it missing: no debug file is needed for it.
+	"$REPORT" info "$TMP/vdso.trace" > "$TMP/vdso.info" 2>&1
+	grep -A8 'image [0-9]*: \[vdso\]' "$TMP/vdso.info" | grep -q "symbols:  the trace's own: [1-9][0-9]* function" \
+		&& ok "jit-vdso-info-names-its-source" \
+		|| fail "jit-vdso-info-names-its-source" "$(grep -A8 '\[vdso\]' "$TMP/vdso.info" | grep symbols)"
+	out=$("$REPORT" pack --check -o "$TMP/vdso.syms" "$TMP/vdso.trace" 2>&1) \
+		&& ok "jit-vdso-pack-check-passes" || fail "jit-vdso-pack-check-passes" "$out"
 	if [ $have_perf = 0 ]; then
 		skip "jit-vdso-against-perf" "$no_perf"
 	else
