@@ -11,6 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+int parse_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 int parse_uint(const char *arg, uint64_t min, uint64_t max, uint64_t *v, char *why)
 {
 	char *end;

@@ -22,6 +22,9 @@ int parse_uint(const char *arg, uint64_t min, uint64_t max, uint64_t *v, char *w
  * max), as parse_uint() reports. */
 int parse_decimal(const char *arg, double max, double *v, char *why);
 
+/* Returns the value of the hexadecimal digit c (either case), or -1. */
+int parse_hex_digit(int c);
+
 /* Parses arg as a decimal unsigned integer in [min, max] for option opt. */
 uint64_t parse_uint_opt(const char *opt, const char *arg, uint64_t min, uint64_t max);
 /* Parses arg as a non-negative decimal number (fractions allowed, at most

@@ -10,20 +10,10 @@
  */
 #include "maps.h"
 #include "common/diag.h"
+#include "common/parse.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Reads a number in base 16 or 10 from [*p, end); needs at least a digit. */
 static int number(const char **p, const char *end, unsigned base, uint64_t *out)
@@ -31,7 +21,7 @@ static int number(const char **p, const char *end, unsigned base, uint64_t *out)
 	uint64_t v = 0;
 	int digits = 0, d;
 
-	while (*p < end && (d = hexval((unsigned char)**p)) >= 0 && (unsigned)d < base) {
+	while (*p < end && (d = parse_hex_digit((unsigned char)**p)) >= 0 && (unsigned)d < base) {
 		if (v > (UINT64_MAX - (uint64_t)d) / base)
 			return -1;
 		v = v * base + (uint64_t)d;

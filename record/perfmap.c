@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "common/parse.h"
 #include "common/text.h"
 
 void perfmap_init(struct perfmap *m)
@@ -14,17 +15,6 @@ void perfmap_init(struct perfmap *m)
 
 static int blank(char c) { return c == ' ' || c == '\t'; }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A hex number of at most 16 digits at line[*i], an "0x" before it
  * allowed; *i moves past it. Returns 0, or -1 if there is none. */
 static int hex_field(const char *line, size_t n, size_t *i, uint64_t *out)
@@ -33,12 +23,12 @@ static int hex_field(const char *line, size_t n, size_t *i, uint64_t *out)
 	uint64_t v = 0;
 
 	if (k + 1 < n && line[k] == '0' && (line[k + 1] == 'x' || line[k + 1] == 'X') &&
-	    k + 2 < n && hexval(line[k + 2]) >= 0)
+	    k + 2 < n && parse_hex_digit((unsigned char)line[k + 2]) >= 0)
 		k += 2;
-	for (; k < n && hexval(line[k]) >= 0; k++, digits++) {
+	for (; k < n && parse_hex_digit((unsigned char)line[k]) >= 0; k++, digits++) {
 		if (digits == 16)
 			return -1;
-		v = v << 4 | (uint64_t)hexval(line[k]);
+		v = v << 4 | (uint64_t)parse_hex_digit((unsigned char)line[k]);
 	}
 	if (!digits)
 		return -1;

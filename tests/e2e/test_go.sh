@@ -134,21 +134,6 @@ fi
 
 # --colors lang: Go's hue (178 to 188 degrees) for a function of main and
 # for runtime.goexit, whose code is assembly in a unit of DW_LANG_Go.
-# hue_of NAME SVG: the hue, in whole degrees, of the first frame NAME.
-hue_of() {
-	local fill
-	fill=$(grep -o "<title>$1 ([^<]*</title><rect [^>]*fill=\"#[0-9a-f]*\"" "$2" | head -1 | sed 's/.*fill="#//; s/"$//')
-	[ ${#fill} = 6 ] || { echo -1; return; }
-	awk -v r=$((16#${fill:0:2})) -v g=$((16#${fill:2:2})) -v b=$((16#${fill:4:2})) 'BEGIN {
-		max = r; if (g > max) max = g; if (b > max) max = b
-		min = r; if (g < min) min = g; if (b < min) min = b
-		if (max == min) { print -1; exit }
-		if (max == r) h = 60 * (g - b) / (max - min)
-		else if (max == g) h = 60 * (2 + (b - r) / (max - min))
-		else h = 60 * (4 + (r - g) / (max - min))
-		if (h < 0) h += 360
-		printf "%d\n", h + 0.5 }'
-}
 go_hue() { [ "$1" -ge 176 ] && [ "$1" -le 190 ]; }
 "$REPORT" svg --colors lang "$TMP/go.trace" -o "$TMP/go-lang.svg"
 h1=$(hue_of 'main\.hxGoHot' "$TMP/go-lang.svg")
