@@ -2947,6 +2947,10 @@ Test(trace_writer, code_ranges_named_by_time)
 	cr_assert_eq(trace_code_at(t, 0, 0x100c0, start + 600), 1);
 	cr_assert_eq(trace_code_at(t, 0, 0x10010, start), 1, "a load is noticed after it happens");
 	cr_assert_eq(trace_code_at(t, 1, 0x10010, start + 100), -1);
+	cr_assert_eq(trace_code_count(t, 0, 0x5000, 0x7000), 1);
+	cr_assert_eq(trace_code_count(t, 0, 0x10000, 0x10100), 2);
+	cr_assert_eq(trace_code_count(t, 0, 0x10001, 0x10080), 0, "ranges count by their start");
+	cr_assert_eq(trace_code_count(t, 1, 0, UINT64_MAX), 0);
 	cr_assert_str_eq(trace_code_source_name(TRACE_CODE_JITDUMP), "jitdump");
 	trace_free(t);
 	free(bl.p);
