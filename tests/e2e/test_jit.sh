@@ -112,7 +112,10 @@ hostile=""
 for kind in fresh stale symlink fifo; do
 	case $kind in
 	fresh) make='printf "1000 10 fresh\n" > /tmp/perf-$$.map' ;;
-	stale) make='printf "1000 10 stale\n" > /tmp/perf-$$.map; touch -d "1 hour ago" /tmp/perf-$$.map' ;;
+	# written and dated an hour back, then moved into place, so the
+	# recorder never sees it new
+	stale) make='printf "1000 10 stale\n" > /tmp/perf-$$.tmp; touch -d "1 hour ago" /tmp/perf-$$.tmp
+		mv /tmp/perf-$$.tmp /tmp/perf-$$.map' ;;
 	symlink) make="ln -s $TMP/planted.map /tmp/perf-\$\$.map" ;;
 	fifo) make='mkfifo /tmp/perf-$$.map' ;;
 	esac
