@@ -163,6 +163,7 @@
 #define DW_LNE_set_address 0x02
 #define DW_LNCT_path 0x1
 #define DW_LNCT_directory_index 0x2
+#define DW_LNCT_MD5 0x5
 
 /* Call-frame instructions. The first three carry an operand in their low
  * six bits, their kind in the high two. */

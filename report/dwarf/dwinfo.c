@@ -811,6 +811,7 @@ int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, 
 	const struct dwspan *sp = dwspan_find(d->cuspans, d->ncuspans, addr);
 	const struct dwline_row *row;
 	const char *file;
+	const uint8_t *md5;
 	uint32_t line, column;
 	struct dw_cu *cu;
 	int32_t s;
@@ -826,6 +827,7 @@ int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, 
 		return 0;
 	row = dwline_find(&cu->lines, addr);
 	file = row ? dwline_file(&cu->lines, row->file) : NULL;
+	md5 = row ? dwline_file_md5(&cu->lines, row->file) : NULL;
 	line = row ? row->line : 0;
 	column = row ? row->column : 0;
 	if (max > DWINFO_MAX_FRAMES)
@@ -840,17 +842,55 @@ int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, 
 			frames[n].signature = sc->sig;
 			frames[n].linkage = sc->linkage;
 			frames[n].file = file;
+			frames[n].file_md5 = md5;
 			frames[n].line = line;
 			frames[n].column = column;
 			frames[n].lang = d->units[cu->unit].lang;
 			n++;
 		}
 		file = dwline_file(&cu->lines, sc->call_file);
+		md5 = dwline_file_md5(&cu->lines, sc->call_file);
 		line = d->names_only ? 0 : sc->call_line;
 		column = d->names_only ? 0 : sc->call_column;
 		s = sc->parent;
 	}
 	return (int)n;
+}
+
+size_t dwinfo_rows(struct dwinfo *d, uint64_t lo, uint64_t hi, uint64_t *starts, size_t max)
+{
+	const struct dwspan *sp = dwspan_find(d->cuspans, d->ncuspans, lo);
+	const struct dwline *l;
+	size_t a, b, n = 0;
+	struct dw_cu *cu;
+
+	if (!sp || lo >= hi)
+		return 0;
+	cu = &d->cus[sp->owner];
+	if (cu->state == CU_UNREAD)
+		load_unit(d, cu);
+	l = &cu->lines;
+	/* Rows are sorted by lo: the first that ends past lo may start
+	 * before it. */
+	a = 0;
+	b = l->nrows;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (l->rows[mid].lo < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a > 0 && l->rows[a - 1].hi > lo)
+		a--;
+	for (; a < l->nrows && l->rows[a].lo < hi && n < max; a++) {
+		uint64_t at = l->rows[a].lo > lo ? l->rows[a].lo : lo;
+
+		if (l->rows[a].hi > lo && (n == 0 || starts[n - 1] < at))
+			starts[n++] = at;
+	}
+	return n;
 }
 
 void dwinfo_names_only(struct dwinfo *d)

@@ -58,6 +58,8 @@ struct dwinfo_frame {
 	const char *file;      /* the full path as llvm-symbolizer prints it
 	                        * (DW_AT_comp_dir, the line table's directory, the
 	                        * file name), or NULL if unknown */
+	const uint8_t *file_md5; /* the MD5 of file's contents that the line
+	                        * table gives (DWARF 5), 16 bytes, or NULL */
 	uint32_t line, column; /* 0 if unknown */
 	uint16_t lang;         /* the DW_AT_language of the unit that holds
 	                        * addr, or 0 */
@@ -87,6 +89,13 @@ void dwinfo_free(struct dwinfo *d);
  * strings are borrowed until dwinfo_free(). Not thread-safe: a lookup may
  * read a unit. */
 int dwinfo_lookup(struct dwinfo *d, uint64_t addr, struct dwinfo_frame *frames, size_t max);
+
+/* The addresses in [lo, hi) where a row of the line table of the unit
+ * that holds lo begins (lo itself first, if a row covers it), ascending:
+ * stores at most max in starts and returns how many. Each is an address
+ * to look up for the source line of the code from it to the next. 0 if
+ * no unit holds lo or lines are not read (dwinfo_names_only()). */
+size_t dwinfo_rows(struct dwinfo *d, uint64_t lo, uint64_t hi, uint64_t *starts, size_t max);
 
 /* From now on, lookups give names and inline chains only: every frame's
  * file is NULL and its line and column 0, and no line table is read.

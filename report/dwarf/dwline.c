@@ -20,6 +20,7 @@
 struct entry {
 	const char *path;
 	uint64_t dir;
+	const uint8_t *md5;     /* DW_LNCT_MD5's 16 bytes, or NULL */
 };
 
 /* One DWARF 5 entry field of this form: a string if it is one (or NULL),
@@ -27,7 +28,7 @@ struct entry {
  * cursor. The strx forms need a unit's string offsets, which a line table
  * cannot name: they read as no string. */
 static const char *field(struct dwsect_table *t, struct cursor *c, uint64_t form, unsigned offsize,
-			 uint64_t *num)
+			 uint64_t *num, const uint8_t **data16)
 {
 	struct dwdie_attr a;
 
@@ -45,6 +46,9 @@ static const char *field(struct dwsect_table *t, struct cursor *c, uint64_t form
 	case DW_FORM_udata: case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4:
 	case DW_FORM_data8:
 		*num = a.val;
+		return NULL;
+	case DW_FORM_data16:
+		*data16 = a.data;
 		return NULL;
 	default:
 		return NULL;
@@ -73,12 +77,15 @@ static int read_table(struct dwsect_table *t, struct cursor *c, unsigned offsize
 	for (uint64_t i = 0; i < count && c->ok; i++) {
 		for (unsigned k = 0; k < nfmt; k++) {
 			uint64_t num;
-			const char *str = field(t, c, fmt[2 * k + 1], offsize, &num);
+			const uint8_t *data16 = NULL;
+			const char *str = field(t, c, fmt[2 * k + 1], offsize, &num, &data16);
 
 			if (fmt[2 * k] == DW_LNCT_path)
 				(*out)[i].path = str;
 			else if (fmt[2 * k] == DW_LNCT_directory_index)
 				(*out)[i].dir = num;
+			else if (fmt[2 * k] == DW_LNCT_MD5)
+				(*out)[i].md5 = data16;
 		}
 	}
 	*n = (size_t)count;
@@ -106,6 +113,7 @@ static int read_list(struct cursor *c, int files, struct entry **out, size_t *n)
 		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		(*out)[*n].path = name;
 		(*out)[*n].dir = 0;
+		(*out)[*n].md5 = NULL;
 		if (files) {
 			cursor_uleb(c, &(*out)[*n].dir);
 			cursor_uleb(c, &ignored);
@@ -143,6 +151,7 @@ static void make_files(struct dwline *l, unsigned version, const char *comp_dir,
 		       const struct entry *dirs, size_t ndirs, const struct entry *files, size_t nfiles)
 {
 	l->files = xcalloc(nfiles ? nfiles : 1, sizeof(*l->files));
+	l->md5s = xcalloc(nfiles ? nfiles : 1, sizeof(*l->md5s));
 	l->nfiles = (uint32_t)nfiles;
 	l->filebase = version >= 5 ? 0 : 1;
 	for (size_t i = 0; i < nfiles; i++) {
@@ -151,6 +160,7 @@ static void make_files(struct dwline *l, unsigned version, const char *comp_dir,
 		size_t start = l->paths.len;
 
 		l->files[i] = SIZE_MAX;
+		l->md5s[i] = files[i].md5;
 		if (!name)
 			continue;
 		if (!is_absolute(name)) {
@@ -367,6 +377,7 @@ void dwline_release(struct dwline *l)
 {
 	free(l->rows);
 	free(l->files);
+	free(l->md5s);
 	buf_release(&l->paths);
 	memset(l, 0, sizeof(*l));
 }
@@ -376,14 +387,29 @@ const struct dwline_row *dwline_find(const struct dwline *l, uint64_t addr)
 	return dwspan_search(l->rows, l->nrows, sizeof(*l->rows), addr);
 }
 
-const char *dwline_file(const struct dwline *l, uint64_t file)
+/* The index of file number file in l's tables, or SIZE_MAX. */
+static size_t file_index(const struct dwline *l, uint64_t file)
 {
 	uint64_t k;
 
 	if (!l->files || (int64_t)file < l->filebase)
-		return NULL;
+		return SIZE_MAX;
 	k = file - (uint64_t)l->filebase;
 	if (k >= l->nfiles || l->files[k] == SIZE_MAX)
-		return NULL;
-	return (const char *)l->paths.data + l->files[k];
+		return SIZE_MAX;
+	return (size_t)k;
+}
+
+const char *dwline_file(const struct dwline *l, uint64_t file)
+{
+	size_t k = file_index(l, file);
+
+	return k == SIZE_MAX ? NULL : (const char *)l->paths.data + l->files[k];
+}
+
+const uint8_t *dwline_file_md5(const struct dwline *l, uint64_t file)
+{
+	size_t k = file_index(l, file);
+
+	return k == SIZE_MAX ? NULL : l->md5s[k];
 }

@@ -28,6 +28,8 @@ struct dwline {
 	size_t nrows;
 	size_t *files;           /* per file number - filebase: an offset into
 	                          * paths, or SIZE_MAX if the entry is unusable */
+	const uint8_t **md5s;    /* per file: its DW_LNCT_MD5 (16 bytes,
+	                          * borrowed from .debug_line), or NULL */
 	uint32_t nfiles;
 	int64_t filebase;        /* 0 in DWARF 5, 1 before */
 	struct buf paths;        /* the joined paths, NUL-terminated */
@@ -43,5 +45,8 @@ void dwline_release(struct dwline *l);
 const struct dwline_row *dwline_find(const struct dwline *l, uint64_t addr);
 /* The path of file number file, or NULL. Borrowed until dwline_release(). */
 const char *dwline_file(const struct dwline *l, uint64_t file);
+/* The MD5 of file number file's contents that the table gives (DWARF 5's
+ * DW_LNCT_MD5, 16 bytes), or NULL. Borrowed from the section. */
+const uint8_t *dwline_file_md5(const struct dwline *l, uint64_t file);
 
 #endif
