@@ -272,14 +272,15 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* The frame's name as outputs show it: with --lines, "NAME (FILE:LINE)". */
+/* The frame's name as outputs show it: with --lines, "NAME (FILE:LINE)",
+ * and "NAME (FILE:?)" where the line table gives the file but no line. */
 static const char *frame_name(struct symbolize *s, const char *name, const char *file,
 			      uint32_t line)
 {
 	if (!s->o.lines || !file)
 		return name;
 	if (!line)
-		return keep(s, xasprintf("%s (%s)", name, base_name(file)));
+		return keep(s, xasprintf("%s (%s:?)", name, base_name(file)));
 	return keep(s, xasprintf("%s (%s:%u)", name, base_name(file), (unsigned)line));
 }
 
@@ -343,9 +344,9 @@ static int lang_of_mangling(int demangle_lang)
 
 /* Appends one resolved frame of an inline chain of n, the i-th from the
  * innermost, named function or, with --signatures, signature. */
-static void chain_frame(struct symbolize *s, long img, uint64_t rel, const char *function,
-			const char *signature, const char *file, uint32_t line, int lang, int i,
-			int n)
+static struct symbolize_frame *chain_frame(struct symbolize *s, long img, uint64_t rel,
+					   const char *function, const char *signature,
+					   const char *file, uint32_t line, int lang, int i, int n)
 {
 	struct symbolize_frame *f = new_frame(s);
 
@@ -363,6 +364,7 @@ static void chain_frame(struct symbolize *s, long img, uint64_t rel, const char 
 	f->resolved = 1;
 	f->lang = lang;
 	f->name = frame_name(s, function, file, line);
+	return f;
 }
 
 /* The first frame of a chain of n that is shown: --no-inline keeps the
@@ -395,7 +397,7 @@ static void resolve_dwarf(struct symbolize *s, struct symbolize_image *si, long 
 	}
 	for (int i = chain_start(s, n); i < n; i++)
 		chain_frame(s, img, rel, fr[i].function, fr[i].signature, fr[i].file, fr[i].line,
-			    lang_of_dwarf(fr[i].file, fr[i].lang), i, n);
+			    lang_of_dwarf(fr[i].file, fr[i].lang), i, n)->file_md5 = fr[i].file_md5;
 }
 
 /* Appends the frames a symbol pack holds for link-time address at, or
@@ -539,13 +541,11 @@ static void resolve(struct symbolize *s, long img, long code, uint64_t addr, int
 	f->signature = sig ? sig : f->name;
 }
 
-size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time, int leaf,
-		      const struct symbolize_frame **frames)
+/* The frames of addr in image img (-1: none) and code range code (-1:
+ * none), from the cache or resolved now. */
+static size_t lookup(struct symbolize *s, long img, long code, uint64_t addr, int leaf,
+		     const struct symbolize_frame **frames)
 {
-	long img = symbolize_image_find(s, process, addr, time);
-	/* A return address's call is the byte before it, in code ranges too. */
-	long code = s->t->ncode && !s->o.addresses
-			    ? trace_code_at(s->t, process, leaf || !addr ? addr : addr - 1, time) : -1;
 	uint64_t *slot;
 	int added;
 
@@ -574,4 +574,29 @@ size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint
 	}
 	*frames = s->entries[*slot].f;
 	return s->entries[*slot].n;
+}
+
+size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time, int leaf,
+		      const struct symbolize_frame **frames)
+{
+	long img = symbolize_image_find(s, process, addr, time);
+	/* A return address's call is the byte before it, in code ranges too. */
+	long code = s->t->ncode && !s->o.addresses
+			    ? trace_code_at(s->t, process, leaf || !addr ? addr : addr - 1, time) : -1;
+
+	return lookup(s, img, code, addr, leaf, frames);
+}
+
+size_t symbolize_image_addr(struct symbolize *s, size_t i, uint64_t at,
+			    const struct symbolize_frame **frames)
+{
+	return lookup(s, (long)i, -1, at + s->t->images[i].bias, 1, frames);
+}
+
+size_t symbolize_image_rows(struct symbolize *s, size_t i, uint64_t lo, uint64_t hi, uint64_t *starts,
+			    size_t max)
+{
+	struct symbolize_image *si = s->o.addresses ? NULL : load_image(s, i, 1);
+
+	return si && si->dw ? dwinfo_rows(si->dw, lo, hi, starts, max) : 0;
 }

@@ -80,6 +80,8 @@ struct symbolize_frame {
 	                    * prints its linkage name), else its name; never
 	                    * with --lines' " (FILE:LINE)" */
 	const char *file;  /* source file, or NULL */
+	const uint8_t *file_md5; /* the MD5 of file's contents that its DWARF
+	                    * gives (16 bytes), or NULL */
 	uint32_t line;     /* 0 if unknown */
 	int inlined;       /* 1 if inlined into the next frame */
 	int resolved;      /* named by DWARF or a symbol table (or a signal
@@ -130,6 +132,17 @@ void symbolize_free(struct symbolize *s);
  * their strings are borrowed until symbolize_free(). */
 size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint64_t time, int leaf,
 		      const struct symbolize_frame **frames);
+
+/* The frames of link-time address at of image i as a leaf, as
+ * symbolize_addr() gives them for the address it is loaded at. Borrowed
+ * until symbolize_free(). */
+size_t symbolize_image_addr(struct symbolize *s, size_t i, uint64_t at,
+			    const struct symbolize_frame **frames);
+/* The link-time addresses in [lo, hi) where a row of image i's line table
+ * begins, ascending, at most max into starts (dwinfo_rows()): returns how
+ * many, 0 for an image without DWARF here. */
+size_t symbolize_image_rows(struct symbolize *s, size_t i, uint64_t lo, uint64_t hi, uint64_t *starts,
+			    size_t max);
 
 /* The link-time address looked up for an address at offset in its image:
  * offset itself for a leaf, offset - 1 for a return address. */
