@@ -23,7 +23,8 @@ MACOS_MIN=11.0
 # The libraries, by the names of their Debian development packages (which
 # mk/setup.sh installs for the Linux build), and the directory each is
 # unpacked in.
-SOURCES="libzstd-dev:zstd zlib1g-dev:zlib libdeflate-dev:libdeflate libiberty-dev:libiberty libxxhash-dev:xxhash"
+SOURCES="libzstd-dev:zstd zlib1g-dev:zlib libdeflate-dev:libdeflate libiberty-dev:libiberty
+	libxxhash-dev:xxhash libcapstone-dev:capstone"
 
 say() { echo "macos: $*"; }
 die() { echo "macos: $*" >&2; exit 1; }
@@ -195,6 +196,16 @@ lib_steps() {
 		mkdir -p "$prefix/include/libiberty"
 		cp "$work/include/demangle.h" "$work/include/libiberty.h" "$work/include/ansidecl.h" \
 			"$prefix/include/libiberty/"
+		;;
+	capstone)
+		# Its own Makefile, the static library alone, with only the
+		# two architectures prof records and every instruction of them
+		# (no "reduce" or "diet" build, which drop some, or their text).
+		make -C "$work" libcapstone.a CC="$cc" AR="$ar" RANLIB="$ranlib" \
+			CAPSTONE_ARCHS="x86 aarch64" CAPSTONE_STATIC=yes CAPSTONE_SHARED=no
+		cp "$work/libcapstone.a" "$prefix/lib/"
+		rm -rf "$prefix/include/capstone"
+		cp -R "$work/include/capstone" "$prefix/include/"
 		;;
 	xxhash)
 		# Header-only: the programs define XXH_INLINE_ALL.
