@@ -180,15 +180,18 @@ lib_steps() {
 		cp "$work/libdeflate.h" "$prefix/include/"
 		;;
 	libiberty)
-		# The demanglers and what they call, without configure (46 s
-		# of the library's 67 for each target, for 60 more objects that
-		# prof-report does not use): config.h holds configure's answers
-		# for Darwin to the macros these files test.
+		# The demanglers, md5 (DWARF 5's checksums of source files)
+		# and what they call, without configure (46 s of the library's
+		# 67 for each target, for 60 more objects that prof-report does
+		# not use): config.h holds configure's answers for Darwin to
+		# the macros these files test.
 		obj=$work/obj
 		mkdir "$obj"
 		printf '#define %s 1\n' HAVE_ALLOCA_H HAVE_LIMITS_H HAVE_STDLIB_H HAVE_STRING_H \
-			HAVE_UNISTD_H HAVE_DECL_CALLOC HAVE_DECL_MALLOC HAVE_DECL_REALLOC > "$obj/config.h"
-		for f in cplus-dem cp-demangle rust-demangle d-demangle safe-ctype xmalloc xexit xstrdup; do
+			HAVE_UNISTD_H HAVE_DECL_CALLOC HAVE_DECL_MALLOC HAVE_DECL_REALLOC \
+			HAVE_STDINT_H HAVE_SYS_TYPES_H STDC_HEADERS > "$obj/config.h"
+		for f in cplus-dem cp-demangle rust-demangle d-demangle md5 safe-ctype xmalloc xexit \
+			 xstrdup; do
 			"$cc" -O2 -DHAVE_CONFIG_H -I"$obj" -I"$work/include" -c "$work/libiberty/$f.c" -o "$obj/$f.o"
 		done
 		rm -f "$prefix/lib/libiberty.a"
