@@ -92,6 +92,9 @@ enum prof_error {
 
 	/* report/symbols/disasm.h */
 	DISASM_E_ARCH = -18500,      /* Capstone cannot disassemble the architecture */
+
+	/* report/symbols/symtab.h */
+	SYMTAB_E_NOSYMBOL = -18400,  /* no function symbol holds the address */
 };
 
 /* The bounds of every module's range. */

@@ -34,6 +34,7 @@ static const struct {
 		      TARGET_E_NATIVE } },
 	{ "jitdump", { JITDUMP_E_MAGIC, JITDUMP_E_CORRUPT } },
 	{ "disasm", { DISASM_E_ARCH } },
+	{ "symtab", { SYMTAB_E_NOSYMBOL } },
 };
 #define NMODULES (sizeof(modules) / sizeof(modules[0]))
 
