@@ -86,10 +86,10 @@ deps: $(BUILD)/setup-build.stamp
 	$(Q)$(call setup,test) && $(call setup,bench)
 
 # The libraries only prof-report links: libdeflate (compressed debug
-# sections) and libiberty (demangling), in Debian's places (mk/macos.mk
-# has Homebrew's).
-REPORT_CFLAGS_CMD = echo $$(pkg-config --cflags libdeflate)
-REPORT_LIBS_CMD = echo $$(pkg-config --libs libdeflate) -liberty
+# sections), Capstone (annotate --asm) and libiberty (demangling), in
+# Debian's places (mk/macos.mk has Homebrew's).
+REPORT_CFLAGS_CMD = echo $$(pkg-config --cflags libdeflate capstone)
+REPORT_LIBS_CMD = echo $$(pkg-config --libs libdeflate capstone) -liberty
 
 # The build's flags; rewritten only when they change, so that a new set-up
 # rebuilds nothing it need not.

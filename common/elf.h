@@ -28,12 +28,17 @@
 #define ELF_CLASS64 2
 #define ELF_DATA2LSB 1
 
+#define ELF_EM_X86_64 62
+#define ELF_EM_AARCH64 183
+
 #define ELF_PT_NOTE 4
 
+#define ELF_SHT_PROGBITS 1
 #define ELF_SHT_SYMTAB 2
 #define ELF_SHT_NOTE 7
 #define ELF_SHT_NOBITS 8
 #define ELF_SHT_DYNSYM 11
+#define ELF_SHF_ALLOC 0x2
 #define ELF_SHF_EXECINSTR 0x4
 #define ELF_SHF_COMPRESSED 0x800
 

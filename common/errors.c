@@ -17,7 +17,8 @@ _Static_assert(TRACE_E_USAGE < ELF_E_NOTELF && ELF_E_NOTFOUND < MACHO_E_NOTMACHO
 		       CFI_E_UNSUPPORTED < MAPS_E_PARSE && MAPS_E_NOLOAD < PERF_E_CORRUPT &&
 		       PERF_E_CORRUPT < SOURCE_PERF_E_RATE && SOURCE_PERF_E_MLOCK < DYLD_E_UNREADABLE &&
 		       DYLD_E_HEADER < TARGET_E_EXEC && TARGET_E_NATIVE < JITDUMP_E_MAGIC &&
-		       JITDUMP_E_CORRUPT <= PROF_E_LAST,
+		       JITDUMP_E_CORRUPT < DISASM_E_ARCH && DISASM_E_ARCH < SYMTAB_E_NOSYMBOL &&
+		       SYMTAB_E_NOSYMBOL <= PROF_E_LAST,
 	       "the error ranges overlap");
 
 static const struct {
@@ -86,6 +87,10 @@ static const struct {
 
 	{ JITDUMP_E_MAGIC, "not a jitdump file (no JiTD magic in either byte order)" },
 	{ JITDUMP_E_CORRUPT, "corrupt jitdump file (a header or record size no record can follow)" },
+
+	{ DISASM_E_ARCH, "no disassembler for the architecture" },
+
+	{ SYMTAB_E_NOSYMBOL, "no function symbol holds the address" },
 };
 
 /* The code of the failure this thread noted particulars of, 0 once the

@@ -89,6 +89,12 @@ enum prof_error {
 	/* record/jitdump.h */
 	JITDUMP_E_MAGIC = -18600,    /* no jitdump magic in either byte order */
 	JITDUMP_E_CORRUPT,           /* a header or record size no record can follow */
+
+	/* report/symbols/disasm.h */
+	DISASM_E_ARCH = -18500,      /* Capstone cannot disassemble the architecture */
+
+	/* report/symbols/symtab.h */
+	SYMTAB_E_NOSYMBOL = -18400,  /* no function symbol holds the address */
 };
 
 /* The bounds of every module's range. */

@@ -23,7 +23,8 @@ MACOS_MIN=11.0
 # The libraries, by the names of their Debian development packages (which
 # mk/setup.sh installs for the Linux build), and the directory each is
 # unpacked in.
-SOURCES="libzstd-dev:zstd zlib1g-dev:zlib libdeflate-dev:libdeflate libiberty-dev:libiberty libxxhash-dev:xxhash"
+SOURCES="libzstd-dev:zstd zlib1g-dev:zlib libdeflate-dev:libdeflate libiberty-dev:libiberty
+	libxxhash-dev:xxhash libcapstone-dev:capstone"
 
 say() { echo "macos: $*"; }
 die() { echo "macos: $*" >&2; exit 1; }
@@ -179,15 +180,18 @@ lib_steps() {
 		cp "$work/libdeflate.h" "$prefix/include/"
 		;;
 	libiberty)
-		# The demanglers and what they call, without configure (46 s
-		# of the library's 67 for each target, for 60 more objects that
-		# prof-report does not use): config.h holds configure's answers
-		# for Darwin to the macros these files test.
+		# The demanglers, md5 (DWARF 5's checksums of source files)
+		# and what they call, without configure (46 s of the library's
+		# 67 for each target, for 60 more objects that prof-report does
+		# not use): config.h holds configure's answers for Darwin to
+		# the macros these files test.
 		obj=$work/obj
 		mkdir "$obj"
 		printf '#define %s 1\n' HAVE_ALLOCA_H HAVE_LIMITS_H HAVE_STDLIB_H HAVE_STRING_H \
-			HAVE_UNISTD_H HAVE_DECL_CALLOC HAVE_DECL_MALLOC HAVE_DECL_REALLOC > "$obj/config.h"
-		for f in cplus-dem cp-demangle rust-demangle d-demangle safe-ctype xmalloc xexit xstrdup; do
+			HAVE_UNISTD_H HAVE_DECL_CALLOC HAVE_DECL_MALLOC HAVE_DECL_REALLOC \
+			HAVE_STDINT_H HAVE_SYS_TYPES_H STDC_HEADERS > "$obj/config.h"
+		for f in cplus-dem cp-demangle rust-demangle d-demangle md5 safe-ctype xmalloc xexit \
+			 xstrdup; do
 			"$cc" -O2 -DHAVE_CONFIG_H -I"$obj" -I"$work/include" -c "$work/libiberty/$f.c" -o "$obj/$f.o"
 		done
 		rm -f "$prefix/lib/libiberty.a"
@@ -195,6 +199,16 @@ lib_steps() {
 		mkdir -p "$prefix/include/libiberty"
 		cp "$work/include/demangle.h" "$work/include/libiberty.h" "$work/include/ansidecl.h" \
 			"$prefix/include/libiberty/"
+		;;
+	capstone)
+		# Its own Makefile, the static library alone, with only the
+		# two architectures prof records and every instruction of them
+		# (no "reduce" or "diet" build, which drop some, or their text).
+		make -C "$work" libcapstone.a CC="$cc" AR="$ar" RANLIB="$ranlib" \
+			CAPSTONE_ARCHS="x86 aarch64" CAPSTONE_STATIC=yes CAPSTONE_SHARED=no
+		cp "$work/libcapstone.a" "$prefix/lib/"
+		rm -rf "$prefix/include/capstone"
+		cp -R "$work/include/capstone" "$prefix/include/"
 		;;
 	xxhash)
 		# Header-only: the programs define XXH_INLINE_ALL.

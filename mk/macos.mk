@@ -9,11 +9,12 @@
 #
 # On Linux, `make macos` cross-builds both programs for arm64 and x86_64
 # macOS into build/macos/ARCH/, with warnings as errors: Zig as the C
-# cross-compiler (from npm), and zstd, zlib, libdeflate, libiberty and
-# xxHash built for each target from their Debian source packages, all by
-# mk/macos-toolchain.sh under build/macos/tools/ and kept there, so a
-# second run only compiles what changed. `make check` runs it (the
-# sanitized suite skips it, as the plain one has built the same).
+# cross-compiler (from npm), and zstd, zlib, libdeflate, libiberty,
+# xxHash and Capstone built for each target from their Debian source
+# packages, all by mk/macos-toolchain.sh under build/macos/tools/ and
+# kept there, so a second run only compiles what changed. `make check`
+# runs it (the sanitized suite skips it, as the plain one has built the
+# same).
 #
 # Everywhere, tests/unit/test_darwin.c supplies its own Mach layer and is
 # linked with the portable macOS objects instead of Linux's target, image
@@ -31,8 +32,8 @@ ifeq ($(UNAME),Darwin)
 # libiberty comes with Homebrew's binutils, which is keg-only, so its
 # prefix is asked for.
 BREW_BINUTILS := $(shell brew --prefix binutils 2>/dev/null)
-REPORT_CFLAGS_CMD = echo $$(pkg-config --cflags libdeflate) -I$(BREW_BINUTILS)/include
-REPORT_LIBS_CMD = echo $$(pkg-config --libs libdeflate) -L$(BREW_BINUTILS)/lib -liberty
+REPORT_CFLAGS_CMD = echo $$(pkg-config --cflags libdeflate capstone) -I$(BREW_BINUTILS)/include
+REPORT_LIBS_CMD = echo $$(pkg-config --libs libdeflate capstone) -L$(BREW_BINUTILS)/lib -liberty
 # A Mach-O link of the programs needs nothing but those libraries: the
 # Makefile passes ld64 no GNU ld option (only the ELF fixtures have one).
 
@@ -51,7 +52,7 @@ MACOS_TOOLS := $(MACOS_DIR)/tools
 MACOS_ARCHS := arm64 x86_64
 MACOS_ZIG := $(MACOS_TOOLS)/zig/bin/cc-arm64
 MACOS_SRC := $(MACOS_TOOLS)/src/versions
-MACOS_LIBS := zlib zstd libdeflate libiberty xxhash
+MACOS_LIBS := zlib zstd libdeflate libiberty xxhash capstone
 MACOS_PROGS := $(foreach a,$(MACOS_ARCHS),$(MACOS_DIR)/$(a)/prof-record $(MACOS_DIR)/$(a)/prof-report)
 # Zig's cache and the libraries' own builds write .d files that are not
 # ours.
@@ -66,9 +67,11 @@ MACOS_RECORD_SRC := $(filter-out $(LINUX_SRC_PATTERNS),$(wildcard record/*.c))
 MACOS_REPORT_SRC := report/main.c $(wildcard report/*/*.c)
 # The Makefile's required flags (its sanitizers aside: make macos refuses
 # SANITIZE), every warning of -Wall -Wextra an error, unused parameters
-# too, and the libraries of each target. xxHash is used header-only.
+# too, and the libraries of each target: Capstone's headers in a
+# directory of their own, as its pkg-config file names it. xxHash is used
+# header-only.
 MACOS_CFLAGS = $(filter-out -Wno-unused-parameter,$(REQ_CFLAGS)) -Werror -O2 -g -DXXH_INLINE_ALL \
-	-I$(MACOS_DIR)/$(1)/deps/include
+	-I$(MACOS_DIR)/$(1)/deps/include -I$(MACOS_DIR)/$(1)/deps/include/capstone
 
 macos_obj = $(patsubst %.c,$(MACOS_DIR)/$(1)/obj/%.o,$(2))
 
@@ -101,7 +104,7 @@ $(MACOS_DIR)/$(1)/prof-report: $(call macos_obj,$(1),$(MACOS_REPORT_SRC) $(FORMA
 		$(patsubst %,$(MACOS_DIR)/$(1)/deps/%.stamp,$(MACOS_LIBS))
 	@$$(if $$(Q),echo "  LINK    $$@")
 	$(Q)$(MACOS_TOOLS)/zig/bin/cc-$(1) -o $$@ $$(filter %.o,$$^) \
-		$$(patsubst %,$(MACOS_DIR)/$(1)/deps/lib/%.a,libdeflate libiberty libzstd libz) -lm
+		$$(patsubst %,$(MACOS_DIR)/$(1)/deps/lib/%.a,libdeflate libcapstone libiberty libzstd libz) -lm
 endef
 $(foreach a,$(MACOS_ARCHS),$(eval $(call macos_target,$(a))))
 

@@ -52,6 +52,7 @@ if [ "$(uname -s)" = Darwin ]; then
 		check pc   libzstd              zstd
 		check pc   libdeflate           libdeflate
 		check pc   libxxhash            xxhash
+		check pc   capstone             capstone
 		[ -d "$(brew --prefix binutils 2>/dev/null)/lib" ] || need="$need binutils"
 		;;
 	test)
@@ -81,6 +82,7 @@ build)
 	check pc   zlib                     zlib1g-dev
 	check file /usr/include/libiberty/demangle.h libiberty-dev
 	check pc   libdebuginfod            libdebuginfod-dev
+	check pc   capstone                 libcapstone-dev
 	;;
 test)
 	check pc   criterion                libcriterion-dev

@@ -382,24 +382,32 @@ static const char *base_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* The copy the recorder kept in the image cache, if it did. */
-static void try_cache(struct search *s, const char *dir)
+char *locate_image_copy(const struct trace_image *img, const char *dir)
 {
-	char *own = dir ? NULL : trace_ident_cache_dir(), *path;
+	char *own = dir ? NULL : trace_ident_cache_dir(), *path = NULL;
+	struct stat st;
 
 	if (!dir)
 		dir = own;
-	if (dir && dir[0] && s->img->path &&
-	    (path = trace_ident_cache_path(dir, s->img->ident_kind, s->img->ident, s->img->ident_len,
-					   base_of(s->img->path)))) {
-		struct stat st;
-		/* Most images were never kept: only a copy there is a candidate. */
-		if (stat(path, &st) == 0)
-			try(s, path);
-		else
-			free(path);
+	if (dir && dir[0] && img->path &&
+	    (path = trace_ident_cache_path(dir, img->ident_kind, img->ident, img->ident_len,
+					   base_of(img->path))) &&
+	    stat(path, &st) != 0) {
+		free(path);
+		path = NULL;
 	}
 	free(own);
+	return path;
+}
+
+/* The copy the recorder kept in the image cache, if it did: most images
+ * were never kept, and only a copy there is a candidate. */
+static void try_cache(struct search *s, const char *dir)
+{
+	char *path = locate_image_copy(s->img, dir);
+
+	if (path)
+		try(s, path);
 }
 
 static void try_index(struct search *s, const struct locate_index *ix)

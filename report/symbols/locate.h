@@ -104,4 +104,9 @@ void locate_result_release(struct locate_result *r);
 int locate_image(const struct trace_image *img, const struct locate_opts *o,
 		 struct locate_result *r);
 
+/* The path of img's copy in the image cache dir (as locate_opts'
+ * image_cache: NULL, from the environment; "", none), if there is a file
+ * there, else NULL. Its identity is not checked. Caller frees. */
+char *locate_image_copy(const struct trace_image *img, const char *dir);
+
 #endif

@@ -1,10 +1,11 @@
 /*
  * objfile.c: one face for ELF and Mach-O files.
  *
- * The report side needs the same four things from every file: is it the
+ * The report side needs the same few things from every file: is it the
  * object the trace recorded (by build-id or LC_UUID), where is its DWARF,
- * which functions does its symbol table name, and, for ELF, where does its
- * debug link point. ELF answers from section headers; Mach-O from load
+ * which functions does its symbol table name, where are the bytes of its
+ * code, and, for ELF, where does its debug link point. ELF answers from
+ * section headers; Mach-O from load
  * commands, with DWARF in the __DWARF segment under "__debug_*" names that
  * are translated to the ELF names the DWARF readers know. A universal file holds
  * several objects, and the one whose UUID matches is chosen; the others
@@ -400,4 +401,71 @@ const char *objfile_debuglink(const struct objfile *of)
 	if (of->is_macho || elf_debuglink(&of->elf, &name, &crc) < 0)
 		return NULL;
 	return name;
+}
+
+/* --- code ------------------------------------------------------------ */
+
+/* Bounds have been checked by the parsers in common/: a section's data,
+ * when it has any, lies within the file. */
+static size_t section_code(uint64_t sec_addr, uint64_t sec_size, const uint8_t *data,
+			   uint64_t addr, uint64_t size, const uint8_t **code)
+{
+	uint64_t left;
+
+	if (!data || addr < sec_addr || addr - sec_addr >= sec_size)
+		return 0;
+	left = sec_size - (addr - sec_addr);
+	*code = data + (addr - sec_addr);
+	return size < left ? size : left;
+}
+
+struct code_ctx {
+	uint64_t addr, size;
+	const uint8_t **code;
+	size_t n;
+};
+
+static int macho_code(void *ctx, const struct macho_section *s)
+{
+	struct code_ctx *c = ctx;
+
+	if (strcmp(s->segname, "__TEXT"))
+		return 0;
+	c->n = section_code(s->addr, s->size, s->data, c->addr, c->size, c->code);
+	return c->n > 0;
+}
+
+size_t objfile_code(const struct objfile *of, uint64_t addr, uint64_t size, const uint8_t **code)
+{
+	struct code_ctx c = { addr, size, code, 0 };
+	struct elf_section sec;
+
+	if (!size)
+		return 0;
+	if (of->is_macho) {
+		macho_sections(&of->macho, macho_code, &c);
+		return c.n;
+	}
+	/* The allocated sections of a linked file do not overlap. */
+	for (unsigned i = 1; i < of->elf.shnum && !c.n; i++)
+		if (elf_section(&of->elf, i, &sec) == 0 && sec.type == ELF_SHT_PROGBITS &&
+		    (sec.flags & ELF_SHF_ALLOC) && !(sec.flags & ELF_SHF_COMPRESSED))
+			c.n = section_code(sec.addr, sec.size, sec.data, addr, size, code);
+	return c.n;
+}
+
+int objfile_arch(const struct objfile *of)
+{
+	if (of->is_macho) {
+		switch (of->macho.cputype) {
+		case MACHO_CPU_TYPE_X86_64: return TRACE_ARCH_X86_64;
+		case MACHO_CPU_TYPE_ARM64: return TRACE_ARCH_ARM64;
+		default: return TRACE_ARCH_UNKNOWN;
+		}
+	}
+	switch (of->elf.machine) {
+	case ELF_EM_X86_64: return TRACE_ARCH_X86_64;
+	case ELF_EM_AARCH64: return TRACE_ARCH_ARM64;
+	default: return TRACE_ARCH_UNKNOWN;
+	}
 }

@@ -72,4 +72,16 @@ int objfile_symbols(const struct objfile *of,
 /* The .gnu_debuglink file name of an ELF object (borrowed), or NULL. */
 const char *objfile_debuglink(const struct objfile *of);
 
+/* The bytes of of at link-time addresses [addr, addr + size), up to the
+ * end of the section that holds addr: sets *code (borrowed from of) and
+ * returns how many, or returns 0 if no section holds bytes of the file
+ * there. The sections are ELF's allocated SHT_PROGBITS ones and those of
+ * Mach-O's __TEXT segment. A debug file holds no code: its .text is
+ * SHT_NOBITS, a dSYM's __TEXT has no bytes in the file. */
+size_t objfile_code(const struct objfile *of, uint64_t addr, uint64_t size, const uint8_t **code);
+
+/* The architecture of of's code: an enum trace_arch of format/trace.h,
+ * TRACE_ARCH_UNKNOWN for a machine prof does not record. */
+int objfile_arch(const struct objfile *of);
+
 #endif

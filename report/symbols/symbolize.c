@@ -36,6 +36,10 @@ struct symbolize_image {
 	int dw_err;              /* why not, if it has DWARF sections */
 	const struct pack_image *pack; /* when no file was found: a pack's */
 	char *label;             /* the IMAGE of IMAGE+0xOFFSET */
+	int own_tried;           /* its own file was looked for */
+	char *own_path;          /* its own file, the recorded build, where the
+	                          * accepted one holds no code: NULL if none */
+	struct objfile own;      /* open when own_path is set */
 };
 
 /* The most frames one address becomes: an inline chain of DWARF or of a
@@ -121,6 +125,9 @@ void symbolize_free(struct symbolize *s)
 			dwinfo_free(s->images[i].dw);
 			symtab_free(s->images[i].symtab);
 			locate_result_release(&s->images[i].src);
+			if (s->images[i].own_path)
+				objfile_release(&s->images[i].own);
+			free(s->images[i].own_path);
 		}
 		free(s->images[i].label);
 	}
@@ -253,6 +260,85 @@ int symbolize_image_dwarf(struct symbolize *s, size_t i, int *err)
 	if (err)
 		*err = si->dw_err;
 	return si->dw != NULL;
+}
+
+int symbolize_image_function(struct symbolize *s, size_t i, uint64_t at, uint64_t *lo,
+			     uint64_t *hi)
+{
+	struct symbolize_image *si = load_image(s, i, 0);
+
+	if (si->err < 0)
+		return si->err;
+	if (!si->symtab)
+		return SYMTAB_E_NOSYMBOL;
+	return symtab_range(si->symtab, at, lo, hi);
+}
+
+/* Opens, once, the first of img's own files (its recorded path, then its
+ * copy in the image cache) that is the recorded build and not the file
+ * the locator accepted. Returns it, or NULL if there is none. */
+static const struct objfile *own_file(struct symbolize_image *si, const struct trace_image *img)
+{
+	char *paths[2];
+
+	if (si->own_tried)
+		return si->own_path ? &si->own : NULL;
+	si->own_tried = 1;
+	paths[0] = img->path && img->path[0] == '/' ? xstrdup(img->path) : NULL;
+	paths[1] = locate_image_copy(img, NULL);
+	for (size_t k = 0; k < 2; k++) {
+		char *why = NULL;
+
+		if (!si->own_path && paths[k] && strcmp(paths[k], si->src.path) &&
+		    objfile_open(&si->own, paths[k], img->ident_kind, img->ident, img->ident_len,
+				 &why) == 0) {
+			si->own_path = paths[k];
+			paths[k] = NULL;
+		}
+		free(why);
+		free(paths[k]);
+	}
+	return si->own_path ? &si->own : NULL;
+}
+
+/* The bytes of of, the file at path, at [addr, addr + size), if it holds
+ * them. */
+static size_t file_code(const struct objfile *of, const char *path, uint64_t addr, uint64_t size,
+			const uint8_t **code, int *arch, const char **from)
+{
+	size_t n = objfile_code(of, addr, size, code);
+
+	if (n) {
+		*from = path;
+		if (objfile_arch(of) != TRACE_ARCH_UNKNOWN)
+			*arch = objfile_arch(of);
+	}
+	return n;
+}
+
+size_t symbolize_image_code(struct symbolize *s, size_t i, uint64_t addr, uint64_t size,
+			    const uint8_t **code, int *arch, const char **from)
+{
+	struct symbolize_image *si = load_image(s, i, 0);
+	const struct trace_image *img = &s->t->images[i];
+	const struct objfile *own;
+	size_t n;
+
+	if (si->same >= 0)
+		si = &s->images[si->same];
+	*arch = img->arch;
+	/* Without an accepted file, the image's own files were refused. */
+	if (si->err == 0) {
+		if ((n = file_code(&si->src.obj, si->src.path, addr, size, code, arch, from)))
+			return n;
+		if ((own = own_file(si, img)) &&
+		    (n = file_code(own, si->own_path, addr, size, code, arch, from)))
+			return n;
+	}
+	/* Where no file holds the code, a symbol pack's copy of it would
+	 * be the next source. */
+	*from = "no file of this build holds its code";
+	return 0;
 }
 
 /* The next frame of the address being resolved: in the newest block,

@@ -177,5 +177,23 @@ size_t symbolize_image_nsymbols(struct symbolize *s, size_t i);
 /* Whether image i's file has DWARF that is in use: 1, or 0 with *err
  * (if non-NULL) saying why not (0 if it has no DWARF sections at all). */
 int symbolize_image_dwarf(struct symbolize *s, size_t i, int *err);
+/* The link-time range [*lo, *hi) of the function that holds link-time
+ * address at in image i, by its file's symbol table (symtab_range()).
+ * Returns 0, or a negative error: the locator's if no file serves the
+ * image, SYMTAB_E_NOSYMBOL if no symbol holds at. */
+int symbolize_image_function(struct symbolize *s, size_t i, uint64_t at, uint64_t *lo,
+			     uint64_t *hi);
+/* The code bytes of image i at link-time [addr, addr + size), up to the
+ * end of the section that holds addr: sets *code and returns how many,
+ * from the file the locator accepted if it holds them (a split debug
+ * file does not), else from the first of the image's own files, its
+ * recorded path and its copy in the image cache, whose identity is the
+ * recorded one (opened once, on first need). *from names the file the
+ * bytes came from, and *arch (an enum trace_arch) is its architecture
+ * (the trace's for the image if the file's is unknown). Returns 0 if no
+ * file holds them, *from then saying why in words. *code and *from are
+ * borrowed until symbolize_free(). */
+size_t symbolize_image_code(struct symbolize *s, size_t i, uint64_t addr, uint64_t size,
+			    const uint8_t **code, int *arch, const char **from);
 
 #endif

@@ -197,8 +197,9 @@ size_t symtab_count(const struct symtab *st)
 	return st->n;
 }
 
-const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start, int *lang,
-			  const char **signature)
+/* The entry whose function holds addr, and in *end where that function
+ * ends, or NULL. */
+static const struct symtab_entry *holder(const struct symtab *st, uint64_t addr, uint64_t *end)
 {
 	size_t lo = 0, hi = st->n, i;
 	const struct symtab_entry *e;
@@ -217,8 +218,20 @@ const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *star
 	e = &st->v[i];
 	/* Without a size, a symbol reaches to the next one, but never past
 	 * the end of its section. */
-	if (e->size ? addr - e->start >= e->size
-		    : addr >= e->limit || (i + 1 < st->n && addr >= st->v[i + 1].start))
+	if (e->size)
+		*end = e->size > UINT64_MAX - e->start ? UINT64_MAX : e->start + e->size;
+	else
+		*end = i + 1 < st->n && st->v[i + 1].start < e->limit ? st->v[i + 1].start : e->limit;
+	return addr - e->start < *end - e->start ? e : NULL;
+}
+
+const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *start, int *lang,
+			  const char **signature)
+{
+	uint64_t end;
+	const struct symtab_entry *e = holder(st, addr, &end);
+
+	if (!e)
 		return NULL;
 	if (start)
 		*start = e->start;
@@ -227,4 +240,14 @@ const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *star
 	if (signature)
 		*signature = (const char *)st->pool.data + e->sig;
 	return (const char *)st->pool.data + e->name;
+}
+
+int symtab_range(const struct symtab *st, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	const struct symtab_entry *e = holder(st, addr, end);
+
+	if (!e)
+		return SYMTAB_E_NOSYMBOL;
+	*start = e->start;
+	return 0;
 }

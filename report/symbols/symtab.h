@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/errors.h"
 #include "report/symbols/objfile.h"
 
 struct symtab;
@@ -38,5 +39,9 @@ const char *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *star
 			  const char **signature);
 /* The number of distinct symbols in the table. */
 size_t symtab_count(const struct symtab *st);
+/* The link-time range [*start, *end) of the function that holds addr, by
+ * symtab_lookup()'s rules. Returns 0, or SYMTAB_E_NOSYMBOL (*start
+ * untouched) if no symbol holds it. */
+int symtab_range(const struct symtab *st, uint64_t addr, uint64_t *start, uint64_t *end);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * object_file.h: object files on disk as the unit tests read them: mapped
- * whole and read-only, their symbols' addresses as nm(1) lists them, and
- * the DWARF fixtures that mk/dwarf.mk builds.
+ * whole and read-only, their symbols' addresses and sizes as nm(1) lists
+ * them, and the DWARF fixtures that mk/dwarf.mk builds.
  * Include it once per test file, after criterion.h.
  */
 #ifndef TESTS_UNIT_OBJECT_FILE_H
@@ -55,24 +55,41 @@ __attribute__((unused)) static struct mapped must_map(const char *path)
 	return m;
 }
 
+/* The address of sym as `TOOL -S` lists it in the file at path (nm for
+ * ELF, llvm-nm for Mach-O), and its size in *size (0 if it lists none);
+ * the test fails if TOOL lists no such symbol. */
+__attribute__((unused)) static uint64_t nm_symbol(const char *tool, const char *path, const char *sym,
+						  uint64_t *size)
+{
+	char cmd[PATH_MAX + 128], line[256], f[4][128];
+	unsigned long long a, n = 0;
+	uint64_t found = 0;
+	int k;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s -S '%s' 2>/dev/null", tool, path);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	/* "ADDR SIZE TYPE NAME", or "ADDR TYPE NAME" without a size. */
+	while (fgets(line, sizeof(line), p))
+		if ((k = sscanf(line, "%127s %127s %127s %127s", f[0], f[1], f[2], f[3])) >= 3 &&
+		    !strcmp(f[k - 1], sym) && sscanf(f[0], "%llx", &a) == 1 &&
+		    (k == 3 || sscanf(f[1], "%llx", &n) == 1)) {
+			found = a;
+			*size = k == 4 ? n : 0;
+		}
+	pclose(p);
+	cr_assert_neq(found, 0, "%s does not list %s in %s", tool, sym, path);
+	return found;
+}
+
 /* The address nm(1) gives sym in the file at path; the test fails if nm
  * lists no such symbol. */
 __attribute__((unused)) static uint64_t nm_addr(const char *path, const char *sym)
 {
-	char cmd[PATH_MAX + 128], line[256], name[128], type;
-	unsigned long long a;
-	uint64_t found = 0;
-	FILE *p;
+	uint64_t size;
 
-	snprintf(cmd, sizeof(cmd), "nm %s", path);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, "%llx %c %127s", &a, &type, name) == 3 && !strcmp(name, sym))
-			found = a;
-	pclose(p);
-	cr_assert_neq(found, 0, "nm does not list %s in %s", sym, path);
-	return found;
+	return nm_symbol("nm", path, sym, &size);
 }
 
 /* The path of fixture dwarf/name (mk/dwarf.mk) under the build directory

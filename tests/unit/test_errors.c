@@ -33,6 +33,8 @@ static const struct {
 	{ "target", { TARGET_E_EXEC, TARGET_E_NOTHREADS, TARGET_E_REGS, TARGET_E_ROSETTA,
 		      TARGET_E_NATIVE } },
 	{ "jitdump", { JITDUMP_E_MAGIC, JITDUMP_E_CORRUPT } },
+	{ "disasm", { DISASM_E_ARCH } },
+	{ "symtab", { SYMTAB_E_NOSYMBOL } },
 };
 #define NMODULES (sizeof(modules) / sizeof(modules[0]))
 

@@ -3,7 +3,9 @@
  * build: the split fixture (with DWARF), its stripped copy with a debug
  * link, and its debug file moved to each place the locator searches. A
  * file is accepted only when its identity matches, and the first match
- * with DWARF beats an earlier match without it.
+ * with DWARF beats an earlier match without it. The code of an image
+ * comes from a file that holds it: the binary, beside its debug file, or
+ * its copy in the image cache.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -13,8 +15,11 @@
 #include <unistd.h>
 
 #include "common/diag.h"
+#include "format/trace_ident.h"
 #include "report/symbols/locate.h"
 #include "report/symbols/objfile.h"
+#include "report/symbols/symbolize.h"
+#include "object_file.h"
 
 static char tmp[] = "/tmp/test_locate.XXXXXX";
 static char split[256], stripped[256], debug[256];
@@ -278,4 +283,96 @@ Test(locate, symbols_dirs_indexed_by_identity, .timeout = 20)
 	cr_assert_null(why_of(&r, "another-build"), "a file of another build was tried");
 	locate_result_release(&r);
 	locate_index_free(ix);
+}
+
+/* The bytes split holds at its function run, and where run lies. */
+static size_t run_code(uint8_t *out, size_t max, uint64_t *addr)
+{
+	struct objfile of;
+	const uint8_t *code;
+	char *why = NULL;
+	uint64_t size;
+	size_t n;
+
+	*addr = nm_symbol("nm", split, "run", &size);
+	cr_assert_leq(size, max);
+	cr_assert_eq(objfile_open(&of, split, TRACE_IDENT_GNU_BUILD_ID, NULL, 0, &why), 0);
+	n = objfile_code(&of, *addr, size, &code);
+	cr_assert_eq(n, size);
+	memcpy(out, code, n);
+	objfile_release(&of);
+	return n;
+}
+
+/* The debug file, accepted for its DWARF, holds no code (its .text is
+ * SHT_NOBITS): the code comes from the stripped binary at the recorded
+ * path, the function's range from the debug file's symbols. Where no
+ * section holds the address, no file holds code. */
+Test(locate, code_from_the_binary_beside_its_debug_file)
+{
+	char *abs = realpath(stripped, NULL);
+	struct trace_image img = image_for(stripped, abs);
+	struct trace t = { .nimages = 1, .images = &img };
+	struct symbolize *s;
+	const struct locate_result *src;
+	const uint8_t *code;
+	const char *from;
+	uint8_t want[4096];
+	uint64_t addr, lo, hi;
+	size_t n = run_code(want, sizeof(want), &addr);
+	int err, arch;
+
+	setenv("PROF_IMAGE_CACHE", tmp, 1);
+	s = symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "", .debuginfod_cache = "" });
+	src = symbolize_image_source(s, 0, &err);
+	cr_assert_eq(err, 0);
+	cr_assert_not_null(strstr(src->path, "/.debug/split.debug"), "%s", src->path);
+	cr_assert_eq(symbolize_image_function(s, 0, addr + n - 1, &lo, &hi), 0);
+	cr_assert_eq(lo, addr);
+	cr_assert_eq(hi, addr + n);
+	cr_assert_eq(symbolize_image_code(s, 0, lo, hi - lo, &code, &arch, &from), n);
+	cr_assert_str_eq(from, abs);
+	cr_assert_eq(arch, TRACE_ARCH_X86_64);
+	cr_assert_arr_eq(code, want, n);
+	cr_assert_eq(symbolize_image_code(s, 0, 0x10, 16, &code, &arch, &from), 0);
+	cr_assert_str_eq(from, "no file of this build holds its code");
+	symbolize_free(s);
+	free(abs);
+}
+
+/* A binary gone from its recorded path: its copy in the image cache
+ * holds the code, once the recorder has kept one. */
+Test(locate, code_from_the_image_cache_copy)
+{
+	struct trace_image img = image_for(stripped, "/nonexistent/split");
+	struct trace t = { .nimages = 1, .images = &img };
+	char syms[600], file[700], *copy;
+	const char *dirs[1] = { syms }, *from;
+	struct symbolize_opts o = { .debug_root = "", .debuginfod_cache = "", .symbol_dirs = dirs,
+				    .nsymbol_dirs = 1 };
+	struct symbolize *s;
+	const uint8_t *code;
+	uint8_t want[4096];
+	uint64_t addr;
+	size_t n = run_code(want, sizeof(want), &addr);
+	int arch;
+
+	snprintf(syms, sizeof(syms), "%s/syms", tmp);
+	snprintf(file, sizeof(file), "%s/split.debug", syms);
+	copy_to(debug, file);
+	setenv("PROF_IMAGE_CACHE", tmp, 1);
+	s = symbolize_new(&t, &o);
+	cr_assert_eq(symbolize_image_code(s, 0, addr, n, &code, &arch, &from), 0);
+	cr_assert_str_eq(from, "no file of this build holds its code");
+	symbolize_free(s);
+
+	copy = trace_ident_cache_path(tmp, img.ident_kind, img.ident, img.ident_len, "split");
+	cr_assert_not_null(copy);
+	copy_to(stripped, copy);
+	s = symbolize_new(&t, &o);
+	cr_assert_eq(symbolize_image_code(s, 0, addr, n, &code, &arch, &from), n);
+	cr_assert_str_eq(from, copy);
+	cr_assert_arr_eq(code, want, n);
+	symbolize_free(s);
+	free(copy);
 }

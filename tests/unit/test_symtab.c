@@ -298,3 +298,35 @@ Test(symtab, labels_in_code_named_as_llvm_symbolizer_names_them)
 	cr_assert_null(symtab_lookup(st, data + 1, NULL, NULL, NULL));
 	symtab_free(st);
 }
+
+/* A function's range: a symbol with a size covers [value, value + size),
+ * as nm -S lists them; asm_label, which has none, reaches up to alpha,
+ * the next symbol (asm_entry, sized, ends there too, and the mapping
+ * symbol $d between them names nothing). No symbol holds address 0. */
+Test(symtab, range_by_size_or_up_to_the_next_symbol)
+{
+	uint64_t alpha_size, beta_size, alpha = nm_symbol("nm", exe, "alpha", &alpha_size);
+	uint64_t beta = nm_symbol("nm", exe, "beta", &beta_size), label = nm_addr(exe, "asm_label");
+	uint64_t start = 1, end = 0;
+	struct objfile of;
+	struct symtab *st;
+	char *why = NULL;
+
+	cr_assert_gt(alpha_size, 0);
+	cr_assert_eq(objfile_open(&of, exe, TRACE_IDENT_GNU_BUILD_ID, NULL, 0, &why), 0);
+	cr_assert_eq(symtab_new(&of, &st), 0);
+	objfile_release(&of);
+	cr_assert_eq(symtab_range(st, alpha + alpha_size - 1, &start, &end), 0);
+	cr_assert_eq(start, alpha);
+	cr_assert_eq(end, alpha + alpha_size);
+	cr_assert_eq(symtab_range(st, beta, &start, &end), 0);
+	cr_assert_eq(start, beta);
+	cr_assert_eq(end, beta + beta_size);
+	cr_assert_eq(symtab_range(st, label + 17, &start, &end), 0);
+	cr_assert_eq(start, label);
+	cr_assert_eq(end, alpha);
+	start = 1;
+	cr_assert_eq(symtab_range(st, 0, &start, &end), SYMTAB_E_NOSYMBOL);
+	cr_assert_eq(start, 1);
+	symtab_free(st);
+}
