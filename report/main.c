@@ -22,6 +22,7 @@ static const struct {
 	{ "diff", cmd_diff, "what changed between two traces, as tables or a flame graph" },
 	{ "threads", cmd_threads, "a per-thread table of samples and states" },
 	{ "top", cmd_top, "self and total samples per function, image or line" },
+	{ "annotate", cmd_annotate, "samples per source line and instruction of hot functions" },
 	{ "export", cmd_export, "the profile for pprof or speedscope" },
 	{ "pack", cmd_pack, "a symbol pack, for reports where the debug files are not" },
 };

@@ -18,5 +18,6 @@ int cmd_top(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 #endif
