@@ -109,11 +109,23 @@ asm_compare() {
 		for (k = 1; k <= length(h); k++) v = v * 16 + index("0123456789abcdef", substr(h, k, 1)) - 1
 		return v }
 	BEGIN { lo = hex(s); hi = hex(e) }
-	FILENAME == ARGV[1] { want[$0] = 1; a = hex($1); if (a >= lo && a < hi) need[$0] = 1; next }
+	FILENAME == ARGV[1] { want[$0] = 1; a = hex($1); if (a >= lo && a < hi) { need[$0] = 1; nn++ }; next }
 	{ got[$0] = 1 }
 	END { bad = 0
+		if (!nn) { printf "want: nothing from %s to %s\n", s, e; bad = 1 }
 		for (k in need) if (!(k in got)) { print "want: " k; bad = 1 }
 		for (k in got) if (!(k in want)) { print "got:  " k; bad = 1 }
 		exit bad }' "$1" "$2" | sort -t: -k2
 	return "${PIPESTATUS[0]}"
+}
+
+# json_insns JSON FUNCTION: the instructions of FUNCTION in annotate --asm
+# --json's output JSON, as "ADDRESS<TAB>TEXT" lines; none, and python3's
+# complaint on stderr, where there are none.
+json_insns() {
+	python3 -c 'import json, sys
+for f in json.load(open(sys.argv[1]))["functions"]:
+    if f["name"] == sys.argv[2]:
+        for i in f.get("instructions", []):
+            print("%s\t%s" % (i["address"], i["text"]))' "$1" "$2"
 }
