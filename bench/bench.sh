@@ -28,7 +28,9 @@
 #   small     prof-report folded against perf report on a small trace of
 #             the Rust fixture (what a user opens while working), and on
 #             a loop of reports of small traces of it, one after another,
-#             and the small report's time by stage, as report's;
+#             and the small report's time by stage, as report's; and
+#             prof-report annotate (its five hottest functions' source
+#             lines) against folded on the small trace;
 #   symbolize bench/symbolize.sh: prof-report against llvm-symbolizer on
 #             the same addresses of the same debug files;
 #   recorder  prof-record's own CPU time per sample and peak RSS while
@@ -164,6 +166,8 @@ fi
 for tool in perf-fp perf-dwarf perf-sw perf-fp-z perf-fp-p; do
 	[ -z "$why" ] || skip_tool "$tool" "$why"
 done
+# prof-report annotate (issue 32), timed on the small trace where there is one.
+"$REPORT" annotate -h > /dev/null 2>&1 || skip_tool annotate "this prof-report has no annotate command"
 
 # settle PID NAME: waits until process PID runs NAME (the exec is done)
 # and its thread count has held for 10 ms, so that the threads it starts
@@ -489,6 +493,7 @@ if step small; then
 		for rep in $(seq "$SMALL_REPS"); do
 			tm small.prof_folded "$REPORT" folded "$TMP/s.trace"
 			[ "$rep" -gt 1 ] || put small.prof.unique_stacks "$(wc -l < "$TMP/tm.out")"
+			usable annotate && tm small.prof_annotate "$REPORT" annotate "$TMP/s.trace"
 			usable perf-fp && tm small.perf_folded $PERF_FOLDED "$TMP/s.data"
 		done
 		stages small "$TMP/s.trace"
@@ -728,6 +733,7 @@ done
 bps_prof=("$(median recorder.cpu.bps)" "$(median recorder.wall.bps)")
 speedup=$(ratio "$(median report.perf_folded.seconds)" "$(median report.prof_folded.seconds)")
 small_speedup=$(ratio "$(median small.perf_folded.seconds)" "$(median small.prof_folded.seconds)")
+annotate_vs_folded=$(ratio "$(median small.prof_annotate.seconds)" "$(median small.prof_folded.seconds)")
 loop_speedup=$(ratio "$(median loop.perf_folded.seconds)" "$(median loop.prof_folded.seconds)")
 sym_speedup=$(ratio "$(median symbolize.llvm.seconds)" "$(median symbolize.prof.seconds)")
 rss_max=$(W_PICK=max worst "$(median recorder.cpu.rss_kib)" "$(median recorder.wall.rss_kib)")
@@ -751,6 +757,7 @@ target trace_bytes_per_sample "$(W_PICK=max worst "${bps_prof[@]}")" "<=" 4
 target trace_smaller_than_perf_fp "$(W_PICK=min worst "${vs_fp[@]}")" ">=" 15
 target folded_faster_than_perf_report "$speedup" ">=" 50
 target small_folded_vs_perf_report "$small_speedup" ">=" 1
+target small_annotate_vs_folded "$annotate_vs_folded" "<=" 2
 target loop_folded_vs_perf_report "$loop_speedup" ">=" 1
 target symbolize_vs_llvm_symbolizer "$sym_speedup" ">=" 2
 target recorder_rss_mib "$rss_mib" "<=" 32
@@ -816,9 +823,10 @@ target recorder_rss_mib "$rss_mib" "<=" 32
 		echo "      \"prof_samples\": $(median $c.prof.samples),"
 		echo "      \"perf_samples\": $(median $c.perf.samples),"
 		[ $c = loop ] || echo "      \"prof_unique_stacks\": $(median $c.prof.unique_stacks),"
-		for k in prof_folded perf_folded; do
+		for k in prof_folded $([ $c = small ] && echo prof_annotate) perf_folded; do
 			echo "      \"$k\": {\"seconds\": $(jstat "$c.$k.seconds"), \"rss_kib\": $(jstat "$c.$k.rss_kib")},"
 		done
+		[ $c = loop ] || echo "      \"annotate_vs_folded\": $annotate_vs_folded,"
 		echo "      \"speedup\": $([ $c = small ] && echo "$small_speedup" || echo "$loop_speedup")"
 		echo "    },"
 	done
@@ -887,7 +895,7 @@ times() {
 	local p=$1 k
 	shift
 	for k; do
-		printf '  %-12s %s s, peak RSS %s KiB\n' "$k" "$(cell "$p.$k.seconds")" "$(kib "$p.$k.rss_kib")"
+		printf '  %-13s %s s, peak RSS %s KiB\n' "$k" "$(cell "$p.$k.seconds")" "$(kib "$p.$k.rss_kib")"
 	done
 }
 {
@@ -989,9 +997,10 @@ times() {
 		printf 'small: the Rust fixture for %s s at %s Hz, prof %s samples (%s unique folded stacks), perf %s samples; median [min-max] of %s\n' \
 			"$SMALL_SECS" "$SMALL_HZ" "$(fig small.prof.samples)" "$(fig small.prof.unique_stacks)" \
 			"$(fig small.perf.samples)" "$SMALL_REPS"
-		times small prof_folded perf_folded
+		times small prof_folded prof_annotate perf_folded
 		print_stages small
 		printf '  folded is %sx the speed of perf report\n' "$(num "$small_speedup" %.2f | tr -d ' ')"
+		printf '  annotate takes %sx the time of folded\n' "$(num "$annotate_vs_folded" %.2f | tr -d ' ')"
 		printf 'loop: %s traces of %s s (median %s samples, perf %s) reported in a row; the whole loop, median [min-max] of %s\n' \
 			"$LOOP_TRACES" "$LOOP_SECS" "$(fig loop.prof.samples)" "$(fig loop.perf.samples)" "$REPORT_REPS"
 		times loop prof_folded perf_folded

@@ -26,7 +26,7 @@ ARM64_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(REQ_CFLAGS)) 
 	       -isystem $(ARM64_PKG)/usr/include $(CFLAGS)
 ARM64_LIBS := -L$(ARM64_PKG)/usr/lib/aarch64-linux-gnu -lzstd -lxxhash -lm
 ARM64_SRC := $(COMMON_SRC) $(FORMAT_SRC) $(filter-out $(DARWIN_SRC_PATTERNS),$(wildcard record/*.c))
-ARM64_FIXTURES := $(addprefix $(ARM64)/testdata/,split frameless qsort_cmp deep threads sig \
+ARM64_FIXTURES := $(addprefix $(ARM64)/testdata/,split frameless qsort_cmp deep threads sig annotate \
 		    frameless-pac qsort_cmp-pac qsort_cmp-nofp)
 
 $(ARM64_STAMP): mk/arm64-setup.sh

@@ -1,9 +1,9 @@
 # tests/e2e/arm64_guest.sh: the half of test_arm64.sh that runs in the
 # emulated arm64 machine (busybox sh), in the directory that holds
 # prof-record and the static fixtures. Every fixture is recorded in each
-# mode given: cpu, wall, or ptrace (wall mode with --sampler ptrace); the
-# traces, and "NAME EXIT-STATUS SECONDS" lines in recorded.txt, are left
-# for the host to report on.
+# mode given (annotate in cpu mode only): cpu, wall, or ptrace (wall mode
+# with --sampler ptrace); the traces, and "NAME EXIT-STATUS SECONDS" lines
+# in recorded.txt, are left for the host to report on.
 #   sh arm64_guest.sh MODE...
 set -u
 # What the CPU offers (pointer authentication: paca, pacg).
@@ -35,4 +35,9 @@ for mode in "$@"; do
 	record "$mode-deep" $opts --max-depth 300 -- ./deep 1
 	record "$mode-sig" $opts -- ./sig 2
 	record "$mode-sig-alt" $opts -- ./sig 2 alt
+	# annotate once, in cpu mode: the host lists the instructions of its
+	# hot function from the trace.
+	if [ "$mode" = cpu ]; then
+		record "$mode-annotate" $opts -- ./annotate 1
+	fi
 done

@@ -24,8 +24,12 @@
 #     reads, served by its DWARF;
 #   - every name of every report: the folded stacks of --addresses,
 #     symbolized by llvm-symbolizer on the arm64 binaries, are exactly the
-#     folded stacks prof-report writes.
+#     folded stacks prof-report writes;
+#   - annotate --asm: the instructions of the annotate fixture's loops,
+#     from its trace (recorded once, in cpu mode), are llvm-objdump's,
+#     the same addresses and mnemonics (tests/e2e/asm.sh).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/asm.sh"
 
 case $BUILD in *-san)
 	# .ci/run's sanitized suite: the arm64 tree is never sanitized, and
@@ -345,4 +349,31 @@ done
 named=$(cat "$TMP"/*.folded 2> /dev/null | grep -c ';__kernel_clock_gettime[; ]')
 [ "$named" -gt 0 ] && ok "arm64-vdso-named ($named stacks through __kernel_clock_gettime)" \
 	|| fail "arm64-vdso-named" "no stack names __kernel_clock_gettime: $(grep -ho ';\[vdso\][^;]*' "$TMP"/*.folded | sort | uniq -c | head -3 | tr '\n' ' ')"
+
+# The annotate fixture's instruction listing, by prof-report annotate
+# --asm from the trace and the binary --symbols finds by its build-id,
+# against llvm-objdump's of the same binary.
+name=cpu-annotate
+if recorded "$name" "arm64-annotate-asm-objdump"; then
+	if ! command -v llvm-objdump > /dev/null || ! command -v python3 > /dev/null; then
+		skip "arm64-annotate-asm-objdump" "llvm-objdump (Debian package llvm) or python3 is not installed"
+	else
+		"$REPORT" annotate --asm --json --function '^loops$' --symbols "$ARM64/testdata" "$dev/$name.trace" \
+			> "$TMP/$name.json" 2> "$TMP/$name.aerr"
+		json_insns "$TMP/$name.json" loops 2>> "$TMP/$name.aerr" | asm_norm arm64 > "$TMP/$name.asm-got"
+		objdump_listing "$ARM64/testdata/annotate" loops | asm_norm arm64 > "$TMP/$name.asm-want"
+		range=$(symbol_range "$ARM64/testdata/annotate" loops)
+		loops=$(awk '/;loops(;| )/ { n += $NF } END { print n + 0 }' "$TMP/$name.folded")
+		if [ ! -s "$TMP/$name.asm-got" ]; then
+			fail "arm64-annotate-asm-objdump" "no instructions of loops ($loops samples in it): $(head -3 "$TMP/$name.aerr" | tr '\n' ' ')"
+		elif [ -z "$range" ] || [ ! -s "$TMP/$name.asm-want" ]; then
+			fail "arm64-annotate-asm-objdump" "no loops in $ARM64/testdata/annotate for llvm-objdump and readelf: range '$range'"
+		elif diffs=$(asm_compare "$TMP/$name.asm-want" "$TMP/$name.asm-got" $range); then
+			ok "arm64-annotate-asm-objdump ($(wc -l < "$TMP/$name.asm-got") instructions of loops, 0x${range% *}-0x${range#* }, as llvm-objdump's; $loops samples in it)"
+		else
+			fail "arm64-annotate-asm-objdump" "$(echo "$diffs" | head -6 | tr '\n' ' ')"
+		fi
+	fi
+	oracle "$name"
+fi
 exit 0

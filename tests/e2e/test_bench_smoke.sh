@@ -101,6 +101,11 @@ for (const c of ["small", "loop"]) {
 	want(`report/${c}/speedup`, small);
 }
 want("report/small/prof_unique_stacks", "small");
+/* annotate on the small trace needs prof-report annotate ("annotate") */
+const annotate = skipped.has("small") ? "small" : "annotate";
+for (const s of ["median", "min", "max"])
+	for (const m of ["seconds", "rss_kib"]) want(`report/small/prof_annotate/${m}/${s}`, annotate);
+want("report/small/annotate_vs_folded", annotate);
 want("report/loop/traces");
 for (const k of ["addresses", "unresolved"]) want("report/symbolize/" + k, "symbolize");
 for (const k of ["prof", "llvm"])
@@ -120,6 +125,7 @@ for (const k of ["own", "prof-cpu", "perf-dwarf"])
 for (const k of ["cpu_997_points_over_perf_fp", "wall_997_points_over_perf_fp", "cpu_9973_vs_perf_fp",
 		 "wall_9973_vs_perf_fp", "trace_bytes_per_sample",
 		 "trace_smaller_than_perf_fp", "folded_faster_than_perf_report", "small_folded_vs_perf_report",
+		 "small_annotate_vs_folded",
 		 "loop_folded_vs_perf_report", "symbolize_vs_llvm_symbolizer", "recorder_rss_mib"])
 	for (const f of ["value", "want", "met"])
 		if (get(`targets/${k}/${f}`) === undefined) bad.push(`missing targets/${k}/${f}`);
