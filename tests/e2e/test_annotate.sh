@@ -2,12 +2,13 @@
 # End-to-end: prof-report annotate on the annotate fixture, whose function
 # loops runs two loops, each on its own line (marked LOOP_A and LOOP_B),
 # in a 3:1 ratio of time, LOOP_B through mix_step, inlined. prof-record
-# launches it for 2.4 s, and perf record -p samples the same process from
-# when it starts to its end (about 2 s), so both see the same run.
+# launches it for a fixed amount of work (2.6 s of CPU time on the build
+# machine), and perf record -p samples the same process from when it
+# starts to its end, so both see the same run.
 # Checked, from annotate --json:
 #   - annotate-loop-shares: LOOP_A's and LOOP_B's lines hold 75% and 25%
 #     of loops' samples (in total), within 5 points each, of at least
-#     800 (about 2200 at 999 Hz; at 800 a share's standard deviation is
+#     800 (about 2400 at 999 Hz; at 800 a share's standard deviation is
 #     1.5 points);
 #   - annotate-perf-agrees: perf annotate's share of each line (its
 #     "Sorted summary" of -l, where mix_step's lines count for LOOP_B, the
@@ -74,9 +75,13 @@ if ! have perf; then
 elif ! have objdump || ! have addr2line; then
 	perf_why="perf annotate needs objdump and addr2line (binutils), not installed"
 fi
-# perf attaches once the fixture runs and records until it exits: about
-# 2 s of its 2.4 (perf takes most of a second to start).
-"$RECORD" -q --mode $mode -F 999 -f -o "$TMP/a.trace" -- "$FIXTURE" 2.4 > /dev/null 2> "$TMP/rec.err" &
+# perf attaches once the fixture runs and records until it exits (perf
+# takes a few tenths of a second to start). The fixture does 10000 units
+# of work, not a number of seconds: cpu mode's samples, and perf's, count
+# the CPU time it gets, which on a loaded machine is a fraction of the
+# time that passes (2 s of a loaded machine gave 777 and 594 samples,
+# 2.4 s of a quiet one 2200 and 1800).
+"$RECORD" -q --mode $mode -F 999 -f -o "$TMP/a.trace" -- "$FIXTURE" -n 10000 > /dev/null 2> "$TMP/rec.err" &
 rec=$!
 if [ -z "$perf_why" ]; then
 	pid=
