@@ -1056,6 +1056,44 @@ Test(pack, first_pack_with_the_identity_serves_it)
 	pack_free(p);
 }
 
+/* Code comes with the image's frames, from the pack that serves them;
+ * a source file from the first pack that holds it, all its lines. */
+Test(pack, serves_code_and_source_lines)
+{
+	static const char *const other_a[] = { "other text", "second pack", "line 3" };
+	static const char *const only[] = { "only in the second" };
+	struct pack *p = pack_new();
+	struct trace_pack *second = trace_pack_new();
+	const struct pack_image *pi;
+	const uint8_t *code;
+	size_t len;
+
+	add_run(second, "/src/a.c", 1, other_a, 3);
+	add_run(second, "/src/only.c", 7, only, 1);
+	pack_add(p, full_pack(), "first.syms", 1);
+	pack_add(p, second, "second.syms", 1);
+	pi = pack_find(p, &image);
+	cr_assert_not_null(pi);
+	cr_assert_eq(pack_image_code(pi, 0x1f9, 16, &code), 4);
+	cr_assert_eq(memcmp(code, code_a + 1, 4), 0);
+	cr_assert_eq(pack_image_code(pi, 0x300, 16, &code), 0);
+	cr_assert_null(code);
+
+	cr_assert(pack_has_source(p, "/src/a.c"));
+	cr_assert(pack_has_source(p, "/src/only.c"));
+	cr_assert_not(pack_has_source(p, "/src/none.c"));
+	cr_assert_not(pack_has_source(NULL, "/src/a.c"));
+	cr_assert_str_eq(pack_source_line(p, "/src/a.c", 1, &len), "static int a(void)");
+	cr_assert_eq(len, 18);
+	/* The first pack holds the file, not the line: the second is not
+	 * asked, as its text may be of another version of the file. */
+	cr_assert_null(pack_source_line(p, "/src/a.c", 3, &len));
+	cr_assert_eq(len, 0);
+	cr_assert_str_eq(pack_source_line(p, "/src/only.c", 7, &len), "only in the second");
+	cr_assert_null(pack_source_line(p, "/src/none.c", 1, &len));
+	pack_free(p);
+}
+
 Test(pack, rebuilt_from_a_pack_it_is_the_same)
 {
 	struct trace t;
