@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -55,24 +56,38 @@ __attribute__((unused)) static struct mapped must_map(const char *path)
 	return m;
 }
 
-/* The address nm(1) gives sym in the file at path; the test fails if nm
+/* The address nm(1) gives sym in the file at path, and in *size (if not
+ * NULL) its size as nm -S gives it (0 if none); the test fails if nm
  * lists no such symbol. */
-__attribute__((unused)) static uint64_t nm_addr(const char *path, const char *sym)
+__attribute__((unused)) static uint64_t nm_symbol(const char *path, const char *sym,
+						  uint64_t *size)
 {
-	char cmd[PATH_MAX + 128], line[256], name[128], type;
-	unsigned long long a;
+	char cmd[PATH_MAX + 128], line[256], f[4][128];
 	uint64_t found = 0;
 	FILE *p;
+	int k;
 
-	snprintf(cmd, sizeof(cmd), "nm %s", path);
+	snprintf(cmd, sizeof(cmd), "nm -S %s", path);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
-	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, "%llx %c %127s", &a, &type, name) == 3 && !strcmp(name, sym))
-			found = a;
+	/* ADDRESS [SIZE] TYPE NAME */
+	while (fgets(line, sizeof(line), p)) {
+		k = sscanf(line, "%127s %127s %127s %127s", f[0], f[1], f[2], f[3]);
+		if (k >= 3 && !strcmp(f[k - 1], sym)) {
+			found = strtoull(f[0], NULL, 16);
+			if (size)
+				*size = k == 4 ? strtoull(f[1], NULL, 16) : 0;
+		}
+	}
 	pclose(p);
 	cr_assert_neq(found, 0, "nm does not list %s in %s", sym, path);
 	return found;
+}
+
+/* The address nm(1) gives sym in the file at path. */
+__attribute__((unused)) static uint64_t nm_addr(const char *path, const char *sym)
+{
+	return nm_symbol(path, sym, NULL);
 }
 
 /* The path of fixture dwarf/name (mk/dwarf.mk) under the build directory

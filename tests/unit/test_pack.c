@@ -2,11 +2,16 @@
  * test_pack.c: symbol packs. The format side (trace_pack) written and read
  * back, split over chunks, appended to a real trace that must still load,
  * and fed hostile bytes: cut at every byte, flipped bytes, absurd counts,
- * indexes out of range. The report side (pack) serving frames to the
- * symbolizer for an image that has no file, by identity only, and a pack
- * rebuilt from what a pack served coming out the same.
+ * indexes out of range; and the same of code and source lines. The report
+ * side (pack) serving frames to the symbolizer for an image that has no
+ * file, by identity only, code and lines, and a pack rebuilt from what a
+ * pack served coming out the same. Building (pack_build) the code of the
+ * sampled functions of a real binary (the symbols fixture), which must be
+ * its bytes, and the source lines of their frames with context, which
+ * must be the file's.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,7 @@
 #include "common/buf.h"
 #include "common/bytes.h"
 #include "common/diag.h"
+#include "common/elf.h"
 #include "format/trace.h"
 #include "format/trace_chunk.h"
 #include "format/trace_pack.h"
@@ -23,7 +29,9 @@
 #include "report/output/pack_build.h"
 #include "report/symbols/symbolize.h"
 #include "blob.h"
+#include "build_dir.h"
 #include "hand_trace.h"
+#include "object_file.h"
 
 static uint32_t add_string(struct trace_pack_image *img, const char *s)
 {
@@ -1108,7 +1116,7 @@ Test(pack, rebuilt_from_a_pack_it_is_the_same)
 	pack_add(p, sample_pack(), "x.syms", 1);
 	sym = pack_symbolizer(&t, p, 0, 0);
 	stacks = stacks_new(&t, sym);
-	built = pack_build(stacks, NULL, &st, NULL);
+	built = pack_build(stacks, &(struct pack_build_opts){ .sym = sym }, &st);
 	/* The trace samples 0x1200 and 0x1300 as leaves under 0x1100, and
 	 * 0x9000, in no image: the pack's three addresses in use. */
 	cr_assert_eq(st.images, 1);
@@ -1125,7 +1133,7 @@ Test(pack, rebuilt_from_a_pack_it_is_the_same)
 	/* What a pack already holds is not built again. */
 	have = pack_new();
 	pack_add(have, built, "embedded", 1);
-	again = pack_build(stacks, have, &st, NULL);
+	again = pack_build(stacks, &(struct pack_build_opts){ .have = have, .sym = sym }, &st);
 	cr_assert_eq(st.addrs, 0);
 	free(st.used);
 	free(st.named);
@@ -1134,4 +1142,296 @@ Test(pack, rebuilt_from_a_pack_it_is_the_same)
 	symbolize_free(sym);
 	pack_free(have);
 	pack_free(p);
+}
+
+/* --- building code and sources ------------------------------------------ */
+
+#define FIX_BIAS 0x555500000000ull
+
+static char fix_exe[PATH_MAX + 32];
+static struct trace_image fix_image;
+static struct trace_node fix_nodes[4];
+static struct trace_sample fix_samples[2];
+
+/* The trace of the symbols fixture, mapped in *m, that test_report.c
+ * writes, in memory: main -> beta -> alpha sampled, and main -> beta. */
+static void fixture_trace(struct trace *t, struct mapped *m)
+{
+	struct elf_file e;
+	const uint8_t *id;
+	size_t n;
+
+	find_build_dir();
+	snprintf(fix_exe, sizeof(fix_exe), "%s/testdata/symbols", build_dir);
+	*m = must_map(fix_exe);
+	cr_assert_eq(elf_parse(&e, m->p, m->n), 0);
+	cr_assert_eq(elf_build_id(&e, &id, &n), 0);
+	fix_image = (struct trace_image){ .id = 1, .ident_kind = TRACE_IDENT_GNU_BUILD_ID,
+					  .ident_len = (uint8_t)n, .arch = TRACE_ARCH_X86_64,
+					  .path = fix_exe, .start = FIX_BIAS, .size = 0x10000,
+					  .bias = FIX_BIAS };
+	memcpy(fix_image.ident, id, n);
+	fix_nodes[1] = (struct trace_node){ FIX_BIAS + nm_addr(fix_exe, "main") + 5, 0 };
+	fix_nodes[2] = (struct trace_node){ FIX_BIAS + nm_addr(fix_exe, "beta") + 5, 1 };
+	fix_nodes[3] = (struct trace_node){ FIX_BIAS + nm_addr(fix_exe, "alpha") + 1, 2 };
+	fix_samples[0] = (struct trace_sample){ 100, 10, 3, TRACE_STATE_RUNNING, 0, 0 };
+	fix_samples[1] = (struct trace_sample){ 110, 10, 2, TRACE_STATE_RUNNING, 0, 0 };
+	make_trace(t);
+	t->images = &fix_image;
+	t->nodes = fix_nodes;
+	t->nnodes = 4;
+	t->samples = fix_samples;
+	t->nsamples = 2;
+}
+
+static struct symbolize *file_symbolizer(const struct trace *t)
+{
+	return symbolize_new(t, &(struct symbolize_opts){ .debug_root = "", .debuginfod_cache = "" });
+}
+
+Test(pack_build, asm_stores_the_code_of_sampled_functions_as_the_binary_has_it)
+{
+	static const char *const fn[] = { "alpha", "beta", "main" };
+	struct trace t;
+	struct mapped m;
+	struct elf_file e;
+	struct elf_section text;
+	struct symbolize *sym;
+	struct stacks *stacks;
+	struct trace_pack *built, *back, *plain, *again;
+	struct pack_build_stats st;
+	struct pack *have = pack_new();
+	uint64_t total = 0;
+	struct blob b;
+
+	fixture_trace(&t, &m);
+	cr_assert_eq(elf_parse(&e, m.p, m.n), 0);
+	cr_assert_eq(elf_section_by_name(&e, ".text", &text), 0);
+	sym = file_symbolizer(&t);
+	stacks = stacks_new(&t, sym);
+	built = pack_build(stacks, &(struct pack_build_opts){ .sym = sym, .code = 1 }, &st);
+	cr_assert_eq(st.functions, 3);
+	cr_assert_eq(st.code_missing, 0);
+	free(st.used);
+	free(st.named);
+	/* Written and read back, served by the pack: each function whole,
+	 * from its symbol's address for its size, byte for byte the file's. */
+	b = write_pack(built);
+	cr_assert_eq(trace_pack_load_mem(b.p, b.n, &back), 0);
+	pack_add(have, back, "fixture.syms", 1);
+	for (size_t i = 0; i < 3; i++) {
+		uint64_t size, at = nm_symbol(fix_exe, fn[i], &size);
+		const uint8_t *code;
+
+		cr_assert_gt(size, 0);
+		cr_assert_eq(pack_image_code(pack_find(have, &fix_image), at, UINT64_MAX, &code), size,
+			     "%s", fn[i]);
+		cr_assert_eq(memcmp(code, m.p + text.offset + (at - text.addr), size), 0, "%s", fn[i]);
+		total += size;
+	}
+	cr_assert_eq(st.code_bytes, total);
+
+	/* Off by default; and what a pack holds is not stored again. */
+	plain = pack_build(stacks, &(struct pack_build_opts){ .sym = sym }, &st);
+	cr_assert(plain->nimages == 1 && plain->images[0].ncode == 0);
+	cr_assert_eq(st.functions, 0);
+	free(st.used);
+	free(st.named);
+	again = pack_build(stacks, &(struct pack_build_opts){ .have = have, .sym = sym, .code = 1 },
+			   &st);
+	cr_assert_eq(st.addrs + st.functions + st.code_missing, 0);
+	free(st.used);
+	free(st.named);
+	trace_pack_free(again);
+	trace_pack_free(plain);
+	trace_pack_free(built);
+	pack_free(have);
+	free(b.p);
+	stacks_free(stacks);
+	symbolize_free(sym);
+	munmap(m.p, m.n);
+}
+
+/* The lines of the file at path, without their newlines; *n gets how
+ * many. The caller frees each and the array. */
+static char **read_lines(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	char **v = NULL, *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	cr_assert_not_null(f, "cannot open %s", path);
+	*n = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[len - 1] = 0;
+		v = realloc(v, (*n + 1) * sizeof(*v));
+		v[(*n)++] = strdup(line);
+	}
+	free(line);
+	fclose(f);
+	return v;
+}
+
+Test(pack_build, sources_store_the_lines_of_the_frames_with_context)
+{
+	static const int leaf[] = { 1, 0, 0 };
+	struct trace t;
+	struct mapped m;
+	struct symbolize *sym;
+	struct stacks *stacks;
+	struct trace_pack *built, *plain, *again;
+	struct pack_build_stats st;
+	struct pack *have = pack_new();
+	const char *file = NULL;
+	uint32_t want[16];
+	size_t nwant = 0, nlines, stored = 0, len;
+	char **lines;
+
+	fixture_trace(&t, &m);
+	sym = file_symbolizer(&t);
+	/* The lines the frames name, as the symbolizer gives them. */
+	for (size_t i = 0; i < 3; i++) {
+		const struct symbolize_frame *fr;
+		size_t n = symbolize_addr(sym, 0, fix_nodes[3 - i].addr, 100, leaf[i], &fr);
+
+		for (size_t k = 0; k < n; k++) {
+			cr_assert(fr[k].file && fr[k].line, "the fixture has line tables");
+			cr_assert(!file || !strcmp(file, fr[k].file));
+			file = fr[k].file;
+			want[nwant++] = fr[k].line;
+		}
+	}
+	stacks = stacks_new(&t, sym);
+	built = pack_build(stacks, &(struct pack_build_opts){ .sym = sym, .sources = 1 }, &st);
+	cr_assert_eq(st.sources_missing, 0);
+	cr_assert_eq(st.source_files, 1);
+	/* Each line of the file is there, as the file has it, exactly when a
+	 * frame's line is at most PACK_BUILD_CONTEXT lines away. */
+	lines = read_lines(file, &nlines);
+	for (size_t l = 1; l <= nlines + 1; l++) {
+		const char *got = trace_pack_source_line(built, file, (uint32_t)l, &len);
+		int near = 0;
+
+		for (size_t k = 0; k < nwant; k++)
+			near |= l + PACK_BUILD_CONTEXT >= want[k] && l <= want[k] + PACK_BUILD_CONTEXT;
+		if (!near || l > nlines) {
+			cr_assert_null(got, "line %zu", l);
+			continue;
+		}
+		cr_assert_not_null(got, "line %zu", l);
+		cr_assert_str_eq(got, lines[l - 1], "line %zu", l);
+		cr_assert_eq(len, strlen(lines[l - 1]));
+		stored++;
+	}
+	cr_assert_eq(st.source_lines, stored);
+	cr_assert_gt(stored, 2 * PACK_BUILD_CONTEXT);
+	cr_assert_lt(stored, nlines, "the file's other lines are not stored");
+	free(st.used);
+	free(st.named);
+
+	/* Off by default; and what a pack holds is not stored again. */
+	plain = pack_build(stacks, &(struct pack_build_opts){ .sym = sym }, &st);
+	cr_assert_eq(plain->nsources, 0);
+	cr_assert_eq(st.source_lines + st.source_files, 0);
+	free(st.used);
+	free(st.named);
+	pack_add(have, built, "built", 1);
+	again = pack_build(stacks, &(struct pack_build_opts){ .have = have, .sym = sym, .sources = 1 },
+			   &st);
+	cr_assert_eq(again->nsources, 0);
+	cr_assert_eq(st.source_lines, 0);
+	free(st.used);
+	free(st.named);
+	for (size_t i = 0; i < nlines; i++)
+		free(lines[i]);
+	free(lines);
+	trace_pack_free(again);
+	trace_pack_free(plain);
+	pack_free(have);
+	stacks_free(stacks);
+	symbolize_free(sym);
+	munmap(m.p, m.n);
+}
+
+/* Runs of lines a pack serves in a file with CRLF line ends and no newline
+ * at its end: each frame's line with its context, runs whose contexts
+ * meet merged, lines a pack held left out, and a file that cannot be
+ * read named. */
+Test(pack_build, sources_runs_crlf_held_lines_and_missing_files)
+{
+	char dir[] = "/tmp/test_pack.XXXXXX", path[64], text[16];
+	const char *one[] = { "held" };
+	size_t one_len[] = { 4 }, len;
+	struct trace t;
+	struct trace_pack *tp = trace_pack_new(), *built;
+	struct trace_pack_image *img;
+	struct pack *p = pack_new(), *have = pack_new();
+	struct trace_pack *held = trace_pack_new();
+	struct pack_build_stats st;
+	struct symbolize *sym;
+	struct stacks *stacks;
+	const struct trace_pack_source *src;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.c", dir);
+	f = fopen(path, "w");
+	for (int l = 1; l <= 60; l++)
+		fprintf(f, l < 60 ? "line %d\r\n" : "line %d", l);
+	fclose(f);
+	/* 0x200: lines 10 to 12 of a.c; 0x300: line 57; 0xff: a file that is
+	 * not there. */
+	img = trace_pack_add_image(tp, image.ident_kind, image.ident, image.ident_len, image.path);
+	add_addr(img, 0xff, 1, "main", "/nonexistent/main.c");
+	add_addr(img, 0x200, 3, "a", path);
+	add_addr(img, 0x300, 1, "b", path);
+	img->frames[img->nframes - 1].line = 57;
+	pack_add(p, tp, "x.syms", 1);
+	/* A pack that holds lines 5 to 8 already. */
+	cr_assert_eq(trace_pack_add_source(held, path, 5, one, one_len, 1), 0);
+	cr_assert_eq(trace_pack_add_source(held, path, 8, one, one_len, 1), 0);
+	pack_add(have, held, "held", 1);
+
+	make_trace(&t);
+	sym = pack_symbolizer(&t, p, 0, 0);
+	stacks = stacks_new(&t, sym);
+	built = pack_build(stacks, &(struct pack_build_opts){ .have = have, .sym = sym, .sources = 1 },
+			   &st);
+	cr_assert_eq(built->nsources, 1);
+	src = &built->sources[0];
+	cr_assert_str_eq(src->path, path);
+	/* 5 to 17, without 5 and 8; 52 to 60, the end of the file. */
+	cr_assert_eq(src->nruns, 3);
+	cr_assert(src->runs[0].first == 6 && src->runs[0].n == 2);
+	cr_assert(src->runs[1].first == 9 && src->runs[1].n == 9);
+	cr_assert(src->runs[2].first == 52 && src->runs[2].n == 9);
+	cr_assert_eq(st.source_lines, 20);
+	cr_assert_eq(st.source_files, 1);
+	for (uint32_t l = 52; l <= 60; l++) {
+		snprintf(text, sizeof(text), "line %u", l);
+		cr_assert_str_eq(trace_pack_source_line(built, path, l, &len), text);
+		cr_assert_eq(len, strlen(text));
+	}
+	cr_assert_eq(st.sources_missing, 1);
+	cr_assert_str_eq(st.missing, "/nonexistent/main.c");
+	cr_assert_eq(st.missing_err, -ENOENT);
+	/* An image no file serves gives no code. */
+	free(st.used);
+	free(st.named);
+	free(st.missing);
+	trace_pack_free(built);
+	built = pack_build(stacks, &(struct pack_build_opts){ .sym = sym, .code = 1 }, &st);
+	cr_assert_eq(st.functions, 0);
+	cr_assert_eq(st.code_missing, 3);
+	free(st.used);
+	free(st.named);
+	trace_pack_free(built);
+	stacks_free(stacks);
+	symbolize_free(sym);
+	pack_free(p);
+	pack_free(have);
+	unlink(path);
+	rmdir(dir);
 }
