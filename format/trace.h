@@ -23,7 +23,7 @@
 #include "common/errors.h"
 
 #define TRACE_FORMAT_MAJOR 2
-#define TRACE_FORMAT_MINOR 4
+#define TRACE_FORMAT_MINOR 5
 
 /* The trace prof-record writes and prof-report reads when none is named. */
 #define TRACE_DEFAULT_PATH "prof.trace"

@@ -278,7 +278,9 @@ static uint8_t held(uint16_t type)
 	switch (type) {
 	case TRACE_CHUNK_DATA: return TRACE_HELD_RECORDS;
 	case TRACE_CHUNK_FOOTER: return TRACE_HELD_FOOTER;
-	case TRACE_CHUNK_PACK: return TRACE_HELD_SYMBOLS;
+	case TRACE_CHUNK_PACK:
+	case TRACE_CHUNK_CODE:
+	case TRACE_CHUNK_SOURCES: return TRACE_HELD_SYMBOLS;
 	default: return TRACE_HELD_OTHER;
 	}
 }

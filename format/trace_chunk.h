@@ -40,7 +40,12 @@ enum trace_chunk_type {
 	TRACE_CHUNK_DATA = 1,   /* a sequence of records (format/trace_codec.h) */
 	TRACE_CHUNK_FOOTER = 2, /* totals; the trace was finished */
 	TRACE_CHUNK_PACK = 3,   /* a symbol pack's frames of one image (1.1) */
+	TRACE_CHUNK_CODE = 4,   /* a symbol pack's code of one image (2.5) */
+	TRACE_CHUNK_SOURCES = 5, /* a symbol pack's source lines (2.5) */
 };
+/* The types a symbol pack is made of, as trace_walk's types. */
+#define TRACE_CHUNK_PACK_TYPES \
+	(1u << TRACE_CHUNK_PACK | 1u << TRACE_CHUNK_CODE | 1u << TRACE_CHUNK_SOURCES)
 
 /* A writer ends a chunk by itself once its raw bytes pass this. */
 #define TRACE_CHUNK_TARGET (1u << 20)

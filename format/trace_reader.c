@@ -855,18 +855,18 @@ static int parse_footer(struct loader *l, const struct trace_chunk *k)
 	return 0;
 }
 
-/* One decompressed chunk of the trace: records, the footer, or a symbol
- * pack's image (format/trace_pack.c). */
+/* One decompressed chunk of the trace: records, the footer, or a part of
+ * a symbol pack (format/trace_pack.c). */
 static int read_chunk(void *ctx, const struct trace_chunk *c)
 {
 	struct loader *l = ctx;
 
 	if (c->h.type == TRACE_CHUNK_FOOTER)
 		return parse_footer(l, c);
-	if (c->h.type == TRACE_CHUNK_PACK) {
+	if ((1u << c->h.type) & TRACE_CHUNK_PACK_TYPES) {
 		if (!l->t->pack)
 			l->t->pack = trace_pack_new();
-		return trace_pack_parse_chunk(l->t->pack, c->raw, c->len);
+		return trace_pack_parse_chunk(l->t->pack, c->h.type, c->raw, c->len);
 	}
 	return parse_data(l, c->raw, c->len);
 }
@@ -1000,7 +1000,7 @@ static int load(const void *mem, size_t n, struct progress *pg, struct trace **o
 	const uint8_t *p = mem;
 	struct loader l = { 0 };
 	struct trace_walk w = {
-		.types = 1u << TRACE_CHUNK_DATA | 1u << TRACE_CHUNK_FOOTER | 1u << TRACE_CHUNK_PACK,
+		.types = 1u << TRACE_CHUNK_DATA | 1u << TRACE_CHUNK_FOOTER | TRACE_CHUNK_PACK_TYPES,
 		.fn = read_chunk,
 		.mark = samples_read,
 		.ctx = &l,

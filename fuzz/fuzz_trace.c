@@ -11,7 +11,9 @@
  * real trace into such an input.
  *
  * Whatever loads is walked as prof-report walks it: every string, every
- * thread's name history, and every sample's stack through the prefix tree.
+ * thread's name history, and every sample's stack through the prefix tree;
+ * of an embedded symbol pack (chunk types 3 to 5), every frame's strings,
+ * every range of code and every line of source through their lookups.
  */
 #include "fuzz/fuzz.h"
 
@@ -21,6 +23,38 @@
 #include "common/buf.h"
 #include "format/trace.h"
 #include "format/trace_chunk.h"
+#include "format/trace_pack.h"
+
+static void walk_pack(const struct trace_pack *s)
+{
+	const uint8_t *code;
+	size_t len;
+
+	for (size_t i = 0; i < s->nimages; i++) {
+		const struct trace_pack_image *img = &s->images[i];
+
+		for (size_t k = 0; k < img->nframes; k++) {
+			const struct trace_pack_frame *f = &img->frames[k];
+			fuzz_touch_str(img->strings[f->name]);
+			fuzz_touch_str(f->file ? img->strings[f->file - 1] : NULL);
+			fuzz_touch_str(f->signature ? img->strings[f->signature - 1] : NULL);
+		}
+		for (size_t k = 0; k < img->ncode; k++) {
+			const struct trace_pack_code *c = &img->code[k];
+			len = trace_pack_image_code(img, c->start, UINT64_MAX, &code);
+			fuzz_touch(code, len);
+		}
+	}
+	for (size_t i = 0; i < s->nsources; i++) {
+		const struct trace_pack_source *src = &s->sources[i];
+
+		fuzz_touch_str(src->path);
+		for (size_t r = 0; r < src->nruns; r++)
+			for (uint32_t l = 0; l < src->runs[r].n; l++)
+				fuzz_touch(trace_pack_source_line(s, src->path, src->runs[r].first + l,
+								  &len), len + 1);
+	}
+}
 
 static void walk(const struct trace *t)
 {
@@ -47,6 +81,8 @@ static void walk(const struct trace *t)
 		trace_thread_find(t, s->tid);
 		fuzz_touch_str(trace_state_name(s->state));
 	}
+	if (t->pack)
+		walk_pack(t->pack);
 }
 
 /* Appends one chunk of type p[0] holding the n - 1 bytes after it. */

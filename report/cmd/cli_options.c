@@ -5,6 +5,8 @@
  */
 #include "report/cmd/cli_options.h"
 
+#include <stdio.h>
+
 const char *const cli_state_words[] = { "all", "running", "idle", "preempted", NULL };
 const char *const cli_color_words[] = { "hot", "image", "lang", NULL };
 
@@ -69,4 +71,28 @@ struct flamegraph_opts cli_graph_opts(const struct cli_graph *g)
 		.reverse = g->reverse, .inverted = g->inverted, .palette = g->colors,
 		.frame_info = profile_frame_info,
 	};
+}
+
+const char *cli_check_sources(const void *sources)
+{
+	const struct cli_sources *o = sources;
+	static char msg[256];
+
+	for (size_t i = 0; i < o->maps.n; i++) {
+		const char *why = srcfile_map_check(o->maps.v[i]);
+
+		if (why) {
+			snprintf(msg, sizeof(msg), "option '--source-map': '%.160s' is %s", o->maps.v[i], why);
+			return msg;
+		}
+	}
+	return NULL;
+}
+
+struct srcfile *cli_srcfile(const struct cli_sources *o, struct pack *pack)
+{
+	struct srcfile_opts so = { .dirs = o->dirs.v, .ndirs = o->dirs.n, .maps = o->maps.v,
+				   .nmaps = o->maps.n, .pack = pack };
+
+	return srcfile_new(&so);
 }

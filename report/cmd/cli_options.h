@@ -19,6 +19,7 @@
 #include "report/model/profile.h"
 #include "report/model/stacks.h"
 #include "report/output/flamegraph.h"
+#include "report/symbols/srcfile.h"
 #include "report/symbols/symbolize.h"
 
 /* The options of every command that reports on a trace's samples. */
@@ -91,6 +92,26 @@ const char *cli_check_filter(const void *report);
 	OPT_FLAG(0, "offline", &(r)->offline, \
 		 "fetch no debug file from the debuginfod servers of\n" \
 		 "DEBUGINFOD_URLS")
+
+/* Where source files are looked for (annotate, and pack --sources):
+ * report/symbols/srcfile.h. */
+struct cli_sources {
+	struct opt_strings dirs, maps;
+};
+/* The check of the group: each --source-map is OLD=NEW. */
+const char *cli_check_sources(const void *sources);
+/* The finder the options ask for, with pack (or NULL) for text that no
+ * file here has. Caller frees with srcfile_free(). */
+struct srcfile *cli_srcfile(const struct cli_sources *o, struct pack *pack);
+
+#define CLI_SOURCE_OPTIONS(o) \
+	{ .kind = OPT_KIND_GROUP, .long_name = "source options", \
+	  .value = OPT_TYPED(struct cli_sources, o), .check = cli_check_sources }, \
+	OPT_STRINGS(0, "source-dir", "DIR", &(o)->dirs, \
+		    "also look for sources under DIR, by their trailing\n" \
+		    "path components (repeatable)"), \
+	OPT_STRINGS(0, "source-map", "OLD=NEW", &(o)->maps, \
+		    "look for sources under OLD in NEW (repeatable)")
 
 /* The three groups of every command that reports on a trace's samples. */
 #define CLI_REPORT_OPTIONS(r) CLI_FILTER_OPTIONS(r), CLI_FRAME_OPTIONS(r), CLI_SYMBOL_OPTIONS(r)

@@ -23,7 +23,7 @@ int cmd_annotate(int argc, char **argv)
 {
 	struct cli_report r = { 0 };
 	struct opt_regex function = { 0 };
-	struct opt_strings dirs = { 0 }, maps = { 0 };
+	struct cli_sources sources = { 0 };
 	uint64_t limit = 0, context = 3;
 	int instructions = 0, json = 0;
 	const struct opt_option options[] = {
@@ -36,13 +36,9 @@ int cmd_annotate(int argc, char **argv)
 			 "show each instruction: address, bytes, disassembly"),
 		OPT_UINT(0, "context", "N", &context, 0, 1000,
 			 "lines shown around each line with samples (default 3)"),
-		OPT_STRINGS(0, "source-dir", "DIR", &dirs,
-			    "also look for sources under DIR, by their trailing\n"
-			    "path components (repeatable)"),
-		OPT_STRINGS(0, "source-map", "OLD=NEW", &maps,
-			    "look for sources under OLD in NEW (repeatable)"),
 		OPT_FLAG(0, "json", &json, "write the view as JSON (prof-json(5))"),
 		CLI_REPORT_OPTIONS(&r),
+		CLI_SOURCE_OPTIONS(&sources),
 		OPT_END,
 	};
 	const struct opt_command cmd = {
@@ -52,7 +48,6 @@ int cmd_annotate(int argc, char **argv)
 		"inlined at each line under it; with --asm, every instruction too.",
 		options,
 	};
-	struct srcfile_opts so = { 0 };
 	struct annotate_write_opts wo = { .note = say };
 	const struct annotate_fn **fns;
 	struct stacks_filter filter;
@@ -62,12 +57,6 @@ int cmd_annotate(int argc, char **argv)
 	int first, err;
 
 	first = opt_parse(&cmd, argc, argv);
-	for (size_t i = 0; i < maps.n; i++) {
-		const char *why = srcfile_map_check(maps.v[i]);
-
-		if (why)
-			opt_usage_error(&cmd, "option '--source-map': '%s' is %s", maps.v[i], why);
-	}
 	/* Every row is a line already: frames are named without one. */
 	r.lines = 0;
 	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
@@ -83,10 +72,8 @@ int cmd_annotate(int argc, char **argv)
 		die("no function with samples in '%s' matches '--function'", ct.path);
 	if (limit || !function.set)
 		n = n < (limit ? limit : 5) ? n : (size_t)(limit ? limit : 5);
-	so = (struct srcfile_opts){ .dirs = dirs.v, .ndirs = dirs.n, .maps = maps.v, .nmaps = maps.n,
-				   .pack = ct.pack };
 	wo.sym = ct.sym;
-	wo.source = srcfile_new(&so);
+	wo.source = cli_srcfile(&sources, ct.pack);
 	wo.context = (size_t)context;
 	wo.instructions = instructions;
 	err = json ? annotate_write_json(stdout, &a, fns, n, &wo) : annotate_write(stdout, &a, fns, n, &wo);

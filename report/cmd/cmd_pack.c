@@ -7,7 +7,9 @@
  * so a failure leaves the old one; an embedded pack only ever grows, by the
  * addresses it did not hold yet. Each image whose samples the pack cannot
  * name is named on standard error with the reason, and --check makes that
- * a failure.
+ * a failure. --asm and --sources add, for annotate, the code of the
+ * sampled functions and the source lines of the frames; neither is a
+ * symbol, so what they miss is said but never fails --check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/diag.h"
 #include "common/progress.h"
 #include "format/trace_pack.h"
@@ -25,13 +28,14 @@
 #include "report/cmd/cmds.h"
 #include "report/output/pack_build.h"
 
-/* Whether pack s holds addresses of img's identity. */
+/* Whether pack s holds addresses or code of img's identity. */
 static int packed(const struct trace_pack *s, const struct trace_image *img)
 {
 	for (size_t k = 0; k < s->nimages; k++) {
 		const struct trace_pack_image *si = &s->images[k];
-		if (si->naddrs && trace_ident_same(si->ident_kind, si->ident_len, si->ident,
-						   img->ident_kind, img->ident_len, img->ident))
+		if ((si->naddrs || si->ncode) &&
+		    trace_ident_same(si->ident_kind, si->ident_len, si->ident, img->ident_kind,
+				     img->ident_len, img->ident))
 			return 1;
 	}
 	return 0;
@@ -106,6 +110,22 @@ static size_t left_out(const struct trace *t, struct symbolize *sym,
 	return n;
 }
 
+/* Says on standard error what --asm and --sources could not store. */
+static void extras_left_out(const struct pack_build_stats *st)
+{
+	if (st->code_missing)
+		fprintf(stderr, "%s: no code stored for %zu address%s, whose function no file here "
+			"holds or no symbol bounds\n", diag_progname(), st->code_missing,
+			st->code_missing == 1 ? "" : "es");
+	if (st->sources_missing)
+		fprintf(stderr, "%s: no source lines stored of %zu file%s that frames name, e.g. '%s': %s\n",
+			diag_progname(), st->sources_missing, st->sources_missing == 1 ? "" : "s",
+			st->missing, st->missing_why);
+	if (st->sources_capped)
+		fprintf(stderr, "%s: source lines stop at the pack's cap of %u bytes; later files' are "
+			"left out\n", diag_progname(), TRACE_PACK_MAX_SOURCE);
+}
+
 /* Writes s to a new file at path, by way of a temporary file beside it;
  * never over the trace it was made from. */
 static void write_file(const char *path, const char *trace, const struct trace_pack *s,
@@ -169,7 +189,8 @@ int cmd_pack(int argc, char **argv)
 {
 	struct cli_report r = { 0 };
 	const char *output = NULL;
-	int embed = 0, check = 0, ret = 0;
+	int embed = 0, check = 0, code = 0, sources = 0, ret = 0;
+	struct cli_sources srcs = { 0 };
 	const struct opt_option options[] = {
 		OPT_STRING('o', "output", "FILE", &output,
 			   "write the pack to FILE (default TRACE.syms; '-':\n"
@@ -178,7 +199,14 @@ int cmd_pack(int argc, char **argv)
 			 "append the pack to TRACE, which stays a valid trace"),
 		OPT_FLAG(0, "check", &check,
 			 "exit 1 if an image with samples is left out"),
+		OPT_FLAG(0, "asm", &code,
+			 "also store the code of each sampled function, for\n"
+			 "'annotate --asm'"),
+		OPT_FLAG(0, "sources", &sources,
+			 "also store the source lines of the frames, with\n"
+			 "context (sources may be private)"),
 		CLI_SYMBOL_OPTIONS(&r),
+		CLI_SOURCE_OPTIONS(&srcs),
 		OPT_END,
 	};
 	const struct opt_command cmd = {
@@ -192,7 +220,9 @@ int cmd_pack(int argc, char **argv)
 	struct cli_trace ct;
 	struct trace_pack *s;
 	struct pack *have = NULL;
+	struct pack_build_opts bo;
 	struct pack_build_stats st;
+	struct buf extras;
 	uint64_t bytes = 0, dbytes;
 	size_t nfiles, nleft;
 	char *out = NULL;
@@ -208,12 +238,23 @@ int cmd_pack(int argc, char **argv)
 		have = pack_new();
 		pack_add(have, ct.t->pack, ct.path, 0);
 	}
-	s = pack_build(ct.stacks, have, &st, ct.progress);
+	bo = (struct pack_build_opts){ .have = have, .sym = ct.sym, .code = code, .sources = sources,
+				       .source = cli_srcfile(&srcs, NULL), .progress = ct.progress };
+	s = pack_build(ct.stacks, &bo, &st);
 	dbytes = debug_bytes(ct.t, ct.sym, s, &nfiles);
 	progress_end(ct.progress);
-	if (embed && !st.addrs) {
-		fprintf(stderr, "%s: nothing to add: '%s' already holds the symbols of every address that can be named\n",
-			diag_progname(), ct.path);
+	buf_init(&extras);
+	if (code)
+		buf_addf(&extras, "; the code of %zu function%s (%" PRIu64 " bytes)", st.functions,
+			 st.functions == 1 ? "" : "s", st.code_bytes);
+	if (sources)
+		buf_addf(&extras, "; %zu source line%s of %zu file%s", st.source_lines,
+			 st.source_lines == 1 ? "" : "s", st.source_files, st.source_files == 1 ? "" : "s");
+	buf_addch(&extras, 0);
+	if (embed && !st.addrs && !st.functions && !st.source_lines) {
+		fprintf(stderr, "%s: nothing to add: '%s' already holds the symbols of every address that can be named%s\n",
+			diag_progname(), ct.path,
+			code || sources ? ", and what of their code and sources can be read here" : "");
 		goto report;
 	}
 	if (embed) {
@@ -228,11 +269,12 @@ int cmd_pack(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"%s: %s '%s': %zu addresses of %zu images in %" PRIu64
-		" bytes, for %zu debug files of %" PRIu64 " bytes\n",
+		" bytes, for %zu debug files of %" PRIu64 " bytes%s\n",
 		diag_progname(), embed ? "appended to" : "wrote", out, st.addrs, st.images, bytes,
-		nfiles, dbytes);
+		nfiles, dbytes, (char *)extras.data);
 report:
 	nleft = left_out(ct.t, ct.sym, &st);
+	extras_left_out(&st);
 	if (check && nleft) {
 		error("%zu image%s with samples left out of the pack; make their files available (or name them with --symbols) and pack again",
 		      nleft, nleft == 1 ? "" : "s");
@@ -240,6 +282,9 @@ report:
 	}
 	free(st.used);
 	free(st.named);
+	free(st.missing);
+	srcfile_free(bo.source);
+	buf_release(&extras);
 	free(out);
 	trace_pack_free(s);
 	pack_free(have);

@@ -3,7 +3,9 @@
  *
  * An identity is looked up once per report, in the packs in the order
  * they were added; the first pack with chunks for it serves it alone, and
- * each address is a binary search in those chunks.
+ * each address, and each address of code, is a binary search in those
+ * chunks. A source file is looked up in each pack in turn, by a binary
+ * search of its sorted paths.
  */
 #include "report/symbols/pack.h"
 
@@ -132,4 +134,48 @@ size_t pack_image_lookup(const struct pack_image *pi, uint64_t at,
 		}
 	}
 	return 0;
+}
+
+size_t pack_image_code(const struct pack_image *pi, uint64_t addr, uint64_t size,
+		       const uint8_t **code)
+{
+	size_t n = 0;
+
+	*code = NULL;
+	for (size_t c = 0; c < pi->nchunks && !n; c++)
+		n = trace_pack_image_code(&pi->src->s->images[pi->chunks[c]], addr, size, code);
+	return n;
+}
+
+int pack_image_code_range(const struct pack_image *pi, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	int err = TRACE_E_USAGE;
+
+	for (size_t c = 0; c < pi->nchunks && err < 0; c++)
+		err = trace_pack_image_code_range(&pi->src->s->images[pi->chunks[c]], addr, start, end);
+	return err;
+}
+
+/* The first pack of p that holds the source file at path, or NULL. */
+static const struct pack_source *source_pack(const struct pack *p, const char *path)
+{
+	for (size_t i = 0; p && i < p->nsrc; i++)
+		if (trace_pack_has_source(p->src[i].s, path))
+			return &p->src[i];
+	return NULL;
+}
+
+const char *pack_source_origin(struct pack *p, const char *path)
+{
+	const struct pack_source *ps = source_pack(p, path);
+
+	return ps ? ps->origin : NULL;
+}
+
+const char *pack_source_line(struct pack *p, const char *path, uint32_t line, size_t *len)
+{
+	const struct pack_source *ps = source_pack(p, path);
+
+	*len = 0;
+	return ps ? trace_pack_source_line(ps->s, path, line, len) : NULL;
 }

@@ -6,8 +6,11 @@
  * symbolizer (report/symbols/symbolize.h) asks it for any image whose debug file
  * it did not find, and the first pack that holds the image's identity
  * serves it. An identity that differs by a byte matches nothing, so a pack
- * can never name another build's code. Packs are made by
- * report/output/pack_build.h; format/trace_pack.h reads and writes them.
+ * can never name another build's code. The same pack serves the image's
+ * code, where it holds some (pack --asm). Source lines are the packs'
+ * as a whole, keyed by path: the first pack that holds a file serves all
+ * of its lines. Packs are made by report/output/pack_build.h;
+ * format/trace_pack.h reads and writes them.
  */
 #ifndef REPORT_PACK_H
 #define REPORT_PACK_H
@@ -42,5 +45,24 @@ size_t pack_image_naddrs(const struct pack_image *pi);
  * and *strings at the table their indexes refer to. Borrowed. */
 size_t pack_image_lookup(const struct pack_image *pi, uint64_t at,
 			 const struct trace_pack_frame **frames, char *const **strings);
+/* The code at link-time address addr: returns how many of the size bytes
+ * from addr the pack holds (0 if none), up to the end of the range that
+ * holds addr, and points *code at them. Borrowed until pack_free(). */
+size_t pack_image_code(const struct pack_image *pi, uint64_t addr, uint64_t size,
+		       const uint8_t **code);
+
+/* The range of code that holds link-time address addr, the extent of its
+ * function: sets [*start, *end) and returns 0, or TRACE_E_USAGE. */
+int pack_image_code_range(const struct pack_image *pi, uint64_t addr, uint64_t *start, uint64_t *end);
+
+/* The origin of the first pack of p that holds lines of the source file
+ * at path (the path the frames name), or NULL if none does. Borrowed
+ * until pack_free(). */
+const char *pack_source_origin(struct pack *p, const char *path);
+/* The text of line (from 1) of the source file at path, without its
+ * newline and NUL-terminated, its length in *len, from the first pack of
+ * p that holds the file; NULL if none does, or that one lacks the line.
+ * Borrowed until pack_free(). */
+const char *pack_source_line(struct pack *p, const char *path, uint32_t line, size_t *len);
 
 #endif

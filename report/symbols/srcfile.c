@@ -337,8 +337,16 @@ static void search(struct srcfile *s, struct file *f, const char *path, const ui
 				return;
 		}
 		p = xasprintf("/usr/lib/rustlib/src/rust/library/%s", rest);
-		try_path(f, p, md5);
+		done = try_path(f, p, md5);
 		free(p);
+		if (done)
+			return;
+	}
+	/* A file here whose MD5 differs is still better than none; a pack
+	 * holds the text of the build, so it comes before that. */
+	if ((f->pub.pack = pack_source_origin(s->o.pack, path))) {
+		free(f->data);
+		f->data = NULL;
 	}
 }
 
@@ -382,7 +390,8 @@ const char *srcfile_line(struct srcfile *s, const struct srcfile_file *pub, uint
 	const struct file *f = (const struct file *)pub;
 	size_t a, b;
 
-	(void)s;
+	if (f->pub.pack)
+		return pack_source_line(s->o.pack, f->want, line, len);
 	if (!f->data || line == 0 || line > f->pub.nlines)
 		return NULL;
 	a = f->starts[line - 1];

@@ -267,6 +267,11 @@ int symbolize_image_function(struct symbolize *s, size_t i, uint64_t at, uint64_
 {
 	struct symbolize_image *si = load_image(s, i, 0);
 
+	if (si->same >= 0)
+		si = &s->images[si->same];
+	/* A pack stores a function's code as a range. */
+	if (si->pack && pack_image_code_range(si->pack, at, lo, hi) == 0)
+		return 0;
 	if (si->err < 0)
 		return si->err;
 	if (!si->symtab)
@@ -335,9 +340,12 @@ size_t symbolize_image_code(struct symbolize *s, size_t i, uint64_t addr, uint64
 		    (n = file_code(own, si->own_path, addr, size, code, arch, from)))
 			return n;
 	}
-	/* Where no file holds the code, a symbol pack's copy of it would
-	 * be the next source. */
-	*from = "no file of this build holds its code";
+	if (si->pack && (n = pack_image_code(si->pack, addr, size, code))) {
+		*from = pack_image_origin(si->pack);
+		return n;
+	}
+	*from = si->pack ? "neither a file of this build nor the symbol pack holds its code"
+			 : "no file of this build holds its code";
 	return 0;
 }
 

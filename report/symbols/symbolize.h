@@ -178,7 +178,9 @@ size_t symbolize_image_nsymbols(struct symbolize *s, size_t i);
  * (if non-NULL) saying why not (0 if it has no DWARF sections at all). */
 int symbolize_image_dwarf(struct symbolize *s, size_t i, int *err);
 /* The link-time range [*lo, *hi) of the function that holds link-time
- * address at in image i, by its file's symbol table (symtab_range()).
+ * address at in image i, by its file's symbol table (symtab_range()), or
+ * for an image a symbol pack serves, the range of code the pack holds
+ * there (pack --asm stores a function a range).
  * Returns 0, or a negative error: the locator's if no file serves the
  * image, SYMTAB_E_NOSYMBOL if no symbol holds at. */
 int symbolize_image_function(struct symbolize *s, size_t i, uint64_t at, uint64_t *lo,
@@ -188,7 +190,8 @@ int symbolize_image_function(struct symbolize *s, size_t i, uint64_t at, uint64_
  * from the file the locator accepted if it holds them (a split debug
  * file does not), else from the first of the image's own files, its
  * recorded path and its copy in the image cache, whose identity is the
- * recorded one (opened once, on first need). *from names the file the
+ * recorded one (opened once, on first need), else from the symbol pack
+ * that serves the image. *from names the file (or pack) the
  * bytes came from, and *arch (an enum trace_arch) is its architecture
  * (the trace's for the image if the file's is unknown). Returns 0 if no
  * file holds them, *from then saying why in words. *code and *from are

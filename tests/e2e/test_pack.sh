@@ -6,6 +6,9 @@
 # to the one made with the binary, with and without --lines and
 # --no-inline. Then the same with the pack embedded in the trace, an embed
 # that is repeated, and packs that are cut, damaged or of another build.
+# --asm and --sources, off by default, store the code of a sampled
+# function as the binary has it and the text of a sampled line, seen in
+# the pack's chunks decompressed by the fuzzer's seed tool trace_raw.
 . "$(dirname "$0")/lib.sh"
 
 export DEBUGINFOD_CACHE_PATH=$TMP/no-cache
@@ -98,6 +101,41 @@ if ! grep -q "left out image [0-9]* 'inline'" "$TMP/check.err" &&
 else
 	fail "pack-check-with-the-files" "exit $rc: $(cat "$TMP/check.err")"
 fi
+check_rc=$rc
+
+# --- code and sources
+# in_pack PACK HEX: whether the decompressed chunks of PACK hold the bytes
+# whose hex (two digits a byte, nothing between) is HEX.
+in_pack() {
+	"$BUILD/fuzz/trace_raw" "$1" "$TMP/raw" &&
+		od -An -v -tx1 "$TMP/raw" | tr -d ' \n' | sed 's/../& /g' | grep -q "$(echo "$2" | sed 's/../& /g')"
+}
+hex() { od -An -v -tx1 | tr -d ' \n'; }
+# The text of the leaf line of the top stack that ends in inline.c, and the bytes of run(), a
+# noinline function in every stack, as the binary has them.
+line=$(awk '/\(inline\.c:[0-9]+\) [0-9]+$/ && $NF > n { n = $NF; top = $0 } END { print top }' \
+	"$TMP/with-binary/folded.1" | sed -n 's/.*(inline\.c:\([0-9]*\)) [0-9]*$/\1/p')
+text=$(sed -n "${line:-0}p" "$TOP/testdata/inline.c")
+read -r addr size < <(nm -S "$D/inline" | awk '$4 == "run" { print $1, $2 }')
+read -r taddr toff < <(readelf -SW "$D/inline" | sed 's/^ *\[ *[0-9]*\]//' | awk '$1 == ".text" { print $3, $4 }')
+code=$(dd if="$D/inline" bs=1 skip=$((0x$addr - 0x$taddr + 0x$toff)) count=$((0x$size)) 2> /dev/null | hex)
+if [ ! -x "$BUILD/fuzz/trace_raw" ] || [ -z "$text" ] || [ -z "$code" ]; then
+	skip "pack-asm-and-sources" "no trace_raw in $BUILD/fuzz, or no line or code of run() found (line '$line', run at '$addr')"
+else
+	texthex=$(printf '%s' "$text" | hex)
+	in_pack "$D/t.trace.syms" "$texthex" && fail "pack-sources-off-by-default" "line $line is in the pack" \
+		|| ok "pack-sources-off-by-default"
+	"$REPORT" pack --check --asm --sources -o "$TMP/full.syms" "$D/t.trace" 2> "$TMP/full.err"; rc=$?
+	in_pack "$TMP/full.syms" "$texthex" && grep -q '; [1-9][0-9]* source lines of [1-9]' "$TMP/full.err" \
+		&& ok "pack-sources-stored (line $line: $(sed -n 's/.*; \([0-9]* source lines.*\)/\1/p' "$TMP/full.err"))" \
+		|| fail "pack-sources-stored" "line $line '$text' not in the pack: $(cat "$TMP/full.err")"
+	in_pack "$TMP/full.syms" "$code" && grep -q 'the code of [1-9][0-9]* functions' "$TMP/full.err" \
+		&& ok "pack-asm-stores-bytes (run, $((0x$size)) bytes as the binary has them)" \
+		|| fail "pack-asm-stores-bytes" "run's $((0x$size)) bytes not in the pack: $(cat "$TMP/full.err")"
+	[ $rc = "$check_rc" ] && ok "pack-check-ignores-code-and-sources (exit $rc)" \
+		|| fail "pack-check-ignores-code-and-sources" "exit $rc, $check_rc without them: $(cat "$TMP/full.err")"
+fi
+
 rm "$D/inline"
 case $(served_by "$D/t.trace") in
 *"pack $D/t.trace.syms"*) ok "pack-info-names-the-pack" ;;
@@ -133,6 +171,11 @@ out=$("$REPORT" pack --check -o "$TMP/gone.syms" "$D/t.trace" 2>&1); rc=$?
 "$REPORT" folded --lines --pack "$TMP/t.syms" "$D/t.trace" > "$TMP/opt.folded" 2>&1
 cmp -s "$TMP/opt.folded" "$TMP/with-binary/folded.1" && ok "pack-option" \
 	|| fail "pack-option" "$(diff "$TMP/with-binary/folded.1" "$TMP/opt.folded" | head -3)"
+if [ -s "$TMP/full.syms" ]; then
+	"$REPORT" folded --lines --pack "$TMP/full.syms" "$D/t.trace" > "$TMP/full.folded" 2>&1
+	cmp -s "$TMP/full.folded" "$TMP/with-binary/folded.1" && ok "pack-with-code-and-sources-serves-the-same-frames" \
+		|| fail "pack-with-code-and-sources-serves-the-same-frames" "$(diff "$TMP/with-binary/folded.1" "$TMP/full.folded" | head -3)"
+fi
 
 # --- embedded
 cp "$FIX/inline" "$D/inline"   # the same build, back for the embed
@@ -147,6 +190,15 @@ size2=$(stat -c %s "$D/e.trace")
 [ "$size1" = "$size2" ] && grep -q 'nothing to add' "$TMP/embed2.err" \
 	&& ok "pack-embed-twice-adds-nothing ($size1 bytes)" \
 	|| fail "pack-embed-twice-adds-nothing" "$size1 -> $size2 bytes: $(cat "$TMP/embed2.err")"
+# Code and sources join an embedded pack later, once.
+"$REPORT" pack --embed --asm --sources "$D/e.trace" 2> "$TMP/embed3.err"
+size3=$(stat -c %s "$D/e.trace")
+"$REPORT" pack --embed --asm --sources "$D/e.trace" 2> "$TMP/embed4.err"
+[ "$size3" -gt "$size2" ] && [ "$(stat -c %s "$D/e.trace")" = "$size3" ] &&
+	grep -q '^prof-report: appended to .*: 0 addresses of 0 images in [0-9]* bytes.*the code of [1-9]' "$TMP/embed3.err" &&
+	grep -q 'nothing to add' "$TMP/embed4.err" \
+	&& ok "pack-embed-adds-code-and-sources-once ($size2 -> $size3 bytes)" \
+	|| fail "pack-embed-adds-code-and-sources-once" "$size2 -> $size3 bytes: $(cat "$TMP/embed3.err" "$TMP/embed4.err")"
 rm "$D/inline"
 "$REPORT" info "$D/t.trace" > "$TMP/t.info" 2>&1
 "$REPORT" info "$D/e.trace" > "$TMP/e.info" 2>&1
