@@ -25,7 +25,14 @@
 #     the file in another tree, the lines have no text and the report
 #     names the paths it tried (the DWARF's, and one under a --source-dir
 #     where it is not); with --source-dir on the new tree, and with
-#     --source-map from the old one to it, the lines' text is the file's.
+#     --source-map from the old one to it, the lines' text is the file's;
+#   - annotate-from-pack: from a pack made with --asm --sources, with the
+#     sources and the binary hidden, the lines' text and the instructions
+#     are those shown with the files;
+#   - annotate-json-schema: both documents are valid against
+#     schema/prof-annotate.schema.json;
+#   - annotate-text: the text view marks LOOP_A's line hot and lists
+#     mix_step under LOOP_B's line.
 # perf's, llvm-objdump's and the moved source's cases are skipped, with
 # the reason, where their tools (perf and objdump, llvm-objdump, unshare
 # and mount) cannot run here.
@@ -185,8 +192,47 @@ else
 	mrun "$TMP/m0.txt" --source-dir "$TMP/nowhere"
 	mrun "$TMP/m1.json" --json --source-dir "$new"
 	mrun "$TMP/m2.json" --json --source-map "$PTOP=$new"
+	# Archived: a pack with the code and the sources, and neither the
+	# sources nor the binary (nor a copy in an image cache) to be found.
+	"$REPORT" pack --asm --sources -o "$TMP/a.pack" "$TMP/a.trace" 2> "$TMP/pack.err"
+	PROF_IMAGE_CACHE=$TMP/no-cache unshare -m sh -c \
+		'mount -t tmpfs -o size=64k prof-test "$0" && mount -t tmpfs -o size=64k prof-test "$1" && shift && exec "$@"' \
+		"$old" "$(dirname "$FIXTURE")" "$REPORT" annotate --function '^loops$' --asm --json \
+		--pack "$TMP/a.pack" "$TMP/a.trace" > "$TMP/p.json" 2> "$TMP/p.json.err"
+	echo $? > "$TMP/p.json.rc"
 fi
-facts "$TMP/a.json" "$TMP/asm.json" $([ -n "$moved_why" ] || echo "$TMP/m0.json" "$TMP/m1.json" "$TMP/m2.json")
+facts "$TMP/a.json" "$TMP/asm.json" $([ -n "$moved_why" ] || echo "$TMP/m0.json" "$TMP/m1.json" "$TMP/m2.json" "$TMP/p.json")
+
+# --- the documents' schema --------------------------------------------------
+if ! python3 -c 'import jsonschema' 2> /dev/null; then
+	skip "annotate-json-schema" "python3-jsonschema is not installed (mk/setup.sh installs it)"
+elif err=$(python3 - "$TOP/schema/prof-annotate.schema.json" "$TMP/a.json" "$TMP/asm.json" 2>&1 <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(schema)
+for path in sys.argv[2:]:
+    jsonschema.validate(json.load(open(path)), schema, cls=jsonschema.Draft7Validator)
+PY
+); then
+	ok "annotate-json-schema (annotate --json and --asm --json)"
+else
+	fail "annotate-json-schema" "$(echo "$err" | tail -3 | tr '\n' '|')"
+fi
+
+# --- the text view ----------------------------------------------------------
+# LOOP_A's line marked hot, mix_step listed under LOOP_B's line, and the
+# lines of loops that have no samples and are far from those that do
+# folded into one "..." row.
+"$REPORT" annotate --function '^loops$' --context 0 "$TMP/a.trace" > "$TMP/a.txt" 2> "$TMP/a.txt.err"
+if awk -v la="$LA" -v lb="$LB" '
+	$0 ~ "\\* +" la "  " { hot = 1 }
+	$0 ~ " " lb "  " { under = NR }
+	under && NR == under + 1 && / inlined mix_step \(annotate\.c:[0-9]+\)/ { inl = 1 }
+	END { exit !(hot && inl) }' "$TMP/a.txt"; then
+	ok "annotate-text (line $LA marked hot, mix_step under line $LB)"
+else
+	fail "annotate-text" "$(head -12 "$TMP/a.txt" | tr '\n' '|') $(head -2 "$TMP/a.txt.err")"
+fi
 
 # --- the loops' shares ------------------------------------------------------
 # share FILE N: line N's percent of loops' total samples.
@@ -297,5 +343,13 @@ else
 			fail "annotate-source-moved-$2" "line $LA: '$(text "$TMP/m$1.json" "$LA")'; $(why_not "$TMP/m$1.json")"
 		fi
 	done
+	# From the pack alone: the lines' text and the instructions as
+	# they were with the files.
+	if text_ok "$TMP/p.json" && [ -s "$TMP/asm.json.facts" ] &&
+	   cmp -s <(fact insn "$TMP/asm.json") <(fact insn "$TMP/p.json") && [ -n "$(fact insn "$TMP/p.json")" ]; then
+		ok "annotate-from-pack (lines $LA and $LB and $(fact insn "$TMP/p.json" | wc -l) instructions, with the sources and the binary hidden)"
+	else
+		fail "annotate-from-pack" "line $LA: '$(text "$TMP/p.json" "$LA")', $(fact insn "$TMP/p.json" | wc -l) instructions (with the files: $(fact insn "$TMP/asm.json" | wc -l)); $(why_not "$TMP/p.json") $(head -2 "$TMP/pack.err" | tr '\n' ' ')"
+	fi
 fi
 exit 0
