@@ -9,7 +9,9 @@
  */
 #include "report/symbols/srcfile.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +48,9 @@ struct srcfile {
 	struct hmap by_path;      /* (XXH3 of the path, length) -> index */
 	struct file **files;
 	size_t nfiles, capfiles;
-	char *sysroot;            /* rustc's, once asked; "" if none */
-	int asked_sysroot;
+	char **roots;             /* rust_roots() */
+	size_t nroots;
+	char *roots_hash;
 };
 
 struct srcfile *srcfile_new(const struct srcfile_opts *o)
@@ -78,7 +81,10 @@ void srcfile_free(struct srcfile *s)
 		free(f);
 	}
 	free(s->files);
-	free(s->sysroot);
+	for (size_t i = 0; i < s->nroots; i++)
+		free(s->roots[i]);
+	free(s->roots);
+	free(s->roots_hash);
 	hmap_release(&s->by_path);
 	free(s);
 }
@@ -223,28 +229,108 @@ static char *mapped(const struct srcfile *s, const char *path)
 	return best ? xasprintf("%s%s", strchr(best, '=') + 1, path + bestlen) : NULL;
 }
 
-/* The sysroot `rustc --print sysroot` names, asked once; "" if none. */
-static const char *rust_sysroot(struct srcfile *s)
+static int cmp_str(const void *x, const void *y)
 {
-	if (!s->asked_sysroot) {
-		FILE *p = popen("rustc --print sysroot 2> /dev/null", "r");
-		char line[4096] = "";
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
 
-		s->asked_sysroot = 1;
-		if (p) {
-			if (!fgets(line, sizeof(line), p))
-				line[0] = 0;
-			pclose(p);
-		}
-		line[strcspn(line, "\n")] = 0;
-		s->sysroot = xstrdup(line[0] == '/' ? line : "");
+/* Whether the file at path holds needle. */
+static int file_has(const char *path, const char *needle)
+{
+	char *data = NULL, *why;
+	size_t size = 0;
+	int has;
+
+	if ((why = read_whole(path, &data, &size))) {
+		free(why);
+		return 0;
 	}
-	return s->sysroot;
+	has = memmem(data, size, needle, strlen(needle)) != NULL;
+	free(data);
+	return has;
+}
+
+/* The sysroots that may hold the sources of Rust's standard library of
+ * commit hash (its hex, hashlen digits), found without running anything:
+ * each rustup toolchain (under $RUSTUP_HOME, else ~/.rustup) whose
+ * channel manifest names the commit (by its first 9 digits, as a
+ * version string does: "1.95.0 (59807616e 2026-04-14)"), in name order,
+ * then the directory above that of the first rustc on PATH (a toolchain
+ * installed whole, such as /usr/local). Kept for the last hash asked. */
+static void rust_roots(struct srcfile *s, const char *hash, size_t hashlen)
+{
+	const char *env = getenv("RUSTUP_HOME"), *home = getenv("HOME"), *path = getenv("PATH");
+	char *dir, *needle, **names = NULL;
+	size_t nnames = 0, cap = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (s->roots_hash && strlen(s->roots_hash) == hashlen && !strncmp(s->roots_hash, hash, hashlen))
+		return;
+	for (size_t i = 0; i < s->nroots; i++)
+		free(s->roots[i]);
+	s->nroots = 0;
+	free(s->roots_hash);
+	s->roots_hash = xstrndup(hash, hashlen);
+	dir = env && env[0] ? xasprintf("%s/toolchains", env)
+	      : home && home[0] ? xasprintf("%s/.rustup/toolchains", home) : NULL;
+	needle = xasprintf("(%.*s ", hashlen < 9 ? (int)hashlen : 9, hash);
+	if (dir && (d = opendir(dir))) {
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				names = xgrow(names, &cap, nnames + 1, sizeof(*names));
+				names[nnames++] = xstrdup(e->d_name);
+			}
+		closedir(d);
+	}
+	if (nnames)
+		qsort(names, nnames, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < nnames; i++) {
+		char *root = xasprintf("%s/%s", dir, names[i]);
+		char *manifest = xasprintf("%s/lib/rustlib/multirust-channel-manifest.toml", root);
+
+		if (file_has(manifest, needle)) {
+			s->roots = xrealloc(s->roots, (s->nroots + 1) * sizeof(*s->roots));
+			s->roots[s->nroots++] = root;
+		} else {
+			free(root);
+		}
+		free(manifest);
+		free(names[i]);
+	}
+	free(names);
+	free(needle);
+	free(dir);
+	for (const char *p = path; p && *p;) {
+		size_t len = strcspn(p, ":");
+		char *exe = xasprintf("%.*s/rustc", (int)len, p), *real;
+
+		p += len + (p[len] == ':');
+		if (access(exe, X_OK) != 0 || !(real = realpath(exe, NULL))) {
+			free(exe);
+			continue;
+		}
+		free(exe);
+		/* .../bin/rustc: the sysroot is two levels up, if it has a
+		 * lib/rustlib (rustup's proxy in ~/.cargo/bin has none). */
+		*strrchr(real, '/') = 0;
+		if (strrchr(real, '/'))
+			*strrchr(real, '/') = 0;
+		exe = xasprintf("%s/lib/rustlib", real);
+		if (access(exe, F_OK) == 0) {
+			s->roots = xrealloc(s->roots, (s->nroots + 1) * sizeof(*s->roots));
+			s->roots[s->nroots++] = real;
+		} else {
+			free(real);
+		}
+		free(exe);
+		break;
+	}
 }
 
 /* For a path of Rust's standard library (/rustc/HASH/library/REST), sets
- * *rest to REST and returns 1. */
-static int rust_library(const char *path, const char **rest)
+ * *hash to HASH (*hashlen digits) and *rest to REST, and returns 1. */
+static int rust_library(const char *path, const char **hash, size_t *hashlen, const char **rest)
 {
 	static const char prefix[] = "/rustc/", lib[] = "/library/";
 	const char *p = path + sizeof(prefix) - 1;
@@ -255,6 +341,8 @@ static int rust_library(const char *path, const char **rest)
 	hex = strspn(p, "0123456789abcdef");
 	if (hex < 7 || strncmp(p + hex, lib, sizeof(lib) - 1))
 		return 0;
+	*hash = p;
+	*hashlen = hex;
 	*rest = p + hex + sizeof(lib) - 1;
 	return 1;
 }
@@ -291,7 +379,8 @@ static char *lexical(const char *path)
 static void search(struct srcfile *s, struct file *f, const char *path, const uint8_t *md5)
 {
 	char *p, *clean;
-	const char *rest;
+	const char *rest, *hash;
+	size_t hashlen;
 	int done;
 
 	if ((p = mapped(s, path))) {
@@ -319,8 +408,8 @@ static void search(struct srcfile *s, struct file *f, const char *path, const ui
 		}
 	}
 	free(clean);
-	if (rust_library(path, &rest)) {
-		const char *env = getenv("RUST_SRC_PATH"), *root = rust_sysroot(s);
+	if (rust_library(path, &hash, &hashlen, &rest)) {
+		const char *env = getenv("RUST_SRC_PATH");
 
 		if (env && env[0]) {
 			p = xasprintf("%s/%s", env, rest);
@@ -329,18 +418,14 @@ static void search(struct srcfile *s, struct file *f, const char *path, const ui
 			if (done)
 				return;
 		}
-		if (root[0]) {
-			p = xasprintf("%s/lib/rustlib/src/rust/library/%s", root, rest);
+		rust_roots(s, hash, hashlen);
+		for (size_t i = 0; i < s->nroots; i++) {
+			p = xasprintf("%s/lib/rustlib/src/rust/library/%s", s->roots[i], rest);
 			done = try_path(f, p, md5);
 			free(p);
 			if (done)
 				return;
 		}
-		p = xasprintf("/usr/lib/rustlib/src/rust/library/%s", rest);
-		done = try_path(f, p, md5);
-		free(p);
-		if (done)
-			return;
 	}
 	/* A file here whose MD5 differs is still better than none; a pack
 	 * holds the text of the build, so it comes before that. */

@@ -13,9 +13,10 @@
  *   3. under each --source-dir DIR, the path's trailing components, the
  *      longest first (DIR/a/b/f.c, then DIR/b/f.c, then DIR/f.c);
  *   4. for Rust's standard library, built at /rustc/HASH/library/..., the
- *      same file under the toolchain's rust-src component: under
- *      $RUST_SRC_PATH (the library directory), then under the sysroot that
- *      `rustc --print sysroot` names, then under /usr (Debian's rust-src);
+ *      same file under a toolchain's rust-src component: under
+ *      $RUST_SRC_PATH (the library directory), then in each rustup
+ *      toolchain whose channel manifest names the commit HASH, then in
+ *      the toolchain of the rustc on PATH (nothing is run to find them);
  *   5. the text a symbol pack holds for the path (pack --sources).
  * A file is refused if it cannot be read, is not a regular file, holds a
  * NUL byte in its first 64 KiB (a binary file) or is bigger than

@@ -239,37 +239,63 @@ Test(srcfile, huge_line_read_whole)
 Test(srcfile, rust_library_under_rust_src)
 {
 	static const char want[] = "/rustc/59807616e1fd1fab16a2a1bd8e8470b4e9a59ebe/library/core/src/fmt/mod.rs";
-	char *viaenv = put("env/library/core/src/fmt/mod.rs", "env\n", 4);
-	char *viaroot = put("root/lib/rustlib/src/rust/library/core/src/fmt/mod.rs", "root\n", 5);
-	char *rustc = put("bin/rustc", "#!/bin/sh\n", 10), *script, *path, *oldpath = xstrdup(getenv("PATH"));
-	char *lib = xasprintf("%s/env/library", tmp);
+	static const char lib[] = "lib/rustlib/src/rust/library/core/src/fmt/mod.rs";
+	static const char manifest[] = "lib/rustlib/multirust-channel-manifest.toml";
+	static const char ours[] = "version = \"1.95.0 (59807616e 2026-04-14)\"\n";
+	static const char theirs[] = "version = \"1.94.0 (12345678a 2026-03-01)\"\n";
+	char *viaenv = put("env/library/core/src/fmt/mod.rs", "env\n", 4), *rel;
+	char *oldpath = xstrdup(getenv("PATH")), *path, *home = xasprintf("%s/rustup", tmp);
+	char *envlib = xasprintf("%s/env/library", tmp), *match, *other, *installed, *rustc;
 	struct srcfile *s;
 	const struct srcfile_file *f;
 
-	/* The sysroot a rustc on PATH names. */
-	script = xasprintf("printf '#!/bin/sh\\necho %s/root\\n' > '%s' && chmod +x '%s'", tmp, rustc, rustc);
-	cr_assert_eq(system(script), 0);
-	path = xasprintf("%s/bin:%s", tmp, oldpath);
+	/* Two rustup toolchains: only the one whose manifest names the
+	 * commit serves it, though the other sorts first. */
+	free(put((rel = xasprintf("rustup/toolchains/a-other/%s", manifest)), theirs, sizeof(theirs) - 1));
+	free(rel);
+	other = put((rel = xasprintf("rustup/toolchains/a-other/%s", lib)), "other\n", 6);
+	free(rel);
+	free(put((rel = xasprintf("rustup/toolchains/b-ours/%s", manifest)), ours, sizeof(ours) - 1));
+	free(rel);
+	match = put((rel = xasprintf("rustup/toolchains/b-ours/%s", lib)), "ours\n", 5);
+	free(rel);
+	/* A toolchain installed whole, its rustc on PATH. */
+	installed = put((rel = xasprintf("inst/%s", lib)), "installed\n", 10);
+	free(rel);
+	rustc = put("inst/bin/rustc", "#!/bin/sh\n", 10);
+	cr_assert_eq(chmod(rustc, 0755), 0);
+	path = xasprintf("%s/inst/bin:%s", tmp, oldpath);
 	setenv("PATH", path, 1);
 	unsetenv("RUST_SRC_PATH");
+	setenv("RUSTUP_HOME", home, 1);
 	s = srcfile_new(NULL);
 	f = srcfile_find(s, want, NULL);
 	cr_assert_not_null(f->path);
-	cr_assert_str_eq(f->path, viaroot);
+	cr_assert_str_eq(f->path, match);
+	for (size_t k = 0; k < f->ntries; k++)
+		cr_assert_str_neq(f->tries[k].path, other, "a toolchain of another commit is not tried");
 	srcfile_free(s);
-	/* RUST_SRC_PATH, the library directory, comes first. */
-	setenv("RUST_SRC_PATH", lib, 1);
+	/* Without rustup's, the rustc on PATH; RUST_SRC_PATH comes first. */
+	setenv("RUSTUP_HOME", tmp, 1);
+	s = srcfile_new(NULL);
+	f = srcfile_find(s, want, NULL);
+	cr_assert_str_eq(f->path, installed);
+	srcfile_free(s);
+	setenv("RUST_SRC_PATH", envlib, 1);
 	s = srcfile_new(NULL);
 	f = srcfile_find(s, want, NULL);
 	cr_assert_str_eq(f->path, viaenv);
 	srcfile_free(s);
 	unsetenv("RUST_SRC_PATH");
+	unsetenv("RUSTUP_HOME");
 	setenv("PATH", oldpath, 1);
 	free(viaenv);
-	free(viaroot);
+	free(match);
+	free(other);
+	free(installed);
 	free(rustc);
-	free(script);
 	free(path);
 	free(oldpath);
-	free(lib);
+	free(home);
+	free(envlib);
 }
