@@ -197,6 +197,16 @@ static void view_init(struct view *v, const struct annotate_fn *fn, const struct
 		}
 		free(starts);
 	}
+	if (v->src && v->src->path && v->last > v->src->nlines) {
+		struct buf m;
+
+		buf_init(&m);
+		buf_addstr(&m, "the source ");
+		text_quote(&m, v->src->path);
+		buf_addf(&m, " has %" PRIu32 " lines, but the line table names line %" PRIu32
+			 " of it: it does not match the build", v->src->nlines, v->last);
+		note(o, buf_detach(&m));
+	}
 	if (o->instructions) {
 		if (fn->image < 0)
 			v->why_no_code = "the trace holds no bytes of code a runtime compiled";
@@ -406,16 +416,6 @@ static void source_rows(struct buf *b, const struct annotate_write_opts *o, cons
 		if (s)
 			inlined_rows(b, o, v, (size_t)(s - v->fn->sites), 1);
 		prev = line;
-	}
-	if (sf && (sf->path || sf->pack) && last > sf->nlines) {
-		struct buf m;
-
-		buf_init(&m);
-		buf_addstr(&m, "the source ");
-		text_quote(&m, sf->path ? sf->path : sf->want);
-		buf_addf(&m, " has %" PRIu32 " lines, but the line table names line %" PRIu32
-			 " of it: it does not match the build", sf->nlines, last);
-		note(o, buf_detach(&m));
 	}
 }
 

@@ -32,7 +32,11 @@
 #   - annotate-json-schema: both documents are valid against
 #     schema/prof-annotate.schema.json;
 #   - annotate-text: the text view marks LOOP_A's line hot and lists
-#     mix_step under LOOP_B's line.
+#     mix_step under LOOP_B's line;
+#   - annotate-source-md5-*, annotate-source-shorter: a source that is
+#     not the build's (its MD5, from clang's DWARF 5, differs; it is
+#     shorter than the line table says) is passed over for the build's,
+#     or shown with a warning.
 # perf's, llvm-objdump's and the moved source's cases are skipped, with
 # the reason, where their tools (perf and objdump, llvm-objdump, unshare
 # and mount) cannot run here.
@@ -351,5 +355,57 @@ else
 	else
 		fail "annotate-from-pack" "line $LA: '$(text "$TMP/p.json" "$LA")', $(fact insn "$TMP/p.json" | wc -l) instructions (with the files: $(fact insn "$TMP/asm.json" | wc -l)); $(why_not "$TMP/p.json") $(head -2 "$TMP/pack.err" | tr '\n' ' ')"
 	fi
+fi
+
+# --- sources that are not the build's ---------------------------------------
+# clang's DWARF 5 gives each file's MD5: a copy of inline.c with a line
+# added at its top differs, so the original is shown where it is found
+# (the copy named as tried), and the copy, with a warning, where it is
+# hidden. GCC's gives none: a copy of annotate.c cut short of its loops
+# is shown with a warning, its lines past the end without text.
+CLANG5=$FIX/dwarf/clang-dwarf5
+if [ ! -x "$CLANG5" ]; then
+	skip "annotate-source-md5" "no $CLANG5: $(cat "$CLANG5.skipped" 2> /dev/null || echo "make fixtures")"
+elif ! "$RECORD" -q --mode $mode -F 999 -f -o "$TMP/c.trace" -- "$CLANG5" 0.5 > /dev/null 2> "$TMP/c.err"; then
+	fail "annotate-source-md5" "prof-record: $(head -2 "$TMP/c.err" | tr '\n' ' ')"
+else
+	mkdir -p "$TMP/changed/testdata"
+	{ echo "/* changed */"; cat "$PTOP/testdata/inline.c"; } > "$TMP/changed/testdata/inline.c"
+	"$REPORT" annotate --limit 1 --json --source-map "$PTOP=$TMP/changed" "$TMP/c.trace" > "$TMP/c.json" 2> "$TMP/c.json.err"
+	if python3 - "$TMP/c.json" "$PTOP/testdata/inline.c" "$TMP/changed/testdata/inline.c" <<'PY'
+import json, sys
+src = json.load(open(sys.argv[1]))["functions"][0]["source"]
+tried = {t["path"]: t["why"] for t in src["tried"]}
+assert src["path"] == sys.argv[2] and src["match"] == "md5", src
+assert tried[sys.argv[3]] == "its MD5 is not the build's", tried
+PY
+	then
+		ok "annotate-source-md5-matches (the build's file chosen over a changed copy the map names first)"
+	else
+		fail "annotate-source-md5-matches" "$(head -c 600 "$TMP/c.json") $(head -2 "$TMP/c.json.err")"
+	fi
+	if [ -n "$moved_why" ]; then
+		skip "annotate-source-md5-differs" "$moved_why"
+	else
+		unshare -m sh -c 'mount -t tmpfs -o size=64k prof-test "$0" && exec "$@"' "$old" \
+			"$REPORT" annotate --limit 1 --source-map "$PTOP=$TMP/changed" "$TMP/c.trace" > "$TMP/c.txt" 2> "$TMP/c.txt.err"
+		if grep -qF "the source \"$TMP/changed/testdata/inline.c\" does not match the build (its MD5" "$TMP/c.txt.err" &&
+		   grep -q '^  source .*(does not match the build)$' "$TMP/c.txt"; then
+			ok "annotate-source-md5-differs (the changed copy shown, with a warning, where the build's is hidden)"
+		else
+			fail "annotate-source-md5-differs" "$(head -3 "$TMP/c.txt" | tr '\n' '|') $(head -2 "$TMP/c.txt.err" | tr '\n' ' ')"
+		fi
+	fi
+fi
+mkdir -p "$TMP/short/testdata"
+head -n $((LA - 2)) "$SRC" > "$TMP/short/testdata/annotate.c"
+"$REPORT" annotate --function '^loops$' --json --source-map "$PTOP=$TMP/short" "$TMP/a.trace" > "$TMP/s.json" 2> "$TMP/s.json.err"
+echo $? > "$TMP/s.json.rc"
+facts "$TMP/s.json"
+if grep -qF "the source \"$TMP/short/testdata/annotate.c\" has $((LA - 2)) lines, but the line table names line" "$TMP/s.json.err" &&
+   [ -n "$(fact line "$TMP/s.json" "$LA")" ] && [ -z "$(fact text "$TMP/s.json" "$LA")" ]; then
+	ok "annotate-source-shorter (line $LA past the end of a copy of $((LA - 2)) lines: no text, a warning)"
+else
+	fail "annotate-source-shorter" "$(why_not "$TMP/s.json")"
 fi
 exit 0

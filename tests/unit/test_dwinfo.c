@@ -1233,3 +1233,83 @@ Test(dwinfo, aranges_are_used_unless_damaged)
 	free_sections(&c);
 	object_close(&o);
 }
+
+/* The MD5 of a file as md5sum(1) gives it, in hex, into out (33 bytes). */
+static void md5sum_of(const char *path, char *out)
+{
+	char cmd[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "md5sum '%s'", path);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	cr_assert_eq(fscanf(p, "%32s", out), 1, "md5sum %s", path);
+	pclose(p);
+}
+
+/* DWARF 5's DW_LNCT_MD5, which clang writes: every frame's file comes
+ * with the MD5 md5sum(1) gives the file. */
+Test(dwinfo, clang_dwarf5_file_md5)
+{
+	char obj[256], why[256], want[33], got[33];
+	struct object o;
+	struct dwinfo *d;
+	size_t checked = 0;
+	const char *last = NULL;
+
+	if (variant_path("clang-dwarf5", obj, sizeof(obj), why, sizeof(why)) < 0) {
+		printf("dwinfo: clang_dwarf5_file_md5 skipped: %s\n", why);
+		return;
+	}
+	object_open(&o, obj);
+	cr_assert_eq(dwinfo_new(o.secs, o.nsecs, &d), 0);
+	for (uint64_t a = o.text_lo; a < o.text_hi; a++) {
+		struct dwinfo_frame f[DWINFO_MAX_FRAMES];
+		int n = dwinfo_lookup(d, a, f, DWINFO_MAX_FRAMES);
+
+		for (int k = 0; k < n; k++) {
+			if (!f[k].file)
+				continue;
+			cr_assert_not_null(f[k].file_md5, "no MD5 for %s at %#llx", f[k].file,
+					   (unsigned long long)a);
+			if (last != f[k].file) {
+				md5sum_of(f[k].file, want);
+				last = f[k].file;
+			}
+			for (int b = 0; b < 16; b++)
+				snprintf(got + 2 * b, 3, "%02x", f[k].file_md5[b]);
+			cr_assert_str_eq(got, want, "%s", f[k].file);
+			checked++;
+		}
+	}
+	cr_expect_gt(checked, 100);
+	dwinfo_free(d);
+	object_close(&o);
+}
+
+/* The rows of a function's range: ascending, within it, from its start. */
+Test(dwinfo, rows_of_a_range)
+{
+	char obj[256];
+	struct object o;
+	struct dwinfo *d;
+	uint64_t size = 0, lo, starts[4096];
+	size_t n;
+
+	fixture_path(obj, sizeof(obj));
+	object_open(&o, obj);
+	cr_assert_eq(dwinfo_new(o.secs, o.nsecs, &d), 0);
+	lo = nm_symbol("nm", obj, "run", &size);
+	cr_assert_gt(size, 0);
+	n = dwinfo_rows(d, lo, lo + size, starts, 4096);
+	cr_assert_gt(n, 3);
+	cr_assert_eq(starts[0], lo);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert(starts[i] >= lo && starts[i] < lo + size);
+		cr_assert(i == 0 || starts[i] > starts[i - 1]);
+	}
+	cr_assert_eq(dwinfo_rows(d, lo, lo + size, starts, 2), 2, "at most max");
+	cr_assert_eq(dwinfo_rows(d, lo, lo, starts, 4096), 0);
+	dwinfo_free(d);
+	object_close(&o);
+}

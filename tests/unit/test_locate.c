@@ -376,3 +376,52 @@ Test(locate, code_from_the_image_cache_copy)
 	symbolize_free(s);
 	free(copy);
 }
+
+/* An address whose line-table row has line 0 (the compiler's "no line";
+ * clang writes such rows): with lines, its frame is "NAME (FILE:?)", not
+ * "NAME (FILE)", which read as a line left out. The row is the one
+ * llvm-dwarfdump --debug-line lists. */
+Test(locate, line_zero_named_file_question_mark)
+{
+	const char *b = getenv("BUILD") ? getenv("BUILD") : "build";
+	char path[256], cmd[512], line[512], *abs;
+	unsigned long long addr = 0, ln, col, file;
+	struct trace_image img;
+	struct trace t = { .nimages = 1 };
+	struct symbolize *s;
+	const struct symbolize_frame *fr;
+	size_t n;
+	FILE *p;
+
+	snprintf(path, sizeof(path), "%s/testdata/dwarf/clang-dwarf5", b);
+	if (access(path, R_OK) != 0) {
+		printf("locate: line_zero_named_file_question_mark skipped: no %s\n", path);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "llvm-dwarfdump --debug-line '%s' 2> /dev/null", path);
+	cr_assert_not_null(p = popen(cmd, "r"));
+	/* "0xADDRESS LINE COLUMN FILE ISA DISCRIMINATOR FLAGS": the first row
+	 * of line 0 that does not end a sequence. */
+	while (fgets(line, sizeof(line), p))
+		if (!addr && sscanf(line, "0x%llx %llu %llu %llu", &addr, &ln, &col, &file) == 4 &&
+		    (ln != 0 || strstr(line, "end_sequence")))
+			addr = 0;
+	pclose(p);
+	if (!addr) {
+		printf("locate: line_zero_named_file_question_mark skipped: no row of line 0 in %s\n", path);
+		return;
+	}
+	abs = realpath(path, NULL);
+	img = image_for(path, abs);
+	t.images = &img;
+	s = symbolize_new(&t, &(struct symbolize_opts){ .debug_root = "", .debuginfod_cache = "",
+							 .lines = 1 });
+	n = symbolize_image_addr(s, 0, addr, &fr);
+	cr_assert_geq(n, 1);
+	cr_assert_eq(fr[0].line, 0, "at %#llx", addr);
+	cr_assert_not_null(fr[0].file);
+	cr_assert(strlen(fr[0].name) > 3 && !strcmp(fr[0].name + strlen(fr[0].name) - 3, ":?)"),
+		  "at %#llx: %s", addr, fr[0].name);
+	symbolize_free(s);
+	free(abs);
+}
