@@ -36,7 +36,9 @@
 #   - annotate-source-md5-*, annotate-source-shorter: a source that is
 #     not the build's (its MD5, from clang's DWARF 5, differs; it is
 #     shorter than the line table says) is passed over for the build's,
-#     or shown with a warning.
+#     or shown with a warning;
+#   - annotate-source-crlf, -huge-line, -binary: CRLF line ends, a line of
+#     100 KB with an escape byte in it, and a file with a NUL byte.
 # perf's, llvm-objdump's and the moved source's cases are skipped, with
 # the reason, where their tools (perf and objdump, llvm-objdump, unshare
 # and mount) cannot run here.
@@ -407,5 +409,51 @@ if grep -qF "the source \"$TMP/short/testdata/annotate.c\" has $((LA - 2)) lines
 	ok "annotate-source-shorter (line $LA past the end of a copy of $((LA - 2)) lines: no text, a warning)"
 else
 	fail "annotate-source-shorter" "$(why_not "$TMP/s.json")"
+fi
+
+# --- hostile sources --------------------------------------------------------
+# The same file with CRLF line ends (read as the lines), with LOOP_A's
+# line 100 KB long and an escape byte in it (cut at 512 bytes in the text
+# view, the rest counted; the escape shown as \x1b), and with a NUL byte
+# (a binary file, refused and named, for the file at the DWARF's path).
+hostile() { # hostile NAME: writes $TMP/NAME/testdata/annotate.c
+	mkdir -p "$TMP/$1/testdata"
+	case $1 in
+	crlf) sed 's/$/\r/' "$SRC" ;;
+	huge) head -n $((LA - 1)) "$SRC"; printf '\033'; head -c 100000 /dev/zero | tr '\0' x; echo
+	      tail -n +$((LA + 1)) "$SRC" ;;
+	binary) { head -n 5 "$SRC"; printf 'a\0b\n'; tail -n +6 "$SRC"; } ;;
+	esac > "$TMP/$1/testdata/annotate.c"
+}
+for h in crlf huge binary; do hostile $h; done
+"$REPORT" annotate --function '^loops$' --json --source-map "$PTOP=$TMP/crlf" "$TMP/a.trace" > "$TMP/h1.json" 2> "$TMP/h1.json.err"
+"$REPORT" annotate --function '^loops$' --source-map "$PTOP=$TMP/huge" "$TMP/a.trace" > "$TMP/h2.txt" 2> "$TMP/h2.txt.err"
+"$REPORT" annotate --function '^loops$' --json --source-map "$PTOP=$TMP/binary" "$TMP/a.trace" > "$TMP/h3.json" 2> "$TMP/h3.json.err"
+echo 0 > "$TMP/h1.json.rc"
+echo 0 > "$TMP/h3.json.rc"
+facts "$TMP/h1.json" "$TMP/h3.json"
+if [ "$(fact text "$TMP/h1.json" "$LA" | cut -f2-)" = "$(sed -n "${LA}p" "$SRC")" ]; then
+	ok "annotate-source-crlf (line $LA read without its carriage return)"
+else
+	fail "annotate-source-crlf" "line $LA: '$(fact text "$TMP/h1.json" "$LA" | cut -f2- | od -c | head -2 | tr '\n' ' ')'"
+fi
+hl=$(awk -v la="$LA" '$0 ~ "^ .* " la "  " { print; exit }' "$TMP/h2.txt")
+if [ -n "$hl" ] && [ "${#hl}" -lt 700 ] && echo "$hl" | grep -qF '\x1bxxx' &&
+   echo "$hl" | grep -q "\[99489 bytes more\]$"; then
+	ok "annotate-source-huge-line (a line of 100001 bytes cut to 512, the rest counted, the escape shown)"
+else
+	fail "annotate-source-huge-line" "${#hl} bytes: '$(echo "$hl" | cut -c1-120)...$(echo "$hl" | tail -c 40)'"
+fi
+if python3 - "$TMP/h3.json" "$TMP/binary/testdata/annotate.c" "$SRC" <<'PY'
+import json, sys
+src = json.load(open(sys.argv[1]))["functions"][0]["source"]
+t = {x["path"]: x["why"] for x in src["tried"]}
+assert t[sys.argv[2]] == "a binary file (a NUL byte in its first 64 KiB)", t
+assert src["path"] == sys.argv[3], src
+PY
+then
+	ok "annotate-source-binary (a file with a NUL byte refused, and named so; the next candidate used)"
+else
+	fail "annotate-source-binary" "$(head -c 400 "$TMP/h3.json") $(why_not "$TMP/h3.json")"
 fi
 exit 0
