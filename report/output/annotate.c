@@ -512,6 +512,19 @@ int annotate_write(FILE *f, const struct annotate *a, const struct annotate_fn *
 
 /* ---- JSON ---- */
 
+/* "file" and "line", each null where unknown. */
+static void json_place(struct json *j, const char *file, uint32_t line)
+{
+	if (file)
+		json_str(j, "file", file);
+	else
+		json_null(j, "file");
+	if (line)
+		json_u64(j, "line", line);
+	else
+		json_null(j, "line");
+}
+
 static void json_site(struct json *j, const struct annotate_write_opts *o, const struct annotate_fn *fn,
 		      size_t i)
 {
@@ -522,14 +535,7 @@ static void json_site(struct json *j, const struct annotate_write_opts *o, const
 
 	if (s->parent != ANNOTATE_NONE)
 		json_str(j, "function", s->function);
-	if (s->file)
-		json_str(j, "file", s->file);
-	else
-		json_null(j, "file");
-	if (s->line)
-		json_u64(j, "line", s->line);
-	else
-		json_null(j, "line");
+	json_place(j, s->file, s->line);
 	json_u64(j, "self", s->self);
 	json_u64(j, "total", s->total);
 	if (sf && s->line && (text = srcfile_line(o->source, sf, s->line, &len))) {
@@ -617,14 +623,7 @@ static void json_fn(struct json *j, const struct annotate_fn *fn, const struct a
 			json_str(j, "text", text);
 			json_u64(j, "self", in->self);
 			json_u64(j, "total", in->total);
-			if (in->file)
-				json_str(j, "file", in->file);
-			else
-				json_null(j, "file");
-			if (in->line)
-				json_u64(j, "line", in->line);
-			else
-				json_null(j, "line");
+			json_place(j, in->file, in->line);
 			json_end(j);
 			free(text);
 		}
