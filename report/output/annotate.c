@@ -439,8 +439,11 @@ static void insn_rows(struct buf *b, const struct annotate_write_opts *o, const 
 		for (size_t k = 0; k < in->d.size && k < 8; k++)
 			snprintf(bytes + 3 * k, 4, "%02x ", in->d.bytes[k]);
 		counts(b, in->self, in->total, v->fn->total, in->total > 0);
-		buf_addf(b, "   %6s  %12" PRIx64 ":  %-24s %-7s %s\n", "", in->d.address, bytes,
-			 in->d.mnemonic, in->d.operands);
+		buf_addf(b, "   %6s  %12" PRIx64 ":  %-24s ", "", in->d.address, bytes);
+		if (in->d.operands[0])
+			buf_addf(b, "%-7s %s\n", in->d.mnemonic, in->d.operands);
+		else
+			buf_addf(b, "%s\n", in->d.mnemonic);
 	}
 }
 
