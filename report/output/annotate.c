@@ -401,7 +401,8 @@ static void source_rows(struct buf *b, const struct annotate_write_opts *o, cons
 	}
 	for (line = first; line <= last && line; line++) {
 		const struct annotate_site *s = top_site(v, file, line);
-		int near = 0, has_text = sf && line <= sf->nlines && (sf->path || sf->pack);
+		size_t len;
+		int near = 0, has_text = sf && srcfile_line(o->source, sf, line, &len);
 
 		if (!s) {
 			for (size_t d = 1; d <= ctx && !near; d++)

@@ -33,6 +33,7 @@
 #include "common/diag.h"
 #include "common/hmap.h"
 #include "common/progress.h"
+#include "report/symbols/disasm.h"
 
 struct entry {
 	size_t image;       /* index into the pack's images */
@@ -91,13 +92,38 @@ static long pack_image_of(struct builder *b, size_t i)
 	return b->image_of[i] = (long)b->out->nimages - 1;
 }
 
+/* Adds the nf frames fr of link-time address at of trace image image
+ * (pack image pimage), unless the pack has them already or the one held
+ * does; with sources, their lines are wanted. */
+static void add_entry(struct builder *b, size_t image, size_t pimage, uint64_t at,
+		      const struct symbolize_frame *fr, size_t nf)
+{
+	const struct trace_pack_frame *had;
+	char *const *had_strings;
+	const struct pack_image *pi;
+	int added;
+
+	for (size_t k = 0; b->o->sources && k < nf; k++) {
+		if (!fr[k].file || !fr[k].line)
+			continue;
+		b->lines = xgrow(b->lines, &b->caplines, b->nlines + 1, sizeof(*b->lines));
+		b->lines[b->nlines++] = (struct line_want){ .file = fr[k].file, .line = fr[k].line };
+	}
+	hmap_put(&b->seen, (uint64_t)pimage, at, 0, &added);
+	if (!added)
+		return;
+	pi = pack_find(b->o->have, &b->t->images[image]);
+	if (pi && pack_image_lookup(pi, at, &had, &had_strings))
+		return;
+	b->entries = xgrow(b->entries, &b->capentries, b->nentries + 1, sizeof(*b->entries));
+	b->entries[b->nentries++] = (struct entry){ .image = pimage, .at = at, .f = fr, .n = nf };
+	b->nframes += nf;
+}
+
 /* Adds node's frames in one role, if they are named and new. */
 static void add_node(struct builder *b, uint32_t node, int leaf)
 {
 	const struct symbolize_frame *fr;
-	const struct trace_pack_frame *had;
-	char *const *had_strings;
-	const struct pack_image *pi;
 	size_t nf = stacks_frames(b->st, node, leaf, &fr);
 	uint64_t at;
 	long img;
@@ -122,21 +148,7 @@ static void add_node(struct builder *b, uint32_t node, int leaf)
 		b->code[b->ncode++] = (struct code_want){ .image = (size_t)fr[0].image,
 							  .pimage = (size_t)img, .at = at };
 	}
-	for (size_t k = 0; b->o->sources && k < nf; k++) {
-		if (!fr[k].file || !fr[k].line)
-			continue;
-		b->lines = xgrow(b->lines, &b->caplines, b->nlines + 1, sizeof(*b->lines));
-		b->lines[b->nlines++] = (struct line_want){ .file = fr[k].file, .line = fr[k].line };
-	}
-	hmap_put(&b->seen, (uint64_t)img, at, 0, &added);
-	if (!added)
-		return;
-	pi = pack_find(b->o->have, &b->t->images[fr[0].image]);
-	if (pi && pack_image_lookup(pi, at, &had, &had_strings))
-		return;
-	b->entries = xgrow(b->entries, &b->capentries, b->nentries + 1, sizeof(*b->entries));
-	b->entries[b->nentries++] = (struct entry){ .image = (size_t)img, .at = at, .f = fr, .n = nf };
-	b->nframes += nf;
+	add_entry(b, (size_t)fr[0].image, (size_t)img, at, fr, nf);
 }
 
 static int cmp_entry(const void *x, const void *y)
@@ -210,16 +222,39 @@ static void emit(struct builder *b)
  * table bounds no function there, or no file holds its bytes), with its
  * start in *lo and the bytes in *code, borrowed from the symbolizer. */
 static size_t function_code(struct symbolize *sym, size_t i, uint64_t at, uint64_t *lo,
-			    const uint8_t **code)
+			    const uint8_t **code, int *arch)
 {
 	uint64_t hi = 0;
 	const char *from;
-	int arch;
 
 	*lo = 0;
 	if (symbolize_image_function(sym, i, at, lo, &hi) < 0 || hi <= *lo)
 		return 0;
-	return symbolize_image_code(sym, i, *lo, hi - *lo, code, &arch, &from);
+	return symbolize_image_code(sym, i, *lo, hi - *lo, code, arch, &from);
+}
+
+/* The frames of every instruction of the n bytes of code at lo, of trace
+ * image image (pack image pimage): a report from the pack alone then
+ * knows the line of each instruction annotate --asm lists, not only of
+ * those with samples. */
+static void add_instructions(struct builder *b, size_t image, size_t pimage, uint64_t lo,
+			     const uint8_t *code, size_t n, int arch)
+{
+	struct disasm *d;
+	struct disasm_insn in;
+
+	if (disasm_new(arch, &d) < 0)
+		return;
+	for (size_t off = 0; off < n;) {
+		const struct symbolize_frame *fr;
+		size_t nf;
+
+		off += disasm_one(d, code + off, n - off, lo + off, &in);
+		nf = symbolize_image_addr(b->o->sym, image, in.address, &fr);
+		if (fr[nf - 1].resolved && nf <= TRACE_PACK_MAX_FRAMES)
+			add_entry(b, image, pimage, in.address, fr, nf);
+	}
+	disasm_free(d);
 }
 
 static int cmp_code_want(const void *x, const void *y)
@@ -247,12 +282,13 @@ static void add_code(struct builder *b, struct pack_build_stats *st)
 		const uint8_t *code;
 		uint64_t lo;
 		size_t n;
+		int arch;
 
 		progress_update(pg, i);
 		if (trace_pack_image_code(img, w->at, 1, &code) ||
 		    (pi && pack_image_code(pi, w->at, 1, &code)))
 			continue;
-		n = function_code(b->o->sym, w->image, w->at, &lo, &code);
+		n = function_code(b->o->sym, w->image, w->at, &lo, &code, &arch);
 		if (n > TRACE_PACK_MAX_CODE_RANGE)
 			n = TRACE_PACK_MAX_CODE_RANGE;
 		/* A function cut at the cap, or one whose symbol overlaps a
@@ -263,6 +299,7 @@ static void add_code(struct builder *b, struct pack_build_stats *st)
 		}
 		st->functions++;
 		st->code_bytes += n;
+		add_instructions(b, w->image, w->pimage, lo, code, n, arch);
 	}
 }
 
@@ -393,13 +430,15 @@ struct trace_pack *pack_build(struct stacks *s, const struct pack_build_opts *o,
 			add_node(&b, n, leaf);
 		}
 	}
+	*st = (struct pack_build_stats){ .used = b.used, .named = b.named };
+	/* The code first: its instructions' frames go in with the rest. */
+	if (o->code)
+		add_code(&b, st);
 	if (b.nentries)
 		qsort(b.entries, b.nentries, sizeof(*b.entries), cmp_entry);
 	emit(&b);
-	*st = (struct pack_build_stats){ .addrs = b.nentries, .frames = b.nframes, .used = b.used,
-					 .named = b.named };
-	if (o->code)
-		add_code(&b, st);
+	st->addrs = b.nentries;
+	st->frames = b.nframes;
 	if (o->sources)
 		add_sources(&b, st);
 	for (size_t i = 0; i < b.out->nimages; i++)

@@ -37,7 +37,8 @@ struct pack_build_opts {
 	int code;           /* pack --asm: the code of each function that
 	                     * holds a named address, as the image's files
 	                     * have it (its first TRACE_PACK_MAX_CODE_RANGE
-	                     * bytes) */
+	                     * bytes), and the frames of each of its
+	                     * instructions, so that its lines are known */
 	int sources;        /* pack --sources: the lines of every frame's file
 	                     * and line, PACK_BUILD_CONTEXT either side, as the
 	                     * file that source finds has them now */

@@ -136,6 +136,33 @@ size_t pack_image_lookup(const struct pack_image *pi, uint64_t at,
 	return 0;
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+size_t pack_image_addrs(const struct pack_image *pi, uint64_t lo, uint64_t hi, uint64_t *out,
+			size_t max)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t c = 0; c < pi->nchunks; c++) {
+		const struct trace_pack_image *si = &pi->src->s->images[pi->chunks[c]];
+
+		for (size_t a = 0; a < si->naddrs && n < max; a++)
+			if (si->addrs[a].offset >= lo && si->addrs[a].offset < hi)
+				out[n++] = si->addrs[a].offset;
+	}
+	if (n > 1)
+		qsort(out, n, sizeof(*out), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!k || out[k - 1] != out[i])
+			out[k++] = out[i];
+	return k;
+}
+
 size_t pack_image_code(const struct pack_image *pi, uint64_t addr, uint64_t size,
 		       const uint8_t **code)
 {

@@ -45,6 +45,10 @@ size_t pack_image_naddrs(const struct pack_image *pi);
  * and *strings at the table their indexes refer to. Borrowed. */
 size_t pack_image_lookup(const struct pack_image *pi, uint64_t at,
 			 const struct trace_pack_frame **frames, char *const **strings);
+/* The addresses in [lo, hi) that the pack holds frames of, ascending,
+ * at most max into out: returns how many. */
+size_t pack_image_addrs(const struct pack_image *pi, uint64_t lo, uint64_t hi, uint64_t *out,
+			size_t max);
 /* The code at link-time address addr: returns how many of the size bytes
  * from addr the pack holds (0 if none), up to the end of the range that
  * holds addr, and points *code at them. Borrowed until pack_free(). */

@@ -65,8 +65,8 @@ struct srcfile_file {
 	const char *pack;         /* the origin of the pack whose text is used,
 	                           * or NULL */
 	int match;                /* enum srcfile_match */
-	uint32_t nlines;          /* lines in the file (a pack: the highest
-	                           * line it holds) */
+	uint32_t nlines;          /* lines in the file (0 for a pack's text,
+	                           * which holds some lines only) */
 	struct srcfile_try *tries;
 	size_t ntries;
 };

@@ -692,5 +692,11 @@ size_t symbolize_image_rows(struct symbolize *s, size_t i, uint64_t lo, uint64_t
 {
 	struct symbolize_image *si = s->o.addresses ? NULL : load_image(s, i, 1);
 
-	return si && si->dw ? dwinfo_rows(si->dw, lo, hi, starts, max) : 0;
+	if (si && si->same >= 0)
+		si = &s->images[si->same];
+	if (si && si->dw)
+		return dwinfo_rows(si->dw, lo, hi, starts, max);
+	/* A pack holds the frames of addresses, not a line table: of every
+	 * instruction of the functions it holds the code of (pack --asm). */
+	return si && si->pack ? pack_image_addrs(si->pack, lo, hi, starts, max) : 0;
 }

@@ -139,8 +139,9 @@ size_t symbolize_addr(struct symbolize *s, uint32_t process, uint64_t addr, uint
 size_t symbolize_image_addr(struct symbolize *s, size_t i, uint64_t at,
 			    const struct symbolize_frame **frames);
 /* The link-time addresses in [lo, hi) where a row of image i's line table
- * begins, ascending, at most max into starts (dwinfo_rows()): returns how
- * many, 0 for an image without DWARF here. */
+ * begins, ascending, at most max into starts (dwinfo_rows()); for an
+ * image a symbol pack serves, the addresses the pack holds frames of
+ * there. Returns how many, 0 for an image with neither. */
 size_t symbolize_image_rows(struct symbolize *s, size_t i, uint64_t lo, uint64_t hi, uint64_t *starts,
 			    size_t max);
 

@@ -27,8 +27,9 @@
 #     where it is not); with --source-dir on the new tree, and with
 #     --source-map from the old one to it, the lines' text is the file's;
 #   - annotate-from-pack: from a pack made with --asm --sources, with the
-#     sources and the binary hidden, the lines' text and the instructions
-#     are those shown with the files;
+#     sources and the binary hidden, the lines' text, the instructions,
+#     each instruction's line and the function's span of lines are those
+#     shown with the files;
 #   - annotate-json-schema: both documents are valid against
 #     schema/prof-annotate.schema.json;
 #   - annotate-text: the text view marks LOOP_A's line hot and lists
@@ -127,6 +128,8 @@ fi
 #                                   as it is, tabs too)
 #   inlined N FUNCTION FILE LINE TOTAL   each inlined entry under line N
 #   insn ADDRESS TEXT               each instruction (--asm)
+#   insnline ADDRESS LINE           its line (--asm)
+#   span FIRST LAST                 the lines the line table spans
 #   error MESSAGE                   where it has none of these
 # (one python3 for them all: it can take half a second to start).
 facts() {
@@ -151,6 +154,9 @@ for path in sys.argv[1:]:
                     put("inlined", l["line"], i["function"], os.path.basename(i["file"]), i["line"], i["total"])
             for i in fn.get("instructions", []):
                 put("insn", i["address"], i["text"])
+                put("insnline", i["address"], i["line"])
+            src = fn.get("source", {})
+            put("span", src.get("first_line"), src.get("last_line"))
         except Exception as e:
             put("error", "%s: %s" % (type(e).__name__, e))
 PY
@@ -352,8 +358,10 @@ else
 	# From the pack alone: the lines' text and the instructions as
 	# they were with the files.
 	if text_ok "$TMP/p.json" && [ -s "$TMP/asm.json.facts" ] &&
-	   cmp -s <(fact insn "$TMP/asm.json") <(fact insn "$TMP/p.json") && [ -n "$(fact insn "$TMP/p.json")" ]; then
-		ok "annotate-from-pack (lines $LA and $LB and $(fact insn "$TMP/p.json" | wc -l) instructions, with the sources and the binary hidden)"
+	   cmp -s <(fact insn "$TMP/asm.json") <(fact insn "$TMP/p.json") && [ -n "$(fact insn "$TMP/p.json")" ] &&
+	   cmp -s <(fact insnline "$TMP/asm.json") <(fact insnline "$TMP/p.json") &&
+	   [ "$(fact span "$TMP/asm.json")" = "$(fact span "$TMP/p.json")" ]; then
+		ok "annotate-from-pack (lines $LA and $LB, $(fact insn "$TMP/p.json" | wc -l) instructions and their lines, the span $(fact span "$TMP/p.json" | tr '\t' -), with the sources and the binary hidden)"
 	else
 		fail "annotate-from-pack" "line $LA: '$(text "$TMP/p.json" "$LA")', $(fact insn "$TMP/p.json" | wc -l) instructions (with the files: $(fact insn "$TMP/asm.json" | wc -l)); $(why_not "$TMP/p.json") $(head -2 "$TMP/pack.err" | tr '\n' ' ')"
 	fi
