@@ -19,6 +19,12 @@
 
 MACOS=$TOP/build/macos
 have() { command -v "$1" > /dev/null 2>&1; }
+case $BUILD in *-san)
+	# .ci/run's sanitized suite: the cross-built programs are the plain
+	# build's, which the plain suite has checked.
+	skip "macos-cross-build" "a sanitized build; the plain suite checks the cross-built programs"
+	exit 0 ;;
+esac
 
 if [ ! -x "$MACOS/arm64/prof-record" ]; then
 	skip "macos-cross-build" "no $MACOS/arm64/prof-record (make macos builds it; make check says why it did not)"
