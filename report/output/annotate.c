@@ -94,13 +94,20 @@ static void note(const struct annotate_write_opts *o, char *msg)
 	free(msg);
 }
 
-/* The link-time range of fn's code in its image, from its symbol. */
+/* The link-time range of fn's code in its image, from the symbol of its
+ * address with the most samples: of a function the compiler split in a
+ * hot and a cold part (GCC's "f.cold"), the hot one. */
 static int code_range(const struct annotate_write_opts *o, const struct annotate_fn *fn, uint64_t *lo,
 		      uint64_t *hi)
 {
+	size_t hot = 0;
+
 	if (fn->image < 0 || !fn->naddrs)
 		return -1;
-	return symbolize_image_function(o->sym, (size_t)fn->image, fn->addrs[0].at, lo, hi);
+	for (size_t i = 1; i < fn->naddrs; i++)
+		if (fn->addrs[i].total > fn->addrs[hot].total)
+			hot = i;
+	return symbolize_image_function(o->sym, (size_t)fn->image, fn->addrs[hot].at, lo, hi);
 }
 
 /* The function's own line at link-time address at, from its frames. */
