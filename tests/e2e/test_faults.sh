@@ -8,12 +8,12 @@
 # samples with perf_event also in wall mode with --sampler ptrace (cases
 # named -ptrace), under a timeout, so a hang fails rather than blocks.
 #
-# FAULT_KILLS (default 4) is how many random points the SIGKILL cases
+# FAULT_KILLS (default 3) is how many random points the SIGKILL cases
 # try in each mode; FAULT_SEED fixes the points (the seed is printed).
 . "$(dirname "$0")/lib.sh"
 
 FAULTS=$FIX/faults
-KILLS=${FAULT_KILLS:-4}
+KILLS=${FAULT_KILLS:-3}
 SEED=${FAULT_SEED:-$(( $(date +%s) % 100000 ))}
 
 # state_of PID: the State letter of /proc/PID/status ("" once it is gone).

@@ -2,14 +2,14 @@
 # The fuzz targets (fuzz/fuzz_<name>.c): each one's entry point replays the
 # committed inputs that once crashed it (testdata/bad/<name>/) and its seeds,
 # in this build, sanitized or not, and the libFuzzer build replays the
-# former too; then each libFuzzer target runs for FUZZ_SECONDS (5 unless
+# former too; then each libFuzzer target runs for FUZZ_SECONDS (4 unless
 # set; 0 skips it), two at a time, and any crash, leak, hang or runaway
 # allocation fails it (fuzz/run.sh).
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 shopt -s nullglob
 
-FUZZ_SECONDS=${FUZZ_SECONDS:-5}
+FUZZ_SECONDS=${FUZZ_SECONDS:-4}
 FB=$TOP/build-fuzz
 names=$(for f in fuzz/fuzz_*.c; do n=${f#fuzz/fuzz_}; echo "${n%.c}"; done)
 
