@@ -291,6 +291,9 @@ if [ -z "$SERVER" ]; then
 	exit 0
 fi
 requests() { http_get "$SERVER/metrics" | awk '/^http_requests_total\{type="debuginfo"\}/ { n = $2 } END { print n + 0 }'; }
+# served: how many debug files the server has sent (its 200 answers); it
+# has only split's.
+served() { http_get "$SERVER/metrics" | awk '/^http_responses_transfer_bytes_count\{code="200",type="debuginfo"\}/ { n = $2 } END { print n + 0 }'; }
 
 # unnamed FOLDED: how many samples have an unnamed frame of split.
 unnamed() { awk '/split\+0x/ { n += $NF } END { print n + 0 }' "$1"; }
@@ -358,18 +361,22 @@ else
 fi
 
 # pack, from the fetched file; taken to another machine, without the
-# binary: there the pack serves the image, and the server is not asked.
+# binary: there the pack serves the image, and the server is not asked
+# for it. (It may be asked for the vDSO's build-id, a miss, when a sample
+# lies in the vDSO outside the functions the trace names: the pack holds
+# nothing of the vDSO, and the new cache no record of the miss. So what
+# is counted is the files the server sent, split's alone.)
 "$REPORT" pack "$TMP/split.trace" > "$TMP/pack.out" 2>&1 || fail "debuginfod-pack-from-fetched-file" "$(cat "$TMP/pack.out")"
 mkdir -p "$TMP/other"
 cp "$TMP/split.trace" "$TMP/split.trace.syms" "$TMP/other/" 2> /dev/null
 mv "$TMP/bin/split" "$TMP/bin/split.moved"
-n=$(requests)
+n=$(served)
 DEBUGINFOD_CACHE_PATH=$TMP/other-cache "$REPORT" folded "$TMP/other/split.trace" > "$TMP/packed.folded" 2>&1
-m=$(requests)
-if [ "$n" = "$m" ] && named "$TMP/packed.folded" && cmp -s "$TMP/packed.folded" "$TMP/fetch.folded"; then
-	ok "debuginfod-pack-serves-without-asking"
+m=$(served)
+if [ "$n" -ge 1 ] && [ "$n" = "$m" ] && named "$TMP/packed.folded" && cmp -s "$TMP/packed.folded" "$TMP/fetch.folded"; then
+	ok "debuginfod-pack-serves-without-asking ($n file served, before and after)"
 else
-	fail "debuginfod-pack-serves-without-asking" "$n requests before, $m after; $(diff "$TMP/fetch.folded" "$TMP/packed.folded" | head -3 | tr '\n' '|')"
+	fail "debuginfod-pack-serves-without-asking" "$n files served before, $m after; $(diff "$TMP/fetch.folded" "$TMP/packed.folded" | head -3 | tr '\n' '|')"
 fi
 
 # The server gone: the cache serves.
