@@ -1,21 +1,26 @@
-# mk/js.mk: the flame graph's script, report/output/flamegraph.js, as the
-# C string report/output/flamegraph.c embeds: each line quoted, without the lines that
-# start with "//" (the file's own comments), and refused if it holds the
-# "]]>" that would end the CDATA section around it in every graph.
+# mk/js.mk: the scripts and style the report's pages embed, as C strings:
+# report/output/flamegraph.js (every flame graph, and the HTML pages),
+# report/output/html.js and report/output/html.css (the HTML pages). Each
+# line is quoted, the lines that start with "//" (the files' own
+# comments) left out. A file is refused if it holds "]]>", which would
+# end the CDATA section around the script in every graph, or "</script"
+# or "</style", which would end its element in a page.
 #
-# It is made in build/gen, which every build (plain, sanitized, fuzzing,
-# macOS) includes, before the configuration: every make run brings that
-# up to date before it compiles anything, and the objects' dependency
-# files name the header from their first compile on.
+# They are made in build/gen, which every build (plain, sanitized,
+# fuzzing, macOS) includes, before the configuration, and before the
+# objects that include them, which name them from their first compile on.
 
-JS_HEADER := build/gen/report/output/flamegraph.js.h
+EMBEDDED := report/output/flamegraph.js report/output/html.js report/output/html.css
+EMBEDDED_HEADERS := $(EMBEDDED:%=build/gen/%.h)
 
-$(JS_HEADER): report/output/flamegraph.js
+$(EMBEDDED_HEADERS): build/gen/%.h: %
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  JS      $<")
-	$(Q)sed -e '/^\/\//d' $< > $@.js
-	$(Q)if grep -q ']]>' $@.js; then echo "$<: holds ']]>', which would end the graph's CDATA" >&2; exit 1; fi
-	$(Q)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $@.js > $@.tmp
-	$(Q)rm $@.js && mv $@.tmp $@
+	@$(if $(Q),echo "  EMBED   $<")
+	$(Q)sed -e '/^\/\//d' $< > $@.txt
+	$(Q)if grep -qi ']]>\|</script\|</style' $@.txt; then \
+		echo "$<: holds ']]>', '</script' or '</style', which would end its element" >&2; exit 1; fi
+	$(Q)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $@.txt > $@.tmp
+	$(Q)rm $@.txt && mv $@.tmp $@
 
-$(CONFIG): | $(JS_HEADER)
+$(CONFIG): | $(EMBEDDED_HEADERS)
+$(BUILD)/report/output/flamegraph.o $(BUILD)/report/output/html.o: $(EMBEDDED_HEADERS)

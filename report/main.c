@@ -19,6 +19,7 @@ static const struct {
 	{ "info", cmd_info, "describe the trace, its images, threads and losses" },
 	{ "folded", cmd_folded, "folded stacks for flamegraph.pl and inferno" },
 	{ "svg", cmd_svg, "a flame graph" },
+	{ "html", cmd_html, "one page to explore: timeline, flame graph, call trees, table" },
 	{ "diff", cmd_diff, "what changed between two traces, as tables or a flame graph" },
 	{ "threads", cmd_threads, "a per-thread table of samples and states" },
 	{ "top", cmd_top, "self and total samples per function, image or line" },

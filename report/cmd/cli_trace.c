@@ -235,3 +235,18 @@ void cli_close(struct cli_trace *ct)
 	pack_free(ct->pack);
 	trace_free(ct->t);
 }
+
+char *cli_subtitle(const struct trace *t, const struct profile *p)
+{
+	struct buf b;
+	uint64_t dur = trace_duration_ns(t);
+
+	buf_init(&b);
+	for (uint32_t i = 0; i < t->session.argc && b.len < 200; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", t->session.argv[i]);
+	if (dur)
+		buf_addf(&b, ", %.1f s", (double)dur / 1e9);
+	buf_addf(&b, ", %llu samples, %s mode at %u Hz", (unsigned long long)p->samples,
+		 trace_mode_name(t->session.mode), t->session.rate_hz);
+	return buf_detach(&b);
+}

@@ -26,6 +26,7 @@ FILE *cli_output_open(const char *path);
 void cli_output_close(const char *path, FILE *f);
 
 struct buf;
+struct profile;
 /* Appends "chunk SEQ" to b, or "chunks SEQ-LAST" for nseq > 1. */
 void cli_chunk_names(struct buf *b, uint32_t seq, uint32_t nseq);
 
@@ -57,5 +58,10 @@ struct cli_trace {
 void cli_open(struct cli_report *r, const char *path, enum cli_stage stage,
 	      struct cli_trace *ct);
 void cli_close(struct cli_trace *ct);
+
+/* What a graph's or page's subtitle says was recorded: the command, how
+ * long, how many samples p holds, the mode and the rate. A heap string
+ * the caller frees. */
+char *cli_subtitle(const struct trace *t, const struct profile *p);
 
 #endif

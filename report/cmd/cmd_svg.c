@@ -1,7 +1,6 @@
 /*
  * cmd_svg.c: 'prof-report svg TRACE -o out.svg', the profile as an
- * interactive flame graph. The default subtitle says what was recorded:
- * the command, how long, how many samples, the mode and the rate. The
+ * interactive flame graph, under the subtitle cli_subtitle() gives. The
  * layout (--reverse, --inverted, --width, --minwidth) and the palette
  * (--colors) go to the renderer as they are; the image and lang palettes
  * learn each frame's image and language from the profile.
@@ -18,21 +17,6 @@
 #include "report/output/flamegraph.h"
 #include "report/model/profile.h"
 #include "report/symbols/symbolize.h"
-
-static char *subtitle(const struct trace *t, const struct profile *p)
-{
-	struct buf b;
-	uint64_t dur = trace_duration_ns(t);
-
-	buf_init(&b);
-	for (uint32_t i = 0; i < t->session.argc && b.len < 200; i++)
-		buf_addf(&b, "%s%s", i ? " " : "", t->session.argv[i]);
-	if (dur)
-		buf_addf(&b, ", %.1f s", (double)dur / 1e9);
-	buf_addf(&b, ", %llu samples, %s mode at %u Hz", (unsigned long long)p->samples,
-		 trace_mode_name(t->session.mode), t->session.rate_hz);
-	return buf_detach(&b);
-}
 
 int cmd_svg(int argc, char **argv)
 {
@@ -62,7 +46,7 @@ int cmd_svg(int argc, char **argv)
 	/* Only the lang palette needs a frame's source file. */
 	r.names_only = g.colors != FLAMEGRAPH_PALETTE_LANG;
 	cli_open(&r, argv[first], CLI_PROFILED, &ct);
-	sub = subtitle(ct.t, ct.p);
+	sub = cli_subtitle(ct.t, ct.p);
 	fo = cli_graph_opts(&g);
 	fo.subtitle = sub;
 	out = cli_output_open(output);

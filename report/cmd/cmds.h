@@ -14,6 +14,7 @@ int cmd_info(int argc, char **argv);
 int cmd_folded(int argc, char **argv);
 int cmd_threads(int argc, char **argv);
 int cmd_svg(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);

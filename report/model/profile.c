@@ -164,6 +164,8 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 		}
 		keys[*slot].count++;
 		pub->samples++;
+		if (o->sample)
+			o->sample(o->ctx, s, *slot);
 	}
 
 	offsets = xmalloc((nkeys + 1) * sizeof(*offsets));
@@ -190,16 +192,21 @@ struct profile *profile_build(struct stacks *st, const struct profile_opts *o)
 			add_node(p, st, nodes[d], stacks_leaf(st, nodes, d), k->first);
 		pub->stacks[i].nframes = p->nnames - offsets[i];
 		pub->stacks[i].count = k->count;
+		pub->stacks[i].key = i;
 	}
 	/* names may have moved while growing: point the stacks in now. */
 	for (i = 0; i < nkeys; i++)
 		pub->stacks[i].frames = p->names + offsets[i];
 	qsort(pub->stacks, nkeys, sizeof(*pub->stacks), cmp_stack);
+	if (o->sample)
+		pub->key_stacks = xcalloc(nkeys ? nkeys : 1, sizeof(*pub->key_stacks));
 	for (i = j = 0; i < nkeys; i++) {
 		if (j && !cmp_stack(&pub->stacks[j - 1], &pub->stacks[i]))
 			pub->stacks[j - 1].count += pub->stacks[i].count;
 		else
 			pub->stacks[j++] = pub->stacks[i];
+		if (pub->key_stacks)
+			pub->key_stacks[pub->stacks[i].key] = j - 1;
 	}
 	pub->nstacks = j;
 	hmap_release(&seen);
@@ -223,6 +230,7 @@ void profile_free(struct profile *pub)
 	free(p->owned);
 	free(p->names);
 	free(pub->stacks);
+	free(pub->key_stacks);
 	hmap_release(&p->info_of);
 	free(p->infos);
 	free(p);

@@ -35,12 +35,19 @@ struct profile_opts {
 	                           * the process frame) */
 	struct progress *progress; /* hears the phases "folding" (samples) and
 	                           * "symbolizing" (stacks), or NULL */
+	/* Optional: told of each sample the filter keeps, with the number of
+	 * its key (its stack as shown and its root and thread frames), keys
+	 * numbered from 0 in order of first use; profile.key_stacks maps a
+	 * key to its stack once the profile is built. */
+	void (*sample)(void *ctx, const struct trace_sample *s, size_t key);
+	void *ctx;
 };
 
 struct profile_stack {
 	const char **frames;      /* root first; borrowed (see profile_build) */
 	size_t nframes;
 	uint64_t count;
+	size_t key;               /* the first key (see sample) it has */
 };
 
 struct profile {
@@ -48,6 +55,8 @@ struct profile {
 	size_t nstacks;
 	uint64_t samples;         /* the sum of the counts: the samples that
 	                           * passed the filter, focus and exclude */
+	size_t *key_stacks;       /* with a sample callback: per key, the
+	                           * index of its stack in stacks; else NULL */
 };
 
 /* What is known of a frame name, from its first occurrence: for colouring

@@ -312,7 +312,7 @@ void diff_changes(const struct diff *d, size_t skip, struct diff_changes *out)
 	struct top_opts o = { .group = TOP_GROUP_NAME, .sort = TOP_SORT_NAME, .skip = skip };
 	size_t nruns = d->nbase + d->nnew, nentries = 0, run = 0, f = 0;
 	struct top *tops = xcalloc(nruns, sizeof(*tops));
-	struct profile p = { xcalloc(d->nstacks + 1, sizeof(*p.stacks)), 0, 0 };
+	struct profile p = { .stacks = xcalloc(d->nstacks + 1, sizeof(*p.stacks)) };
 	struct func_entry *e;
 	double *x = xcalloc(2 * nruns, sizeof(*x));
 
@@ -322,8 +322,8 @@ void diff_changes(const struct diff *d, size_t skip, struct diff_changes *out)
 		for (size_t i = 0; i < d->nstacks; i++)
 			if (d->stacks[i].runs[run]) {
 				p.stacks[p.nstacks++] = (struct profile_stack){
-					(const char **)d->stacks[i].frames, d->stacks[i].nframes,
-					d->stacks[i].runs[run]
+					.frames = (const char **)d->stacks[i].frames,
+					.nframes = d->stacks[i].nframes, .count = d->stacks[i].runs[run]
 				};
 				p.samples += d->stacks[i].runs[run];
 			}

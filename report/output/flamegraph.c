@@ -37,7 +37,6 @@
 #define PAD_BOTTOM 34   /* room for the status line */
 #define NAME_MAX_BYTES 4096
 #define FLUSH_BYTES (1u << 20)
-#define MERGED_FILL 0xc8c8c8u
 #define NEUTRAL_FILL 0xd8d8d0u
 
 struct node {
@@ -385,7 +384,7 @@ static void write_frame(struct walk *w, const struct item *it)
 	if (!name) {
 		snprintf(merged, sizeof(merged), "[%zu frames merged]", it->count);
 		name = merged;
-		fill = MERGED_FILL;
+		fill = FLAMEGRAPH_MERGED_FILL;
 	} else {
 		if (o->color)
 			fill = o->color(o->ctx, w->path, it->depth);

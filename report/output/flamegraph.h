@@ -42,6 +42,9 @@ enum flamegraph_palette {
 	FLAMEGRAPH_PALETTE_LANG,  /* Rust orange, C++ blue, C green, unresolved grey */
 };
 
+/* The fill of a "[N frames merged]" frame. */
+#define FLAMEGRAPH_MERGED_FILL 0xc8c8c8u
+
 /* What a color callback returns to leave a frame to the palette. */
 #define FLAMEGRAPH_NO_COLOR UINT32_MAX
 
