@@ -8,6 +8,7 @@
  * trace is read with the same options, so a filter selects the same
  * threads or window in each.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "report/cmd/cli_trace.h"
 #include "report/cmd/cmds.h"
 #include "report/output/diff.h"
+#include "report/output/html.h"
 #include "report/model/export.h"
 
 static const char *const normalize_words[] = { "share", "none", "duration", NULL };
@@ -96,11 +98,32 @@ static void close_side(struct side *side)
 	free((void *)side->s.part);
 }
 
+/* The content of the --html page: the graph, then the table. */
+struct page {
+	const struct diff *d;
+	const struct diff_changes *c;
+	struct flamegraph_opts fo;
+	int negate;
+	double threshold;
+};
+
+static int write_page(void *ctx, FILE *f)
+{
+	const struct page *pg = ctx;
+
+	fputs("<div id=\"diff\">\n", f);
+	if (diff_write_svg(f, pg->d, &pg->fo, pg->negate, pg->threshold) < 0 ||
+	    diff_write_html_table(f, pg->c, pg->threshold) < 0)
+		return -EIO;
+	fputs("</div>\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct cli_report r = { 0 };
 	struct cli_graph g = CLI_GRAPH_INIT;
-	const char *output = NULL;
+	const char *output = NULL, *html = NULL;
 	int negate = 0, folded = 0, all = 0, check = 0, json = 0, normalize = DIFF_SHARE;
 	uint64_t limit = 0;
 	double threshold = 0;
@@ -108,6 +131,9 @@ int cmd_diff(int argc, char **argv)
 		OPT_STRING('o', "output", "FILE", &output,
 			   "also write a differential flame graph to FILE ('-':\n"
 			   "standard output, the table then to standard error)"),
+		OPT_STRING(0, "html", "FILE", &html,
+			   "also write a page with the differential flame graph\n"
+			   "and every change, the insignificant greyed"),
 		OPT_FLAG(0, "negate", &negate, "swap the colours: blue grew, red shrank"),
 		OPT_FLAG(0, "folded", &folded,
 			 "write \"STACK BASE NEW\" lines instead of the table\n"
@@ -146,6 +172,8 @@ int cmd_diff(int argc, char **argv)
 	struct cli_trace *traces;
 	struct side base = { 0 }, new = { 0 };
 	struct diff d;
+	struct diff_changes c;
+	struct flamegraph_opts fo;
 	size_t nbase, nnew, nafter = 0;
 	int first, flagged = 0;
 	FILE *text;     /* the table or the --check line */
@@ -166,8 +194,12 @@ int cmd_diff(int argc, char **argv)
 		opt_usage_error(&cmd, "options '--json' and '--folded' both write to standard output");
 	if (json && output && cli_output_is_stdout(output))
 		opt_usage_error(&cmd, "options '--json' and '-o -' both write to standard output");
+	if (html && cli_output_is_stdout(html) && (folded || json || (output && cli_output_is_stdout(output))))
+		opt_usage_error(&cmd, "option '--html -' and another output both write to standard output");
+
 	/* standard output holds the graph, or the stacks, alone */
-	text = (folded || (output && cli_output_is_stdout(output))) ? stderr : stdout;
+	text = (folded || (output && cli_output_is_stdout(output)) || (html && cli_output_is_stdout(html)))
+		? stderr : stdout;
 	r.names_only = 1;
 	traces = xcalloc(nbase + nnew, sizeof(*traces));
 	open_side(&r, normalize, argv + first, nbase, traces, &base);
@@ -178,25 +210,36 @@ int cmd_diff(int argc, char **argv)
 		use_slices(&new, &traces[nbase]);
 	}
 	diff_build(&base.s, &new.s, normalize, &d);
+	fo = cli_graph_opts(&g);
+	if (!fo.title)
+		fo.title = "Differential Flame Graph";
+	fo.subtitle = subtitles[normalize];
 	if (output) {
-		struct flamegraph_opts fo = cli_graph_opts(&g);
 		FILE *f = cli_output_open(output);
 
-		if (!fo.title)
-			fo.title = "Differential Flame Graph";
-		fo.subtitle = subtitles[normalize];
 		if (diff_write_svg(f, &d, &fo, negate, threshold) < 0)
 			die_errno("cannot write '%s'", cli_output_is_stdout(output) ? "standard output" : output);
 		if (f != stdout)   /* standard output is closed last */
 			cli_output_close(output, f);
 	}
+	if (check || !folded || html)
+		diff_changes(&d, 1 + (size_t)r.process_frames + (size_t)r.thread_frames, &c);
+	if (html) {
+		struct page pg = { &d, &c, fo, negate, threshold };
+		struct html_opts ho = { .title = fo.title, .subtitle = fo.subtitle };
+		FILE *f = cli_output_open(html);
+
+		pg.fo.embedded = 1;
+		if (html_write_diff(f, &ho, write_page, &pg) < 0)
+			die_errno("cannot write '%s'", cli_output_is_stdout(html) ? "standard output" : html);
+		if (f != stdout)
+			cli_output_close(html, f);
+	}
 	if (folded && diff_write_folded(stdout, &d) < 0)
 		die_errno("cannot write to standard output");
 	if (check || !folded) {
-		struct diff_changes c;
 		struct diff_table_opts o = { (size_t)limit, all, threshold };
 
-		diff_changes(&d, 1 + (size_t)r.process_frames + (size_t)r.thread_frames, &c);
 		if (json)
 			flagged = diff_write_json(text, &c, &o, check);
 		else if (check)
@@ -205,8 +248,9 @@ int cmd_diff(int argc, char **argv)
 			flagged = diff_write_table(text, &c, &o);
 		if (flagged < 0)
 			die_errno("cannot write to standard %s", text == stdout ? "output" : "error");
-		diff_changes_release(&c);
 	}
+	if (check || !folded || html)
+		diff_changes_release(&c);
 	diag_close_stdout();
 	diff_release(&d);
 	close_side(&base);

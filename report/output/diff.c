@@ -616,6 +616,59 @@ int diff_write_summary(FILE *f, const struct diff_changes *c, double threshold)
 	return ferror(f) ? -EIO : (int)n;
 }
 
+/* --- HTML ------------------------------------------------------------- */
+
+int diff_write_html_table(FILE *f, const struct diff_changes *c, double threshold)
+{
+	static const char *const heads[] = { "change", "95% interval", "base", "new", "q",
+					     "significant", "kind", "function" };
+	size_t flagged = count_flagged(c, threshold);
+	struct buf b, v;
+
+	buf_init(&b);
+	buf_init(&v);
+	buf_addf(&b, "<p id=\"sides\">base: %zu run%s, %llu samples; new: %zu run%s, %llu samples; "
+		 "by %s; %zu significant change%s at q &lt; %.2f</p>\n<table id=\"changes\">\n<thead><tr>",
+		 c->traces[0], c->traces[0] == 1 ? "" : "s", (unsigned long long)c->samples[0], c->traces[1],
+		 c->traces[1] == 1 ? "" : "s", (unsigned long long)c->samples[1], what_words[c->normalize],
+		 flagged, flagged == 1 ? "" : "s", DIFF_Q);
+	for (size_t k = 0; k < sizeof(heads) / sizeof(*heads); k++)
+		buf_addf(&b, "<th>%s</th>", heads[k]);
+	buf_addstr(&b, "</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct diff_change *x = &c->v[i];
+		int yes = is_flagged(&x->r, threshold);
+		const double nums[] = { x->r.change, x->r.lo, x->r.base, x->r.new, x->r.q };
+
+		buf_addf(&b, "<tr%s>", yes ? "" : " class=\"insignificant\"");
+		for (int k = 0; k < 5; k++) {
+			buf_reset(&v);
+			if (k == 1)
+				add_interval(&v, c->normalize, &x->r);
+			else if (k == 4)
+				add_q(&v, x->r.q);
+			else
+				add_value(&v, c->normalize, nums[k], k ? LEVEL : CHANGE);
+			buf_addf(&b, "<td data-v=\"%.6g\">", nums[k]);
+			flamegraph_xml_escape(&b, (const char *)v.data, v.len);
+			buf_addstr(&b, "</td>");
+		}
+		buf_addf(&b, "<td>%s</td><td>%s</td><td>", yes ? "yes" : x->r.q < DIFF_Q ? "small" : "no",
+			 x->total ? "total" : "self");
+		flamegraph_xml_escape(&b, x->name, 4096);
+		buf_addstr(&b, "</td></tr>\n");
+		if (b.len > (64u << 10)) {
+			fwrite(b.data, 1, b.len, f);
+			buf_reset(&b);
+		}
+	}
+	buf_addstr(&b, "</tbody>\n</table>\n");
+	fwrite(b.data, 1, b.len, f);
+	buf_release(&b);
+	buf_release(&v);
+	return ferror(f) ? -EIO : (int)flagged;
+}
+
 /* --- JSON ------------------------------------------------------------- */
 
 static const char *const normalize_words[] = {

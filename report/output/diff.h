@@ -156,6 +156,13 @@ int diff_write_summary(FILE *f, const struct diff_changes *c, double threshold);
 int diff_write_json(FILE *f, const struct diff_changes *c, const struct diff_table_opts *o,
 		    int check);
 
+/* Writes every change of c as an HTML table (<table id="changes">, a
+ * row each, in the table's order: largest growth first), after a line
+ * on the sides; a change not flagged at threshold has the class
+ * "insignificant", and each figure its value in data-v, to sort by.
+ * Returns the number flagged, or -EIO. */
+int diff_write_html_table(FILE *f, const struct diff_changes *c, double threshold);
+
 /* Writes the differential flame graph of d: frames as wide as the larger
  * of their two (normalised) counts, each frame tested as a function is;
  * those flagged red where the new side has more, blue where it has less

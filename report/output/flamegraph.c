@@ -463,10 +463,12 @@ static void write_head(struct writer *wr, unsigned depth)
 	unsigned w = o->width, top = PAD_TOP + (has_legend(o) ? LEGEND_HEIGHT : 0);
 
 	wr->height = top + (depth + 1) * FRAME_HEIGHT + PAD_BOTTOM;
-	buf_addf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-		 "<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
+	if (!o->embedded)
+		buf_addstr(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+	buf_addf(b, "<svg%s version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
 		 "xmlns=\"http://www.w3.org/2000/svg\" data-pad=\"%d\" data-fw=\"%.2f\" data-ty=\"%.1f\">\n",
-		 w, wr->height, w, wr->height, PAD_X, FONT_SIZE * FONT_WIDTH, TEXT_DY);
+		 o->embedded ? " class=\"flamegraph\"" : "", w, wr->height, w, wr->height, PAD_X,
+		 FONT_SIZE * FONT_WIDTH, TEXT_DY);
 	buf_addstr(b, style);
 	buf_addstr(b, "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f8f8f0\"/>\n");
 	buf_addf(b, "<text id=\"title\" x=\"%u\" y=\"24\">", w / 2);
@@ -528,9 +530,10 @@ int flamegraph_write_svg(FILE *f, const struct profile *p, const struct flamegra
 	w.visit = write_frame;
 	w.arg = &wr;
 	walk(&w);
-	buf_addstr(&wr.b, "</g>\n<script><![CDATA[\n");
-	buf_addstr(&wr.b, script);
-	buf_addstr(&wr.b, "]]></script>\n</svg>\n");
+	buf_addstr(&wr.b, "</g>\n");
+	if (!o->embedded)
+		buf_addf(&wr.b, "<script><![CDATA[\n%s]]></script>\n", script);
+	buf_addstr(&wr.b, "</svg>\n");
 	flush(&wr);
 	if (ferror(f))
 		wr.err = -EIO;

@@ -56,6 +56,10 @@ struct flamegraph_opts {
 	int reverse;           /* reverse every stack: leaves at the base */
 	int inverted;          /* icicle: the base at the top, growing down */
 	int palette;           /* enum flamegraph_palette */
+	int embedded;          /* the <svg> element alone, of class
+	                        * "flamegraph", for a page (html.h) that runs
+	                        * flamegraph.js on it: no XML declaration and
+	                        * no script */
 	/* The image and language of a frame name, for the image and lang
 	 * palettes (profile_frame_info fits); NULL, or a NULL answer, means
 	 * nothing is known of that frame. */

@@ -325,12 +325,44 @@ static void write_head(struct writer *w, const char *title, const char *kind)
 		 "<script type=\"application/json\" id=\"prof-data\">", style, kind);
 }
 
-/* The page from its data's end on. */
+/* The page's scripts and end. */
 static void write_tail(struct writer *w)
 {
-	buf_addf(&w->b, "</script>\n<script>\n%s</script>\n<script>\n%s</script>\n</body></html>\n",
+	buf_addf(&w->b, "<script>\n%s</script>\n<script>\n%s</script>\n</body></html>\n",
 		 flamegraph_script, page_script);
 	flush(w);
+}
+
+/* The data's first members, every page's. */
+static void write_common(struct json *j, const char *kind, const struct html_opts *o)
+{
+	json_object(j, NULL);
+	json_str(j, "kind", kind);
+	json_u64(j, "format", 1);
+	json_str(j, "title", o->title);
+	json_str(j, "subtitle", o->subtitle ? o->subtitle : "");
+}
+
+int html_write_diff(FILE *f, const struct html_opts *o, int (*body)(void *ctx, FILE *f), void *ctx)
+{
+	struct writer w = { .f = f };
+	struct json j;
+
+	buf_init(&w.b);
+	write_head(&w, o->title, "diff");
+	json_init_line(&j, &w.b);
+	write_common(&j, "diff", o);
+	json_end(&j);
+	json_finish(&j);
+	buf_addstr(&w.b, "</script>\n");
+	flush(&w);
+	if (!w.err && body(ctx, f) < 0)
+		w.err = -EIO;
+	write_tail(&w);
+	if (ferror(f))
+		w.err = -EIO;
+	buf_release(&w.b);
+	return w.err;
 }
 
 static void write_funcs(struct writer *w, struct json *j, const struct tree *tr, const struct profile *p,
@@ -475,11 +507,7 @@ int html_write_profile(FILE *f, const struct trace *t, const struct profile *p,
 	buf_init(&w.b);
 	write_head(&w, o->title, "profile");
 	json_init_line(&j, &w.b);
-	json_object(&j, NULL);
-	json_str(&j, "kind", "profile");
-	json_u64(&j, "format", 1);
-	json_str(&j, "title", o->title);
-	json_str(&j, "subtitle", o->subtitle ? o->subtitle : "");
+	write_common(&j, "profile", o);
 	json_str(&j, "mode", trace_mode_name(t->session.mode));
 	json_u64(&j, "rate_hz", t->session.rate_hz);
 	json_u64(&j, "duration_ns", trace_duration_ns(t));
@@ -499,6 +527,7 @@ int html_write_profile(FILE *f, const struct trace *t, const struct profile *p,
 	write_events(&j, t);
 	json_end(&j);
 	json_finish(&j);
+	buf_addstr(&w.b, "</script>\n");
 	write_tail(&w);
 	if (ferror(f))
 		w.err = -EIO;

@@ -79,4 +79,8 @@ struct html_opts {
 int html_write_profile(FILE *f, const struct trace *t, const struct profile *p,
 		       const struct html_timeline *tl, const struct html_opts *o);
 
+/* Writes a diff's page to f: body writes its content (the graph and the
+ * table) to f, and returns 0 or -EIO. Returns 0, or -EIO. */
+int html_write_diff(FILE *f, const struct html_opts *o, int (*body)(void *ctx, FILE *f), void *ctx);
+
 #endif
