@@ -74,6 +74,9 @@
 #   BENCH_CAPTURE_SECONDS  length of the recorder-cost capture (default 60)
 #   BENCH_MAX_RATES        the rates the max-rate sweep tries, in order
 #   BENCH_OUT              the JSON file (default bench/results.json)
+#   PLAYWRIGHT_DIR         where node_modules/playwright-core is (default
+#                          build/node, make check's), and CHROMIUM the
+#                          browser it drives, for the html page's first draw
 #
 # usage: bench/bench.sh   (from the top of the tree; make bench builds first)
 set -eu
@@ -106,6 +109,8 @@ ATTACH_WORKLOADS=${BENCH_ATTACH_WORKLOADS:-server50}
 STEPS=${BENCH_STEPS:-"overhead attach many report small symbolize recorder maxrate syscall"}
 REPORT_HZ=${BENCH_REPORT_HZ:-9973}
 OUT=${BENCH_OUT:-bench/results.json}
+PLAYWRIGHT_DIR=${PLAYWRIGHT_DIR:-build/node}
+CHROMIUM=${CHROMIUM:-$(command -v chromium || echo /usr/bin/chromium)}
 TOOLS="prof-cpu prof-wall perf-fp perf-dwarf perf-sw"
 TMP=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
@@ -429,7 +434,25 @@ fi
 # --- report speed: the same work, two threads of deep200, recorded by prof
 # (cpu mode, or wall mode where perf_event is refused) and by perf. The work
 # is sized in CPU time, which is what cpu-clock samples, so both recordings
-# hold about REPORT_SAMPLES samples however loaded the machine is.
+# hold about REPORT_SAMPLES samples however loaded the machine is. prof's
+# trace is also written as an html page, whose size and first draw are
+# measured.
+#
+# html_draw KEY PAGE: the time PAGE takes to draw its first view in
+# headless Chromium (tests/browser/html.mjs, which the test set-up's
+# playwright-core drives), in seconds, put as KEY; skipped, with why,
+# where there is no browser.
+html_draw() {
+	local ms
+	if [ ! -d "$PLAYWRIGHT_DIR/node_modules/playwright-core" ] || ! command -v "$CHROMIUM" > /dev/null; then
+		skip_tool html-browser "no playwright-core in $PLAYWRIGHT_DIR or no $CHROMIUM (make check's set-up installs them)"
+		return
+	fi
+	ms=$(PLAYWRIGHT_DIR=$PLAYWRIGHT_DIR CHROMIUM=$CHROMIUM timeout 300 node tests/browser/html.mjs "big=$2" |
+		sed -n 's/.*first draw \([0-9.]*\) ms.*/\1/p' | head -1)
+	[ -n "$ms" ] && put "$1" "$(awk -v m="$ms" 'BEGIN { print m / 1000 }')"
+}
+
 if step report; then
 	run bare 0 "$TMP/none" "$W/deep200" "$SECS" -j 2
 	runits=$(awk -v n="$REPORT_SAMPLES" -v hz="$REPORT_HZ" -v line="$(cat "$TMP/run.out")" 'BEGIN {
@@ -451,6 +474,9 @@ if step report; then
 			tm report.prof_folded "$REPORT" folded "$TMP/r.trace"
 			[ "$rep" -gt 1 ] || put report.prof.unique_stacks "$(wc -l < "$TMP/tm.out")"
 			tm report.prof_svg "$REPORT" svg "$TMP/r.trace" -o "$TMP/r.svg"
+			tm report.prof_html "$REPORT" html "$TMP/r.trace" -o "$TMP/r.html"
+			[ "$rep" -gt 1 ] || put report.prof.html_bytes "$(stat -c %s "$TMP/r.html")"
+			html_draw report.prof.html_first_draw "$TMP/r.html"
 		fi
 		if usable perf-fp; then
 			tm report.perf_folded $PERF_FOLDED "$TMP/r.data"
@@ -758,6 +784,8 @@ target trace_smaller_than_perf_fp "$(W_PICK=min worst "${vs_fp[@]}")" ">=" 15
 target folded_faster_than_perf_report "$speedup" ">=" 50
 target small_folded_vs_perf_report "$small_speedup" ">=" 1
 target small_annotate_vs_folded "$annotate_vs_folded" "<=" 2
+target report_html_mib "$(awk -v b="$(median report.prof.html_bytes)" 'BEGIN { print b == "null" ? "null" : b / 1048576 }')" "<=" 8
+target report_html_first_draw_seconds "$(median report.prof.html_first_draw)" "<=" 1
 target loop_folded_vs_perf_report "$loop_speedup" ">=" 1
 target symbolize_vs_llvm_symbolizer "$sym_speedup" ">=" 2
 target recorder_rss_mib "$rss_mib" "<=" 32
@@ -813,9 +841,11 @@ target recorder_rss_mib "$rss_mib" "<=" 32
 	echo "    \"prof_unique_stacks\": $(median report.prof.unique_stacks),"
 	echo "    \"prof_bytes_per_sample\": $(median report.prof.bps),"
 	echo "    \"perf_samples\": $(median report.perf.samples),"
-	for k in prof_folded prof_svg perf_folded; do
+	for k in prof_folded prof_svg prof_html perf_folded; do
 		echo "    \"$k\": {\"seconds\": $(jstat "report.$k.seconds"), \"rss_kib\": $(jstat "report.$k.rss_kib")},"
 	done
+	echo "    \"prof_html_bytes\": $(median report.prof.html_bytes),"
+	echo "    \"prof_html_first_draw_seconds\": $(jstat report.prof.html_first_draw),"
 	echo "    \"folded_speedup\": $speedup,"
 	for c in small loop; do
 		echo "    \"$c\": {"
@@ -989,7 +1019,9 @@ times() {
 		printf 'report: prof %s samples (%s unique folded stacks, %s B/sample), perf %s samples; median [min-max] of %s\n' \
 			"$(fig report.prof.samples)" "$(fig report.prof.unique_stacks)" "$(fig report.prof.bps)" \
 			"$(fig report.perf.samples)" "$REPORT_REPS"
-		times report prof_folded prof_svg perf_folded
+		times report prof_folded prof_svg prof_html perf_folded
+		printf '  the html page: %s bytes, its first view drawn in %s s in headless Chromium\n' \
+			"$(fig report.prof.html_bytes)" "$(fig report.prof.html_first_draw)"
 		print_stages report
 		printf '  folded is %sx faster than perf report\n' "$(num "$speedup" %.1f | tr -d ' ')"
 	fi

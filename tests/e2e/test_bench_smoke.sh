@@ -85,9 +85,12 @@ for (const w of r.run.attach_workloads || [])
 const rep = skipped.has("prof-cpu") ? "prof-wall" : "prof-cpu";
 for (const k of ["prof_mode", "prof_samples", "prof_unique_stacks", "prof_bytes_per_sample"]) want("report/" + k, rep);
 want("report/perf_samples", "perf-fp");
-for (const k of ["prof_folded", "prof_svg", "perf_folded"])
+for (const k of ["prof_folded", "prof_svg", "prof_html", "perf_folded"])
 	for (const s of ["median", "min", "max"])
 		for (const m of ["seconds", "rss_kib"]) want(`report/${k}/${m}/${s}`, k.startsWith("perf") ? "perf-fp" : rep);
+want("report/prof_html_bytes", rep);
+for (const s of ["median", "min", "max"])
+	want(`report/prof_html_first_draw_seconds/${s}`, skipped.has(rep) ? rep : "html-browser");
 want("report/folded_speedup", skipped.has("perf-fp") ? "perf-fp" : rep);
 /* the small trace and the loop of them need the Rust fixture ("small"),
  * the comparison perf too; the symbolization llvm-symbolizer ("symbolize") */
