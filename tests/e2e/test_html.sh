@@ -15,7 +15,7 @@
 #   script elements, and the names read back from the data as folded
 #   (its \x3b a ';') and threads --json give them;
 # - html-scale-1M: a million distinct stacks give a page under 8 MB whose
-#   tree was cut to at most 200,000 nodes;
+#   tree was cut to at most 200,000 nodes, every sample still counted;
 # - html-diff: diff --html of two recordings: one inline graph, and a row
 #   of the change table per change diff --all --json gives, the rows
 #   greyed exactly where it says not significant;
@@ -155,10 +155,15 @@ if [ ! -x "$MANY" ]; then
 elif "$MANY" -o "$TMP/m.trace" 1000000 && "$REPORT" html "$TMP/m.trace" -o "$TMP/m.html"; then
 	data "$TMP/m.html" "$TMP/m.json"
 	bytes=$(stat -c %s "$TMP/m.html")
-	read -r nodes merged < <(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
-print(len(d["nodes"]) // 2, d["merged"])' "$TMP/m.json")
+	# the nodes, those cut, and whether every sample is still counted
+	# at a node whose parent comes before it
+	read -r nodes merged whole < <(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+n = d["nodes"]; s = [x for t in d["threads"] for x in t["stacks"][1::3]]
+c = sum(x for t in d["threads"] for x in t["stacks"][2::3])
+ok = c == 1000000 and all(n[2 * i] < i for i in range(1, len(n) // 2)) and all(x < len(n) // 2 for x in s)
+print(len(n) // 2, d["merged"], int(ok))' "$TMP/m.json")
 	echo "  note  html of 1M stacks: $bytes bytes, $nodes nodes, $merged cut"
-	[ "$bytes" -lt $((8 << 20)) ] && [ "$nodes" -le 200000 ] && [ "$merged" -gt 0 ] \
+	[ "$bytes" -lt $((8 << 20)) ] && [ "$nodes" -le 200000 ] && [ "$merged" -gt 0 ] && [ "$whole" = 1 ] \
 		&& ok "html-scale-1M" || fail "html-scale-1M" "$bytes bytes, $nodes nodes, $merged cut"
 	big=("big=$TMP/m.html")
 else
