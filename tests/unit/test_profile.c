@@ -471,3 +471,53 @@ Test(profile, focus_combines_with_the_sample_filter)
 	free(s);
 	regfree(&f);
 }
+
+/* The sample callback: told each kept sample with its key, and each key
+ * mapped to the stack its samples were counted in. */
+struct seen {
+	size_t keys[64];
+	size_t n;
+};
+
+static void note_sample(void *ctx, const struct trace_sample *s, size_t key)
+{
+	struct seen *sn = ctx;
+
+	(void)s;
+	cr_assert_lt(sn->n, 64);
+	sn->keys[sn->n++] = key;
+}
+
+Test(profile, sample_callback_keys_map_to_stacks)
+{
+	struct trace t;
+	struct seen sn = { .n = 0 };
+	struct profile_opts o = { .sample = note_sample, .ctx = &sn };
+	struct profile *p;
+	uint64_t per_stack[8] = { 0 };
+
+	make_trace(&t);
+	p = build(&t, &o);
+	cr_assert_eq(sn.n, p->samples);
+	cr_assert_not_null(p->key_stacks);
+	for (size_t i = 0; i < sn.n; i++) {
+		cr_assert_lt(p->key_stacks[sn.keys[i]], p->nstacks);
+		per_stack[p->key_stacks[sn.keys[i]]]++;
+	}
+	/* every stack's count is the samples whose key maps to it */
+	for (size_t i = 0; i < p->nstacks; i++)
+		cr_assert_eq(per_stack[i], p->stacks[i].count, "stack %zu", i);
+	done(p);
+}
+
+Test(profile, no_callback_no_key_map)
+{
+	struct trace t;
+	struct profile_opts o = { 0 };
+	struct profile *p;
+
+	make_trace(&t);
+	p = build(&t, &o);
+	cr_assert_null(p->key_stacks);
+	done(p);
+}
