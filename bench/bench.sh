@@ -449,7 +449,7 @@ html_draw() {
 		return
 	fi
 	ms=$(PLAYWRIGHT_DIR=$PLAYWRIGHT_DIR CHROMIUM=$CHROMIUM timeout 300 node tests/browser/html.mjs "big=$2" |
-		sed -n 's/.*first draw \([0-9.]*\) ms.*/\1/p' | head -1)
+		sed -n 's/.*first draw at \([0-9.]*\) ms.*/\1/p' | head -1)
 	[ -n "$ms" ] && put "$1" "$(awk -v m="$ms" 'BEGIN { print m / 1000 }')"
 }
 

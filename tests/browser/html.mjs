@@ -1,13 +1,15 @@
 // tests/browser/html.mjs: prof-report's HTML page, in headless Chromium
 // through playwright-core.
 //
-//   node html.mjs [profile=FILE] [inject=FILE] [diff=FILE] [big=FILE] [shots=DIR]
+//   node html.mjs [profile=FILE] [inject=FILE] [inject-threads=FILE] [diff=FILE]
+//                 [big=FILE] [shots=DIR]
 //
 // profile is the page of a recorded wall-mode trace of three threads that
 // run one after another, about 0.4 s each, and exist only then: "one" in
 // phase_one, then "two" in phase_two, then "three" in phase_three. inject
-// is the page of a trace whose names try to run a script (window.__pwned,
-// or a dialog); diff is a diff page; big is the page of a million samples,
+// is the page of a trace whose function names try to run a script
+// (window.__pwned, or a dialog), inject-threads one whose thread names
+// do; diff is a diff page; big is the page of a million samples,
 // only opened and timed. With shots, html-timeline.png,
 // html-flamegraph.png and html-diff.png are saved into DIR. Each absent
 // file skips its cases. One line per case goes to stdout, as harness.mjs
@@ -20,7 +22,7 @@ import { out, launch, check, skip } from './harness.mjs';
 
 const files = {};
 for (const a of process.argv.slice(2)) {
-	const m = /^(profile|inject|diff|big|shots)=(.+)$/.exec(a);
+	const m = /^(profile|inject|inject-threads|diff|big|shots)=(.+)$/.exec(a);
 	if (!m) {
 		console.error(`html.mjs: bad argument '${a}'`);
 		process.exit(2);
@@ -224,10 +226,13 @@ if (files.profile) {
 	await page.close();
 }
 
-if (files.inject) {
-	const { page, seen } = await open(files.inject);
+// The cases of a page of hostile names: no script from them runs, in
+// any view, on a hover, a search or a focus, and names(page), the names
+// that page shows, hold at least two of them as text.
+async function injectCases(prefix, file, names) {
+	const { page, seen } = await open(file);
 	const pwned = () => page.evaluate(() => window.__pwned);
-	await check('html-inject-no-script-runs', async () => {
+	await check(`${prefix}-no-script-runs`, async () => {
 		const r = await page.evaluate(() => ({
 			scripts: document.getElementsByTagName('script').length,
 			handlers: Array.from(document.querySelectorAll('*')).filter((e) =>
@@ -238,11 +243,10 @@ if (files.inject) {
 		expect(r.scripts === 3, `${r.scripts} script elements, not the page's 3`);
 		expect(r.handlers === 0 && r.links === 0, `${r.handlers} elements with handlers, ${r.links} with sources or links`);
 	});
-	await check('html-inject-names-are-text', async () => {
-		const names = await tableNames(page), frames = await frameNames(page);
-		const hostile = names.filter((n) => /<script|<img|onerror|javascript:/i.test(n));
-		expect(hostile.length >= 2, `the table shows no hostile name as text: ${names.slice(0, 20).join(' | ')}`);
-		expect(frames.some((n) => /<script|<img|onerror/.test(n)), 'no hostile frame name in the flame graph');
+	await check(`${prefix}-names-are-text`, async () => {
+		const shown = await names(page);
+		const hostile = shown.filter((n) => /<script|<img|onerror|onmouseover|javascript:/i.test(n));
+		expect(hostile.length >= 2, `no hostile name shown as text: ${shown.slice(0, 20).join(' | ')}`);
 		// every view, a hover of every frame and a search run nothing either
 		for (const tab of ['Icicle', 'Call tree', 'Bottom-up', 'Flame graph'])
 			await page.click(`[role=tab]:text("${tab}")`);
@@ -257,9 +261,19 @@ if (files.inject) {
 		if (long.length)
 			expect(long.every(([shown, full]) => shown < 1000 && full > shown), `long names shown as ${JSON.stringify(long)}`);
 	});
-	await check('html-inject-no-script-errors', () => noErrors(seen));
+	await check(`${prefix}-no-script-errors`, () => noErrors(seen));
 	await page.close();
 }
+
+if (files.inject)
+	await injectCases('html-inject', files.inject, async (page) => {
+		const frames = await frameNames(page);
+		expect(frames.some((n) => /<script|<img|onerror/.test(n)), 'no hostile frame name in the flame graph');
+		return tableNames(page);
+	});
+if (files['inject-threads'])
+	await injectCases('html-inject-threads', files['inject-threads'],
+			  (page) => page.$$eval('.track .label', (l) => l.map((e) => e.textContent)));
 
 if (files.diff) {
 	const { page, seen } = await open(files.diff);
@@ -318,6 +332,6 @@ if (files.big) {
 	});
 }
 
-if (!files.profile && !files.inject && !files.diff && !files.big)
+if (!files.profile && !files.inject && !files['inject-threads'] && !files.diff && !files.big)
 	skip('html', 'no page given');
 await browser.close();

@@ -16,11 +16,12 @@
 #   (its \x3b a ';') and threads --json give them;
 # - html-scale-1M: a million distinct stacks give a page under 8 MB whose
 #   tree was cut to at most 200,000 nodes, every sample still counted;
-# - html-diff: diff --html of two recordings: one inline graph, and a row
+# - html-diff: diff --html of phases and split: one inline graph, and a row
 #   of the change table per change diff --all --json gives, the rows
 #   greyed exactly where it says not significant;
 # - html-diff-stdout-once: --html - beside another standard output is a
 #   usage error;
+# - html-script-lint: the page's script passes ESLint;
 # - the browser (tests/browser/html.mjs), if playwright-core and Chromium
 #   are there: the pages in headless Chromium, with screenshots kept in
 #   $BUILD/html-shots.
@@ -143,7 +144,7 @@ want = sorted(x["name"] for x in json.load(open(sys.argv[6]))["threads"])
 got = sorted(x["name"] for x in t["threads"])
 assert got == want, f"thread names {got}, threads --json {want}"
 PY
-	inject=("inject=$TMP/i.html" "inject=$TMP/t.html")
+	inject=("inject=$TMP/i.html" "inject-threads=$TMP/t.html")
 else
 	fail "html-inject" "a hostile recording or page could not be made"
 fi
@@ -171,7 +172,8 @@ else
 fi
 
 # --- the diff page ---------------------------------------------------------
-"$RECORD" -q -f --mode wall -o "$TMP/q.trace" -- "$FIX/phases" > /dev/null 2>&1
+# against the split fixture: its functions are all changes, phases' too
+"$RECORD" -q -f --mode wall -o "$TMP/q.trace" -- "$FIX/split" 1 > /dev/null 2>&1
 if "$REPORT" diff "$TMP/p.trace" "$TMP/q.trace" --html "$TMP/d.html" > /dev/null \
 	&& "$REPORT" diff --all --json "$TMP/p.trace" "$TMP/q.trace" > "$TMP/d.json"; then
 	check "html-diff" python3 - "$TMP/d.html" "$TMP/d.json" <<'PY'
@@ -190,6 +192,17 @@ fi
 "$REPORT" diff "$TMP/p.trace" "$TMP/q.trace" --html - --json > /dev/null 2> "$TMP/e.err"
 [ $? = 2 ] && grep -q "both write to standard output" "$TMP/e.err" && ok "html-diff-stdout-once" \
 	|| fail "html-diff-stdout-once" "$(cat "$TMP/e.err")"
+
+# The page's script, linted by the rules of mk/eslint.config.mjs (ESLint
+# from npm, as test_svg.sh lints the flame graph's).
+ESLINT=$PLAYWRIGHT_DIR/node_modules/.bin/eslint
+if ! command -v node > /dev/null || [ ! -x "$ESLINT" ]; then
+	skip "html-script-lint" "node or ESLint is not installed (make check installs ESLint from npm)"
+elif out=$(cd "$TOP" && "$ESLINT" --config mk/eslint.config.mjs report/output/html.js 2>&1); then
+	ok "html-script-lint"
+else
+	fail "html-script-lint" "$(echo "$out" | grep -E 'error|warning' | head -3 | tr '\n' '|')"
+fi
 
 # --- the browser -----------------------------------------------------------
 if ! command -v node > /dev/null; then
