@@ -230,7 +230,7 @@ install: $(PROGS)
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(SCHEMADIR)/
 
 clean:
-	rm -rf build build-san prof-record prof-report demo.trace demo.trace.syms demo.folded demo.svg
+	rm -rf build build-san prof-record prof-report demo.trace demo.trace.syms demo.folded demo.svg demo.html
 
 FORCE:
 .PHONY: all check demo deps install clean fixtures unit FORCE

@@ -28,6 +28,9 @@
 
 #define FLUSH_AT (256u << 10)
 #define MIN_BIN_NS 1000000ull
+/* A bin lasts at least this many sampling periods, so a busy thread has
+ * a few samples in each and its track is a steady bar, not a comb. */
+#define BIN_PERIODS 4
 
 /* States, in the order of a thread's "states" entries. */
 enum { ST_RUNNING, ST_KERNEL, ST_PREEMPTED, ST_WAITING, ST__COUNT };
@@ -58,9 +61,10 @@ struct html_timeline *html_timeline_new(const struct trace *t)
 {
 	struct html_timeline *tl = xcalloc(1, sizeof(*tl));
 	uint64_t dur = trace_duration_ns(t), bin = MIN_BIN_NS;
+	uint64_t least = t->session.rate_hz ? BIN_PERIODS * 1000000000ull / t->session.rate_hz : 0;
 
 	/* 1, 2 or 5 times a power of ten ms: a bin edge falls on round times */
-	for (int step = 0; dur / bin >= HTML_MAX_BINS; step++)
+	for (int step = 0; dur / bin >= HTML_MAX_BINS || bin < least; step++)
 		bin = bin / (step % 3 == 1 ? 2 : 1) * (step % 3 == 1 ? 5 : 2);
 	tl->t = t;
 	tl->bin_ns = bin;

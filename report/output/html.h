@@ -57,7 +57,8 @@
 /* The most nodes a page's tree holds: past it, the stacks' rarest frames
  * are cut into "[merged]" nodes. */
 #define HTML_MAX_NODES 200000
-/* The most bins a recording is cut into; a bin is at least 1 ms. */
+/* The most bins a recording is cut into; a bin is at least 1 ms and four
+ * sampling periods, 1, 2 or 5 times a power of ten ms. */
 #define HTML_MAX_BINS 2000
 
 /* The samples of a profile by thread and time bin, gathered while the
