@@ -61,8 +61,7 @@ async function open(file, hash = '') {
 
 // What the page shows: the flame graph's frame names, the table's
 // function names, the call tree's rows.
-const frameNames = (page) => page.$$eval('svg.flamegraph g.f > title',
-	(l) => l.map((t) => t.textContent.replace(/ \([^)]*\)$/, '')));
+const frameNames = (page) => page.$$eval('svg.flamegraph g.f', (l) => l.map((g) => g.dataset.name));
 const tableNames = (page) => page.$$eval('table.funcs tbody td.name', (l) => l.map((td) => td.title || td.textContent));
 const treeRows = (page) => page.$$eval('.trows .trow:not(.more)', (l) => l.map((r) =>
 	Array.from(r.children, (c) => c.textContent)));
@@ -172,16 +171,16 @@ if (files.profile) {
 		const m = await page.textContent('.matched');
 		const share = +(/Matched: ([\d.]+)%/.exec(m) || [])[1];
 		expect(share > 50 && share <= 100, `the search shows '${m}'`);
-		const hits = await page.$$eval('svg.flamegraph g.f.hit > title', (l) => l.map((t) => t.textContent));
-		expect(hits.length && hits.every((t) => t.startsWith('phase_two')), `highlighted frames: ${hits.join('; ')}`);
+		const hits = await page.$$eval('svg.flamegraph g.f.hit', (l) => l.map((g) => g.dataset.name));
+		expect(hits.length && hits.every((t) => t === 'phase_two'), `highlighted frames: ${hits.join('; ')}`);
 		const rows = await page.$$eval('table.funcs tr.hit td.name', (l) => l.map((td) => td.textContent));
 		expect(rows.join() === 'phase_two', `highlighted rows: ${rows.join(', ')}`);
 	});
 
 	await check('html-focus', async () => {
 		await page.click('table.funcs td.name:text-is("phase_two")');
-		const focused = await page.$$eval('svg.flamegraph g.f.focus > title', (l) => l.map((t) => t.textContent));
-		expect(focused.length && focused.every((t) => t.startsWith('phase_two (')), `outlined frames: ${focused.join('; ')}`);
+		const focused = await page.$$eval('svg.flamegraph g.f.focus', (l) => l.map((g) => g.dataset.name));
+		expect(focused.length && focused.every((t) => t === 'phase_two'), `outlined frames: ${focused.join('; ')}`);
 		const row = await page.$$eval('table.funcs tr.focus td.name', (l) => l.map((td) => td.textContent));
 		expect(row.join() === 'phase_two', `focused rows: ${row.join(', ')}`);
 	});
