@@ -2,10 +2,12 @@
  * buf.c: the growable byte buffer behind every encoder in prof.
  *
  * The trace writer, the folded and SVG writers and the message formatters all
- * append through here, so growth and the trailing NUL live in one place.
+ * append through here, so growth and the trailing NUL live in one place;
+ * the writers of large outputs pass it to their stream through buf_out.
  */
 #include "buf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,4 +153,17 @@ void buf_put_bytes(struct buf *b, const void *p, size_t n)
 {
 	buf_put_uvarint(b, n);
 	buf_add(b, p, n);
+}
+
+void buf_out_flush(struct buf_out *o)
+{
+	if (!o->err && o->b.len && fwrite(o->b.data, 1, o->b.len, o->f) != o->b.len)
+		o->err = -EIO;
+	buf_reset(&o->b);
+}
+
+void buf_out_maybe(struct buf_out *o, size_t bound)
+{
+	if (o->b.len >= bound)
+		buf_out_flush(o);
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "diag.h"
 
 struct buf {
@@ -36,6 +37,19 @@ void buf_addf(struct buf *b, const char *fmt, ...) DIAG_PRINTF(2, 3);
 /* Returns data as a heap string and leaves b empty (initialised). The
  * caller frees. */
 char *buf_detach(struct buf *b);
+
+/* Text made in a buffer and written to a stream a piece at a time, so an
+ * output of any size holds little memory: buf_out_flush() writes what b
+ * holds and empties it, buf_out_maybe() only once it holds at least
+ * bound bytes. A failed write sets err to -EIO, and nothing more is
+ * written. */
+struct buf_out {
+	FILE *f;
+	struct buf b;
+	int err;
+};
+void buf_out_flush(struct buf_out *o);
+void buf_out_maybe(struct buf_out *o, size_t bound);
 
 /* The NUL-separated strings in b from byte offset from on, at most max of
  * them, as a NULL-terminated heap vector of *n strings (a last one

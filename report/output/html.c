@@ -287,25 +287,6 @@ static int cmp_state(const void *a, const void *b)
 	return x->bin < y->bin ? -1 : x->bin > y->bin;
 }
 
-struct writer {
-	FILE *f;
-	struct buf b;
-	int err;
-};
-
-static void flush(struct writer *w)
-{
-	if (!w->err && w->b.len && fwrite(w->b.data, 1, w->b.len, w->f) != w->b.len)
-		w->err = -EIO;
-	buf_reset(&w->b);
-}
-
-static void maybe_flush(struct writer *w)
-{
-	if (w->b.len >= FLUSH_AT)
-		flush(w);
-}
-
 static const char style[] =
 #include "report/output/html.css.h"
 	;
@@ -319,7 +300,7 @@ static const char page_script[] =
 static const char *const palette_names[] = { "hot", "image", "lang" };
 
 /* The page up to its data's first byte. */
-static void write_head(struct writer *w, const char *title, const char *kind)
+static void write_head(struct buf_out *w, const char *title, const char *kind)
 {
 	buf_addstr(&w->b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -330,11 +311,11 @@ static void write_head(struct writer *w, const char *title, const char *kind)
 }
 
 /* The page's scripts and end. */
-static void write_tail(struct writer *w)
+static void write_tail(struct buf_out *w)
 {
 	buf_addf(&w->b, "<script>\n%s</script>\n<script>\n%s</script>\n</body></html>\n",
 		 flamegraph_script, page_script);
-	flush(w);
+	buf_out_flush(w);
 }
 
 /* The data's first members, every page's. */
@@ -349,7 +330,7 @@ static void write_common(struct json *j, const char *kind, const struct html_opt
 
 int html_write_diff(FILE *f, const struct html_opts *o, int (*body)(void *ctx, FILE *f), void *ctx)
 {
-	struct writer w = { .f = f };
+	struct buf_out w = { .f = f };
 	struct json j;
 
 	buf_init(&w.b);
@@ -359,7 +340,7 @@ int html_write_diff(FILE *f, const struct html_opts *o, int (*body)(void *ctx, F
 	json_end(&j);
 	json_finish(&j);
 	buf_addstr(&w.b, "</script>\n");
-	flush(&w);
+	buf_out_flush(&w);
 	if (!w.err && body(ctx, f) < 0)
 		w.err = -EIO;
 	write_tail(&w);
@@ -369,7 +350,7 @@ int html_write_diff(FILE *f, const struct html_opts *o, int (*body)(void *ctx, F
 	return w.err;
 }
 
-static void write_funcs(struct writer *w, struct json *j, const struct tree *tr, const struct profile *p,
+static void write_funcs(struct buf_out *w, struct json *j, const struct tree *tr, const struct profile *p,
 			int palette)
 {
 	json_array(j, "funcs");
@@ -389,12 +370,12 @@ static void write_funcs(struct writer *w, struct json *j, const struct tree *tr,
 		snprintf(hex, sizeof(hex), "#%06x", (unsigned)fill);
 		json_str(j, "fill", hex);
 		json_end(j);
-		maybe_flush(w);
+		buf_out_maybe(w, FLUSH_AT);
 	}
 	json_end(j);
 }
 
-static void write_threads(struct writer *w, struct json *j, const struct trace *t,
+static void write_threads(struct buf_out *w, struct json *j, const struct trace *t,
 			  const struct html_timeline *tl)
 {
 	size_t c = 0, s = 0;
@@ -428,7 +409,7 @@ static void write_threads(struct writer *w, struct json *j, const struct trace *
 			json_u64(j, NULL, tl->states[s].bin);
 			for (int k = 0; k < ST__COUNT; k++)
 				json_u64(j, NULL, tl->states[s].n[k]);
-			maybe_flush(w);
+			buf_out_maybe(w, FLUSH_AT);
 		}
 		json_end(j);
 		json_array(j, "stacks");
@@ -436,7 +417,7 @@ static void write_threads(struct writer *w, struct json *j, const struct trace *
 			json_u64(j, NULL, tl->cells[c].bin);
 			json_u64(j, NULL, tl->cells[c].key);
 			json_u64(j, NULL, tl->cells[c].count);
-			maybe_flush(w);
+			buf_out_maybe(w, FLUSH_AT);
 		}
 		json_end(j);
 		json_end(j);
@@ -483,7 +464,7 @@ int html_write_profile(FILE *f, const struct trace *t, const struct profile *p,
 		       const struct html_timeline *tl_in, const struct html_opts *o)
 {
 	struct html_timeline *tl = (struct html_timeline *)tl_in;
-	struct writer w = { .f = f };
+	struct buf_out w = { .f = f };
 	struct tree tr = { 0 };
 	struct json j;
 	size_t *map, n;
@@ -523,7 +504,7 @@ int html_write_profile(FILE *f, const struct trace *t, const struct profile *p,
 	for (size_t i = 0; i < tr.n; i++) {
 		json_i64(&j, NULL, tr.parent[i]);
 		json_u64(&j, NULL, tr.func[i]);
-		maybe_flush(&w);
+		buf_out_maybe(&w, FLUSH_AT);
 	}
 	json_end(&j);
 	json_u64(&j, "merged", tr.merged);

@@ -23,26 +23,7 @@
 
 #define FLUSH_AT (64u << 10)
 
-struct writer {
-	FILE *f;
-	struct buf b;
-	int err;
-};
-
-static void flush(struct writer *w)
-{
-	if (!w->err && w->b.len && fwrite(w->b.data, 1, w->b.len, w->f) != w->b.len)
-		w->err = -EIO;
-	buf_reset(&w->b);
-}
-
-static void maybe_flush(struct writer *w)
-{
-	if (w->b.len >= FLUSH_AT)
-		flush(w);
-}
-
-static void frames(struct writer *w, const struct export *e, int lines)
+static void frames(struct buf_out *w, const struct export *e, int lines)
 {
 	buf_addstr(&w->b, "\"shared\":{\"frames\":[");
 	for (size_t i = 0; i < e->nfuncs; i++) {
@@ -57,7 +38,7 @@ static void frames(struct writer *w, const struct export *e, int lines)
 		if (lines && fn->line)
 			buf_addf(&w->b, ",\"line\":%" PRIu32, fn->line);
 		buf_addch(&w->b, '}');
-		maybe_flush(w);
+		buf_out_maybe(w, FLUSH_AT);
 	}
 	buf_addstr(&w->b, "]},\n");
 }
@@ -133,7 +114,7 @@ static size_t run_end(const struct export *e, const struct entry *order, size_t 
 }
 
 /* The profile of one thread: order[from..to) are its samples. */
-static void profile(struct writer *w, const struct export *e, const struct entry *order,
+static void profile(struct buf_out *w, const struct export *e, const struct entry *order,
 		    size_t from, size_t to, uint64_t period)
 {
 	const struct export_sample *s0 = &e->samples[order[from].idx];
@@ -155,13 +136,13 @@ static void profile(struct writer *w, const struct export *e, const struct entry
 		if (i > from)
 			buf_addch(&w->b, ',');
 		stack(&w->b, e, &e->stacks[e->samples[order[i].idx].stack]);
-		maybe_flush(w);
+		buf_out_maybe(w, FLUSH_AT);
 	}
 	buf_addstr(&w->b, "],\n\"weights\":[");
 	for (i = from; i < to; i = j) {
 		j = run_end(e, order, i, to, 1);
 		buf_addf(&w->b, i > from ? ",%" PRIu64 : "%" PRIu64, (j - i) * weight);
-		maybe_flush(w);
+		buf_out_maybe(w, FLUSH_AT);
 	}
 	buf_addstr(&w->b, "]}");
 }
@@ -171,7 +152,7 @@ int speedscope_write(FILE *f, const struct trace *t, const struct export *e, int
 	uint64_t period = export_period(t);
 	size_t n = e->nsamples, nthreads = 0, active = 0, best = 0, i, j, k;
 	struct entry *order = xmalloc((n ? n : 1) * sizeof(*order));
-	struct writer w = { .f = f };
+	struct buf_out w = { .f = f };
 	struct hmap rank_of;      /* (tid and pid, program) -> rank of its first sample */
 	char *root = stacks_root_name(t);
 
@@ -210,7 +191,7 @@ int speedscope_write(FILE *f, const struct trace *t, const struct export *e, int
 		profile(&w, e, order, i, j, period);
 	}
 	buf_addstr(&w.b, "]}\n");
-	flush(&w);
+	buf_out_flush(&w);
 	if (!w.err && ferror(f))
 		w.err = -EIO;
 	buf_release(&w.b);

@@ -30,6 +30,21 @@ check() {
 	if out=$("$@" 2>&1); then ok "$name"; else fail "$name" "$(echo "$out" | tail -5)"; fi
 }
 
+# browser_results FILE [PREFIX]: the results a browser test
+# (tests/browser/*.mjs) printed to FILE, a line each, "pass NAME", "fail
+# NAME: WHY", "skip NAME: WHY" or "note TEXT", each NAME after PREFIX.
+browser_results() {
+	local kind rest
+	while read -r kind rest; do
+		case $kind in
+		pass) ok "${2:-}${rest%%: *}" ;;
+		fail) fail "${2:-}${rest%%: *}" "${rest#*: }" ;;
+		skip) skip "${2:-}${rest%%: *}" "${rest#*: }" ;;
+		note) echo "  note  $rest" ;;
+		esac
+	done < "$1"
+}
+
 # share FOLDED PATTERN: percent (integer) of samples whose stack matches the
 # extended regex PATTERN, from folded output.
 share() {

@@ -331,13 +331,7 @@ else
 		timeout 180 node "$TOP/tests/browser/speedscope.mjs" "$SPEEDSCOPE/index.html" \
 			"split=$TMP/split.json" "inject=$TMP/inject.json" > "$TMP/browser.out" 2> "$TMP/browser.err"
 		rc=$?
-		while read -r kind rest; do
-			case $kind in
-			pass) ok "speedscope-${rest}" ;;
-			fail) fail "speedscope-${rest%%:*}" "${rest#*: }" ;;
-			skip) skip "speedscope-${rest%%:*}" "${rest#*: }" ;;
-			esac
-		done < "$TMP/browser.out"
+		browser_results "$TMP/browser.out" speedscope-
 		[ $rc = 0 ] || fail "speedscope-browser" "speedscope.mjs exited $rc: $(tail -3 "$TMP/browser.err")"
 	fi
 fi

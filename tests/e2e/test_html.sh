@@ -219,15 +219,6 @@ mkdir -p "$BUILD/html-shots"
 timeout 300 node "$TOP/tests/browser/html.mjs" "profile=$TMP/p.html" "${inject[@]}" "diff=$TMP/d.html" \
 	"${big[@]}" "shots=$BUILD/html-shots" > "$TMP/browser.out" 2> "$TMP/browser.err"
 rc=$?
-while read -r kind rest; do
-	name=${rest%%: *}
-	why=${rest#*: }
-	case $kind in
-	pass) ok "$name" ;;
-	fail) fail "$name" "$why" ;;
-	skip) skip "$name" "$why" ;;
-	note) echo "  note  $rest" ;;
-	esac
-done < "$TMP/browser.out"
+browser_results "$TMP/browser.out"
 [ $rc = 0 ] || fail "html-browser" "html.mjs exited $rc: $(tail -3 "$TMP/browser.err")"
 exit 0

@@ -138,15 +138,6 @@ if ! command -v node > /dev/null; then
 fi
 timeout 180 node "$TOP/tests/browser/flamegraph.mjs" "basic=$TMP/basic.svg" $inject "${loads[@]}" > "$TMP/browser.out" 2> "$TMP/browser.err"
 rc=$?
-while read -r kind rest; do
-	name=${rest%%: *}
-	why=${rest#*: }
-	case $kind in
-	pass) ok "$name" ;;
-	fail) fail "$name" "$why" ;;
-	skip) skip "$name" "$why" ;;
-	note) echo "  note  $rest" ;;
-	esac
-done < "$TMP/browser.out"
+browser_results "$TMP/browser.out"
 [ $rc = 0 ] || fail "browser" "flamegraph.mjs exited $rc: $(tail -3 "$TMP/browser.err")"
 exit 0
