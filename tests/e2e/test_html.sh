@@ -9,6 +9,7 @@
 # - html-self-contained: a Content-Security-Policy of default-src 'none',
 #   and no src, href, url() or @import anywhere in the page;
 # - html-deterministic: the same page twice, byte for byte;
+# - html-no-samples: a trace without a sample gives a valid page;
 # - html-inject: the inject fixture, whose function names are markup and
 #   quotes, run under an argv[0] that is markup too, and a synthetic
 #   trace whose thread names are: the pages hold only their own three
@@ -109,6 +110,20 @@ else
 fi
 "$REPORT" html "$TMP/p.trace" -o "$TMP/p2.html"
 cmp -s "$TMP/p.html" "$TMP/p2.html" && ok "html-deterministic" || fail "html-deterministic" "two runs differ"
+
+# A trace without a sample: a page still, valid, with no thread.
+if [ -x "$SYNTH" ] && "$SYNTH" -o "$TMP/e.trace" --os linux --command app --thread TID=1,NAME=main \
+	&& "$REPORT" html "$TMP/e.trace" -o "$TMP/e.html"; then
+	data "$TMP/e.html" "$TMP/e.json"
+	check "html-no-samples" python3 - "$TOP/schema/prof-html.schema.json" "$TMP/e.json" <<'PY'
+import json, sys, jsonschema
+d = json.load(open(sys.argv[2], encoding="utf-8"))
+jsonschema.validate(d, json.load(open(sys.argv[1])), cls=jsonschema.Draft7Validator)
+assert d["threads"] == [] and d["nodes"] == [-1, 0], f'{d["threads"]}, {d["nodes"]}'
+PY
+else
+	fail "html-no-samples" "no page for a trace without samples"
+fi
 
 # --- hostile names ---------------------------------------------------------
 inject=()
