@@ -30,6 +30,12 @@ check() {
 	if out=$("$@" 2>&1); then ok "$name"; else fail "$name" "$(echo "$out" | tail -5)"; fi
 }
 
+# perf_record ARGS...: perf record without its BPF side-band thread
+# (--no-bpf-event), for the tests that compare with perf: as it ends, perf
+# (6.1) waits up to a second for that thread, a second of each run spent
+# waiting; it follows BPF programs loaded meanwhile, which no test samples.
+perf_record() { perf record --no-bpf-event "$@"; }
+
 # share FOLDED PATTERN: percent (integer) of samples whose stack matches the
 # extended regex PATTERN, from folded output.
 share() {
