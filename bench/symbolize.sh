@@ -54,9 +54,11 @@ pick() { # FILE COUNT
 pick "$ldebug" $((N / 2)) > "$TMP/libc.addrs"
 pick "$RUST" $((N / 2)) > "$TMP/rust.addrs"
 LBIAS=0x7f0000000000 RBIAS=0x560000000000
+# printf -v, not $(printf): a subshell per address took 10 s of a smoke
+# run's 2000 addresses on a loaded machine.
 args=()
-while read -r a; do args+=(--sample "TID=1,STACK=$(printf '0x%x' $((a + LBIAS)))"); done < "$TMP/libc.addrs"
-while read -r a; do args+=(--sample "TID=1,STACK=$(printf '0x%x' $((a + RBIAS)))"); done < "$TMP/rust.addrs"
+while read -r a; do printf -v a '0x%x' $((a + LBIAS)); args+=(--sample "TID=1,STACK=$a"); done < "$TMP/libc.addrs"
+while read -r a; do printf -v a '0x%x' $((a + RBIAS)); args+=(--sample "TID=1,STACK=$a"); done < "$TMP/rust.addrs"
 "$SYNTH" -o "$TMP/t.trace" --os linux --arch x86_64 --command bench \
 	--image "KIND=gnu-build-id,IDENT=$lid,PATH=$libc,START=$LBIAS,SIZE=0x1000000,BIAS=$LBIAS" \
 	--image "KIND=gnu-build-id,IDENT=$rid,PATH=$(realpath "$RUST"),START=$RBIAS,SIZE=0x1000000,BIAS=$RBIAS" \

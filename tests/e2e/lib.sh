@@ -45,6 +45,12 @@ browser_results() {
 	done < "$1"
 }
 
+# perf_record ARGS...: perf record without its BPF side-band thread
+# (--no-bpf-event), for the tests that compare with perf: as it ends, perf
+# (6.1) waits up to a second for that thread, a second of each run spent
+# waiting; it follows BPF programs loaded meanwhile, which no test samples.
+perf_record() { perf record --no-bpf-event "$@"; }
+
 # share FOLDED PATTERN: percent (integer) of samples whose stack matches the
 # extended regex PATTERN, from folded output.
 share() {

@@ -43,14 +43,18 @@ compare() {
 oracle() {
 	local name=$1 obj=$2 debug=$3 slide=$4 symdir=$5
 	shift 5
-	local args=() i=0 a
+	local args=() i=0 a at mark
 	if [ -n "${ADDRS:-}" ]; then
 		cp "$ADDRS" "$TMP/$name.addrs"
 	else
 		addresses "$obj" > "$TMP/$name.addrs"
 	fi
+	# printf -v: two $(printf) subshells an address were most of the
+	# time of this loop.
 	while read -r a; do
-		args+=(--sample "TID=1,STACK=$(printf '0x%x' $((a + slide))):$(printf '0x%x' $((0xdead0000 + i)))")
+		printf -v at '0x%x' $((a + slide))
+		printf -v mark '0x%x' $((0xdead0000 + i))
+		args+=(--sample "TID=1,STACK=$at:$mark")
 		i=$((i + 1))
 	done < "$TMP/$name.addrs"
 	"$SYNTH" -o "$TMP/$name.trace" "$@" --thread TID=1,NAME=main "${args[@]}" || { fail "$name" "synth_trace failed"; return; }

@@ -102,7 +102,7 @@ if [ -z "$perf_why" ]; then
 	for _ in $(seq 100); do pid=$(pgrep -P $rec -x annotate) && break; sleep 0.05; done
 	if [ -z "$pid" ]; then
 		perf_why="the fixture did not start under prof-record"
-	elif ! perf record -q -N -F 999 -o "$TMP/perf.data" -p "$pid" > /dev/null 2> "$TMP/perf.err"; then
+	elif ! perf_record -q -N -F 999 -o "$TMP/perf.data" -p "$pid" > /dev/null 2> "$TMP/perf.err"; then
 		# Refused (perf_event_paranoid, a container's seccomp) is a
 		# skip; any other failure is one.
 		if grep -qiE 'permission|paranoid|not supported|operation not permitted' "$TMP/perf.err"; then

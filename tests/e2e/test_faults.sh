@@ -272,10 +272,16 @@ no_space() {
 		fail "$name" "exit $rc, target $trc, tail lost '$lost': $(cat "$TMP/$name.err")"
 	fi
 }
+# The sanitized suite fills the disk in wall mode only: a full disk and
+# the size limit end in the same failed write and the same detach of the
+# target, and the limit, which needs no root, still runs in every mode;
+# each case is 3 s, the target's time (the plain suite runs all six).
 mkdir -p "$TMP/small"
 for mode in $modes; do
 	x=$(sfx "$mode")
-	if mount -t tmpfs -o size=64k prof-e2e "$TMP/small" 2> /dev/null; then
+	if [ "${BUILD%-san}" != "$BUILD" ] && [ "$mode" != wall ]; then
+		skip "error-full-disk$x" "a sanitized build: its full disk is checked in wall mode, the file-size limit in each mode"
+	elif mount -t tmpfs -o size=64k prof-e2e "$TMP/small" 2> /dev/null; then
 		dd if=/dev/zero of="$TMP/small/fill" bs=1k count=56 2> /dev/null
 		no_space "$mode" "error-full-disk$x" 'No space left on device' "$TMP/small/x.trace"
 		umount "$TMP/small"

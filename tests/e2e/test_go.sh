@@ -145,7 +145,7 @@ go_hue "$h1" && go_hue "$h2" && grep -q '<g id="legend">.*>Go<' "$TMP/go-lang.sv
 # (hxGoStep is inlined, so perf counts it as the function that holds it).
 if ! command -v perf > /dev/null 2>&1; then
 	skip "go-split-against-perf" "perf is not installed (Debian linux-perf)"
-elif ! out=$(perf record -q -g -F $hz -o "$TMP/perf.data" -- "$GO_BIN" $secs 2>&1 > /dev/null); then
+elif ! out=$(perf_record -q -g -F $hz -o "$TMP/perf.data" -- "$GO_BIN" $secs 2>&1 > /dev/null); then
 	skip "go-split-against-perf" "perf record cannot run here: $(echo "$out" | head -1)"
 else
 	perf report -i "$TMP/perf.data" --stdio --no-children --sort sym -g none 2> /dev/null > "$TMP/perf.txt"

@@ -54,7 +54,7 @@ fi
 have_perf=1
 if ! command -v perf > /dev/null 2>&1; then
 	have_perf=0 no_perf="perf is not installed (Debian linux-perf)"
-elif ! out=$(perf record -q -o "$TMP/perf-probe.data" -- true 2>&1); then
+elif ! out=$(perf_record -q -o "$TMP/perf-probe.data" -- true 2>&1); then
 	have_perf=0 no_perf="perf record cannot run here: $(echo "$out" | head -1)"
 fi
 
@@ -179,7 +179,7 @@ node_case() {
 	mkdir -p "$dir" && cd "$dir" || return
 	local rec=("$RECORD" -q -f --mode $mode -F 997 -o "$dir/node.trace" -- node "$@" "$SPLIT_JS" 1)
 	if [ $have_perf = 1 ]; then
-		perf record -q -k mono -g -F 997 -o "$dir/perf.data" -- "${rec[@]}" > "$dir/node.out" 2> "$dir/node.err"
+		perf_record -q -k mono -g -F 997 -o "$dir/perf.data" -- "${rec[@]}" > "$dir/node.out" 2> "$dir/node.err"
 	else
 		"${rec[@]}" > "$dir/node.out" 2> "$dir/node.err"
 	fi || { fail "$name-record" "$(tail -3 "$dir/node.err")"; cd "$TMP"; return; }
@@ -235,7 +235,7 @@ aarch64) fn=__kernel_clock_gettime ;;
 esac
 vrec=("$RECORD" -q -f --mode $mode -F 997 -o "$TMP/vdso.trace" -- "$VDSO" 0.5)
 if [ $have_perf = 1 ]; then
-	perf record -q -g -F 997 -o "$TMP/vdso.data" -- "${vrec[@]}" > /dev/null 2> "$TMP/vdso.err"
+	perf_record -q -g -F 997 -o "$TMP/vdso.data" -- "${vrec[@]}" > /dev/null 2> "$TMP/vdso.err"
 else
 	"${vrec[@]}" > /dev/null 2> "$TMP/vdso.err"
 fi

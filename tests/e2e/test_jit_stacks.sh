@@ -33,7 +33,7 @@ for tool in node perf python3; do
 		exit 0
 	fi
 done
-if ! out=$(perf record -q -g -o "$TMP/probe.data" -- true 2>&1); then
+if ! out=$(perf_record -q -g -o "$TMP/probe.data" -- true 2>&1); then
 	skip "jit-stacks" "perf record -g refused: $(echo "$out" | head -1)"
 	exit 0
 fi
@@ -62,7 +62,7 @@ if [ -z "$pid" ]; then
 	exit 0
 fi
 sleep 0.3   # past node's start-up, into the loop
-perf record -q -g -F 499 -o "$TMP/perf.data" -p "$pid" -- sleep 2 > /dev/null 2> "$TMP/perf.err"
+perf_record -q -g -F 499 -o "$TMP/perf.data" -p "$pid" -- sleep 2 > /dev/null 2> "$TMP/perf.err"
 prc=$?
 wait $rec
 rc=$?

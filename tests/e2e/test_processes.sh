@@ -92,7 +92,7 @@ tree_case() {
 # perf's shares of the same command: its samples by command name.
 perf_a= perf_b= perf_why=
 if command -v perf > /dev/null 2>&1 &&
-   perf_why=$(perf record -q -g -F 997 -o "$TMP/perf.data" -- sh -c "$tree_cmd" 2>&1 > /dev/null); then
+   perf_why=$(perf_record -q -g -F 997 -o "$TMP/perf.data" -- sh -c "$tree_cmd" 2>&1 > /dev/null); then
 	read -r perf_a perf_b < <(perf script -i "$TMP/perf.data" -F comm 2> /dev/null |
 		awk '{ n++ } $1 == "split" { a++ } $1 == "shift" { b++ } END { if (n) printf "%d %d\n", a * 100 / n, b * 100 / n }')
 else

@@ -127,7 +127,7 @@ perf_rec() {
 	local data=$1
 	shift
 	PERF_ERR=''
-	if ! perf record -q --call-graph dwarf -e cpu-clock -F $HZ -o "$data" "$@" > /dev/null 2> "$data.err"; then
+	if ! perf_record -q --call-graph dwarf -e cpu-clock -F $HZ -o "$data" "$@" > /dev/null 2> "$data.err"; then
 		PERF_ERR="perf record cannot run here: $(grep -v '^\[' "$data.err" | grep . | head -1 | cut -c1-200)"
 		grep -qi 'permission\|not permitted\|paranoid\|access to performance' "$data.err" && PERF_WHY=$PERF_ERR
 		return 1
