@@ -474,7 +474,8 @@ int html_write_profile(FILE *f, const struct trace *t, const struct profile *p,
 	/* each cell's key becomes its leaf node, and cells alike merge */
 	for (size_t i = 0; i < tl->ncells; i++)
 		tl->cells[i].key = map[tr.leaf[p->key_stacks[tl->cells[i].key]]];
-	qsort(tl->cells, tl->ncells, sizeof(*tl->cells), cmp_cell);
+	if (tl->ncells) /* a trace without samples has none, nor states */
+		qsort(tl->cells, tl->ncells, sizeof(*tl->cells), cmp_cell);
 	n = 0;
 	for (size_t i = 0; i < tl->ncells; i++) {
 		struct cell *c = &tl->cells[i];
@@ -487,7 +488,8 @@ int html_write_profile(FILE *f, const struct trace *t, const struct profile *p,
 	tl->ncells = n;
 	hmap_release(&tl->cell_of);
 	hmap_init(&tl->cell_of);
-	qsort(tl->states, tl->nstates, sizeof(*tl->states), cmp_state);
+	if (tl->nstates)
+		qsort(tl->states, tl->nstates, sizeof(*tl->states), cmp_state);
 
 	buf_init(&w.b);
 	write_head(&w, o->title, "profile");

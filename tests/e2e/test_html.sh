@@ -208,6 +208,14 @@ fi
 [ $? = 2 ] && grep -q "both write to standard output" "$TMP/e.err" && ok "html-diff-stdout-once" \
 	|| fail "html-diff-stdout-once" "$(cat "$TMP/e.err")"
 
+# --- the script and the browser --------------------------------------------
+# The sanitized suite has checked the writer above; the lint and the
+# browser check the page's script, the same whichever build wrote it.
+case $BUILD in *-san)
+	skip "html-script-lint" "a sanitized build; the plain suite lints the page's script"
+	skip "html-browser" "a sanitized build; the plain suite opens the pages in Chromium"
+	exit 0 ;;
+esac
 # The page's script, linted by the rules of mk/eslint.config.mjs (ESLint
 # from npm, as test_svg.sh lints the flame graph's).
 ESLINT=$PLAYWRIGHT_DIR/node_modules/.bin/eslint
@@ -219,13 +227,6 @@ else
 	fail "html-script-lint" "$(echo "$out" | grep -E 'error|warning' | head -3 | tr '\n' '|')"
 fi
 
-# --- the browser -----------------------------------------------------------
-# The sanitized suite has checked the writer above; the browser runs the
-# page's script, the same whichever build wrote the page.
-case $BUILD in *-san)
-	skip "html-browser" "a sanitized build; the plain suite opens the pages in Chromium"
-	exit 0 ;;
-esac
 if ! command -v node > /dev/null; then
 	skip "html-browser" "node is not installed"
 	exit 0
