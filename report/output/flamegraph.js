@@ -42,20 +42,12 @@ function flameGraph(svg, host) {
 	var box = svg.querySelector('#frames'), unzoomBtn = host.unzoom;
 	var frames = [], byKey = new Map(), total = 0, zoomed = null;
 
-	/* A frame's record, from its group g, its title's text, its rect r
-	 * and its label t (or null). The title is 'NAME (N samples, P%)',
-	 * then a line per detail; a name never holds a newline (the writer
-	 * escapes control bytes). */
-	function add(g, text, r, t) {
-		var nl = text.indexOf('\n'), head = nl < 0 ? text : text.slice(0, nl), k = head.lastIndexOf(' (');
-		var f = {
-			g: g, r: r, t: t, d: +g.getAttribute('data-d'), x: +g.getAttribute('data-x'),
-			s: +g.getAttribute('data-s'), name: k < 0 ? head : head.slice(0, k),
-			info: text.split('\n').join('; '), merged: g.classList.contains('m'),
-			fill: r.getAttribute('fill'), rx: r.getAttribute('x'), rw: r.getAttribute('width'),
-			tx: t ? t.getAttribute('x') : null, label: t ? t.textContent : ''
-		};
-		g.fgIndex = frames.length;
+	/* Adds f, a frame's record: its group g, rect r and label t (or
+	 * null); d, x and s as in its data-* attributes; its name, its info
+	 * (its details on one line), merged, and its fill, rx, rw, tx and
+	 * label as drawn unzoomed. */
+	function add(f) {
+		f.g.fgIndex = frames.length;
 		frames.push(f);
 		byKey.set(f.d + ':' + f.x, f);
 		if (f.d === 0)
@@ -68,12 +60,23 @@ function flameGraph(svg, host) {
 		total = 0;
 	}
 
+	/* The frames flamegraph.c wrote. Each title is 'NAME (N samples,
+	 * P%)', then a line per detail; a name never holds a newline (the
+	 * writer escapes control bytes). */
 	function read() {
 		clear();
 		for (var i = 0; i < box.children.length; i++) {
 			var g = box.children[i], ti = g.getElementsByTagName('title')[0];
-			add(g, ti ? ti.textContent : '', g.getElementsByTagName('rect')[0],
-			    g.getElementsByTagName('text')[0] || null);
+			var r = g.getElementsByTagName('rect')[0], t = g.getElementsByTagName('text')[0] || null;
+			var text = ti ? ti.textContent : '', nl = text.indexOf('\n');
+			var head = nl < 0 ? text : text.slice(0, nl), k = head.lastIndexOf(' (');
+			add({
+				g: g, r: r, t: t, d: +g.getAttribute('data-d'), x: +g.getAttribute('data-x'),
+				s: +g.getAttribute('data-s'), name: k < 0 ? head : head.slice(0, k),
+				info: text.split('\n').join('; '), merged: g.classList.contains('m'),
+				fill: r.getAttribute('fill'), rx: r.getAttribute('x'), rw: r.getAttribute('width'),
+				tx: t ? t.getAttribute('x') : null, label: t ? t.textContent : ''
+			});
 		}
 	}
 
@@ -191,8 +194,10 @@ function flameGraph(svg, host) {
 		for (var i = 0; i < list.length; i++) {
 			var it = list[i], f = {
 				g: document.createElementNS(NS, 'g'), r: document.createElementNS(NS, 'rect'),
-				t: null, name: it.name
+				t: null, d: it.d, x: it.x, s: it.s, name: it.name,
+				info: it.title.split('\n').join('; '), merged: it.merged, fill: it.fill
 			};
+			var x0 = PAD + it.x * scale, w0 = it.d ? it.s * scale : W - 2 * PAD;
 			f.g.setAttribute('class', it.merged ? 'f m' : 'f');
 			f.g.setAttribute('data-d', it.d);
 			f.g.setAttribute('data-x', it.x);
@@ -202,9 +207,13 @@ function flameGraph(svg, host) {
 			f.r.setAttribute('height', height);
 			f.r.setAttribute('fill', it.fill);
 			f.g.appendChild(f.r);
-			place(f, PAD + it.x * scale, it.d ? it.s * scale : W - 2 * PAD);
+			place(f, x0, w0);
+			f.rx = x0.toFixed(2);
+			f.rw = w0.toFixed(2);
+			f.tx = f.t ? (x0 + 3).toFixed(2) : null;
+			f.label = f.t ? f.t.textContent : '';
 			all.appendChild(f.g);
-			add(f.g, it.title, f.r, f.t);
+			add(f);
 		}
 		box.appendChild(all);
 	}

@@ -57,15 +57,25 @@ struct html_timeline {
 	size_t nstates, capstates;
 };
 
+/* The bin after bin in 1, 2, 5, 10, 20, 50... ms, so that bin edges fall
+ * on round times. */
+static uint64_t next_bin(uint64_t bin)
+{
+	uint64_t lead = bin;
+
+	while (lead % 10 == 0)
+		lead /= 10;
+	return lead == 2 ? bin / 2 * 5 : bin * 2;
+}
+
 struct html_timeline *html_timeline_new(const struct trace *t)
 {
 	struct html_timeline *tl = xcalloc(1, sizeof(*tl));
 	uint64_t dur = trace_duration_ns(t), bin = MIN_BIN_NS;
 	uint64_t least = t->session.rate_hz ? BIN_PERIODS * 1000000000ull / t->session.rate_hz : 0;
 
-	/* 1, 2 or 5 times a power of ten ms: a bin edge falls on round times */
-	for (int step = 0; dur / bin >= HTML_MAX_BINS || bin < least; step++)
-		bin = bin / (step % 3 == 1 ? 2 : 1) * (step % 3 == 1 ? 5 : 2);
+	while (dur / bin >= HTML_MAX_BINS || bin < least)
+		bin = next_bin(bin);
 	tl->t = t;
 	tl->bin_ns = bin;
 	tl->nbins = (uint32_t)(dur / bin + 1);
