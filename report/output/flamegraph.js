@@ -177,11 +177,13 @@ function flameGraph(svg, host) {
 	}
 
 	/* Replaces the frames with list, each { d, x, s (as the data-*
-	 * attributes), y, name, title, fill, merged }, drawn unzoomed and
-	 * height pixels high; list[0] is the base, at depth 0. A frame has
-	 * no <title>, whose text the host's details line shows on a hover,
-	 * but its name in data-name: a title element each was a fifth of the
-	 * first draw of a page of 16,000 frames. */
+	 * attributes of flamegraph.c's frames), y, name, title, fill, merged },
+	 * drawn unzoomed and height pixels high; list[0] is the base, at
+	 * depth 0. A frame has its name in data-name, and neither a <title>,
+	 * whose text the host's details line shows on a hover, nor the other
+	 * data-* attributes, which its record holds: on a page of 16,000
+	 * frames the titles were a fifth of the first draw, the attributes a
+	 * tenth. */
 	function draw(list, height) {
 		W = +svg.getAttribute('width');
 		clear();
@@ -199,9 +201,6 @@ function flameGraph(svg, host) {
 			};
 			var x0 = PAD + it.x * scale, w0 = it.d ? it.s * scale : W - 2 * PAD;
 			f.g.setAttribute('class', it.merged ? 'f m' : 'f');
-			f.g.setAttribute('data-d', it.d);
-			f.g.setAttribute('data-x', it.x);
-			f.g.setAttribute('data-s', it.s);
 			f.g.setAttribute('data-name', it.name);
 			f.r.setAttribute('y', it.y.toFixed(1));
 			f.r.setAttribute('height', height);

@@ -415,16 +415,18 @@ static void write_threads(struct buf_out *w, struct json *j, const struct trace 
 			json_null(j, "end_ns");
 		json_u64(j, "samples", samples);
 		json_array(j, "states");
-		for (; s < tl->nstates && tl->states[s].thread == ti; s++) {
-			json_u64(j, NULL, tl->states[s].bin);
+		for (uint32_t bin = 0; s < tl->nstates && tl->states[s].thread == ti; s++) {
+			json_u64(j, NULL, tl->states[s].bin - bin);
+			bin = tl->states[s].bin;
 			for (int k = 0; k < ST__COUNT; k++)
 				json_u64(j, NULL, tl->states[s].n[k]);
 			buf_out_maybe(w, FLUSH_AT);
 		}
 		json_end(j);
 		json_array(j, "stacks");
-		for (; c < e; c++) {
-			json_u64(j, NULL, tl->cells[c].bin);
+		for (uint32_t bin = 0; c < e; c++) {
+			json_u64(j, NULL, tl->cells[c].bin - bin);
+			bin = tl->cells[c].bin;
 			json_u64(j, NULL, tl->cells[c].key);
 			json_u64(j, NULL, tl->cells[c].count);
 			buf_out_maybe(w, FLUSH_AT);

@@ -34,7 +34,9 @@
  *       mode, kernel in kernel mode, waiting every other state),
  *       "stacks": [bin, node, count, ...] (three numbers per bin and leaf
  *       node with samples, ascending by bin, then node)}], the threads
- *       with samples, in the order the trace first saw them
+ *       with samples, in the order the trace first saw them; in both
+ *       lists a bin is written as the difference from the one before it
+ *       (the first from 0), mostly a digit where the bin would be four
  *   "marks": [{"time_ns", "name", "source"}]
  *   "pauses": [[from_ns, to_ns], ...]
  *   "images": [{"time_ns", "path", "pid"}]: images loaded while recording

@@ -99,6 +99,21 @@ function duration(ns) {
 
 /* The first index k of an array of records stride numbers long, sorted by
  * their first number, whose record starts with at least bin. */
+/* Entries of stride numbers each, the first of each a bin written as the
+ * difference from the entry before's (the first's from 0), as numbers
+ * with their bins whole: fewer digits in the page, the same here. */
+function absoluteBins(a, stride) {
+	const out = new Float64Array(a.length);
+	let bin = 0;
+	for (let k = 0; k < a.length; k += stride) {
+		bin += a[k];
+		out[k] = bin;
+		for (let j = 1; j < stride; j++)
+			out[k + j] = a[k + j];
+	}
+	return out;
+}
+
 function lowerBound(a, stride, bin) {
 	let lo = 0, hi = a.length / stride;
 	while (lo < hi) {
@@ -394,6 +409,10 @@ function bottomUpRoots(tree, sel) {
 
 function profilePage() {
 	const data = JSON.parse(document.getElementById('prof-data').textContent);
+	for (const t of data.threads) {
+		t.stacks = absoluteBins(t.stacks, 3);
+		t.states = absoluteBins(t.states, 5);
+	}
 	const tree = readTree(data), nthreads = data.threads.length, nbins = Math.max(data.nbins, 1);
 	const binNs = data.bin_ns, funcs = data.funcs;
 	const pids = new Set(data.threads.map((t) => t.pid));
