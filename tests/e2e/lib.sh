@@ -45,6 +45,20 @@ browser_results() {
 	done < "$1"
 }
 
+# eslint CASE FILE: FILE (from the top of the tree) passes ESLint, from
+# npm (mk/setup.sh), by the rules of mk/eslint.config.mjs; skipped if
+# node or ESLint is missing. Needs $PLAYWRIGHT_DIR, where npm put it.
+eslint() {
+	local bin=$PLAYWRIGHT_DIR/node_modules/.bin/eslint out
+	if ! command -v node > /dev/null || [ ! -x "$bin" ]; then
+		skip "$1" "node or ESLint is not installed (make check installs ESLint from npm)"
+	elif out=$(cd "$TOP" && "$bin" --config mk/eslint.config.mjs "$2" 2>&1); then
+		ok "$1"
+	else
+		fail "$1" "$(echo "$out" | grep -E 'error|warning' | head -3 | tr '\n' '|')"
+	fi
+}
+
 # perf_record ARGS...: perf record without its BPF side-band thread
 # (--no-bpf-event), for the tests that compare with perf: as it ends, perf
 # (6.1) waits up to a second for that thread, a second of each run spent

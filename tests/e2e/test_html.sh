@@ -217,16 +217,7 @@ case $BUILD in *-san)
 	skip "html-browser" "a sanitized build; the plain suite opens the pages in Chromium"
 	exit 0 ;;
 esac
-# The page's script, linted by the rules of mk/eslint.config.mjs (ESLint
-# from npm, as test_svg.sh lints the flame graph's).
-ESLINT=$PLAYWRIGHT_DIR/node_modules/.bin/eslint
-if ! command -v node > /dev/null || [ ! -x "$ESLINT" ]; then
-	skip "html-script-lint" "node or ESLint is not installed (make check installs ESLint from npm)"
-elif out=$(cd "$TOP" && "$ESLINT" --config mk/eslint.config.mjs report/output/html.js 2>&1); then
-	ok "html-script-lint"
-else
-	fail "html-script-lint" "$(echo "$out" | grep -E 'error|warning' | head -3 | tr '\n' '|')"
-fi
+eslint "html-script-lint" report/output/html.js
 
 if ! command -v node > /dev/null; then
 	skip "html-browser" "node is not installed"
