@@ -235,3 +235,12 @@ void profile_free(struct profile *pub)
 	free(p->infos);
 	free(p);
 }
+
+size_t profile_common_frames(const struct profile_stack *a, const struct profile_stack *b)
+{
+	size_t n = 0;
+
+	while (n < a->nframes && n < b->nframes && !strcmp(a->frames[n], b->frames[n]))
+		n++;
+	return n;
+}

@@ -83,4 +83,9 @@ const struct profile_frame_info *profile_frame_info(const struct profile *p, con
 struct profile *profile_build(struct stacks *st, const struct profile_opts *o);
 void profile_free(struct profile *p);
 
+/* How many frames, from the root, stacks a and b have alike: a sorted
+ * profile's stacks share that many with the one before, which is how
+ * the trees of its frames are built in one pass. */
+size_t profile_common_frames(const struct profile_stack *a, const struct profile_stack *b);
+
 #endif

@@ -74,9 +74,7 @@ static void build(struct layout *l, const struct profile_stack *stacks, size_t n
 		size_t common = 0;
 
 		if (prev)
-			while (common < st->nframes && common < prev->nframes &&
-			       !strcmp(st->frames[common], prev->frames[common]))
-				common++;
+			common = profile_common_frames(st, prev);
 		path = xgrow(path, &pathcap, st->nframes + 1, sizeof(*path));
 		last_child = xgrow(last_child, &lccap, st->nframes + 1, sizeof(*last_child));
 		path[0] = 0;

@@ -196,9 +196,7 @@ static void build_tree(struct tree *tr, const struct profile *p)
 		size_t common = 0;
 
 		if (prev)
-			while (common < st->nframes && common < prev->nframes &&
-			       !strcmp(st->frames[common], prev->frames[common]))
-				common++;
+			common = profile_common_frames(st, prev);
 		path = xgrow(path, &cap, st->nframes + 1, sizeof(*path));
 		path[0] = 0;
 		for (size_t d = common + 1; d <= st->nframes; d++)
