@@ -23,7 +23,7 @@
 #include "common/errors.h"
 
 #define TRACE_FORMAT_MAJOR 2
-#define TRACE_FORMAT_MINOR 5
+#define TRACE_FORMAT_MINOR 6
 
 /* The trace prof-record writes and prof-report reads when none is named. */
 #define TRACE_DEFAULT_PATH "prof.trace"
@@ -91,6 +91,15 @@ enum trace_code_source {
 	TRACE_CODE_PERF_MAP,      /* the runtime's perf map, /tmp/perf-PID.map */
 	TRACE_CODE_JITDUMP,       /* the runtime's jitdump, jit-PID.dump */
 	TRACE_CODE_VDSO,          /* the vDSO's own symbol table */
+};
+
+/* What a file is of its recording (2.6): the whole of it, one of the
+ * files a rotated recording is cut into, or a flight recorder's snapshot
+ * of its last seconds. */
+enum trace_part_kind {
+	TRACE_PART_WHOLE,
+	TRACE_PART_ROTATED,
+	TRACE_PART_SNAPSHOT,
 };
 
 /* trace_session.kernel_paranoid when it was not read. */
@@ -163,6 +172,7 @@ const char *trace_image_source_name(int source);
 const char *trace_counter_name(int counter);
 const char *trace_mark_source_name(int source); /* "control", "app" */
 const char *trace_code_source_name(int source); /* "perf-map", "jitdump", "vdso" */
+const char *trace_part_kind_name(int kind);     /* "whole", "rotated", "snapshot" */
 /* Whether a recording of mode (enum trace_mode) fell short of rate_hz:
  * under 90% of the samples due over secs of CPU time (cpu mode) or thread
  * time (wall mode). A short run says little (under 100 samples due, it is
@@ -209,6 +219,15 @@ struct trace_session {
 	                              * -1, which refuses nothing) */
 	uint8_t priority;            /* enum trace_priority */
 	uint8_t rt_priority;         /* the real-time priority asked, 0 if none */
+	/* 2.6: the file's place in its recording. The start times above are
+	 * the file's own: a rotated file starts where the one before ended,
+	 * a snapshot where its window does. */
+	uint8_t part_kind;           /* enum trace_part_kind */
+	uint64_t recording;          /* the same in every file of a recording
+	                              * that has several; 0 for a whole one */
+	uint32_t part;               /* rotated files 1, 2, ... in order;
+	                              * snapshots 1, 2, ... likewise; 0 whole */
+	uint64_t window_ns;          /* a snapshot: the window asked (--ring) */
 };
 
 /* A process of the recording (2.0): the launched or attached one, and

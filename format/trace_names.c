@@ -106,6 +106,12 @@ const char *trace_code_source_name(int source)
 	return PICK(names, source);
 }
 
+const char *trace_part_kind_name(int kind)
+{
+	static const char *const names[] = { "whole", "rotated", "snapshot" };
+	return PICK(names, kind);
+}
+
 const char *trace_damage_name(int damage)
 {
 	static const char *const names[] = {

@@ -193,6 +193,20 @@ static int rec_session(struct loader *l, struct cursor *c)
 		if (!c->ok)
 			goto out;
 	}
+	/* 2.6's; before, every trace was a whole recording. */
+	if (c->left) {
+		uint64_t part;
+
+		cursor_u8(c, &s.part_kind);
+		cursor_uleb(c, &s.recording);
+		cursor_uleb(c, &part);
+		cursor_uleb(c, &s.window_ns);
+		if (!c->ok || part > UINT32_MAX)
+			goto out;
+		s.part = (uint32_t)part;
+		if (s.part_kind > TRACE_PART_SNAPSHOT)
+			s.part_kind = TRACE_PART_WHOLE; /* a newer minor's: not told */
+	}
 	l->t->session = s;
 	l->have_session = 1;
 	return 0;

@@ -328,6 +328,10 @@ int trace_writer_new(int fd, const struct trace_session *s, struct trace_writer 
 	buf_addch(&w->rec, s->kernel_paranoid);
 	buf_addch(&w->rec, s->priority);
 	buf_addch(&w->rec, s->rt_priority);
+	buf_addch(&w->rec, s->part_kind);
+	buf_put_uvarint(&w->rec, s->recording);
+	buf_put_uvarint(&w->rec, s->part);
+	buf_put_uvarint(&w->rec, s->window_ns);
 	if (w->rec.len > TRACE_MAX_CHUNK / 2) {
 		r = TRACE_E_TOOBIG; /* thousands of huge arguments */
 		goto out;

@@ -1700,13 +1700,13 @@ Test(trace_reader, session_of_1_1_reads_sampler_and_kernel_unknown)
 	cr_assert_str_eq(t->session.argv[0], "prog");
 	trace_free(t);
 
-	/* a newer minor's session: the 1.2 fields, then more */
+	/* a newer minor's session: the fields of 1.2, 1.3 and 2.6, then more */
 	buf_reset(&f);
 	buf_init(&raw);
 	buf_init(&p);
 	put_header(&f, 1, 3);
 	session_payload(&p);
-	buf_add(&p, "\x02\x01\x00more", 7);
+	buf_add(&p, "\x02\x01\x00mo\x01\x07\x02\x00more", 13);
 	rec(&raw, 1, &p);
 	put_chunk(&f, 1, 0, raw.data, raw.len);
 	t = load((struct blob){ f.data, f.len });
@@ -1714,6 +1714,9 @@ Test(trace_reader, session_of_1_1_reads_sampler_and_kernel_unknown)
 	cr_assert_eq(t->session.kernel, TRACE_KERNEL_SAMPLED);
 	cr_assert_eq(t->session.kernel_paranoid, 0);
 	cr_assert_eq(t->session.priority, 'm', "1.3's fields come next");
+	cr_assert_eq(t->session.part_kind, TRACE_PART_ROTATED, "then 2.6's");
+	cr_assert_eq(t->session.recording, 7);
+	cr_assert_eq(t->session.part, 2);
 	trace_free(t);
 
 	/* a 1.2 session says nothing of the recorder's priority */
