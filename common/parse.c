@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int parse_hex_digit(int c)
 {
@@ -61,6 +62,34 @@ int parse_decimal(const char *arg, double max, double *v, char *why)
 	}
 	*v = d;
 	return 0;
+}
+
+int parse_scaled(const char *arg, const struct parse_unit *units, double max, uint64_t *v, int *unit,
+		 char *why)
+{
+	char *end;
+	double d;
+
+	snprintf(why, PARSE_WHY_MAX, "is not a number and a unit");
+	if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
+		return -1;
+	errno = 0;
+	d = strtod(arg, &end);
+	if (end == arg || errno == ERANGE || !isfinite(d))
+		return -1;
+	for (int i = 0; units[i].name; i++) {
+		if (strcmp(end, units[i].name))
+			continue;
+		if (d * units[i].scale > max) {
+			snprintf(why, PARSE_WHY_MAX, "is too large (at most %g%s)", max / units[i].scale,
+				 units[i].name);
+			return -1;
+		}
+		*v = (uint64_t)(d * units[i].scale);
+		*unit = i;
+		return 0;
+	}
+	return -1;
 }
 
 static void DIAG_NORETURN bad(const char *opt, const char *arg, const char *why)

@@ -22,6 +22,19 @@ int parse_uint(const char *arg, uint64_t min, uint64_t max, uint64_t *v, char *w
  * max), as parse_uint() reports. */
 int parse_decimal(const char *arg, double max, double *v, char *why);
 
+/* A unit a number may be given in, such as { "ms", 1e6 } for a time in
+ * ns; a list of them ends with a NULL name. */
+struct parse_unit {
+	const char *name;
+	double scale;
+};
+/* Parses arg as a non-negative decimal number directly followed by one of
+ * units (a name matched whole, case sensitive), and sets *v to the number
+ * times its scale, at most max, and *unit to its index; reports as
+ * parse_uint(). */
+int parse_scaled(const char *arg, const struct parse_unit *units, double max, uint64_t *v, int *unit,
+		 char *why);
+
 /* Returns the value of the hexadecimal digit c (either case), or -1. */
 int parse_hex_digit(int c);
 

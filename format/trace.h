@@ -665,8 +665,53 @@ int trace_writer_counters(struct trace_writer *w, const uint64_t *counters);
 int trace_writer_flush(struct trace_writer *w);
 /* Writes the end record and the footer, and flushes. No more records after. */
 int trace_writer_finish(struct trace_writer *w, const struct trace_end *end);
-/* Bytes written to fd so far, and samples recorded so far. */
+
+/*
+ * Long recordings (2.6). A recording cut into files: trace_writer_new()
+ * with a session of part_kind TRACE_PART_ROTATED, part 1 and a recording
+ * number, then trace_writer_switch() at each cut. A flight recorder:
+ * trace_writer_new_ring(), then trace_writer_snapshot() to write its last
+ * seconds. Either way each file is a whole trace: its session (its start
+ * the file's own), then each process, image, thread and code range live
+ * in it, restated with their ids and times, then its samples, its own
+ * counts of the counters, and a footer.
+ */
+/* Ends the current file at time, with an end record (no exit status) and
+ * its footer, and goes on in a new one on fd (borrowed), numbered one
+ * more, that starts at time. Nothing recorded is lost between them. */
+int trace_writer_switch(struct trace_writer *w, int fd, uint64_t time);
+/* The file the writer writes to now: after a switch that failed, fd if
+ * the new file failed, the old one's if that could not be finished. */
+int trace_writer_fd(const struct trace_writer *w);
+/* A writer that keeps the last window_ns of samples in memory, as
+ * compressed chunks, and writes nothing until trace_writer_snapshot().
+ * The chunks and the stack table are kept under max_bytes: past it the
+ * oldest chunks go even inside the window (trace_ring_stats.cut). The
+ * session's part_kind and window_ns are set here; its recording number
+ * is the caller's. */
+int trace_writer_new_ring(const struct trace_session *s, uint64_t window_ns, uint64_t max_bytes,
+			  struct trace_writer **out);
+/* Writes to fd (borrowed) a whole trace of what the ring holds at now
+ * (monotonic): at least the window, as far as it was recorded, from the
+ * start of its oldest chunk, and end's record if end is not NULL (the
+ * last snapshot of a recording that ended). The recording goes on. A
+ * snapshot that fails leaves the ring as it was, and fd's file cut back
+ * to its last whole chunk. */
+int trace_writer_snapshot(struct trace_writer *w, int fd, uint64_t now, const struct trace_end *end);
+struct trace_ring_stats {
+	uint64_t bytes;      /* memory held: chunks and stack table */
+	uint64_t samples;    /* samples held */
+	uint64_t from, to;   /* their earliest and latest times, 0 if none */
+	uint64_t cut;        /* samples of the window let go for the cap */
+	uint32_t snapshots;  /* written */
+};
+/* What a ring holds now; all 0 for a writer that is not one. */
+void trace_writer_ring_stats(const struct trace_writer *w, struct trace_ring_stats *rs);
+
+/* Bytes written so far, to every file of the recording; to the current
+ * file; and samples recorded so far. */
 uint64_t trace_writer_bytes(const struct trace_writer *w);
+uint64_t trace_writer_file_bytes(const struct trace_writer *w);
 uint64_t trace_writer_samples(const struct trace_writer *w);
 void trace_writer_free(struct trace_writer *w);
 

@@ -606,7 +606,7 @@ static int compress(struct trace_sink *k, const struct buf *raw, uint8_t *dst, s
 	return 0;
 }
 
-int trace_sink_chunk(struct trace_sink *k, uint16_t type, const struct buf *raw)
+int trace_sink_encode(struct trace_sink *k, uint16_t type, const struct buf *raw)
 {
 	struct trace_chunk_header h = { 0 };
 	size_t bound, clen, at = k->header_staged ? sizeof(k->header) : 0;
@@ -629,8 +629,32 @@ int trace_sink_chunk(struct trace_sink *k, uint16_t type, const struct buf *raw)
 	h.comp_len = (uint32_t)clen;
 	trace_chunk_header_encode(k->out.data + at, &h);
 	k->out.len = at + TRACE_CHUNK_HEADER_LEN + clen;
-	if ((r = write_out(k)) < 0)
-		return r;
-	k->seq++;
 	return 0;
+}
+
+int trace_sink_chunk(struct trace_sink *k, uint16_t type, const struct buf *raw)
+{
+	int r = trace_sink_encode(k, type, raw);
+
+	if (r == 0 && (r = write_out(k)) == 0)
+		k->seq++;
+	return r;
+}
+
+int trace_sink_copy(struct trace_sink *k, const uint8_t *chunk, size_t len)
+{
+	struct trace_chunk_header h;
+	size_t at = k->header_staged ? sizeof(k->header) : 0;
+	int r;
+
+	if (len < TRACE_CHUNK_HEADER_LEN || trace_chunk_header_decode(chunk, &h) < 0)
+		return TRACE_E_USAGE;
+	h.seq = k->seq;
+	buf_reset(&k->out);
+	buf_add(&k->out, k->header, at);
+	buf_add(&k->out, chunk, len);
+	trace_chunk_header_encode(k->out.data + at, &h);
+	if ((r = write_out(k)) == 0)
+		k->seq++;
+	return r;
 }

@@ -149,6 +149,15 @@ int trace_sink_flush(struct trace_sink *k);
  * 0, or a negative error with nothing of the chunk left in a regular
  * file. */
 int trace_sink_chunk(struct trace_sink *k, uint16_t type, const struct buf *raw);
+/* As trace_sink_chunk(), but leaves the chunk (and a staged file header
+ * before it) in k->out instead of writing it, and its sequence number
+ * unused: for chunks kept in memory. */
+int trace_sink_encode(struct trace_sink *k, uint16_t type, const struct buf *raw);
+/* Writes a chunk that trace_sink_encode() made (len bytes from its chunk
+ * header on) as the next chunk of k: its header gets k's next sequence
+ * number. Returns 0, or a negative error with nothing of it left in a
+ * regular file. */
+int trace_sink_copy(struct trace_sink *k, const uint8_t *chunk, size_t len);
 
 /* The string of every chunk's contents: a uvarint length of at most
  * TRACE_MAX_STRING, then the bytes. trace_put_string() appends s;

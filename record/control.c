@@ -123,6 +123,8 @@ static int parse_line(struct control *c, const char *s, size_t n, struct control
 		{ "cancel", CONTROL_CANCEL },
 		{ "pause", CONTROL_PAUSE },
 		{ "resume", CONTROL_RESUME },
+		{ "switch", CONTROL_SWITCH },
+		{ "snapshot", CONTROL_SNAPSHOT },
 	};
 	size_t w;
 
@@ -163,7 +165,7 @@ static int parse_line(struct control *c, const char *s, size_t n, struct control
 		cmd->kind = words[i].kind;
 		return 1;
 	}
-	return bad(cmd, n ? "unknown command (stop, cancel, pause, resume or mark NAME)" : "an empty line");
+	return bad(cmd, n ? "unknown command (stop, cancel, pause, resume, mark NAME, switch or snapshot)" : "an empty line");
 }
 
 /* Whether a read of fd would not block; a host's descriptor is left

@@ -25,6 +25,8 @@ enum control_kind {
 	CONTROL_PAUSE,
 	CONTROL_RESUME,
 	CONTROL_MARK,    /* arg: the mark's name */
+	CONTROL_SWITCH,  /* go on in the next file (--switch-output) */
+	CONTROL_SNAPSHOT, /* write the ring's window (--ring) */
 	CONTROL_BAD,     /* not a command: arg says why */
 };
 

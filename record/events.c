@@ -187,9 +187,27 @@ void events_warning(struct events *e, const char *code, const char *msg)
 	send_wait(e, 0);
 }
 
+void events_file(struct events *e, const struct events_file *f)
+{
+	char *path;
+
+	if (!e)
+		return;
+	path = realpath(f->path, NULL);
+	begin(e, f->event);
+	json_str(&e->j, "trace", path ? path : f->path);
+	if (f->part)
+		json_u64(&e->j, "part", f->part);
+	key_secs(e, "seconds", f->to > f->from ? f->to - f->from : 0);
+	json_u64(&e->j, "samples", f->samples);
+	json_u64(&e->j, "bytes", f->bytes);
+	send_wait(e, 0);
+	free(path);
+}
+
 void events_ack(struct events *e, const struct control_command *cmd, const char *refused)
 {
-	static const char *const names[] = { "stop", "cancel", "pause", "resume", "mark" };
+	static const char *const names[] = { "stop", "cancel", "pause", "resume", "mark", "switch", "snapshot" };
 
 	if (!e)
 		return;

@@ -3,8 +3,8 @@
  * program in charge of a recording.
  *
  * One JSON object a line, each with "event" (its name) and "schema": 1:
- * start, progress, warning, ack, end, and error for a failure before the
- * start. man/prof-record.1 (EVENTS) documents every field. The stream is
+ * start, progress, warning, ack, switch, snapshot, end, and error for a
+ * failure before the start. man/prof-record.1 (EVENTS) documents every field. The stream is
  * written without blocking: an event that a full reader cannot take now is
  * dropped (and counted), and a reader gone (EPIPE) stops the stream, never
  * the recording. Nothing prints.
@@ -43,6 +43,17 @@ void events_progress(struct events *e, const struct loop_stats *st);
 void events_warning(struct events *e, const char *code, const char *msg);
 /* The answer to one control command: refused is NULL, or why not. */
 void events_ack(struct events *e, const struct control_command *cmd, const char *refused);
+
+/* A file of the recording written: "switch" for a rotated file
+ * finished, "snapshot" for a ring's window written; strings borrowed. */
+struct events_file {
+	const char *event;
+	const char *path;
+	uint32_t part;          /* its number in the recording; 0 for -o */
+	uint64_t from, to;      /* the time it covers (monotonic) */
+	uint64_t samples, bytes;
+};
+void events_file(struct events *e, const struct events_file *f);
 
 /* What end says. */
 struct events_end {

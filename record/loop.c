@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #define NAME_BYTES 64
@@ -359,6 +360,8 @@ int loop_process_end(struct loop *s, uint32_t pid, uint64_t time, int kind, int 
 			r = loop_thread_end(s, s->th[i].tid, time);
 	if (r == 0)
 		r = trace_writer_process_end(s->w, p->id, time, kind, status);
+	if (kind == TRACE_END_EXITED && WIFSIGNALED(status) && s->cfg->crashed)
+		s->cfg->crashed(s->cfg->files_ctx, pid, WTERMSIG(status));
 	if (kind == TRACE_END_OUT_OF_REACH)
 		s->st->out_of_reach++;
 	drop_process(s, p);
@@ -584,6 +587,11 @@ static int command(struct loop *s, int source, const struct control_command *cmd
 		else
 			r = pause_end(s, now, 1);
 		break;
+	case CONTROL_SWITCH:
+	case CONTROL_SNAPSHOT:
+		refused = s->cfg->ask ? s->cfg->ask(s->cfg->files_ctx, cmd->kind == CONTROL_SWITCH)
+				      : "the recording is one file (--switch-output and --ring make more)";
+		break;
 	case CONTROL_MARK:
 		r = trace_writer_mark(s->w, now, (uint8_t)source, cmd->arg);
 		if (r == TRACE_E_TOOBIG || r == TRACE_E_USAGE) {
@@ -633,6 +641,14 @@ static int read_control(struct loop *s, uint64_t now)
 	return r;
 }
 
+/* The counters as they are now, the source's own brought up to date. */
+static int write_counters(struct loop *s)
+{
+	if (s->src->ops->counters)
+		s->src->ops->counters(s->src, s->st->counters);
+	return trace_writer_counters(s->w, s->st->counters);
+}
+
 /* Book-keeping that is due at now. */
 static int book_keeping(struct loop *s, uint64_t start, uint64_t now)
 {
@@ -644,9 +660,14 @@ static int book_keeping(struct loop *s, uint64_t start, uint64_t now)
 	}
 	if (r == 0 && now >= s->next_flush) {
 		s->next_flush = now + FLUSH_NS;
-		r = trace_writer_counters(s->w, s->st->counters);
+		r = write_counters(s);
 		if (r == 0)
 			r = trace_writer_flush(s->w);
+	}
+	if (r == 0 && s->cfg->files_due && s->cfg->files_due(s->cfg->files_ctx, s->w, now)) {
+		r = write_counters(s);
+		if (r == 0)
+			r = s->cfg->files(s->cfg->files_ctx, s->w, now);
 	}
 	if (r == 0 && s->cfg->progress && now >= s->next_progress) {
 		s->next_progress = now + PROGRESS_NS;
@@ -737,7 +758,7 @@ int loop_run(const struct loop_config *cfg, struct target *t, struct source *src
 	if (r == 0 && s.paused)
 		r = pause_end(&s, loop_now(), 0);
 	if (r == 0)
-		r = trace_writer_counters(w, st->counters);
+		r = write_counters(&s);
 	now = loop_now();
 	for (size_t i = 0; i < s.nth; i++)
 		if (now > s.th[i].start)

@@ -102,6 +102,18 @@ struct loop_config {
 	void (*command)(void *ctx, int source, const struct control_command *cmd, const char *refused);
 	void *command_ctx;
 	int paused;
+	/* The files of the recording (output.h), if set: files_due() every
+	 * round, and when it says a switch or snapshot is due, the counters
+	 * are brought up to date and written, and files() does it (an error
+	 * ends the loop as a write error does); ask() for the control
+	 * channel's switch (1) or snapshot (0), NULL or why it is refused;
+	 * crashed() when a process other than the first dies of a signal, as
+	 * far as the sampler learns how processes end. */
+	int (*files_due)(void *ctx, const struct trace_writer *w, uint64_t now);
+	int (*files)(void *ctx, struct trace_writer *w, uint64_t now);
+	const char *(*ask)(void *ctx, int switching);
+	void (*crashed)(void *ctx, uint32_t pid, int sig);
+	void *files_ctx;
 	/* Called about four times a second, if set. */
 	void (*progress)(void *ctx, const struct loop_stats *st);
 	void *progress_ctx;
@@ -135,6 +147,10 @@ struct source_ops {
 	 * source without it keeps taking, and the loop drops the samples of
 	 * the pause. */
 	void (*pause)(struct source *src, int paused, uint64_t now);
+	/* Optional: brings the counters that only the source knows up to
+	 * date in c (TRACE_COUNTER__COUNT of them), before each write of
+	 * them, so that each file of a rotated recording counts its own. */
+	void (*counters)(struct source *src, uint64_t *c);
 	/* Optional: takes what the source still holds, at the end. */
 	int (*finish)(struct source *src, struct loop *s, uint64_t now);
 	/* Frees the source (NULL is not passed). */

@@ -13,6 +13,7 @@
 #include "common/parse.h"
 #include "format/trace.h"
 #include "record/engine.h"
+#include "record/output.h"
 #include "record/session.h"
 
 #include <stdio.h>
@@ -20,6 +21,44 @@
 
 /* The rate -F takes at most. */
 #define RATE_MAX 100000
+
+/* What --switch-output takes: a time or a size, each with its unit, or
+ * "signal". The units up to SWITCH_TIMES are times, in ns; the rest
+ * sizes, in bytes. */
+#define SWITCH_TIMES 4
+static const struct parse_unit switch_units[] = {
+	{ "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+	{ "K", 1024.0 }, { "M", 1048576.0 }, { "G", 1073741824.0 }, { NULL, 0 },
+};
+/* What --ring-size takes. */
+static const struct parse_unit size_units[] = {
+	{ "K", 1024.0 }, { "M", 1048576.0 }, { "G", 1073741824.0 }, { NULL, 0 },
+};
+
+/* Sets o's switch from --switch-output's argument, or says why not. */
+static void switch_output(const struct opt_command *cmd, const char *arg, struct session_options *o)
+{
+	char why[PARSE_WHY_MAX];
+	uint64_t v;
+	int unit;
+
+	if (!strcmp(arg, "signal")) {
+		o->switch_signal = 1;
+		return;
+	}
+	if (parse_scaled(arg, switch_units, 1e18, &v, &unit, why) < 0)
+		opt_usage_error(cmd, "option '--switch-output': '%s' %s: a time (500ms, 10s, 5m, 1h), a size "
+				"(512K, 64M, 1G) or signal", arg, why);
+	if (unit < SWITCH_TIMES && v < 100000000u)
+		opt_usage_error(cmd, "option '--switch-output': '%s' is shorter than 100ms, which a file of "
+				"its own is not worth", arg);
+	if (unit >= SWITCH_TIMES && v < (64u << 10))
+		opt_usage_error(cmd, "option '--switch-output': '%s' is under 64K, less than a chunk", arg);
+	if (unit < SWITCH_TIMES)
+		o->switch_ns = v;
+	else
+		o->switch_bytes = v;
+}
 
 static const char *const mode_words[] = { "wall", "cpu", NULL };
 static const char *const sampler_words[] = { "perf", "ptrace", NULL };
@@ -32,10 +71,11 @@ _Static_assert(ENGINE_SAMPLER_PTRACE == ENGINE_SAMPLER_PERF + 1, "sampler_words 
 int main(int argc, char **argv)
 {
 	struct session_options o = { .out_path = TRACE_DEFAULT_PATH, .rate_hz = 997 };
-	const char *rate = NULL, *bad;
+	const char *rate = NULL, *bad, *switch_arg = NULL, *ring_size = NULL;
 	int version = 0, call_graph = 0, mode = -1, sampler = -1, first, code;
 	uint64_t pid = 0, max_depth = 1024, rt_priority = 1, cache_mib = 2048;
-	struct opt_time duration = { 0 };
+	struct opt_time duration = { 0 }, ring = { 0 };
+	uint64_t max_files = 0;
 	struct opt_uints tids = { 0 };
 	const struct opt_option options[] = {
 		OPT_STRING('o', NULL, "FILE", &o.out_path,
@@ -66,6 +106,23 @@ int main(int argc, char **argv)
 			   "write events, a JSON object a line, to a file, FIFO or\n"
 			   "inherited descriptor: start, progress, warning, ack, end"),
 		OPT_FLAG(0, "paused", &o.paused, "start with sampling paused (resume it with --control)"),
+		OPT_STRING(0, "switch-output", "WHEN", &switch_arg,
+			   "cut the recording into files named after -o with a\n"
+			   "number (prof.000001.trace, ...), the next begun after a\n"
+			   "time (10s, 5m, 1h), at a size (64M, 1G), or only on\n"
+			   "signal; SIGUSR2 begins one at any time"),
+		OPT_UINT(0, "switch-max-files", "N", &max_files, 1, 1000000,
+			 "keep only the newest N files of --switch-output"),
+		OPT_SECONDS(0, "ring", "SECONDS", &ring, 1000000,
+			    "a flight recorder: keep the last SECONDS in memory and\n"
+			    "write them on SIGUSR2 (or the control channel's\n"
+			    "snapshot) to the next numbered file, and at the end\n"
+			    "to -o"),
+		OPT_STRING(0, "ring-size", "SIZE", &ring_size,
+			   "the memory --ring may hold (default 64M)"),
+		OPT_FLAG(0, "snapshot-on-crash", &o.snapshot_on_crash,
+			 "with --ring, a snapshot when a process of the recording\n"
+			 "dies of a signal"),
 		OPT_FLAG('q', NULL, &o.quiet, "quiet: no announcement, status or summary"),
 		OPT_FLAG('v', NULL, &o.verbose, "more detail"),
 		OPT_WORD(0, "mode", "wall|cpu", &mode, mode_words,
@@ -125,6 +182,41 @@ int main(int argc, char **argv)
 		opt_usage_error(&cmd, "give a COMMAND to launch or -p PID to attach to");
 	if (o.paused && !o.control)
 		opt_usage_error(&cmd, "option '--paused' needs '--control', to resume");
+	if (switch_arg)
+		switch_output(&cmd, switch_arg, &o);
+	o.max_files = (uint32_t)max_files;
+	o.ring_ns = ring.ns;
+	o.ring_bytes = OUTPUT_RING_SIZE;
+	if (max_files && !switch_arg)
+		opt_usage_error(&cmd, "option '--switch-max-files' needs '--switch-output'");
+	if (ring.set && switch_arg)
+		opt_usage_error(&cmd, "give '--ring' or '--switch-output', not both: a ring writes snapshots, "
+				"a rotated recording every file");
+	if (ring.set && !ring.ns)
+		opt_usage_error(&cmd, "option '--ring': a window of 0 seconds keeps nothing");
+	if ((ring_size || o.snapshot_on_crash) && !ring.set)
+		opt_usage_error(&cmd, "option '%s' needs '--ring'", ring_size ? "--ring-size" : "--snapshot-on-crash");
+	if (ring_size) {
+		char why[PARSE_WHY_MAX];
+		int unit;
+
+		if (parse_scaled(ring_size, size_units, 1e15, &o.ring_bytes, &unit, why) < 0)
+			opt_usage_error(&cmd, "option '--ring-size': '%s' %s: a size (64M, 1G)", ring_size, why);
+		if (o.ring_bytes < (1u << 20))
+			opt_usage_error(&cmd, "option '--ring-size': '%s' is under 1M", ring_size);
+	}
+	if (ring.set) {
+		/* A window the cap cannot hold even for one busy thread is
+		 * refused now, not found out an hour in. */
+		double need = (double)ring.ns / 1e9 * o.rate_hz * OUTPUT_RING_SAMPLE_BYTES;
+
+		if (need > (double)o.ring_bytes)
+			opt_usage_error(&cmd, "option '--ring': %.0f s at %u Hz needs at least %.0f MiB (%d bytes a "
+					"sample of one busy thread), over the %.0f MiB of --ring-size: a shorter "
+					"window, a lower -F, or a larger --ring-size", (double)ring.ns / 1e9,
+					o.rate_hz, need / 1048576.0, OUTPUT_RING_SAMPLE_BYTES,
+					(double)o.ring_bytes / 1048576.0);
+	}
 	o.pid = (pid_t)pid;
 	if (first < argc) {
 		o.argv = argv + first;

@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "events.h"
 #include "loop.h"
+#include "output.h"
 #include "common/diag.h"
 #include "common/progress.h"
 #include "format/trace_ident.h"
@@ -101,69 +102,6 @@ static int shell_status(int status)
 	return 1;
 }
 
-/* The output file, from its open until the recording starts or fails. */
-struct output {
-	const char *path;
-	int fd;
-	int existed;            /* -f found a file there: it is left as it was
-	                         * until output_claim() */
-	int ours;               /* created or emptied by this run: removed
-	                         * if the recording never starts */
-};
-
-/* Opens o->out_path for writing, but creates only a new file: an existing
- * one is opened as it is, with -f, and emptied by output_claim() once the
- * session is written, so that a start that fails before then leaves it
- * whole. Returns 0, or -EEXIST without -f, or another -errno. */
-static int output_open(struct output *out, const struct session_options *o)
-{
-	out->path = o->out_path;
-	out->existed = out->ours = 0;
-	out->fd = open(out->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (out->fd >= 0) {
-		out->ours = 1;
-		return 0;
-	}
-	if (errno != EEXIST || !o->force)
-		return -errno;
-	/* O_CREAT as before: a dangling symlink's target is created (and
-	 * never removed: output_discard() removes only what path names). */
-	out->fd = open(out->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (out->fd < 0)
-		return -errno;
-	out->existed = 1;
-	return 0;
-}
-
-/* The session is about to be written: an existing file is emptied and
- * made private as a new one is (0600), only a regular file, since -f may
- * point at a device such as /dev/null. Prints why not and returns -1. */
-static int output_claim(struct output *out)
-{
-	struct stat st;
-
-	if (!out->existed || fstat(out->fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	out->ours = 1;
-	if (ftruncate(out->fd, 0) < 0)
-		return error("cannot write '%s': %s", out->path, strerror(errno));
-	if (fchmod(out->fd, 0600) < 0)
-		return error("cannot change the mode of '%s': %s", out->path, strerror(errno));
-	return 0;
-}
-
-/* Removes a file that holds no recording, if this run made it or emptied
- * it: a regular file, and still the one at path (not a symlink's target,
- * nor a file put there since). */
-static void output_discard(const struct output *out)
-{
-	struct stat fst, pst;
-
-	if (out->ours && fstat(out->fd, &fst) == 0 && S_ISREG(fst.st_mode) &&
-	    lstat(out->path, &pst) == 0 && pst.st_dev == fst.st_dev && pst.st_ino == fst.st_ino)
-		unlink(out->path);
-}
-
 /* Prints why the attach to pid failed; returns -1. */
 static int attach_failed(pid_t pid, int r)
 {
@@ -221,9 +159,8 @@ static void free_cmdline(char **argv, uint32_t argc)
 }
 
 static void summary(const struct session_options *o, const struct engine_choice *ch, int priority,
-		    uint64_t began, const struct loop_stats *st, struct trace_writer *w, const struct trace_end *end)
+		    uint64_t began, const struct loop_stats *st, const char *wrote, const struct trace_end *end)
 {
-	uint64_t bytes = trace_writer_bytes(w);
 	/* The rate achieved: over the CPU time in cpu mode, the threads' time
 	 * alive in wall mode. */
 	double secs = ch->mode == TRACE_MODE_CPU ? (double)st->counters[TRACE_COUNTER_CPU_NS] / 1e9
@@ -237,11 +174,10 @@ static void summary(const struct session_options *o, const struct engine_choice 
 	if (st->processes > 1)
 		snprintf(procs, sizeof(procs), "%llu processes, ", (unsigned long long)st->processes);
 	if (!o->quiet)
-		fprintf(stderr, "%s: %llu samples, %s%llu thread%s, %llu images, %llu lost, %.1f bytes/sample, wrote '%s'; %s\n",
+		fprintf(stderr, "%s: %llu samples, %s%llu thread%s, %llu images, %llu lost, %s; %s\n",
 			diag_progname(), (unsigned long long)st->samples, procs, (unsigned long long)st->threads,
 			st->threads == 1 ? "" : "s", (unsigned long long)st->images, (unsigned long long)st->lost,
-			st->samples ? (double)bytes / (double)st->samples : 0.0, o->out_path,
-			engine_kernel_note(ch));
+			wrote, engine_kernel_note(ch));
 	/* A rate short of the one asked is said, with what held it back. */
 	if (trace_rate_short(ch->mode, o->rate_hz, st->samples, secs, st->threads) ||
 	    st->counters[TRACE_COUNTER_THROTTLED])
@@ -445,7 +381,7 @@ static void image_kept(void *ctx, const char *path, int err)
  */
 int session_run(const struct session_options *o)
 {
-	struct output out = { .fd = -1 };
+	struct output *out = NULL;
 	struct target *t = NULL;
 	struct trace_writer *w = NULL;
 	struct source *src = NULL;
@@ -458,7 +394,7 @@ int session_run(const struct session_options *o)
 	struct loop_stats st;
 	struct trace_end end;
 	struct utsname un;
-	char *cache = NULL, *host;
+	char *cache = NULL, *host, *wrote;
 	char **cmdline = NULL;  /* an attached process's, read from it: ours */
 	char **cmd_argv = NULL; /* o->argv or cmdline, borrowed */
 	uint32_t cmd_argc = 0, cmdline_argc = 0;
@@ -485,17 +421,10 @@ int session_run(const struct session_options *o)
 	/* First: a process of hundreds of busy threads leaves a recorder at
 	 * normal priority a sliver of the CPU, even to open its events. */
 	priority = engine_priority(o->rt_priority);
-	r = output_open(&out, o);
-	if (r == -EEXIST) {
-		error("cannot create '%s': File exists (use -f to overwrite it)", o->out_path);
+	if (output_open(o, events, &out) < 0)
 		goto out;
-	}
-	if (r < 0) {
-		error("cannot create '%s': %s", o->out_path, strerror(-r));
-		goto out;
-	}
 	if (events)
-		events_trace = realpath(o->out_path, NULL);
+		events_trace = realpath(output_path(out), NULL);
 	if (o->control && (r = control_open(o->control, &control)) < 0) {
 		error("cannot open the control channel '%s': %s", o->control,
 		      r == -EINVAL ? "not a descriptor number" : strerror(-r));
@@ -558,18 +487,18 @@ int session_run(const struct session_options *o)
 	sess.start_monotonic_ns = loop_now();
 	sess.argc = cmd_argc;
 	sess.argv = cmd_argv;
-	if (output_claim(&out) < 0)
+	if (output_claim(out) < 0)
 		goto out;
 	host = uname(&un) == 0 ? xasprintf("%s %s %s", un.sysname, un.release, un.machine) : xstrdup("");
 	sess.host = host;
-	r = trace_writer_new(out.fd, &sess, &w);
+	r = output_writer(out, &sess, &w);
 	free(host); /* the session is written; the writer keeps no pointer */
 	if (r == 0)
 		r = trace_writer_process(w, LOOP_PROCESS, sess.pid, 0, sess.start_monotonic_ns);
 	if (r == 0)
 		r = trace_writer_process_exec(w, LOOP_PROCESS, sess.start_monotonic_ns, cmd_argc, cmd_argv);
 	if (r < 0) {
-		error("cannot write '%s': %s", o->out_path, prof_strerror(r));
+		error("cannot write '%s': %s", output_path(out), prof_strerror(r));
 		goto out;
 	}
 
@@ -596,7 +525,7 @@ int session_run(const struct session_options *o)
 			.pid = (int)pid, .argc = cmd_argc, .argv = cmd_argv, .launched = launched,
 			.mode = trace_mode_name(ch.mode), .sampler = trace_sampler_name(sess.sampler),
 			.kernel = trace_kernel_name(ch.kernel), .kernel_why = engine_kernel_note(&ch),
-			.rate_hz = o->rate_hz, .trace = events_trace ? events_trace : o->out_path, .realtime_ns = sess.start_realtime_ns,
+			.rate_hz = o->rate_hz, .trace = events_trace ? events_trace : output_path(out), .realtime_ns = sess.start_realtime_ns,
 		};
 		events_start(events, &es);
 	}
@@ -629,6 +558,11 @@ int session_run(const struct session_options *o)
 	cfg.command = command_heard;
 	cfg.command_ctx = refusals;
 	cfg.paused = o->paused;
+	cfg.files_due = output_due;
+	cfg.files = output_tick;
+	cfg.ask = output_ask;
+	cfg.crashed = output_crashed;
+	cfg.files_ctx = out;
 	r = loop_run(&cfg, t, src, w, &st);
 	source_free(src);
 	src = NULL;
@@ -654,33 +588,35 @@ int session_run(const struct session_options *o)
 	if (r == 0 && st.end == LOOP_END_CANCEL) {
 		/* Cancelled: the recording is thrown away, as one that never
 		 * started is. */
-		output_discard(&out);
-		close(out.fd);
-		out.fd = -1;
+		char *files = output_files(out);
+
+		output_discard(out);
 		if (!o->quiet)
-			fprintf(stderr, "%s: cancelled; removed '%s'\n", diag_progname(), o->out_path);
+			fprintf(stderr, "%s: cancelled; removed %s\n", diag_progname(), files);
+		free(files);
 		end_event(o, pid, &st, &end, trace_writer_bytes(w), 0, 0);
 		goto out;
 	}
 	if (r < 0) {
-		error("cannot write '%s': %s; the target was detached and what was written is kept",
-		      o->out_path, prof_strerror(r));
+		char *files = output_files(out);
+
+		error("cannot write '%s': %s; the target was detached and what was written is kept (%s)",
+		      output_path(out), prof_strerror(r), files);
+		free(files);
 		exit_code = 1;
 	} else {
 		if (end.has_exit)
 			r = trace_writer_process_end(w, LOOP_PROCESS, end.time, TRACE_END_EXITED, end.exit_status);
 		if (r == 0)
-			r = trace_writer_finish(w, &end);
-		if (r == 0) {
-			r = close(out.fd) < 0 ? -errno : 0;
-			out.fd = -1;
-		}
+			r = output_finish(out, w, &end);
 		if (r < 0) {
-			error("cannot write '%s': %s", o->out_path, prof_strerror(r));
+			error("cannot write '%s': %s", output_path(out), prof_strerror(r));
 			exit_code = 1;
 		}
 	}
-	summary(o, &ch, priority, began, &st, w, &end);
+	wrote = output_summary(out, w);
+	summary(o, &ch, priority, began, &st, wrote, &end);
+	free(wrote);
 	end_event(o, pid, &st, &end, trace_writer_bytes(w), 1, exit_code == 1 && (r < 0 || st.target_error));
 
 out:
@@ -702,11 +638,9 @@ out:
 	if (t && !started)
 		target_detach(t); /* a recording detached it already */
 	trace_writer_free(w);
-	if (out.fd >= 0) {
-		if (!started)
-			output_discard(&out);
-		close(out.fd);
-	}
+	if (out && !started)
+		output_discard(out);
+	output_free(out);
 	target_free(t);
 	free_cmdline(cmdline, cmdline_argc);
 	free(cache);

@@ -41,6 +41,14 @@ struct session_options {
 	const char *control;        /* --control PATH|fd:N, or NULL */
 	const char *events;         /* --events PATH|fd:N, or NULL */
 	int paused;                 /* --paused: start with sampling paused */
+	/* Long recordings (output.h). */
+	uint64_t switch_ns;         /* --switch-output TIME, or 0 */
+	uint64_t switch_bytes;      /* --switch-output SIZE, or 0 */
+	int switch_signal;          /* --switch-output signal */
+	uint32_t max_files;         /* --switch-max-files, or 0 for all */
+	uint64_t ring_ns;           /* --ring SECONDS, or 0 */
+	uint64_t ring_bytes;        /* --ring-size */
+	int snapshot_on_crash;      /* --snapshot-on-crash */
 };
 
 /* Records as o says. Returns prof-record's exit status: the launched

@@ -1617,21 +1617,17 @@ static void perf_pause(struct source *src, int paused, uint64_t now)
 	p->paused = paused;
 }
 
-/* What was left in the rings, and the counters only the end knows: the
- * CPU time sampled, and the kernel's sample-rate limit, which it lowers
- * when sampling takes too long. */
-static int perf_finish(struct source *src, struct loop *s, uint64_t now)
+/* The counters only the source knows: the CPU time sampled (less a
+ * pause's, one still going included), the kernel's sample-rate limit,
+ * which it lowers when sampling takes too long, and wall mode's reads. */
+static void perf_counters(struct source *src, uint64_t *c)
 {
 	struct perf_src *p = (struct perf_src *)src;
-	uint64_t *c = loop_counters(s);
-	int r;
+	uint64_t cpu = sampled_cpu_ns(p), paused = p->paused_cpu_ns;
 
-	r = drain_all(p, s, 1);
-	c[TRACE_COUNTER_CPU_NS] = sampled_cpu_ns(p);
-	if (p->paused)
-		perf_pause(src, 0, now);
-	c[TRACE_COUNTER_CPU_NS] -= p->paused_cpu_ns < c[TRACE_COUNTER_CPU_NS] ? p->paused_cpu_ns
-									: c[TRACE_COUNTER_CPU_NS];
+	if (p->paused && cpu > p->pause_cpu_ns)
+		paused += cpu - p->pause_cpu_ns;
+	c[TRACE_COUNTER_CPU_NS] = cpu - (paused < cpu ? paused : cpu);
 	c[TRACE_COUNTER_MAX_SAMPLE_RATE] = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 	if (p->off) {
 		struct offcpu_stats st;
@@ -1641,6 +1637,16 @@ static int perf_finish(struct source *src, struct loop *s, uint64_t now)
 		c[TRACE_COUNTER_STACKS_REUSED] = st.reused;
 		c[TRACE_COUNTER_UNSTARTED] = st.ticks_unstarted;
 	}
+}
+
+/* What was left in the rings. */
+static int perf_finish(struct source *src, struct loop *s, uint64_t now)
+{
+	struct perf_src *p = (struct perf_src *)src;
+	int r = drain_all(p, s, 1);
+
+	if (p->paused)
+		perf_pause(src, 0, now);
 	return r;
 }
 
@@ -1686,6 +1692,7 @@ static const struct source_ops perf_ops = {
 	.target_event = perf_target_event,
 	.pause = perf_pause,
 	.finish = perf_finish,
+	.counters = perf_counters,
 	.release = perf_release,
 };
 
