@@ -68,6 +68,7 @@ struct ring_chunk {
 	uint64_t first, last;   /* its samples' earliest and latest times */
 	uint64_t samples;
 	uint64_t counters[TRACE_COUNTER__COUNT]; /* cumulative, before it */
+	uint32_t epoch;         /* the first node of the stack table it uses */
 };
 
 struct trace_writer {
@@ -127,7 +128,10 @@ struct trace_writer {
 	struct ring_chunk *ring;
 	size_t nring, cap_ring;
 	uint64_t ring_bytes;    /* of the chunks */
-	struct buf ring_nodes;  /* every node record, for each snapshot */
+	struct buf ring_nodes;  /* the node records the chunks may use */
+	uint32_t ring_epoch;    /* the first node the tree knows: the tree is
+	                         * begun again past a quarter of the cap, so
+	                         * that chunks made since use no node before */
 	uint64_t ring_prev[TRACE_COUNTER__COUNT]; /* cum at the last chunk */
 	uint64_t ring_cut;      /* samples of the window the cap dropped */
 	uint32_t snapshots;
@@ -386,11 +390,36 @@ static uint64_t ring_memory(const struct trace_writer *w)
 	return w->ring_bytes + w->ring_nodes.len + w->tree.cap * sizeof(struct hmap_slot);
 }
 
+/* Lets go of the oldest chunk, and of the node records that no chunk
+ * left can use: those before the tree epoch of the oldest chunk left. */
 static void ring_drop_oldest(struct trace_writer *w)
 {
+	uint32_t epoch;
+	struct cursor c;
+	size_t gone = 0;
+
 	w->ring_bytes -= w->ring[0].len;
 	free(w->ring[0].bytes);
 	memmove(w->ring, w->ring + 1, --w->nring * sizeof(*w->ring));
+	epoch = w->nring ? w->ring[0].epoch : w->ring_epoch;
+	cursor_init(&c, w->ring_nodes.data, w->ring_nodes.len);
+	while (c.left) {
+		const uint8_t *body;
+		uint64_t type, first;
+		size_t len;
+		struct cursor b;
+
+		if (cursor_uleb(&c, &type) < 0 || cursor_bytes(&c, c.left, &body, &len) < 0)
+			break; /* cannot be: put_record() wrote them */
+		cursor_init(&b, body, len);
+		if (cursor_uleb(&b, &first) < 0 || first >= epoch)
+			break;
+		gone = (size_t)(c.p - w->ring_nodes.data);
+	}
+	if (gone) {
+		memmove(w->ring_nodes.data, w->ring_nodes.data + gone, w->ring_nodes.len - gone);
+		w->ring_nodes.len -= gone;
+	}
 }
 
 /* Lets go of the chunks older than the window ending at now (the oldest
@@ -440,10 +469,18 @@ static int ring_flush(struct trace_writer *w)
 			c->last = w->times[i];
 	}
 	c->samples = w->nsamp;
+	c->epoch = w->ring_epoch;
 	memcpy(c->counters, w->ring_prev, sizeof(c->counters));
 	memcpy(w->ring_prev, w->cum, sizeof(w->ring_prev));
 	w->ring_bytes += c->len;
 	chunk_reset(w);
+	/* Stacks that keep changing would grow the tree past the cap: it is
+	 * begun again, and its old nodes go with the last chunk using them. */
+	if (w->tree.cap * sizeof(struct hmap_slot) > w->ring_cap / 4) {
+		hmap_release(&w->tree);
+		w->nlast = 0;
+		w->ring_epoch = w->next_node;
+	}
 	ring_trim(w, w->newest);
 	return 0;
 }
@@ -648,6 +685,7 @@ int trace_writer_new_ring(const struct trace_session *s, uint64_t window_ns, uin
 		return r;
 	w->ring_window = window_ns;
 	w->ring_cap = max_bytes;
+	w->ring_epoch = 1;
 	w->sess.part_kind = TRACE_PART_SNAPSHOT;
 	w->sess.window_ns = window_ns;
 	if ((r = trace_sink_init(&w->sink, -1, 0)) < 0) {
