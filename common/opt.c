@@ -182,7 +182,7 @@ static void add_help_entry(struct buf *b, const char *names, const char *help)
 	for (const char *h = help; *h;) {
 		size_t n = strcspn(h, "\n");
 
-		if (b->len - start + 1 > HELP_COLUMN) {
+		if (b->len - start + 2 > HELP_COLUMN) {
 			buf_addch(b, '\n');
 			start = b->len;
 		}

@@ -101,10 +101,12 @@ int main(int argc, char **argv)
 			 "~/.cache/prof/images"),
 		OPT_STRING(0, "control", "PATH|fd:N", &o.control,
 			   "read commands from a FIFO or an inherited descriptor,\n"
-			   "one a line: stop, cancel, pause, resume, mark NAME"),
+			   "one a line: stop, cancel, pause, resume, mark NAME,\n"
+			   "switch, snapshot"),
 		OPT_STRING(0, "events", "PATH|fd:N", &o.events,
 			   "write events, a JSON object a line, to a file, FIFO or\n"
-			   "inherited descriptor: start, progress, warning, ack, end"),
+			   "inherited descriptor: start, progress, warning, ack,\n"
+			   "switch, snapshot, end"),
 		OPT_FLAG(0, "paused", &o.paused, "start with sampling paused (resume it with --control)"),
 		OPT_STRING(0, "switch-output", "WHEN", &switch_arg,
 			   "cut the recording into files named after -o with a\n"
