@@ -32,6 +32,8 @@ static const struct {
 	{ TRACE_E_ZSTD, "zstd could not compress or decompress a trace chunk" },
 	{ TRACE_E_EMPTY, "trace holds no session: the file is empty, or chunk 0, which holds it, is missing, damaged or cut" },
 	{ TRACE_E_USAGE, "trace API misused (internal error)" },
+	{ TRACE_E_MACHINES, "traces recorded on different machines or architectures cannot be one timeline" },
+	{ TRACE_E_TWICE, "the same file of a recording twice" },
 
 	{ ELF_E_NOTELF, "not an ELF file" },
 	{ ELF_E_UNSUPPORTED, "unsupported ELF file (not 64-bit little-endian)" },

@@ -21,6 +21,8 @@ enum prof_error {
 	TRACE_E_ZSTD,                /* zstd refused to compress or decompress */
 	TRACE_E_EMPTY,               /* no session chunk: nothing can be read */
 	TRACE_E_USAGE,               /* the caller broke the API contract */
+	TRACE_E_MACHINES,            /* traces to merge of different machines */
+	TRACE_E_TWICE,               /* traces to merge that are one file twice */
 
 	/* common/elf.h */
 	ELF_E_NOTELF = -19900,       /* no ELF magic */

@@ -457,6 +457,20 @@ void trace_load_status_release(struct trace_load_status *st);
 
 struct trace_pack; /* format/trace_pack.h */
 
+/* One of the files a trace was merged from (trace_merge()). */
+struct trace_file {
+	char *path;                  /* as it was named */
+	struct trace_session session; /* its own: its start, its part */
+	uint64_t start, end;         /* its span on the trace's clock: its
+	                              * session's start, and its end as
+	                              * trace_end_ns() gives it for the file alone */
+	uint64_t samples;            /* samples it gave the whole */
+	uint64_t samples_overlap;    /* its samples left out, as snapshots of
+	                              * its recording before it held them */
+	struct trace_load_status status; /* what loading it found */
+	struct trace_pack *pack;     /* its embedded symbol pack, or NULL */
+};
+
 struct trace {
 	struct trace_session session;
 	size_t nprocesses;
@@ -486,6 +500,10 @@ struct trace {
 	struct trace_end end;
 	struct trace_pack *pack;      /* an embedded symbol pack, or NULL */
 	struct trace_load_status status;
+	size_t nfiles;
+	struct trace_file *files;     /* the files it was merged from, in order
+	                               * of their start; none for a trace loaded
+	                               * from one file, whose own these are */
 };
 
 /*
@@ -504,6 +522,33 @@ int trace_load_progress(const char *path, struct progress *pg, struct trace **ou
 /* As trace_load(), from n borrowed bytes. */
 int trace_load_mem(const void *p, size_t n, struct trace **out);
 void trace_free(struct trace *t);
+
+/*
+ * Several files as one (format/trace_merge.c): the files of a recording
+ * cut by prof-record --switch-output, its --ring snapshots, or any traces
+ * of one machine, on one timeline that starts with the earliest of them.
+ * What several files re-state (processes, threads, images, code ranges,
+ * with the ids and times they had) is kept once; each file's samples and
+ * stacks are its own, but a snapshot gives only the samples after those
+ * of the snapshots of its recording before it, which held the rest.
+ * Counters are summed, but for the largest TRACE_COUNTER_MAX_SAMPLE_RATE;
+ * the end is the last file's. The session is the earliest file's, and
+ * status sums the counts of every file's (their losses stay in files).
+ */
+
+/* Merges the n (>= 1) traces parts, loaded from paths[0..n) (borrowed),
+ * into a new trace *out, which the caller frees with trace_free(). parts
+ * are taken, and freed whether it succeeds or not. Fails, with *bad (if
+ * not NULL) the index in parts of the second of the two it names, with
+ * TRACE_E_MACHINES when parts[0] and parts[*bad] were recorded on
+ * different hosts, systems or architectures, or TRACE_E_TWICE when they
+ * are the same file of a recording (*bad and an earlier one). */
+int trace_merge(struct trace **parts, const char *const *paths, size_t n, struct trace **out, size_t *bad);
+/* Loads the n (>= 1) traces at paths as trace_load_progress() does, and
+ * merges several with trace_merge(); one is loaded as it is, without
+ * files. On failure *bad (if not NULL) is the index of the path the
+ * error is about, as trace_merge() says, or the one that did not load. */
+int trace_load_many(const char *const *paths, size_t n, struct progress *pg, struct trace **out, size_t *bad);
 
 /* Returns the thread with this tid (the first, if the tid was used
  * again), or NULL. Borrowed from t. */

@@ -1,6 +1,6 @@
 /*
  * trace_codec.h: the records inside a trace's data chunks, shared by the
- * trace writer and reader, and the reader's last step.
+ * trace writer and reader, and the reader's last steps.
  *
  * Internal to format/: nothing outside this directory includes it. The
  * container around the records (file header, chunks, zstd frames) is
@@ -42,5 +42,10 @@ enum trace_record_type {
  * each sample at its copy. cap_nodes is the capacity of t->nodes. */
 struct trace;
 void trace_split_by_image(struct trace *t, size_t cap_nodes);
+/* The reader's last steps (format/trace_reader.c), which the merge
+ * (format/trace_merge.c) runs again on the whole: no process its own
+ * ancestor; marks, code ranges and pauses put in the order struct trace
+ * promises; then trace_split_by_image(). */
+void trace_settle(struct trace *t, size_t cap_nodes);
 
 #endif

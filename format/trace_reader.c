@@ -925,8 +925,7 @@ static void time_losses(struct trace *t)
 /* Every thread and image in a process: a 1.x trace's, or a 2.x trace's
  * in which no process record was read, in one made of the session (its
  * pid, its command from the start, the end's exit status), the first; a
- * thread or image that named none, in the first. And no process its own
- * ancestor. */
+ * thread or image that named none, in the first. */
 static void settle_processes(struct loader *l)
 {
 	struct trace *t = l->t;
@@ -950,19 +949,6 @@ static void settle_processes(struct loader *l)
 			p->time_end = t->end.time;
 			p->has_exit = 1;
 			p->exit_status = t->end.exit_status;
-		}
-	}
-	/* A parent chain that comes back to its process (a hostile trace's)
-	 * is cut there, so the processes are a forest. */
-	for (i = 0; i < t->nprocesses; i++) {
-		uint32_t up = t->processes[i].parent;
-
-		for (size_t steps = 0; up != TRACE_NO_PROCESS && steps < t->nprocesses; steps++) {
-			if (up == i) {
-				t->processes[i].parent = TRACE_NO_PROCESS;
-				break;
-			}
-			up = t->processes[up].parent;
 		}
 	}
 	for (i = 0; i < t->nthreads; i++)
@@ -1007,6 +993,28 @@ static void settle_reused_tids(struct loader *l)
 	}
 	hmap_release(&first);
 	free(next);
+}
+
+void trace_settle(struct trace *t, size_t cap_nodes)
+{
+	/* A parent chain that comes back to its process (a hostile trace's)
+	 * is cut there, so the processes are a forest. */
+	for (size_t i = 0; i < t->nprocesses; i++) {
+		uint32_t up = t->processes[i].parent;
+
+		for (size_t steps = 0; up != TRACE_NO_PROCESS && steps < t->nprocesses; steps++) {
+			if (up == i) {
+				t->processes[i].parent = TRACE_NO_PROCESS;
+				break;
+			}
+			up = t->processes[up].parent;
+		}
+	}
+	settle_marks(t);
+	settle_code(t);
+	if (t->npauses > 1) /* qsort may not be given NULL */
+		qsort(t->pauses, t->npauses, sizeof(*t->pauses), cmp_range);
+	trace_split_by_image(t, cap_nodes);
 }
 
 static int load(const void *mem, size_t n, struct progress *pg, struct trace **out)
@@ -1057,11 +1065,7 @@ static int load(const void *mem, size_t n, struct progress *pg, struct trace **o
 	if (r == 0) {
 		settle_processes(&l);
 		settle_reused_tids(&l);
-		settle_marks(l.t);
-		settle_code(l.t);
-		if (l.t->npauses > 1) /* qsort may not be given NULL */
-			qsort(l.t->pauses, l.t->npauses, sizeof(*l.t->pauses), cmp_range);
-		trace_split_by_image(l.t, l.cap_nodes);
+		trace_settle(l.t, l.cap_nodes);
 	}
 out:
 	hmap_release(&l.tids);
@@ -1107,14 +1111,26 @@ int trace_load_progress(const char *path, struct progress *pg, struct trace **ou
 	return trace_load_path(path, load_file, &c);
 }
 
+static void session_release(struct trace_session *s)
+{
+	free(s->host);
+	for (uint32_t i = 0; i < s->argc; i++)
+		free(s->argv[i]);
+	free(s->argv);
+}
+
 void trace_free(struct trace *t)
 {
 	if (!t)
 		return;
-	free(t->session.host);
-	for (uint32_t i = 0; i < t->session.argc; i++)
-		free(t->session.argv[i]);
-	free(t->session.argv);
+	session_release(&t->session);
+	for (size_t i = 0; i < t->nfiles; i++) {
+		free(t->files[i].path);
+		session_release(&t->files[i].session);
+		trace_load_status_release(&t->files[i].status);
+		trace_pack_free(t->files[i].pack);
+	}
+	free(t->files);
 	for (size_t i = 0; i < t->nimages; i++) {
 		free(t->images[i].path);
 		free(t->images[i].why);

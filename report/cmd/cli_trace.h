@@ -29,6 +29,10 @@ struct buf;
 struct profile;
 /* Appends "chunk SEQ" to b, or "chunks SEQ-LAST" for nseq > 1. */
 void cli_chunk_names(struct buf *b, uint32_t seq, uint32_t nseq);
+/* Appends to b what st says a trace (trace: 1, its samples dropped
+ * too) or a pack did not read back whole, as the loading warning says
+ * it ("chunk 3 missing, cut short (...)"), or nothing if it read whole. */
+void cli_loss_words(struct buf *b, const struct trace_load_status *st, int trace);
 
 /* A trace opened for a subcommand, as far as it asks: loaded, then
  * symbolized, then made into the filtered profile. Loading warns, in one
@@ -36,7 +40,8 @@ void cli_chunk_names(struct buf *b, uint32_t seq, uint32_t nseq);
  * damaged, cut short, samples dropped, or not finished cleanly. */
 enum cli_stage { CLI_LOADED, CLI_SYMBOLIZED, CLI_PROFILED };
 struct cli_trace {
-	const char *path;      /* as named, or TRACE_DEFAULT_PATH */
+	const char *path;      /* as named, or TRACE_DEFAULT_PATH; the first
+	                        * of several, whose own are in t->files */
 	struct trace *t;
 	struct pack *pack;     /* the symbol packs, from CLI_SYMBOLIZED on */
 	struct symbolize *sym; /* from CLI_SYMBOLIZED on, else NULL */
@@ -47,16 +52,18 @@ struct cli_trace {
 	                       * starts a phase of its own and ends it
 	                       * before it writes */
 };
-/* Opens path (NULL: TRACE_DEFAULT_PATH, the trace a command reads when
- * none is named; its absence is an error that names the fix) to the given
- * stage under the options r, or dies with a clear message. The symbol
- * packs are the --pack files, then the pack embedded in the trace, then
- * TRACE.syms if it exists. --from and --to given as marks get the times
- * of the trace's marks in r. On a terminal, a run that takes more than a
- * second shows its phases on standard error, cleared before this returns.
+/* Opens the n traces at paths as one (trace_load_many(); n 0:
+ * TRACE_DEFAULT_PATH, the trace a command reads when none is named,
+ * whose absence is an error that names the fix) to the given stage under
+ * the options r, or dies with a clear message: a file named twice is bad
+ * usage of cmd. The symbol packs are the --pack files, then of each
+ * trace the pack it embeds and TRACE.syms if it exists. --from and --to
+ * given as marks get the times of the trace's marks in r. On a terminal,
+ * a run that takes more than a second shows its phases on standard
+ * error, cleared before this returns. cmd may be NULL for n <= 1.
  * Release with cli_close(). */
-void cli_open(struct cli_report *r, const char *path, enum cli_stage stage,
-	      struct cli_trace *ct);
+void cli_open(struct cli_report *r, const struct opt_command *cmd, char *const *paths, size_t n,
+	      enum cli_stage stage, struct cli_trace *ct);
 void cli_close(struct cli_trace *ct);
 
 /* What a graph's or page's subtitle says was recorded: the command, how

@@ -42,7 +42,7 @@ int cmd_annotate(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"annotate", "[TRACE]", 0, 1,
+		"annotate", "[TRACE...]", 0, -1,
 		"Prints the source lines of the hottest functions, each with its self and\n"
 		"total samples and their shares of the function's samples, and the code\n"
 		"inlined at each line under it; with --asm, every instruction too.",
@@ -59,7 +59,7 @@ int cmd_annotate(int argc, char **argv)
 	first = opt_parse(&cmd, argc, argv);
 	/* Every row is a line already: frames are named without one. */
 	r.lines = 0;
-	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
+	cli_open(&r, &cmd, argv + first, (size_t)(argc - first), CLI_SYMBOLIZED, &ct);
 	filter = cli_filter(&r);
 	annotate_build(ct.stacks, &filter, ct.progress, &a);
 	progress_end(ct.progress);

@@ -57,7 +57,7 @@ static void open_side(struct cli_report *r, int normalize, char **paths, size_t 
 	double *part = xcalloc(n + DIFF_SLICES, sizeof(*part));
 
 	for (size_t i = 0; i < n; i++) {
-		cli_open(r, paths[i], CLI_PROFILED, &ct[i]);
+		cli_open(r, NULL, &paths[i], 1, CLI_PROFILED, &ct[i]);
 		runs[i] = ct[i].p;
 		seconds[i] = window_seconds(r, ct[i].t);
 		part[i] = 1;

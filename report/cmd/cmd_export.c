@@ -37,7 +37,7 @@ int cmd_export(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"export", "[TRACE]", 0, 1,
+		"export", "[TRACE...]", 0, -1,
 		"Writes the profile for another tool. FORMAT is pprof (gzip'd profile.proto,\n"
 		"for go tool pprof, Pyroscope, Parca or Grafana; threads are labels) or\n"
 		"speedscope (JSON, a profile per thread). --lines does not apply to pprof,\n"
@@ -58,7 +58,7 @@ int cmd_export(int argc, char **argv)
 	name = cli_output_is_stdout(output) ? "standard output" : output;
 	if (cli_output_is_stdout(output) && format == FORMAT_PPROF && isatty(STDOUT_FILENO))
 		die("not writing binary pprof data to a terminal; use -o FILE or a pipe");
-	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
+	cli_open(&r, &cmd, argv + first, (size_t)(argc - first), CLI_SYMBOLIZED, &ct);
 	filter = cli_filter(&r);
 	e = export_build(ct.stacks, &filter, ct.progress);
 	progress_end(ct.progress);

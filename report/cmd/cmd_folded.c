@@ -18,7 +18,7 @@ int cmd_folded(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"folded", "[TRACE]", 0, 1,
+		"folded", "[TRACE...]", 0, -1,
 		"Writes folded stacks (\"root;caller;callee COUNT\") to standard output.", options,
 	};
 	struct cli_trace ct;
@@ -26,7 +26,7 @@ int cmd_folded(int argc, char **argv)
 
 	first = opt_parse(&cmd, argc, argv);
 	r.names_only = 1;
-	cli_open(&r, argv[first], CLI_PROFILED, &ct);
+	cli_open(&r, &cmd, argv + first, (size_t)(argc - first), CLI_PROFILED, &ct);
 	if (folded_write(stdout, ct.p) < 0)
 		die_errno("cannot write to standard output");
 	diag_close_stdout();

@@ -29,7 +29,7 @@ int cmd_html(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"html", "[TRACE]", 0, 1,
+		"html", "[TRACE...]", 0, -1,
 		"Writes the profile as one self-contained HTML page: a timeline of its\n"
 		"threads, and a flame graph, call trees and a function table of the\n"
 		"threads and time selected on it.", options,
@@ -45,7 +45,7 @@ int cmd_html(int argc, char **argv)
 	first = opt_parse(&cmd, argc, argv);
 	/* Only the lang palette needs a frame's source file. */
 	r.names_only = g.colors != FLAMEGRAPH_PALETTE_LANG;
-	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
+	cli_open(&r, &cmd, argv + first, (size_t)(argc - first), CLI_SYMBOLIZED, &ct);
 	tl = html_timeline_new(ct.t);
 	po = cli_profile_opts(&r);
 	po.progress = ct.progress;

@@ -119,7 +119,10 @@ static void print_session(const struct trace *t, const char *path)
 	size_t i;
 
 	fputs("trace:      ", stdout);
-	print_text(text_escape, path);
+	if (t->nfiles)
+		printf("%zu files as one timeline (files, below)", t->nfiles);
+	else
+		print_text(text_escape, path);
 	printf("\nformat:     %u.%u\n", t->status.major, t->status.minor);
 	fputs("host:       ", stdout);
 	print_text(text_escape, s->host && s->host[0] ? s->host : "-");
@@ -166,6 +169,114 @@ static void print_session(const struct trace *t, const char *path)
 			       WCOREDUMP(st) ? " (core dumped)" : "");
 		else
 			printf("exit:       wait status 0x%x\n", (unsigned)st);
+	}
+}
+
+/* The files of a trace merged from several: what each is of its
+ * recording, and how each meets the one before it. */
+
+/* Appends what file f is of its recording: "whole recording", "rotated
+ * part 2 of recording 00c0ffee00c0ffee", "snapshot 1 (a 2.000 s window)
+ * of recording ...". */
+static void part_words(struct buf *b, const struct trace_file *f)
+{
+	const struct trace_session *s = &f->session;
+
+	if (s->part_kind == TRACE_PART_WHOLE) {
+		buf_addstr(b, "whole recording");
+		return;
+	}
+	if (s->part_kind == TRACE_PART_SNAPSHOT)
+		buf_addf(b, "snapshot %" PRIu32 " (a %.3f s window)", s->part, (double)s->window_ns / 1e9);
+	else
+		buf_addf(b, "rotated part %" PRIu32, s->part);
+	buf_addf(b, " of recording %016" PRIx64, s->recording);
+}
+
+/* How file b, the next in time, meets file a: the time between them
+ * (a gap, or an overlap), and the parts of their recording between them
+ * that are not here (from, to; 0 if none). */
+struct join {
+	uint64_t gap, overlap;
+	uint32_t missing_from, missing_to;
+	int same_recording;
+};
+
+static void join_of(const struct trace_file *a, const struct trace_file *b, struct join *j)
+{
+	const struct trace_session *x = &a->session, *y = &b->session;
+
+	memset(j, 0, sizeof(*j));
+	j->gap = b->start > a->end ? b->start - a->end : 0;
+	j->overlap = a->end > b->start ? a->end - b->start : 0;
+	j->same_recording = x->recording && x->recording == y->recording && x->part_kind == y->part_kind;
+	if (j->same_recording && y->part > x->part + 1) {
+		j->missing_from = x->part + 1;
+		j->missing_to = y->part - 1;
+	}
+}
+
+/* Appends ": part N of the recording is not here" for j's missing parts. */
+static void missing_words(struct buf *b, const struct join *j)
+{
+	if (j->missing_from == j->missing_to)
+		buf_addf(b, ": part %" PRIu32 " of the recording is not here", j->missing_from);
+	else
+		buf_addf(b, ": parts %" PRIu32 " to %" PRIu32 " of the recording are not here", j->missing_from,
+			 j->missing_to);
+}
+
+static void print_join(const struct trace *t, size_t i)
+{
+	const struct trace_file *a = &t->files[i - 1], *b = &t->files[i];
+	struct buf w;
+	struct join j;
+
+	join_of(a, b, &j);
+	if (!j.gap && !j.overlap && !j.missing_from)
+		return;
+	buf_init(&w);
+	buf_addf(&w, "%s %.3f s between '", j.overlap ? "overlap:" : "gap:    ",
+		 (double)(j.overlap ? j.overlap : j.gap) / 1e9);
+	text_escape(&w, a->path);
+	buf_addstr(&w, "' and '");
+	text_escape(&w, b->path);
+	buf_addch(&w, '\'');
+	if (j.missing_from)
+		missing_words(&w, &j);
+	if (j.overlap && b->samples_overlap)
+		buf_addf(&w, ": %" PRIu64 " samples of the later were in the snapshots before it, counted once",
+			 b->samples_overlap);
+	printf("  %s\n", (char *)w.data);
+	buf_release(&w);
+}
+
+static void print_files(const struct trace *t)
+{
+	if (!t->nfiles)
+		return;
+	printf("\nfiles: %zu, as one timeline in order of their start\n", t->nfiles);
+	for (size_t i = 0; i < t->nfiles; i++) {
+		const struct trace_file *f = &t->files[i];
+		struct buf w;
+
+		if (i)
+			print_join(t, i);
+		buf_init(&w);
+		text_escape(&w, f->path);
+		buf_addstr(&w, ": ");
+		part_words(&w, f);
+		buf_addf(&w, ", %.3f s to %.3f s, %" PRIu64 " samples", trace_since_start_s(t, f->start),
+			 trace_since_start_s(t, f->end), f->samples);
+		if (f->samples_overlap)
+			buf_addf(&w, " (and %" PRIu64 " the snapshots before it held)", f->samples_overlap);
+		buf_addstr(&w, ", ");
+		if (f->status.complete)
+			buf_addstr(&w, "finished cleanly");
+		else
+			cli_loss_words(&w, &f->status, 1);
+		printf("  %s\n", (char *)w.data);
+		buf_release(&w);
 	}
 }
 
@@ -502,10 +613,11 @@ static void print_marks(const struct trace *t)
 
 /* When a loss happened, by the samples read around it; a loss after the
  * footer, among the symbols, has none. */
-static void add_loss_times(struct buf *b, const struct trace *t, const struct trace_loss *l)
+static void add_loss_times(struct buf *b, const struct trace *t, const struct trace_load_status *st,
+			   const struct trace_loss *l)
 {
 	if ((l->held != TRACE_HELD_UNKNOWN && l->held != TRACE_HELD_RECORDS) ||
-	    (t->status.has_footer && l->seq > t->status.footer_seq))
+	    (st->has_footer && l->seq > st->footer_seq))
 		return;
 	switch (l->has) {
 	case TRACE_LOSS_BEFORE | TRACE_LOSS_AFTER:
@@ -532,9 +644,10 @@ static const char *held_name(int held)
 	}
 }
 
-static void print_loss(const struct trace *t, const struct trace_loss *l)
+/* A loss of a file of t that loading found, as st says. */
+static void print_loss(const struct trace *t, const struct trace_load_status *st, const struct trace_loss *l)
 {
-	const uint64_t *f = t->status.footer;
+	const uint64_t *f = st->footer;
 	struct buf b;
 
 	buf_init(&b);
@@ -542,14 +655,14 @@ static void print_loss(const struct trace *t, const struct trace_loss *l)
 	case TRACE_LOSS_MISSING:
 		cli_chunk_names(&b, l->seq, l->nseq);
 		buf_addf(&b, " missing at byte %" PRIu64, l->offset);
-		add_loss_times(&b, t, l);
+		add_loss_times(&b, t, st, l);
 		break;
 	case TRACE_LOSS_CUT:
 		cli_chunk_names(&b, l->seq, 1);
 		buf_addf(&b, " cut short at byte %" PRIu64 ", where the file ends %" PRIu64
 			     " bytes into it",
 			 l->offset, l->bytes);
-		add_loss_times(&b, t, l);
+		add_loss_times(&b, t, st, l);
 		break;
 	case TRACE_LOSS_UNFINISHED:
 		buf_addf(&b, "no footer after chunk %" PRIu32
@@ -576,20 +689,26 @@ static void print_loss(const struct trace *t, const struct trace_loss *l)
 		if (!l->nseq)
 			buf_addstr(&b, ": no chunk lost");
 		else
-			add_loss_times(&b, t, l);
+			add_loss_times(&b, t, st, l);
 		break;
 	}
 	printf("  %s\n", (char *)b.data);
 	buf_release(&b);
 }
 
-/* What loading found: the counts, then each loss. */
-static void print_load(const struct trace *t)
+/* What loading a file of t found (st): the counts, then each loss;
+ * under "load:", or "load of 'PATH':" for a file of several. */
+static void print_load(const struct trace *t, const struct trace_load_status *st, const char *path)
 {
-	const struct trace_load_status *st = &t->status;
 	size_t i;
 
-	printf("\nload:\n");
+	if (path) {
+		fputs("\nload of '", stdout);
+		print_text(text_escape, path);
+		puts("':");
+	} else {
+		printf("\nload:\n");
+	}
 	printf("  file bytes         %" PRIu64 "\n", st->file_bytes);
 	printf("  chunks             %" PRIu64 "\n", st->chunks);
 	printf("  chunks skipped     %" PRIu64 " (unknown types)\n", st->chunks_skipped);
@@ -608,7 +727,7 @@ static void print_load(const struct trace *t)
 	       st->nodes_split);
 	printf("  finished cleanly   %s\n", st->complete ? "yes" : "no");
 	for (i = 0; i < st->nlosses; i++)
-		print_loss(t, &st->losses[i]);
+		print_loss(t, st, &st->losses[i]);
 	if (st->losses_unlisted)
 		printf("  and %" PRIu64 " more losses, not listed\n", st->losses_unlisted);
 }
@@ -871,7 +990,10 @@ static void print_counts(struct stacks *st)
 	printf("counters (unwind stops are stop-*):\n");
 	for (c = 0; c < TRACE_COUNTER__COUNT; c++)
 		printf("  %-18s %" PRIu64 "\n", trace_counter_name(c), t->counters[c]);
-	print_load(t);
+	if (!t->nfiles)
+		print_load(t, &t->status, NULL);
+	for (size_t i = 0; i < t->nfiles; i++)
+		print_load(t, &t->files[i].status, t->files[i].path);
 	hmap_release(&stacks);
 }
 
@@ -1130,6 +1252,67 @@ static void json_unnamed(struct json *j, struct stacks *st)
 	json_end(j);
 }
 
+/* The files of a trace merged from several, and how each meets the one
+ * before it; neither is there for a trace of one file. */
+static void json_files(struct json *j, const struct trace *t)
+{
+	struct buf w;
+	char rec[32];
+
+	if (!t->nfiles)
+		return;
+	buf_init(&w);
+	json_array(j, "files");
+	for (size_t i = 0; i < t->nfiles; i++) {
+		const struct trace_file *f = &t->files[i];
+
+		json_object(j, NULL);
+		json_str(j, "path", f->path);
+		json_str(j, "kind", trace_part_kind_name(f->session.part_kind));
+		json_u64(j, "part", f->session.part);
+		snprintf(rec, sizeof(rec), "%016" PRIx64, f->session.recording);
+		json_str(j, "recording", f->session.recording ? rec : NULL);
+		if (f->session.part_kind == TRACE_PART_SNAPSHOT)
+			json_double(j, "window", (double)f->session.window_ns / 1e9, 12);
+		else
+			json_null(j, "window");
+		json_double(j, "start", trace_since_start_s(t, f->start), 12);
+		json_double(j, "end", trace_since_start_s(t, f->end), 12);
+		json_u64(j, "samples", f->samples);
+		json_u64(j, "overlapped", f->samples_overlap);
+		json_bool(j, "complete", f->status.complete);
+		buf_reset(&w);
+		cli_loss_words(&w, &f->status, 1);
+		json_str(j, "lost", w.len ? (char *)w.data : NULL);
+		json_end(j);
+	}
+	json_end(j);
+	json_array(j, "gaps");
+	for (size_t i = 1; i < t->nfiles; i++) {
+		struct join g;
+
+		join_of(&t->files[i - 1], &t->files[i], &g);
+		if (!g.gap && !g.overlap && !g.missing_from)
+			continue;
+		json_object(j, NULL);
+		json_str(j, "after", t->files[i - 1].path);
+		json_str(j, "before", t->files[i].path);
+		json_bool(j, "overlap", g.overlap != 0);
+		json_double(j, "seconds", (double)(g.overlap ? g.overlap : g.gap) / 1e9, 12);
+		if (g.missing_from) {
+			json_object(j, "missing");
+			json_u64(j, "from", g.missing_from);
+			json_u64(j, "to", g.missing_to);
+			json_end(j);
+		} else {
+			json_null(j, "missing");
+		}
+		json_end(j);
+	}
+	json_end(j);
+	buf_release(&w);
+}
+
 static int write_json(const struct cli_trace *ct)
 {
 	const struct trace *t = ct->t;
@@ -1145,6 +1328,7 @@ static int write_json(const struct cli_trace *ct)
 	json_marks(&j, t);
 	json_counts(&j, t);
 	json_unnamed(&j, ct->stacks);
+	json_files(&j, t);
 	return json_report_write(&j, stdout);
 }
 
@@ -1158,7 +1342,7 @@ int cmd_info(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"info", "[TRACE]", 0, 1,
+		"info", "[TRACE...]", 0, -1,
 		"Describes the trace: session, images and their debug files, threads,\n"
 		"sample and lost counts, unwind stop reasons and what loading found.",
 		options,
@@ -1168,12 +1352,13 @@ int cmd_info(int argc, char **argv)
 
 	first = opt_parse(&cmd, argc, argv);
 	r.names_only = 1;
-	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
+	cli_open(&r, &cmd, argv + first, (size_t)(argc - first), CLI_SYMBOLIZED, &ct);
 	if (json) {
 		if (write_json(&ct) < 0)
 			die_errno("cannot write to standard output");
 	} else {
 		print_session(ct.t, ct.path);
+		print_files(ct.t);
 		print_images(ct.stacks, ct.sym, r.offline);
 		print_processes(ct.t);
 		print_threads(ct.t);

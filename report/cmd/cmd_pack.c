@@ -3,8 +3,10 @@
  * writes the frames of every address the trace's samples use to a symbol
  * pack, TRACE.syms by default, which any later report of TRACE picks up by
  * itself; with --embed it appends them to TRACE, which then carries its own
- * symbols. A new pack file is written beside its name and renamed over it,
- * so a failure leaves the old one; an embedded pack only ever grows, by the
+ * symbols. Several traces make one pack, of the addresses of them all,
+ * which -o must name. A new pack file is written beside its name and
+ * renamed over it, so a failure leaves the old one; an embedded pack only
+ * ever grows, by the
  * addresses it did not hold yet. Each image whose samples the pack cannot
  * name is named on standard error with the reason, and --check makes that
  * a failure. --asm and --sources add, for annotate, the code of the
@@ -127,17 +129,19 @@ static void extras_left_out(const struct pack_build_stats *st)
 }
 
 /* Writes s to a new file at path, by way of a temporary file beside it;
- * never over the trace it was made from. */
-static void write_file(const char *path, const char *trace, const struct trace_pack *s,
+ * never over one of the n traces it was made from. */
+static void write_file(const char *path, const char *const *traces, size_t n, const struct trace_pack *s,
 		       uint64_t *bytes)
 {
 	struct stat a, b;
 	char *tmp;
 	int fd, err;
 
-	if (stat(path, &a) == 0 && stat(trace, &b) == 0 && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino)
-		die("'%s' is the trace itself; name another file with -o, or use --embed", path);
+	for (size_t i = 0; i < n; i++)
+		if (stat(path, &a) == 0 && stat(traces[i], &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			die("'%s' is the trace itself; name another file with -o%s", path,
+			    n > 1 ? "" : ", or use --embed");
 	tmp = xasprintf("%s.XXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0)
@@ -210,11 +214,12 @@ int cmd_pack(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"pack", "[TRACE]", 0, 1,
+		"pack", "[TRACE...]", 0, -1,
 		"Writes a symbol pack: the functions, inline chains, files and lines of\n"
 		"every address the samples of TRACE use, for the images whose debug files\n"
 		"are found here, so that reports elsewhere need none. Reports of TRACE use\n"
-		"TRACE.syms by themselves; --embed makes TRACE carry the pack instead.",
+		"TRACE.syms by themselves; --embed makes TRACE carry the pack instead.\n"
+		"Several traces make one pack of them all, which -o names.",
 		options,
 	};
 	struct cli_trace ct;
@@ -231,9 +236,17 @@ int cmd_pack(int argc, char **argv)
 	first = opt_parse(&cmd, argc, argv);
 	if (embed && output)
 		opt_usage_error(&cmd, "options '--embed' and '-o' cannot be used together");
+	/* One pack covers several traces; which of them would carry it, or
+	 * be named for it, is for the user to say. */
+	if (embed && argc - first > 1)
+		opt_usage_error(&cmd, "option '--embed' takes one trace; for several, write one pack "
+			       "with -o FILE and report them with --pack FILE");
+	if (!output && argc - first > 1)
+		opt_usage_error(&cmd, "several traces make one pack: name it with -o FILE, and report "
+			       "them with --pack FILE");
 	if (output && cli_output_is_stdout(output) && isatty(STDOUT_FILENO))
 		die("not writing a binary symbol pack to a terminal; use -o FILE or a pipe");
-	cli_open(&r, argv[first], CLI_SYMBOLIZED, &ct);
+	cli_open(&r, &cmd, argv + first, (size_t)(argc - first), CLI_SYMBOLIZED, &ct);
 	if (embed && ct.t->pack) {
 		have = pack_new();
 		pack_add(have, ct.t->pack, ct.path, 0);
@@ -265,7 +278,8 @@ int cmd_pack(int argc, char **argv)
 		write_stdout(s, &bytes);
 	} else {
 		out = output ? xstrdup(output) : xasprintf("%s.syms", ct.path);
-		write_file(out, ct.path, s, &bytes);
+		write_file(out, argc > first ? (const char *const *)argv + first : &ct.path,
+			   argc > first ? (size_t)(argc - first) : 1, s, &bytes);
 	}
 	fprintf(stderr,
 		"%s: %s '%s': %zu addresses of %zu images in %" PRIu64

@@ -34,7 +34,7 @@ int cmd_svg(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"svg", "[TRACE]", 0, 1, "Writes the profile as an interactive SVG flame graph.", options,
+		"svg", "[TRACE...]", 0, -1, "Writes the profile as an interactive SVG flame graph.", options,
 	};
 	struct cli_trace ct;
 	struct flamegraph_opts fo;
@@ -45,7 +45,7 @@ int cmd_svg(int argc, char **argv)
 	first = opt_parse(&cmd, argc, argv);
 	/* Only the lang palette needs a frame's source file. */
 	r.names_only = g.colors != FLAMEGRAPH_PALETTE_LANG;
-	cli_open(&r, argv[first], CLI_PROFILED, &ct);
+	cli_open(&r, &cmd, argv + first, (size_t)(argc - first), CLI_PROFILED, &ct);
 	sub = cli_subtitle(ct.t, ct.p);
 	fo = cli_graph_opts(&g);
 	fo.subtitle = sub;

@@ -68,7 +68,7 @@ int cmd_threads(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"threads", "[TRACE]", 0, 1,
+		"threads", "[TRACE...]", 0, -1,
 		"Prints one line per thread: tid, name, samples, the share of samples\n"
 		"running and waiting, the first and last sample and the thread's start\n"
 		"and end, in seconds from the start of the recording. --colors,\n"
@@ -83,8 +83,8 @@ int cmd_threads(int argc, char **argv)
 	first = opt_parse(&cmd, argc, argv);
 	r.names_only = g.colors != FLAMEGRAPH_PALETTE_LANG;
 	/* Frames are named only when something looks at them. */
-	cli_open(&r, argv[first], split_dir || r.focus.set || r.exclude.set ? CLI_SYMBOLIZED : CLI_LOADED,
-		 &ct);
+	cli_open(&r, &cmd, argv + first, (size_t)(argc - first),
+		 split_dir || r.focus.set || r.exclude.set ? CLI_SYMBOLIZED : CLI_LOADED, &ct);
 	if (split_dir)
 		dirfd = open_split_dir(split_dir);
 	to = (struct thread_table_opts){ .filter = cli_filter(&r), .nbins = split_dir ? SPLIT_BINS : 0 };

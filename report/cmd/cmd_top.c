@@ -37,7 +37,7 @@ int cmd_top(int argc, char **argv)
 		OPT_END,
 	};
 	const struct opt_command cmd = {
-		"top", "[TRACE]", 0, 1,
+		"top", "[TRACE...]", 0, -1,
 		"Prints one line per function: the share of samples spent in it (self)\n"
 		"and in it or what it called (total), the two sample counts and its name.\n"
 		"A function met twice in one stack counts once in that stack's total.",
@@ -65,7 +65,7 @@ int cmd_top(int argc, char **argv)
 		heading = "LINE";
 		noun = "line";
 	}
-	cli_open(&r, argv[first], CLI_PROFILED, &ct);
+	cli_open(&r, &cmd, argv + first, (size_t)(argc - first), CLI_PROFILED, &ct);
 	top_build(ct.p, &to, &t);
 	if ((json ? top_write_json(stdout, &t, (size_t)limit, group_words[group])
 		  : top_write(stdout, &t, (size_t)limit, heading, noun)) < 0)

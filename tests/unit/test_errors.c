@@ -11,12 +11,13 @@
 #include "common/errors.h"
 
 /* Every code of the registry, by name and module, as a test lists them. */
+#define MAX_CODES 10
 static const struct {
 	const char *module;
-	int codes[8]; /* ends at the first 0 */
+	int codes[MAX_CODES]; /* ends at the first 0 */
 } modules[] = {
 	{ "trace", { TRACE_E_MAGIC, TRACE_E_MAJOR, TRACE_E_CORRUPT, TRACE_E_TOOBIG, TRACE_E_ZSTD,
-		     TRACE_E_EMPTY, TRACE_E_USAGE } },
+		     TRACE_E_EMPTY, TRACE_E_USAGE, TRACE_E_MACHINES, TRACE_E_TWICE } },
 	{ "elf", { ELF_E_NOTELF, ELF_E_UNSUPPORTED, ELF_E_CORRUPT, ELF_E_NOTFOUND } },
 	{ "macho", { MACHO_E_NOTMACHO, MACHO_E_UNSUPPORTED, MACHO_E_CORRUPT, MACHO_E_NOTFOUND } },
 	{ "objfile", { OBJFILE_E_FORMAT, OBJFILE_E_NOIDENT, OBJFILE_E_MISMATCH } },
@@ -38,7 +39,7 @@ static const struct {
 };
 #define NMODULES (sizeof(modules) / sizeof(modules[0]))
 
-static int codes[NMODULES * 8];
+static int codes[NMODULES * MAX_CODES];
 static size_t ncodes;
 
 /* The codes, flat. */
@@ -46,7 +47,7 @@ static void list_codes(void)
 {
 	ncodes = 0;
 	for (size_t m = 0; m < NMODULES; m++)
-		for (size_t i = 0; i < 8 && modules[m].codes[i]; i++)
+		for (size_t i = 0; i < MAX_CODES && modules[m].codes[i]; i++)
 			codes[ncodes++] = modules[m].codes[i];
 }
 
@@ -61,7 +62,7 @@ Test(errors, each_module_has_a_range_of_its_own)
 
 		cr_assert_eq((first - PROF_E_FIRST) % 100, 0, "%s starts at %d", modules[m].module, first);
 		range[m] = (first - PROF_E_FIRST) / 100;
-		for (size_t i = 0; i < 8 && modules[m].codes[i]; i++)
+		for (size_t i = 0; i < MAX_CODES && modules[m].codes[i]; i++)
 			cr_assert(modules[m].codes[i] >= first && modules[m].codes[i] < first + 100,
 				  "%s code %d", modules[m].module, modules[m].codes[i]);
 		for (size_t k = 0; k < m; k++)
