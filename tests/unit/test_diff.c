@@ -21,9 +21,9 @@ static const char *a1[] = { "old", "main", "a" }, *b1[] = { "old", "main", "b" }
 
 Test(diff, merged_by_name_under_the_new_root)
 {
-	struct profile_stack bs[] = { { a1, 3, 30 }, { b1, 3, 10 } };
-	struct profile_stack ns[] = { { b2, 3, 60 }, { c2, 3, 20 } };
-	struct profile base = { bs, 2, 40 }, new = { ns, 2, 80 };
+	struct profile_stack bs[] = { { a1, 3, 30, 0 }, { b1, 3, 10, 0 } };
+	struct profile_stack ns[] = { { b2, 3, 60, 0 }, { c2, 3, 20, 0 } };
+	struct profile base = { bs, 2, 40, NULL }, new = { ns, 2, 80, NULL };
 	const struct profile *bp = &base, *np = &new;
 	double one = 1;
 	struct diff_side bside = { &bp, &one, &one, 1, 1 }, nside = { &np, &one, &one, 1, 1 };
@@ -60,9 +60,9 @@ Test(diff, a_kernel_leaf_counts_to_the_user_stack_under_it)
 {
 	/* 30 + 10 in the kernel of 40 against 78 + 2 of 80: main;a is all of
 	 * both, and [kernel] (25% against 2.5%) is no item of its own */
-	struct profile_stack bs[] = { { a1, 3, 30 }, { k1, 4, 10 } };
-	struct profile_stack ns[] = { { a2, 3, 78 }, { k2, 4, 2 } };
-	struct profile base = { bs, 2, 40 }, new = { ns, 2, 80 };
+	struct profile_stack bs[] = { { a1, 3, 30, 0 }, { k1, 4, 10, 0 } };
+	struct profile_stack ns[] = { { a2, 3, 78, 0 }, { k2, 4, 2, 0 } };
+	struct profile base = { bs, 2, 40, NULL }, new = { ns, 2, 80, NULL };
 	const struct profile *bp = &base, *np = &new;
 	double one = 1;
 	struct diff_side bside = { &bp, &one, &one, 1, 1 }, nside = { &np, &one, &one, 1, 1 };
@@ -93,9 +93,9 @@ static struct profile *two(struct profile_stack *st, uint64_t x, uint64_t y)
 	static size_t next;
 	struct profile *p = &ps[next++ % 8];
 
-	st[0] = (struct profile_stack){ xs, 3, x };
-	st[1] = (struct profile_stack){ ys, 3, y };
-	*p = (struct profile){ st, 2, x + y };
+	st[0] = (struct profile_stack){ xs, 3, x, 0 };
+	st[1] = (struct profile_stack){ ys, 3, y, 0 };
+	*p = (struct profile){ st, 2, x + y, NULL };
 	return p;
 }
 
@@ -174,8 +174,8 @@ Test(diff, noise_is_one_line_with_the_detectable_change)
 Test(diff, nothing_that_could_change_is_said)
 {
 	/* one stack, all of both runs: nothing to test */
-	struct profile_stack s1[] = { { xs, 3, 300 } }, s2[] = { { xs, 3, 200 } };
-	struct profile base = { s1, 1, 300 }, new = { s2, 1, 200 };
+	struct profile_stack s1[] = { { xs, 3, 300, 0 } }, s2[] = { { xs, 3, 200, 0 } };
+	struct profile base = { s1, 1, 300, NULL }, new = { s2, 1, 200, NULL };
 	const struct profile *b = &base, *n = &new;
 	int flagged;
 	char *out = table(&b, 1, &n, 1, 0, 0, &flagged);
@@ -282,9 +282,9 @@ Test(diff, self_and_total_are_one_family)
 	 * In one family of 8, sorted p2 p2 p2 p1 p1 p1 1 1: q = p2 8/3 and
 	 * p1 8/6 (as two families, self's 3 and total's 5, they would be
 	 * p2 3 and p1 3/2, p2 5/2 and p1 5/4). */
-	struct profile_stack bs[] = { { ax, 4, 500 }, { by, 4, 200 }, { cz, 3, 300 } };
-	struct profile_stack ns[] = { { ax, 4, 420 }, { by, 4, 280 }, { cz, 3, 300 } };
-	struct profile base = { bs, 3, 1000 }, new = { ns, 3, 1000 };
+	struct profile_stack bs[] = { { ax, 4, 500, 0 }, { by, 4, 200, 0 }, { cz, 3, 300, 0 } };
+	struct profile_stack ns[] = { { ax, 4, 420, 0 }, { by, 4, 280, 0 }, { cz, 3, 300, 0 } };
+	struct profile base = { bs, 3, 1000, NULL }, new = { ns, 3, 1000, NULL };
 	const struct profile *bp = &base, *np = &new;
 	double one = 1, p1 = 2 * signif_normal_cdf(-0.08 / sqrt(.46 * .54 * .002));
 	double p2 = 2 * signif_normal_cdf(-0.08 / sqrt(.24 * .76 * .002));
@@ -332,8 +332,8 @@ Test(diff, runs_that_vary_widen_the_test)
 
 Test(diff, empty_base_scales_to_nothing)
 {
-	struct profile_stack ns[] = { { c2, 3, 20 } };
-	struct profile base = { NULL, 0, 0 }, new = { ns, 1, 20 };
+	struct profile_stack ns[] = { { c2, 3, 20, 0 } };
+	struct profile base = { NULL, 0, 0, NULL }, new = { ns, 1, 20, NULL };
 	const struct profile *bp = &base, *np = &new;
 	double one = 1;
 	struct diff_side bside = { &bp, &one, &one, 1, 1 }, nside = { &np, &one, &one, 1, 1 };

@@ -77,8 +77,8 @@ static size_t count(const char *hay, const char *needle)
 
 /* main;a;b 30, main;a;c 10, main;d 60: the example most tests draw. */
 static const char *s1[] = { "main", "a", "b" }, *s2[] = { "main", "a", "c" }, *s3[] = { "main", "d" };
-static struct profile_stack abc[] = { { s1, 3, 30 }, { s2, 3, 10 }, { s3, 2, 60 } };
-static const struct profile abc_profile = { abc, 3, 100 };
+static struct profile_stack abc[] = { { s1, 3, 30, 0 }, { s2, 3, 10, 0 }, { s3, 2, 60, 0 } };
+static const struct profile abc_profile = { abc, 3, 100, NULL };
 
 Test(flamegraph, layout_merges_prefixes)
 {
@@ -111,8 +111,8 @@ Test(flamegraph, layout_rows_and_height)
 Test(flamegraph, counts_have_separators)
 {
 	const char *f[] = { "main" };
-	struct profile_stack st[] = { { f, 1, 1234567 } };
-	struct profile p = { st, 1, 1234567 };
+	struct profile_stack st[] = { { f, 1, 1234567, 0 } };
+	struct profile p = { st, 1, 1234567, NULL };
 	char *svg = render(&p, 0.1);
 
 	cr_assert(strstr(svg, "<title>main (1,234,567 samples, 100.00%)</title>"));
@@ -122,8 +122,8 @@ Test(flamegraph, counts_have_separators)
 Test(flamegraph, labels_fit_their_frames)
 {
 	const char *l1[] = { "main", "a_rather_long_function_name" }, *l2[] = { "main", "z" };
-	struct profile_stack st[] = { { l1, 2, 2 }, { l2, 2, 98 } };
-	struct profile p = { st, 2, 100 };
+	struct profile_stack st[] = { { l1, 2, 2, 0 }, { l2, 2, 98, 0 } };
+	struct profile p = { st, 2, 100, NULL };
 	char *svg = render(&p, 0.1);
 
 	/* 19.6 px hold 1 glyph of 7.08 after the margin: too few for a label */
@@ -144,14 +144,14 @@ Test(flamegraph, minwidth_merges_narrow_siblings)
 	const char *names[] = { "n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9" };
 	const char *fr[11][2], *w[] = { "main", "wide" };
 	struct profile_stack st[11];
-	struct profile p = { st, 11, 10000 };
+	struct profile p = { st, 11, 10000, NULL };
 
 	for (int i = 0; i < 10; i++) {
 		fr[i][0] = "main";
 		fr[i][1] = names[i];
-		st[i] = (struct profile_stack){ fr[i], 2, 1 };
+		st[i] = (struct profile_stack){ fr[i], 2, 1, 0 };
 	}
-	st[10] = (struct profile_stack){ w, 2, 9990 };
+	st[10] = (struct profile_stack){ w, 2, 9990, 0 };
 	char *svg = render(&p, 0.5);
 	cr_assert(strstr(svg, "<g class=\"f m\" data-d=\"2\" data-x=\"0\" data-s=\"10\"><title>[10 frames merged] (10 samples, 0.10%)</title>"), "%s", svg);
 	cr_assert_null(strstr(svg, "<title>n0 "));
@@ -178,7 +178,7 @@ Test(flamegraph, minwidth_bounds_frames_per_row)
 	static char names[2][N][16];
 	static const char *fr[N][3];
 	static struct profile_stack st[N];
-	struct profile p = { st, N, N };
+	struct profile p = { st, N, N, NULL };
 
 	for (int i = 0; i < N; i++) {
 		snprintf(names[0][i], 16, "x%04d", i / 100);
@@ -186,7 +186,7 @@ Test(flamegraph, minwidth_bounds_frames_per_row)
 		fr[i][0] = "main";
 		fr[i][1] = names[0][i];
 		fr[i][2] = names[1][i];
-		st[i] = (struct profile_stack){ fr[i], 3, 1 };
+		st[i] = (struct profile_stack){ fr[i], 3, 1, 0 };
 	}
 	char *svg = render(&p, 0.1);
 	size_t rows[8] = { 0 };
@@ -219,8 +219,8 @@ Test(flamegraph, reverse_merges_common_leaves)
 {
 	/* x;leaf and y;leaf share their leaf once reversed */
 	const char *a[] = { "main", "x", "leaf" }, *b[] = { "main", "y", "leaf" };
-	struct profile_stack st[] = { { a, 3, 5 }, { b, 3, 7 } };
-	struct profile p = { st, 2, 12 };
+	struct profile_stack st[] = { { a, 3, 5, 0 }, { b, 3, 7, 0 } };
+	struct profile p = { st, 2, 12, NULL };
 	struct flamegraph_opts o = { .width = 1000, .minwidth = 0.1, .reverse = 1 };
 	char *svg = render_with(&p, &o);
 
@@ -250,8 +250,8 @@ Test(flamegraph, hostile_names_stay_text)
 {
 	const char *f[] = { "</text><script>window.x=1</script>", "]]><script>y()</script><![CDATA[",
 			    "\" onload=\"z()", "a;b&c\x01\xff" };
-	struct profile_stack st[] = { { f, 4, 1 } };
-	struct profile p = { st, 1, 1 };
+	struct profile_stack st[] = { { f, 4, 1, 0 } };
+	struct profile p = { st, 1, 1, NULL };
 	struct flamegraph_opts o = { .title = "<script>t()</script>", .subtitle = "]]>\"'&", .width = 1200,
 				     .minwidth = 0.1 };
 	char *svg = render_with(&p, &o);
@@ -275,8 +275,8 @@ Test(flamegraph, long_names_are_capped)
 	memset(name, 'x', 65536);
 	name[65536] = 0;
 	const char *f[] = { name };
-	struct profile_stack st[] = { { f, 1, 1 } };
-	struct profile p = { st, 1, 1 };
+	struct profile_stack st[] = { { f, 1, 1, 0 } };
+	struct profile p = { st, 1, 1, NULL };
 	char *svg = render(&p, 0.1);
 
 	cr_assert_lt(strlen(svg), 32 * 1024);
@@ -287,7 +287,7 @@ Test(flamegraph, long_names_are_capped)
 
 Test(flamegraph, empty_and_deep_profiles)
 {
-	struct profile empty = { NULL, 0, 0 };
+	struct profile empty = { NULL, 0, 0, NULL };
 	char *svg = render(&empty, 0.1);
 	cr_assert(strstr(svg, "<title>all (0 samples, 0.00%)</title>"));
 	cr_assert(strstr(svg, "</svg>\n"));
@@ -297,8 +297,8 @@ Test(flamegraph, empty_and_deep_profiles)
 	static const char *deep[DEPTH];
 	for (int i = 0; i < DEPTH; i++)
 		deep[i] = i % 2 ? "recurse" : "again";
-	struct profile_stack st[] = { { deep, DEPTH, 3 } };
-	struct profile p = { st, 1, 3 };
+	struct profile_stack st[] = { { deep, DEPTH, 3, 0 } };
+	struct profile p = { st, 1, 3, NULL };
 	svg = render(&p, 0.1);
 	cr_assert_eq(count(svg, "<g class=\"f\""), DEPTH + 1);
 	cr_assert(strstr(svg, "height=\"160110\""), "%.200s", svg);

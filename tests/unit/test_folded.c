@@ -40,7 +40,7 @@ Test(folded, separators_and_controls_escaped)
 Test(folded, line_cannot_be_forged)
 {
 	const char *frames[] = { "prog", "evil 99\nprog;fake", "leaf;x" };
-	struct profile_stack st = { frames, 3, 7 };
+	struct profile_stack st = { frames, 3, 7, 0 };
 	struct buf b;
 	char *nl;
 
@@ -55,8 +55,8 @@ Test(folded, line_cannot_be_forged)
 Test(folded, write_in_profile_order)
 {
 	const char *a[] = { "p", "a" }, *b2[] = { "p", "a", "b" };
-	struct profile_stack st[] = { { a, 2, 3 }, { b2, 3, 42 } };
-	struct profile p = { st, 2, 45 };
+	struct profile_stack st[] = { { a, 2, 3, 0 }, { b2, 3, 42, 0 } };
+	struct profile p = { st, 2, 45, NULL };
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
