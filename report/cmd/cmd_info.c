@@ -111,6 +111,22 @@ static void print_rate(const struct trace *t, uint64_t end)
 		printf("held back:  %s\n", trace_rate_note(s->sampler, c, s->rate_hz, t->nsamples, secs, note, sizeof(note)));
 }
 
+/* Appends what a file of session s is of its recording: "whole
+ * recording", "rotated part 2 of recording 00c0ffee00c0ffee", "snapshot
+ * 1 (a 2.000 s window) of recording ...". */
+static void part_words(struct buf *b, const struct trace_session *s)
+{
+	if (s->part_kind == TRACE_PART_WHOLE) {
+		buf_addstr(b, "whole recording");
+		return;
+	}
+	if (s->part_kind == TRACE_PART_SNAPSHOT)
+		buf_addf(b, "snapshot %" PRIu32 " (a %.3f s window)", s->part, (double)s->window_ns / 1e9);
+	else
+		buf_addf(b, "rotated part %" PRIu32, s->part);
+	buf_addf(b, " of recording %016" PRIx64, s->recording);
+}
+
 static void print_session(const struct trace *t, const char *path)
 {
 	const struct trace_session *s = &t->session;
@@ -123,6 +139,14 @@ static void print_session(const struct trace *t, const char *path)
 		printf("%zu files as one timeline (files, below)", t->nfiles);
 	else
 		print_text(text_escape, path);
+	if (!t->nfiles && s->part_kind != TRACE_PART_WHOLE) {
+		struct buf w;
+
+		buf_init(&w);
+		part_words(&w, s);
+		printf("\npart:       %s", (char *)w.data);
+		buf_release(&w);
+	}
 	printf("\nformat:     %u.%u\n", t->status.major, t->status.minor);
 	fputs("host:       ", stdout);
 	print_text(text_escape, s->host && s->host[0] ? s->host : "-");
@@ -174,24 +198,6 @@ static void print_session(const struct trace *t, const char *path)
 
 /* The files of a trace merged from several: what each is of its
  * recording, and how each meets the one before it. */
-
-/* Appends what file f is of its recording: "whole recording", "rotated
- * part 2 of recording 00c0ffee00c0ffee", "snapshot 1 (a 2.000 s window)
- * of recording ...". */
-static void part_words(struct buf *b, const struct trace_file *f)
-{
-	const struct trace_session *s = &f->session;
-
-	if (s->part_kind == TRACE_PART_WHOLE) {
-		buf_addstr(b, "whole recording");
-		return;
-	}
-	if (s->part_kind == TRACE_PART_SNAPSHOT)
-		buf_addf(b, "snapshot %" PRIu32 " (a %.3f s window)", s->part, (double)s->window_ns / 1e9);
-	else
-		buf_addf(b, "rotated part %" PRIu32, s->part);
-	buf_addf(b, " of recording %016" PRIx64, s->recording);
-}
 
 /* How file b, the next in time, meets file a: the time between them
  * (a gap, or an overlap), and the parts of their recording between them
@@ -265,7 +271,7 @@ static void print_files(const struct trace *t)
 		buf_init(&w);
 		text_escape(&w, f->path);
 		buf_addstr(&w, ": ");
-		part_words(&w, f);
+		part_words(&w, &f->session);
 		buf_addf(&w, ", %.3f s to %.3f s, %" PRIu64 " samples", trace_since_start_s(t, f->start),
 			 trace_since_start_s(t, f->end), f->samples);
 		if (f->samples_overlap)
@@ -1252,13 +1258,33 @@ static void json_unnamed(struct json *j, struct stacks *st)
 	json_end(j);
 }
 
+/* What a file of session s is of its recording. */
+static void json_part_fields(struct json *j, const struct trace_session *s)
+{
+	char rec[32];
+
+	json_str(j, "kind", trace_part_kind_name(s->part_kind));
+	json_u64(j, "part", s->part);
+	snprintf(rec, sizeof(rec), "%016" PRIx64, s->recording);
+	json_str(j, "recording", s->recording ? rec : NULL);
+	if (s->part_kind == TRACE_PART_SNAPSHOT)
+		json_double(j, "window", (double)s->window_ns / 1e9, 12);
+	else
+		json_null(j, "window");
+}
+
 /* The files of a trace merged from several, and how each meets the one
- * before it; neither is there for a trace of one file. */
+ * before it; neither is there for a trace of one file, which says what
+ * it is of its recording if it is not the whole. */
 static void json_files(struct json *j, const struct trace *t)
 {
 	struct buf w;
-	char rec[32];
 
+	if (!t->nfiles && t->session.part_kind != TRACE_PART_WHOLE) {
+		json_object(j, "part");
+		json_part_fields(j, &t->session);
+		json_end(j);
+	}
 	if (!t->nfiles)
 		return;
 	buf_init(&w);
@@ -1268,14 +1294,7 @@ static void json_files(struct json *j, const struct trace *t)
 
 		json_object(j, NULL);
 		json_str(j, "path", f->path);
-		json_str(j, "kind", trace_part_kind_name(f->session.part_kind));
-		json_u64(j, "part", f->session.part);
-		snprintf(rec, sizeof(rec), "%016" PRIx64, f->session.recording);
-		json_str(j, "recording", f->session.recording ? rec : NULL);
-		if (f->session.part_kind == TRACE_PART_SNAPSHOT)
-			json_double(j, "window", (double)f->session.window_ns / 1e9, 12);
-		else
-			json_null(j, "window");
+		json_part_fields(j, &f->session);
 		json_double(j, "start", trace_since_start_s(t, f->start), 12);
 		json_double(j, "end", trace_since_start_s(t, f->end), 12);
 		json_u64(j, "samples", f->samples);
