@@ -44,17 +44,24 @@ int parse_uint(const char *arg, uint64_t min, uint64_t max, uint64_t *v, char *w
 	return 0;
 }
 
+/* The non-negative decimal number arg begins with: returns 0 and sets *d,
+ * and *end past it, or returns -1. */
+static int leading_number(const char *arg, double *d, char **end)
+{
+	if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
+		return -1;
+	errno = 0;
+	*d = strtod(arg, end);
+	return *end == arg || errno == ERANGE || !isfinite(*d) ? -1 : 0;
+}
+
 int parse_decimal(const char *arg, double max, double *v, char *why)
 {
 	char *end;
 	double d;
 
 	snprintf(why, PARSE_WHY_MAX, "is not a number");
-	if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
-		return -1;
-	errno = 0;
-	d = strtod(arg, &end);
-	if (*end || errno == ERANGE || !isfinite(d))
+	if (leading_number(arg, &d, &end) < 0 || *end)
 		return -1;
 	if (d > max) {
 		snprintf(why, PARSE_WHY_MAX, "is too large (at most %g)", max);
@@ -71,11 +78,7 @@ int parse_scaled(const char *arg, const struct parse_unit *units, double max, ui
 	double d;
 
 	snprintf(why, PARSE_WHY_MAX, "is not a number and a unit");
-	if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
-		return -1;
-	errno = 0;
-	d = strtod(arg, &end);
-	if (end == arg || errno == ERANGE || !isfinite(d))
+	if (leading_number(arg, &d, &end) < 0)
 		return -1;
 	for (int i = 0; units[i].name; i++) {
 		if (strcmp(end, units[i].name))
