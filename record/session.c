@@ -327,7 +327,7 @@ static int process_ended(pid_t pid)
 	return kill(pid, 0) < 0 && errno == ESRCH;
 }
 
-static void end_event(const struct session_options *o, pid_t pid, const struct loop_stats *st,
+static void end_event(const char *trace, pid_t pid, const struct loop_stats *st,
 		      const struct trace_end *end, uint64_t bytes, int kept, int failed)
 {
 	struct events_end ee = {
@@ -339,7 +339,7 @@ static void end_event(const struct session_options *o, pid_t pid, const struct l
 		.samples = st->samples,
 		.lost = st->lost,
 		.bytes = bytes,
-		.trace = !kept ? NULL : events_trace ? events_trace : o->out_path,
+		.trace = !kept ? NULL : events_trace ? events_trace : trace,
 		/* a stop leaves the target running; a zombie counts as ended */
 		.running = !end->has_exit && pid > 0 && !process_ended(pid),
 	};
@@ -594,7 +594,7 @@ int session_run(const struct session_options *o)
 		if (!o->quiet)
 			fprintf(stderr, "%s: cancelled; removed %s\n", diag_progname(), files);
 		free(files);
-		end_event(o, pid, &st, &end, trace_writer_bytes(w), 0, 0);
+		end_event(NULL, pid, &st, &end, trace_writer_bytes(w), 0, 0);
 		goto out;
 	}
 	if (r < 0) {
@@ -617,7 +617,13 @@ int session_run(const struct session_options *o)
 	wrote = output_summary(out, w);
 	summary(o, &ch, priority, began, &st, wrote, &end);
 	free(wrote);
-	end_event(o, pid, &st, &end, trace_writer_bytes(w), 1, exit_code == 1 && (r < 0 || st.target_error));
+	/* the file written last: of a rotated recording, its last part */
+	if (events) {
+		free(events_trace);
+		events_trace = realpath(output_path(out), NULL);
+	}
+	end_event(output_path(out), pid, &st, &end, trace_writer_bytes(w), 1,
+		  exit_code == 1 && (r < 0 || st.target_error));
 
 out:
 	if (events && !started)
