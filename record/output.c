@@ -46,6 +46,8 @@ struct output {
 	uint64_t file_samples;  /* the writer's samples then */
 	unsigned signals_done;  /* SIGUSR2s acted on */
 	unsigned queued;        /* asks of the control channel, and crashes */
+	int stuck;              /* the next file could not be created: the
+	                         * recording goes on in this one */
 };
 
 static volatile sig_atomic_t signals_asked;
@@ -267,16 +269,17 @@ int output_writer(struct output *out, struct trace_session *sess, struct trace_w
 	return trace_writer_new(out->fd, sess, w);
 }
 
-/* Opens the next file of the set, n, for a switch or a snapshot: new, or
- * with -f emptied. Returns the descriptor, or -1 after saying why. */
+/* Opens the next file of the set for a switch or a snapshot: new, or
+ * with -f emptied. Returns the descriptor, or -1 with errno set. */
 static int open_part(const struct output *out, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (out->o->force ? O_TRUNC : O_EXCL), 0600);
+	return open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (out->o->force ? O_TRUNC : O_EXCL), 0600);
+}
 
-	if (fd < 0)
-		error("cannot create '%s': %s%s", path, strerror(errno),
-		      errno == EEXIST ? " (made since the recording began; use -f to overwrite)" : "");
-	return fd;
+/* Why a file of the set could not be created, as a phrase. */
+static const char *create_why(int err)
+{
+	return err == EEXIST ? "File exists, made since the recording began (-f overwrites)" : strerror(err);
 }
 
 static uint64_t file_size(int fd)
@@ -307,9 +310,13 @@ static int next_file(struct output *out, struct trace_writer *w, uint64_t now)
 	int fd = open_part(out, path), r;
 
 	if (fd < 0) {
-		r = -errno;
+		/* The file being written is whole: the recording goes on in
+		 * it, no longer cut. */
+		warning("cannot create '%s': %s; the recording goes on in '%s', no longer cut", path,
+			create_why(errno), out->path);
+		out->stuck = 1;
 		free(path);
-		return r;
+		return 0;
 	}
 	r = trace_writer_switch(w, fd, now);
 	if (r < 0 && trace_writer_fd(w) != fd) {
@@ -366,6 +373,8 @@ int output_due(void *ctx, const struct trace_writer *w, uint64_t now)
 	const struct output *out = ctx;
 	const struct session_options *o = out->o;
 
+	if (out->stuck)
+		return 0;
 	if ((unsigned)signals_asked != out->signals_done || out->queued)
 		return 1;
 	return out->part && !o->ring_ns &&
@@ -393,6 +402,8 @@ int output_tick(void *ctx, struct trace_writer *w, uint64_t now)
 		out->part++;
 		snapshot(out, w, path, fd, now, NULL);
 		close(fd);
+	} else {
+		error("cannot create the snapshot '%s': %s; the recording goes on", path, create_why(errno));
 	}
 	free(path);
 	return 0;
@@ -402,6 +413,8 @@ const char *output_ask(void *ctx, int switching)
 {
 	struct output *out = ctx;
 
+	if (switching && out->stuck)
+		return "the next file could not be created; the recording goes on in this one";
 	if (switching && !out->part)
 		return out->o->ring_ns ? "the recording is a ring (--ring): ask for a snapshot" : "the recording is not rotated (--switch-output)";
 	if (switching && out->o->ring_ns)

@@ -15,6 +15,8 @@
 # - rotate-set-refused, rotate-set-replaced: a file of the set there
 #   already is refused without -f, named; -f removes the old set;
 # - rotate-cancel-removes-all: cancel removes every file written;
+# - rotate-next-taken: a file made under the next name meanwhile is left
+#   alone, and the recording goes on in the file it has, said;
 # - rotate-full-disk: a tmpfs filled during the rotations: the file that
 #   could not be written is named, every file before it finished cleanly,
 #   and the target runs to its end;
@@ -134,8 +136,13 @@ jx=$!
 jr=$!
 "$RECORD" --mode wall -q --ring 3 --control ctl3 -o q.trace -- sleep 3 > /dev/null 2> q.err &
 jq=$!
+"$RECORD" --mode wall -q --switch-output signal -o t.trace -- sleep 2 > /dev/null 2> t.err &
+jt=$!
 exec 3> ctl 4> ctl2 5> ctl3
-sleep 0.7
+sleep 0.5
+echo someone else\'s > t.000002.trace
+sleep 0.2
+kill -USR2 $jt
 echo switch >&3
 kill -USR2 $jg
 sleep 0.5
@@ -152,6 +159,7 @@ wait $jc; rc=$?
 wait $jx
 wait $jr; rr=$?
 wait $jq; rq=$?
+wait $jt; rt=$?
 sig=(g.[0-9]*.trace)
 if [ $rg -eq 0 ] && [ ${#sig[@]} -eq 3 ] && cleanly "${sig[@]}" > /dev/null; then
 	ok "rotate-signal (${sig[*]})"
@@ -185,6 +193,13 @@ if [ $rr -eq 0 ] && [ "${s1:-0}" -ge 1900 ] && [ "$s1" -le 2800 ] && [ "${s2:-0}
 	ok "ring-window (snapshot: $s1 ms, $n1 samples; at the end: $s2 ms, $n2 samples)"
 else
 	fail "ring-window" "exit $rr, snapshot ${s1:-none} ms ${n1:-} samples, end ${s2:-none} ms ${n2:-}: $(cat ring.err)"
+fi
+if [ $rt -eq 0 ] && grep -q "cannot create 't.000002.trace': File exists.*goes on in 't.000001.trace'" t.err &&
+	[ "$(cat t.000002.trace)" = "someone else's" ] && cleanly t.000001.trace > /dev/null &&
+	[ "$(span_ms t.000001.trace)" -ge 1900 ]; then
+	ok "rotate-next-taken (the recording went on in the file it had)"
+else
+	fail "rotate-next-taken" "exit $rt: $(cat t.err)"
 fi
 qs=(q.[0-9]*.trace)
 if [ $rq -eq 0 ] && [ ${#qs[@]} -eq 4 ] && cleanly "${qs[@]}" q.trace > /dev/null; then
