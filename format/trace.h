@@ -723,7 +723,9 @@ int trace_writer_finish(struct trace_writer *w, const struct trace_end *end);
  */
 /* Ends the current file at time, with an end record (no exit status) and
  * its footer, and goes on in a new one on fd (borrowed), numbered one
- * more, that starts at time. Nothing recorded is lost between them. */
+ * more, that starts at time. Nothing recorded is lost between them. Only
+ * a writer made with a session of part_kind TRACE_PART_ROTATED switches:
+ * one of a whole recording keeps nothing to restate. */
 int trace_writer_switch(struct trace_writer *w, int fd, uint64_t time);
 /* The file the writer writes to now: after a switch that failed, fd if
  * the new file failed, the old one's if that could not be finished. */

@@ -18,10 +18,10 @@
  * A recording may be cut into several files (trace_writer_switch()), or
  * kept in memory as a flight recorder's last seconds and written only as
  * snapshots (trace_writer_new_ring()). Either way each file must be a
- * whole trace, so the writer keeps what is live: each process, image,
+ * whole trace, so such a writer keeps what is live: each process, image,
  * thread and code range with the records written of it, until it has
  * been over for LIVE_GRACE_NS. A new file, or a snapshot, restates them
- * before its samples.
+ * before its samples. A writer of a whole recording keeps none of it.
  */
 #include "format/trace.h"
 #include "format/trace_codec.h"
@@ -58,6 +58,7 @@ enum live_kind { LIVE_PROCESS, LIVE_IMAGE, LIVE_THREAD, LIVE_CODE, LIVE_EVENT };
 struct live {
 	uint64_t end;      /* when it ended (or was replaced), or LIVE_ON */
 	uint64_t a, b;     /* its key in live_index, while it is live */
+	uint32_t process;  /* the process it is of, which ends it; 0 none */
 	struct buf recs;   /* the records of it written so far, as in a chunk */
 };
 
@@ -80,7 +81,8 @@ struct trace_writer {
 	uint64_t bytes_before;  /* written to the files finished before it */
 	struct trace_session sess; /* the recording's, a copy: each new file's
 	                        * session is made of it */
-	uint64_t newest;        /* the latest sample time */
+	uint64_t newest;        /* the latest time of a sample or of a thing's
+	                         * start or end: the writer's now */
 
 	struct buf meta;  /* this chunk's records other than nodes and samples */
 	struct buf raw;   /* the chunk being assembled */
@@ -119,6 +121,7 @@ struct trace_writer {
 	uint64_t cum[TRACE_COUNTER__COUNT];  /* the cumulative values given */
 	uint64_t base[TRACE_COUNTER__COUNT]; /* and those when this file began */
 
+	int keep_live;          /* a rotated recording's, or a ring */
 	struct live *live;      /* in the order made */
 	size_t nlive, cap_live;
 	struct hmap live_index; /* key -> index in live */
@@ -299,29 +302,42 @@ static struct live *live_find(struct trace_writer *w, uint64_t a, uint64_t b)
 	return v ? &w->live[*v] : NULL;
 }
 
+static void seen(struct trace_writer *w, uint64_t time)
+{
+	if (time > w->newest)
+		w->newest = time;
+}
+
 /* Ends e at time: it is restated for LIVE_GRACE_NS more, and its key
  * names it no longer. */
 static void live_end(struct trace_writer *w, struct live *e, uint64_t time)
 {
+	if (!e)
+		return;
 	if (e->end == LIVE_ON)
 		hmap_del(&w->live_index, e->a, e->b);
 	e->end = time;
+	seen(w, time);
 }
 
-/* A new live thing of key (a, b) that began at time, ending the one the
- * key named then. A thing without a key (a == 0: a mark or pause) is
- * over at time. */
-static struct live *live_new(struct trace_writer *w, uint64_t a, uint64_t b, uint64_t time)
+/* A new live thing of key (a, b), of process (or 0), that began at time,
+ * ending the one the key named then. A thing without a key (a == 0: a
+ * mark or pause) is over at time. NULL for a writer that keeps none. */
+static struct live *live_new(struct trace_writer *w, uint64_t a, uint64_t b, uint32_t process, uint64_t time)
 {
 	struct live *e = a ? live_find(w, a, b) : NULL;
 
+	if (!w->keep_live)
+		return NULL;
 	if (e)
 		live_end(w, e, time);
+	seen(w, time);
 	w->live = xgrow(w->live, &w->cap_live, w->nlive + 1, sizeof(*w->live));
 	e = &w->live[w->nlive];
 	e->end = a ? LIVE_ON : time;
 	e->a = a;
 	e->b = b;
+	e->process = process;
 	buf_init(&e->recs);
 	if (a)
 		*hmap_put(&w->live_index, a, b, 0, NULL) = w->nlive;
@@ -329,12 +345,13 @@ static struct live *live_new(struct trace_writer *w, uint64_t a, uint64_t b, uin
 	return e;
 }
 
-/* The live thing of key (a, b), made if there is none. */
+/* The live thing of key (a, b), made if there is none (NULL for a writer
+ * that keeps none). */
 static struct live *live_get(struct trace_writer *w, uint64_t a, uint64_t b)
 {
 	struct live *e = live_find(w, a, b);
 
-	return e ? e : live_new(w, a, b, 0);
+	return e ? e : live_new(w, a, b, 0, 0);
 }
 
 /* Keys: the kind in the low byte, then the process of a code range. */
@@ -541,7 +558,7 @@ static void meta_record(struct trace_writer *w, unsigned type, struct live *e)
  * window. */
 static void event_record(struct trace_writer *w, unsigned type, uint64_t end)
 {
-	meta_record(w, type, w->ring_window ? live_new(w, 0, 0, end) : NULL);
+	meta_record(w, type, w->ring_window ? live_new(w, 0, 0, 0, end) : NULL);
 }
 
 static void session_record(struct trace_writer *w, const struct trace_session *s)
@@ -640,6 +657,7 @@ static struct trace_writer *writer_make(const struct trace_session *s, int *err)
 	hmap_init(&w->tree);
 	hmap_init(&w->tid_index);
 	hmap_init(&w->live_index);
+	w->keep_live = s->part_kind != TRACE_PART_WHOLE;
 	w->sess = *s;
 	w->sess.host = xstrdup(s->host ? s->host : "");
 	w->sess.argv = xcalloc((size_t)s->argc + 1, sizeof(*w->sess.argv));
@@ -687,6 +705,7 @@ int trace_writer_new_ring(const struct trace_session *s, uint64_t window_ns, uin
 	w->ring_cap = max_bytes;
 	w->ring_epoch = 1;
 	w->sess.part_kind = TRACE_PART_SNAPSHOT;
+	w->keep_live = 1;
 	w->sess.window_ns = window_ns;
 	if ((r = trace_sink_init(&w->sink, -1, 0)) < 0) {
 		trace_writer_free(w);
@@ -721,7 +740,7 @@ int trace_writer_image(struct trace_writer *w, uint32_t process, const struct tr
 	buf_addch(&w->rec, img->source);
 	buf_addch(&w->rec, img->flags);
 	trace_put_string(&w->rec, img->why ? img->why : "");
-	meta_record(w, TRACE_REC_IMAGE, live_new(w, live_key(LIVE_IMAGE, 0), img->id, img->time_loaded));
+	meta_record(w, TRACE_REC_IMAGE, live_new(w, live_key(LIVE_IMAGE, 0), img->id, process, img->time_loaded));
 	return maybe_flush(w);
 }
 
@@ -746,7 +765,7 @@ static int id_time_record(struct trace_writer *w, unsigned type, int kind, uint3
 		trace_put_string(&w->rec, name);
 	if (process)
 		buf_put_uvarint(&w->rec, process);
-	e = type == TRACE_REC_THREAD_START ? live_new(w, key, id, time) : live_get(w, key, id);
+	e = type == TRACE_REC_THREAD_START ? live_new(w, key, id, process, time) : live_get(w, key, id);
 	meta_record(w, type, e);
 	if (type == TRACE_REC_THREAD_END || type == TRACE_REC_IMAGE_UNLOAD)
 		live_end(w, e, time);
@@ -813,7 +832,7 @@ int trace_writer_code(struct trace_writer *w, uint32_t process, const struct tra
 	trace_put_string(&w->rec, c->file ? c->file : "");
 	buf_put_uvarint(&w->rec, c->line);
 	/* it replaces the range loaded at its start before */
-	meta_record(w, TRACE_REC_CODE, live_new(w, live_key(LIVE_CODE, process), c->start, c->time));
+	meta_record(w, TRACE_REC_CODE, live_new(w, live_key(LIVE_CODE, process), c->start, process, c->time));
 	return maybe_flush(w);
 }
 
@@ -908,7 +927,10 @@ int trace_writer_process_end(struct trace_writer *w, uint32_t id, uint64_t time,
 	buf_put_svarint(&w->rec, kind == TRACE_END_EXITED ? status : 0);
 	e = live_get(w, live_key(LIVE_PROCESS, 0), id);
 	meta_record(w, TRACE_REC_PROCESS_END, e);
-	live_end(w, e, time);
+	/* and everything of it: its images, threads and code go with it */
+	for (size_t i = 0; i < w->nlive; i++)
+		if (w->live[i].end == LIVE_ON && (&w->live[i] == e || w->live[i].process == id))
+			live_end(w, &w->live[i], time);
 	return maybe_flush(w);
 }
 
@@ -1115,7 +1137,7 @@ int trace_writer_switch(struct trace_writer *w, int fd, uint64_t time)
 
 	if ((r = usable(w)) < 0)
 		return r;
-	if (w->ring_window || fd < 0)
+	if (w->ring_window || w->sess.part_kind != TRACE_PART_ROTATED || fd < 0)
 		return TRACE_E_USAGE;
 	if ((r = file_finish(w, &end)) < 0)
 		return r;

@@ -307,6 +307,7 @@ Test(ring, misuse_refused)
 	trace_writer_free(w);
 	cr_assert_eq(trace_writer_new(fd, &s, &w), 0);
 	cr_assert_eq(trace_writer_snapshot(w, fd, T0, NULL), TRACE_E_USAGE);
+	cr_assert_eq(trace_writer_switch(w, fd, T0), TRACE_E_USAGE, "a whole recording keeps nothing to restate");
 	trace_writer_free(w);
 	close(fd);
 }
