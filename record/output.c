@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The digits of a file's number: a set sorts in time order by name up to
@@ -242,21 +241,13 @@ int output_claim(struct output *out)
 	return 0;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int output_writer(struct output *out, struct trace_session *sess, struct trace_writer **w)
 {
 	const struct session_options *o = out->o;
 
 	if (numbered(o)) {
 		/* One number for the files of the recording: when and who. */
-		sess->recording = sess->start_realtime_ns ^ (uint64_t)getpid() << 40 ^ monotonic_ns() << 20;
+		sess->recording = sess->start_realtime_ns ^ sess->start_monotonic_ns << 20 ^ (uint64_t)getpid() << 40;
 		sess->recording |= 1;
 	}
 	out->file_start = sess->start_monotonic_ns;
