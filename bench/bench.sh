@@ -35,6 +35,10 @@
 #             the same addresses of the same debug files;
 #   recorder  prof-record's own CPU time per sample and peak RSS while
 #             attached to the 8-thread workload;
+#   ring      prof-record --ring 30 (wall mode, 997 Hz) launching the
+#             8-thread workload for BENCH_RING_SECONDS: its RSS every 10 s,
+#             whether it stays flat after the first minute, and what the
+#             window written at the end holds;
 #   max rate  the highest rate of a sweep at which cpu mode loses less than
 #             0.1% of its samples;
 #   syscall   a workload that spends a known share of its CPU time in
@@ -50,8 +54,9 @@
 #
 #   BENCH_SMOKE=1          every step briefly (about 2 s each), one repetition,
 #                          the overhead step on cpu1 and switch50 only, the
-#                          many step on 10 threads, perf without its BPF
-#                          side-band thread (below)
+#                          many step on 10 threads, the ring step for 3 s
+#                          with the RSS every 0.5 s from the first, perf
+#                          without its BPF side-band thread (below)
 #   BENCH_REPS             repetitions of each interleaved run (default 5)
 #   BENCH_SECONDS          bare length of each overhead run (default 1.5)
 #   BENCH_RATES            sampling rates of the overhead runs ("997 9973")
@@ -60,7 +65,8 @@
 #   BENCH_ATTACH_WORKLOADS which workloads the attach step runs ("server50":
 #                          fifty threads there when -p attaches)
 #   BENCH_STEPS            which steps run (default all: "overhead attach many
-#                          report small symbolize recorder maxrate syscall");
+#                          report small symbolize recorder ring maxrate
+#                          syscall");
 #                          the figures of the others are null
 #   BENCH_MANY             the many step's thread counts ("500 1000")
 #   BENCH_MANY_SECONDS     how long each tool records them (default 3)
@@ -74,6 +80,7 @@
 #   BENCH_LOOP_SECONDS     length of each of them (default 1)
 #   BENCH_SYMBOLIZE_ADDRS  addresses bench/symbolize.sh resolves (20000)
 #   BENCH_CAPTURE_SECONDS  length of the recorder-cost capture (default 60)
+#   BENCH_RING_SECONDS     length of the ring step's recording (default 600)
 #   BENCH_MAX_RATES        the rates the max-rate sweep tries, in order
 #   BENCH_OUT              the JSON file (default bench/results.json)
 #   PLAYWRIGHT_DIR         where node_modules/playwright-core is (default
@@ -96,6 +103,7 @@ if [ -n "${BENCH_SMOKE:-}" ]; then
 	SYM_ADDRS=${BENCH_SYMBOLIZE_ADDRS:-2000}
 	MANY=${BENCH_MANY:-10} MANY_SECS=${BENCH_MANY_SECONDS:-0.5}
 	WORKLOADS=${BENCH_WORKLOADS:-"cpu1 switch50"}
+	RING_SECS=${BENCH_RING_SECONDS:-3} RING_EVERY=0.5 RING_FROM=0
 else
 	REPS=${BENCH_REPS:-5} SECS=${BENCH_SECONDS:-1.5} RATES=${BENCH_RATES:-"997 9973"}
 	REPORT_SAMPLES=${BENCH_REPORT_SAMPLES:-1000000} REPORT_REPS=${BENCH_REPORT_REPS:-3}
@@ -105,10 +113,11 @@ else
 	SYM_ADDRS=${BENCH_SYMBOLIZE_ADDRS:-20000}
 	MANY=${BENCH_MANY:-"500 1000"} MANY_SECS=${BENCH_MANY_SECONDS:-3}
 	WORKLOADS=${BENCH_WORKLOADS:-"cpu1 threads8 deep200 server50 switch50"}
+	RING_SECS=${BENCH_RING_SECONDS:-600} RING_EVERY=10 RING_FROM=60
 fi
 SMALL_HZ=${BENCH_SMALL_HZ:-4999}
 ATTACH_WORKLOADS=${BENCH_ATTACH_WORKLOADS:-server50}
-STEPS=${BENCH_STEPS:-"overhead attach many report small symbolize recorder maxrate syscall"}
+STEPS=${BENCH_STEPS:-"overhead attach many report small symbolize recorder ring maxrate syscall"}
 REPORT_HZ=${BENCH_REPORT_HZ:-9973}
 OUT=${BENCH_OUT:-bench/results.json}
 PLAYWRIGHT_DIR=${PLAYWRIGHT_DIR:-build/node}
@@ -602,6 +611,73 @@ if step recorder; then
 	done
 fi
 
+# --- ring: the flight recorder's memory over a long recording.
+# prof-record --ring 30 in wall mode at 997 Hz launches threads8 for
+# RING_SECS seconds; its VmRSS (the recorder's, not the workload's) is
+# read every RING_EVERY seconds, on a grid from its start so that the
+# readings do not drift. The ring holds 30 s, so its chunks have come and
+# gone many times over by the end: after the first minute (RING_FROM) its
+# memory should stay flat. The figures: the RSS at the first reading from
+# RING_FROM on, at the last and the largest; the last over that first, and
+# the change between them in KiB a minute; and the samples and duration
+# of the window written to -o at the end (prof-report info). With KEEP=1
+# the readings stay in $TMP/ring.rss, and the recorder's smaps_rollup at
+# that first reading and at the last in $TMP/ring.smaps.*, for what grew.
+# ring_rss PID: PID's VmRSS in KiB; nothing once it has ended.
+ring_rss() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status" 2> /dev/null || true; }
+: > "$TMP/ring.rss"
+if step ring; then
+	if ! usable prof-wall; then
+		skip_tool ring "prof-record cannot record in wall mode here"
+	else
+		say "ring: wall mode --ring 30 launching threads8 for $RING_SECS s, its RSS every $RING_EVERY s"
+		"$RECORD" -f --mode wall -F 997 --ring 30 -o "$TMP/ring.trace" -- "$W/threads8" "$RING_SECS" \
+			> /dev/null 2> "$TMP/ring.err" &
+		pid=$!
+		t0=$(date +%s%N)
+		k=0
+		while :; do
+			k=$((k + 1))
+			sleep "$(awk -v k="$k" -v e="$RING_EVERY" -v t0="$t0" -v now="$(date +%s%N)" \
+				'BEGIN { d = k * e - (now - t0) / 1e9; print (d > 0 ? d : 0) }')"
+			rss=$(ring_rss "$pid")
+			[ -n "$rss" ] || break
+			t=$(awk -v t0="$t0" -v now="$(date +%s%N)" 'BEGIN { printf "%.2f\n", (now - t0) / 1e9 }')
+			echo "$t $rss" >> "$TMP/ring.rss"
+			if [ ! -e "$TMP/ring.smaps.first" ] && awk -v t="$t" -v f="$RING_FROM" 'BEGIN { exit !(t >= f) }'; then
+				cp "/proc/$pid/smaps_rollup" "$TMP/ring.smaps.first" 2> /dev/null || true
+			else
+				cp "/proc/$pid/smaps_rollup" "$TMP/ring.smaps.last" 2> /dev/null || true
+			fi
+		done
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" = 0 ] || die "ring: prof-record failed: $(tail -3 "$TMP/ring.err")"
+		[ -s "$TMP/ring.rss" ] || die "ring: prof-record ended before its RSS was read"
+		read -r first first_t last last_t max < <(awk -v f="$RING_FROM" '
+			!n++ || $2 > max { max = $2 }
+			first == "" && $1 >= f { first = $2; ft = $1 }
+			{ last = $2; lt = $1 }
+			END { print first == "" ? "null" : first, first == "" ? "null" : ft, last, lt, max }' "$TMP/ring.rss")
+		put ring.rss_first "$first"
+		put ring.rss_first_at "$first_t"
+		put ring.rss_last "$last"
+		put ring.rss_last_at "$last_t"
+		put ring.rss_max "$max"
+		put ring.growth "$(ratio "$last" "$first")"
+		put ring.kib_per_minute "$(awk -v a="$first" -v at="$first_t" -v b="$last" -v bt="$last_t" \
+			'BEGIN { if (a == "null" || bt <= at) print "null"; else printf "%.4g\n", (b - a) * 60 / (bt - at) }')"
+		n=$(sed -n 's/^prof-record: \([0-9]*\) samples.*/\1/p' "$TMP/ring.err")
+		put ring.samples_recorded "${n:-null}"
+		"$REPORT" info "$TMP/ring.trace" > "$TMP/ring.info" 2> "$TMP/ring.info.err" ||
+			die "ring: prof-report info: $(tail -3 "$TMP/ring.info.err")"
+		n=$(awk '/^samples:/ { print $2 }' "$TMP/ring.info")
+		put ring.window_samples "${n:-null}"
+		n=$(awk '/^duration:/ { print $2 }' "$TMP/ring.info")
+		put ring.window_seconds "${n:-null}"
+	fi
+fi
+
 # --- max rate: cpu mode on one busy thread (whose ring fills fastest) and
 # on eight (which keep the recorder from a CPU), rising rates until one
 # loses 0.1% or more
@@ -819,6 +895,7 @@ target report_html_first_draw_seconds "$(median report.prof.html_first_draw)" "<
 target loop_folded_vs_perf_report "$loop_speedup" ">=" 1
 target symbolize_vs_llvm_symbolizer "$sym_speedup" ">=" 2
 target recorder_rss_mib "$rss_mib" "<=" 32
+target ring_rss_growth "$(median ring.growth)" "<=" 1.10
 
 {
 	echo "{"
@@ -916,6 +993,22 @@ target recorder_rss_mib "$rss_mib" "<=" 32
 		sep=$',\n'
 	done
 	printf '\n  },\n'
+	echo '  "ring": {'
+	echo "    \"seconds\": $RING_SECS,"
+	echo '    "window_seconds": 30,'
+	echo '    "hz": 997,'
+	echo "    \"every_seconds\": $RING_EVERY,"
+	echo "    \"from_seconds\": $RING_FROM,"
+	printf '    "rss_kib": {"first": %s, "first_at": %s, "last": %s, "last_at": %s, "max": %s},\n' \
+		"$(median ring.rss_first)" "$(median ring.rss_first_at)" "$(median ring.rss_last)" \
+		"$(median ring.rss_last_at)" "$(median ring.rss_max)"
+	echo "    \"growth\": $(median ring.growth),"
+	echo "    \"kib_per_minute\": $(median ring.kib_per_minute),"
+	echo "    \"samples_recorded\": $(median ring.samples_recorded),"
+	echo "    \"window_samples\": $(median ring.window_samples),"
+	echo "    \"window_duration_seconds\": $(median ring.window_seconds),"
+	printf '    "readings": [%s]\n' "$(awk '{ printf "%s[%s, %s]", (NR > 1 ? ", " : ""), $1, $2 }' "$TMP/ring.rss")"
+	echo '  },'
 	echo '  "syscall": {'
 	for k in own prof-cpu perf-dwarf; do
 		echo "    \"$k\": $(jstat "syscall.$k")$([ $k = perf-dwarf ] || echo ,)"
@@ -1084,6 +1177,18 @@ times() {
 				"$(fig "recorder.$mode.samples")" "$(fig "recorder.$mode.us_per_sample")" \
 				"$(fig "recorder.$mode.rss_kib")" "$(fig "recorder.$mode.bps")"
 		done
+	fi
+	if part ring; then
+		echo "ring: prof-record --mode wall -F 997 --ring 30 launching threads8 for $RING_SECS s, its RSS every $RING_EVERY s"
+		printf '  RSS %s KiB at %s s, %s KiB at the end (%s s), %s KiB at most\n' "$(fig ring.rss_first)" \
+			"$(fig ring.rss_first_at)" "$(fig ring.rss_last)" "$(fig ring.rss_last_at)" "$(fig ring.rss_max)"
+		printf '  growth after %s s: %s (end over first), %s KiB a minute\n' "$RING_FROM" "$(fig ring.growth)" \
+			"$(fig ring.kib_per_minute)"
+		printf '  the window written at the end: %s samples over %s s, of %s recorded\n' "$(fig ring.window_samples)" \
+			"$(fig ring.window_seconds)" "$(fig ring.samples_recorded)"
+		echo "  the readings, seconds: KiB"
+		awk '{ printf "%s%s: %s", NR % 8 == 1 ? (NR > 1 ? "\n" : "") "   " : ",", $1, $2 } END { if (NR) print "" }' \
+			"$TMP/ring.rss" | sed 's/,/, /g; s/^   /    /'
 	fi
 	if part syscall; then
 		echo "syscall: read_chunk's share of the CPU time (it calls read(2)), median [min-max] of $REPS"

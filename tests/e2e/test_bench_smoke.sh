@@ -123,13 +123,24 @@ for (const w of ["cpu1", "threads8"]) {
 	const tried = get(`max_rate/${w}/tried`);
 	if (!skipped.has("prof-cpu") && !(Array.isArray(tried) && tried.length)) bad.push(`empty max_rate/${w}/tried`);
 }
+/* the RSS of the flight recorder through its recording, and the window it wrote
+ * (wall mode: "ring" is skipped where prof-record cannot record in it) */
+for (const k of ["seconds", "window_seconds", "hz", "every_seconds", "from_seconds"]) want("ring/" + k);
+for (const k of ["first", "first_at", "last", "last_at", "max"]) want("ring/rss_kib/" + k, "ring");
+for (const k of ["growth", "samples_recorded", "window_samples", "window_duration_seconds"]) want("ring/" + k, "ring");
+const readings = get("ring/readings");
+if (!Array.isArray(readings)) bad.push("missing ring/readings");
+else if (!skipped.has("ring") && !readings.length) bad.push("empty ring/readings");
+/* a change a minute needs two readings, which a loaded machine may not leave time for */
+if (Array.isArray(readings) && readings.length > 1) want("ring/kib_per_minute", "ring");
 for (const k of ["own", "prof-cpu", "perf-dwarf"])
 	for (const s of ["median", "min", "max"]) want(`syscall/${k}/${s}`, k === "own" ? "prof-cpu" : k);
 for (const k of ["cpu_997_points_over_perf_fp", "wall_997_points_over_perf_fp", "cpu_9973_vs_perf_fp",
 		 "wall_9973_vs_perf_fp", "trace_bytes_per_sample",
 		 "trace_smaller_than_perf_fp", "folded_faster_than_perf_report", "small_folded_vs_perf_report",
 		 "small_annotate_vs_folded",
-		 "loop_folded_vs_perf_report", "symbolize_vs_llvm_symbolizer", "recorder_rss_mib"])
+		 "loop_folded_vs_perf_report", "symbolize_vs_llvm_symbolizer", "recorder_rss_mib",
+		 "ring_rss_growth"])
 	for (const f of ["value", "want", "met"])
 		if (get(`targets/${k}/${f}`) === undefined) bad.push(`missing targets/${k}/${f}`);
 if (bad.length) console.log(bad.join("\n"));
