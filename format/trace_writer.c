@@ -707,7 +707,19 @@ int trace_writer_new_ring(const struct trace_session *s, uint64_t window_ns, uin
 	w->sess.part_kind = TRACE_PART_SNAPSHOT;
 	w->keep_live = 1;
 	w->sess.window_ns = window_ns;
-	if ((r = trace_sink_init(&w->sink, -1, 0)) < 0) {
+	if ((r = trace_sink_init(&w->sink, -1, 0)) == 0) {
+		/* The compressor's workspace grows with the largest chunk it
+		 * has seen (2.5 MB for TRACE_CHUNK_TARGET, at level 3), and
+		 * the raw chunk's buffer too: both are made their largest
+		 * now, so that a large chunk an hour in does not step the
+		 * ring's memory up. */
+		buf_grow(&w->raw, TRACE_CHUNK_TARGET);
+		memset(w->raw.data, 0, TRACE_CHUNK_TARGET);
+		w->raw.len = TRACE_CHUNK_TARGET;
+		r = trace_sink_encode(&w->sink, TRACE_CHUNK_DATA, &w->raw);
+		buf_reset(&w->raw);
+	}
+	if (r < 0) {
 		trace_writer_free(w);
 		return r;
 	}
