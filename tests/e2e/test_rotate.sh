@@ -125,7 +125,7 @@ else
 fi
 
 # --- then: by signal, the control channel, cancel, and the ring -------------
-"$RECORD" --mode wall -q --switch-output signal -o g.trace -- sleep 3 > /dev/null 2> g.err &
+"$RECORD" --mode wall -q --switch-output signal -o g.trace -- sleep 4 > /dev/null 2> g.err &
 jg=$!
 "$RECORD" --mode wall -q --switch-output 10m --control ctl --events ev.jsonl -o c.trace -- sleep 2 \
 	> /dev/null 2> c.err &
@@ -150,7 +150,10 @@ echo snapshot >&3
 echo cancel >&4
 kill -USR2 $jq; sleep 0.05; kill -USR2 $jq; echo snapshot >&5; sleep 0.05; kill -USR2 $jq
 exec 3>&- 4>&- 5>&-
-sleep 0.8
+# Signals that come before the recorder has switched make one switch: the
+# second waits for the first's file.
+for i in $(seq 40); do [ -e g.000002.trace ] && break; sleep 0.05; done
+sleep 0.5
 kill -USR2 $jg
 sleep 2
 kill -USR2 $jr
