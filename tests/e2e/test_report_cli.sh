@@ -4,7 +4,10 @@
 . "$(dirname "$0")/lib.sh"
 
 # Each command takes exactly the options its -h lists: an option of any
-# other command is refused, exit 2, with a message that names it.
+# other command is refused, exit 2, with a message that names it. The
+# sanitized suite tries every seventh such option of each command (one
+# parser reads every table; 280 runs took 25 s there), the plain suite
+# every one.
 TR=$TOP/testdata/golden/tables.trace
 # help_options CMD: "OPTION ARG?" for each option in CMD's -h.
 help_options() {
@@ -23,14 +26,18 @@ refused() { # refused NAME CMD ARGS...: exit 2, "prof-report CMD: unknown option
 }
 commands=$("$REPORT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
 all=$(for c in $commands; do help_options "$c"; done | sort -u)
+every=1
+[[ $BUILD == *-san ]] && every=7
 for c in $commands; do
-	n=0 bad=0 own=$(help_options "$c")
+	n=0 tried=0 bad=0 own=$(help_options "$c")
 	while read -r o arg; do
 		grep -q -- "^$o\( x\)\?$" <<< "$own" && continue
 		n=$((n + 1))
+		[ $((n % every)) -eq 0 ] || [ $every -eq 1 ] || continue
+		tried=$((tried + 1))
 		refused "options-$c-refuses-$o" "$c" "$o" $arg "$TR" || bad=1
 	done <<< "$all"
-	[ $bad -eq 0 ] && ok "options-$c-refuses-others ($n options of other commands)"
+	[ $bad -eq 0 ] && ok "options-$c-refuses-others ($tried of the $n options of other commands)"
 done
 refused "folded-refuses-embed" folded --embed "$TR" && ok "folded-refuses-embed"
 refused "folded-refuses-negate" folded --negate "$TR" && ok "folded-refuses-negate"

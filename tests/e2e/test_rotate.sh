@@ -47,81 +47,87 @@ cleanly() {
 cd "$TMP" || exit 1
 mkfifo ctl ctl2 ctl3
 # --- first, side by side: rotation by time and size, and a full disk -------
-W=(--mode wall -q -F 497)
-"$RECORD" "${W[@]}" --switch-output 1s -o r.trace -- "$THREADS" 4.5 > /dev/null 2> r.err &
-ja=$!
-"$RECORD" "${W[@]}" -o whole.trace -- "$THREADS" 4.5 > /dev/null 2> whole.err &
-jb=$!
-"$RECORD" "${W[@]}" --switch-output 1s --switch-max-files 2 -o m.trace -- sleep 4.5 > /dev/null 2> m.err &
-jc=$!
-"$RECORD" --mode wall -q -F 9973 --switch-output 64K -o s.trace -- "$THREADS" 3 > /dev/null 2> s.err &
-jd=$!
-mkdir small
-disk=""
+# The sanitized suite leaves these to the plain suite: they count files,
+# samples and bytes, and the switches below run the same code.
 if [[ $BUILD == *-san ]]; then
-	disk="a sanitized build: the plain suite fills the disk"
-elif mount -t tmpfs -o size=128k prof-e2e small 2> /dev/null; then
-	dd if=/dev/zero of=small/fill bs=1k count=64 2> /dev/null
-	"$THREADS" 4 > t.out &
-	tpid=$!
-	"$RECORD" --mode wall -q -F 9973 --switch-output 300ms -o small/f.trace -p $tpid 2> f.err &
-	je=$!
+	for c in rotate-files rotate-samples-as-one rotate-max-files rotate-size rotate-full-disk; do
+		skip "$c" "a sanitized build: the plain suite counts the files; the switches below run the same code"
+	done
 else
-	disk="cannot mount a small tmpfs here (needs root)"
-fi
-wait $ja; ra=$?
-wait $jb; rb=$?
-wait $jc; rc=$?
-wait $jd; rd=$?
-files=(r.[0-9]*.trace)
-if [ $ra -ne 0 ] || [ ${#files[@]} -lt 4 ]; then
-	fail "rotate-files" "exit $ra, ${#files[@]} files: $(cat r.err)"
-elif [ "${files[0]}" != r.000001.trace ] || [ "${files[3]}" != r.000004.trace ]; then
-	fail "rotate-files" "named ${files[*]}"
-elif bad=$(cleanly "${files[@]}"); then
-	ok "rotate-files (${#files[@]} files, each finished cleanly)"
-else
-	fail "rotate-files" "$bad: $("$REPORT" info "$bad" 2>&1 | grep -i 'finished\|warn' | head -3)"
-fi
-sum=0
-for f in "${files[@]}"; do sum=$((sum + $(samples_of "$f"))); done
-one=$(samples_of whole.trace)
-if [ $rb -eq 0 ] && [ "${one:-0}" -gt 0 ] && [ $((sum * 10)) -ge $((one * 9)) ] && [ $((sum * 10)) -le $((one * 11)) ]; then
-	ok "rotate-samples-as-one ($sum samples in ${#files[@]} files, $one in one)"
-else
-	fail "rotate-samples-as-one" "$sum samples in the files, ${one:-none} in one (exit $rb)"
-fi
-kept=(m.[0-9]*.trace)
-last=${kept[1]:-m.0.trace}
-last=$((10#$(echo "$last" | tr -dc 0-9)))
-if [ $rc -eq 0 ] && [ ${#kept[@]} -eq 2 ] && [ $last -ge 5 ] && [ "${kept[0]}" = "$(printf 'm.%06d.trace' $((last - 1)))" ] &&
-	cleanly "${kept[@]}" > /dev/null; then
-	ok "rotate-max-files (of $last files, ${kept[*]})"
-else
-	fail "rotate-max-files" "exit $rc, left ${kept[*]}"
-fi
-sizes=$(stat -c %s s.[0-9]*.trace | tr '\n' ' ')
-n=$(echo $sizes | wc -w)
-if [ $rd -eq 0 ] && [ "$n" -ge 2 ] && echo "$sizes" | awk '{ for (i = 1; i < NF; i++) if ($i < 65536 || $i > 65536 + 262144) exit 1 }'; then
-	ok "rotate-size ($n files: $sizes bytes)"
-else
-	fail "rotate-size" "exit $rd, sizes $sizes: $(cat s.err)"
-fi
-if [ -n "$disk" ]; then
-	skip "rotate-full-disk" "$disk"
-else
-	wait $je; re=$?
-	wait $tpid; trc=$?
-	short=$(sed -n "s/.*cannot write '\([^']*\)'.*/\1/p" f.err | head -1)
-	done_files=()
-	for f in small/f.[0-9]*.trace; do [ "$f" = "$short" ] || done_files+=("$f"); done
-	if [ $re -eq 1 ] && grep -q "No space left on device" f.err && [ -n "$short" ] && [ $trc -eq 0 ] &&
-		[ ${#done_files[@]} -ge 1 ] && cleanly "${done_files[@]}" > /dev/null; then
-		ok "rotate-full-disk (${#done_files[@]} files whole, '${short#small/}' short)"
+	W=(--mode wall -q -F 497)
+	"$RECORD" "${W[@]}" --switch-output 1s -o r.trace -- "$THREADS" 4.5 > /dev/null 2> r.err &
+	ja=$!
+	"$RECORD" "${W[@]}" -o whole.trace -- "$THREADS" 4.5 > /dev/null 2> whole.err &
+	jb=$!
+	"$RECORD" "${W[@]}" --switch-output 1s --switch-max-files 2 -o m.trace -- sleep 4.5 > /dev/null 2> m.err &
+	jc=$!
+	"$RECORD" --mode wall -q -F 9973 --switch-output 64K -o s.trace -- "$THREADS" 3 > /dev/null 2> s.err &
+	jd=$!
+	mkdir small
+	disk=""
+	if mount -t tmpfs -o size=128k prof-e2e small 2> /dev/null; then
+		dd if=/dev/zero of=small/fill bs=1k count=64 2> /dev/null
+		"$THREADS" 4 > t.out &
+		tpid=$!
+		"$RECORD" --mode wall -q -F 9973 --switch-output 300ms -o small/f.trace -p $tpid 2> f.err &
+		je=$!
 	else
-		fail "rotate-full-disk" "exit $re, target $trc, short '$short', whole ${done_files[*]}: $(cat f.err)"
+		disk="cannot mount a small tmpfs here (needs root)"
 	fi
-	umount small
+	wait $ja; ra=$?
+	wait $jb; rb=$?
+	wait $jc; rc=$?
+	wait $jd; rd=$?
+	files=(r.[0-9]*.trace)
+	if [ $ra -ne 0 ] || [ ${#files[@]} -lt 4 ]; then
+		fail "rotate-files" "exit $ra, ${#files[@]} files: $(cat r.err)"
+	elif [ "${files[0]}" != r.000001.trace ] || [ "${files[3]}" != r.000004.trace ]; then
+		fail "rotate-files" "named ${files[*]}"
+	elif bad=$(cleanly "${files[@]}"); then
+		ok "rotate-files (${#files[@]} files, each finished cleanly)"
+	else
+		fail "rotate-files" "$bad: $("$REPORT" info "$bad" 2>&1 | grep -i 'finished\|warn' | head -3)"
+	fi
+	sum=0
+	for f in "${files[@]}"; do sum=$((sum + $(samples_of "$f"))); done
+	one=$(samples_of whole.trace)
+	if [ $rb -eq 0 ] && [ "${one:-0}" -gt 0 ] && [ $((sum * 10)) -ge $((one * 9)) ] && [ $((sum * 10)) -le $((one * 11)) ]; then
+		ok "rotate-samples-as-one ($sum samples in ${#files[@]} files, $one in one)"
+	else
+		fail "rotate-samples-as-one" "$sum samples in the files, ${one:-none} in one (exit $rb)"
+	fi
+	kept=(m.[0-9]*.trace)
+	last=${kept[1]:-m.0.trace}
+	last=$((10#$(echo "$last" | tr -dc 0-9)))
+	if [ $rc -eq 0 ] && [ ${#kept[@]} -eq 2 ] && [ $last -ge 5 ] && [ "${kept[0]}" = "$(printf 'm.%06d.trace' $((last - 1)))" ] &&
+		cleanly "${kept[@]}" > /dev/null; then
+		ok "rotate-max-files (of $last files, ${kept[*]})"
+	else
+		fail "rotate-max-files" "exit $rc, left ${kept[*]}"
+	fi
+	sizes=$(stat -c %s s.[0-9]*.trace | tr '\n' ' ')
+	n=$(echo $sizes | wc -w)
+	if [ $rd -eq 0 ] && [ "$n" -ge 2 ] && echo "$sizes" | awk '{ for (i = 1; i < NF; i++) if ($i < 65536 || $i > 65536 + 262144) exit 1 }'; then
+		ok "rotate-size ($n files: $sizes bytes)"
+	else
+		fail "rotate-size" "exit $rd, sizes $sizes: $(cat s.err)"
+	fi
+	if [ -n "$disk" ]; then
+		skip "rotate-full-disk" "$disk"
+	else
+		wait $je; re=$?
+		wait $tpid; trc=$?
+		short=$(sed -n "s/.*cannot write '\([^']*\)'.*/\1/p" f.err | head -1)
+		done_files=()
+		for f in small/f.[0-9]*.trace; do [ "$f" = "$short" ] || done_files+=("$f"); done
+		if [ $re -eq 1 ] && grep -q "No space left on device" f.err && [ -n "$short" ] && [ $trc -eq 0 ] &&
+			[ ${#done_files[@]} -ge 1 ] && cleanly "${done_files[@]}" > /dev/null; then
+			ok "rotate-full-disk (${#done_files[@]} files whole, '${short#small/}' short)"
+		else
+			fail "rotate-full-disk" "exit $re, target $trc, short '$short', whole ${done_files[*]}: $(cat f.err)"
+		fi
+		umount small
+	fi
 fi
 
 # --- then: by signal, the control channel, cancel, and the ring -------------
