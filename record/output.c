@@ -70,12 +70,20 @@ struct set_name {
 	const char *suffix;
 };
 
-static struct set_name set_name(const char *out)
+/* The length of -o without its ".trace" ending, if it has one (not a
+ * name that is all ending). */
+static size_t stem_len(const char *out)
 {
 	size_t len = strlen(out), sl = strlen(PART_SUFFIX);
-	int ends = len > sl && !strcmp(out + len - sl, PART_SUFFIX) && out[len - sl - 1] != '/';
-	char *stem = xasprintf("%.*s", (int)(ends ? len - sl : len), out), *slash = strrchr(stem, '/');
-	struct set_name n = { .suffix = ends ? PART_SUFFIX : "" };
+
+	return len > sl && !strcmp(out + len - sl, PART_SUFFIX) && out[len - sl - 1] != '/' ? len - sl : len;
+}
+
+static struct set_name set_name(const char *out)
+{
+	size_t stem_n = stem_len(out);
+	char *stem = xasprintf("%.*s", (int)stem_n, out), *slash = strrchr(stem, '/');
+	struct set_name n = { .suffix = out[stem_n] ? PART_SUFFIX : "" };
 
 	if (!slash) {
 		n.dir = xstrdup(".");
@@ -92,11 +100,9 @@ static struct set_name set_name(const char *out)
  * or after a name without one. */
 static char *part_name(const char *out, uint32_t n)
 {
-	size_t len = strlen(out), sl = strlen(PART_SUFFIX);
+	size_t stem_n = stem_len(out);
 
-	if (len > sl && !strcmp(out + len - sl, PART_SUFFIX) && out[len - sl - 1] != '/')
-		return xasprintf("%.*s.%0*u%s", (int)(len - sl), out, PART_DIGITS, n, PART_SUFFIX);
-	return xasprintf("%s.%0*u", out, PART_DIGITS, n);
+	return xasprintf("%.*s.%0*u%s", (int)stem_n, out, PART_DIGITS, n, out + stem_n);
 }
 
 /* Whether name, in -o's directory, is a numbered file of -o's set: the
@@ -404,12 +410,12 @@ const char *output_ask(void *ctx, int switching)
 {
 	struct output *out = ctx;
 
-	if (switching && out->stuck)
-		return "the next file could not be created; the recording goes on in this one";
-	if (switching && !out->part)
-		return out->o->ring_ns ? "the recording is a ring (--ring): ask for a snapshot" : "the recording is not rotated (--switch-output)";
 	if (switching && out->o->ring_ns)
 		return "the recording is a ring (--ring): ask for a snapshot";
+	if (switching && !out->part)
+		return "the recording is not rotated (--switch-output)";
+	if (switching && out->stuck)
+		return "the next file could not be created; the recording goes on in this one";
 	if (!switching && !out->o->ring_ns)
 		return "the recording is not a ring (--ring)";
 	out->queued++;
